@@ -1,0 +1,5 @@
+package main
+
+import "github.com/limbo-toolkit/limbo/ledger"
+
+func ledgerSchemaVersion() string { return ledger.SchemaVersion }

@@ -1,0 +1,132 @@
+package ledger
+
+import "slices"
+
+// Enum is a closed set of values that carry meaning for grading. Every
+// enumeration the validator checks lives in the registry below, so that
+// readers, the sandbox and the analysis agree on one spelling.
+type Enum struct {
+	Field  string   // the column it constrains, as in DESIGN §3
+	Values []string // the allowed values, in documentation order
+}
+
+// Has reports whether v is one of e's values.
+func (e Enum) Has(v string) bool { return slices.Contains(e.Values, v) }
+
+// Fault modes (DESIGN §3; semantics in package sandbox).
+const (
+	FaultNone            = "none"
+	FaultTimeoutPre      = "timeout_pre"
+	FaultTimeoutPost     = "timeout_post"
+	FaultTimeoutLate     = "timeout_late"
+	FaultTimeoutLateTail = "timeout_late_tail"
+	FaultHTTP500Pre      = "http500_pre"
+	FaultHTTP500Post     = "http500_post"
+	FaultPartialBatch    = "partial_batch"
+	FaultRedelivery      = "redelivery"
+	FaultHTTP429Pre      = "http429_pre"
+	FaultConnRefusedPre  = "conn_refused_pre"
+	FaultStaleRead       = "stale_read"
+)
+
+// Contracts.
+const (
+	ContractNative         = "native"
+	ContractKeysEverywhere = "keys-everywhere"
+)
+
+// Recovery behaviours after the focal fault.
+const (
+	RecoveryNone            = "none"
+	RecoveryBlindRetry      = "blind_retry"
+	RecoveryVerifyThenRetry = "verify_then_retry"
+	RecoveryVerifyThenSkip  = "verify_then_skip"
+	RecoveryWaitThenVerify  = "wait_then_verify"
+	RecoveryKeyReuse        = "key_reuse"
+	RecoveryFreshKey        = "fresh_key"
+	RecoveryGiveUp          = "give_up"
+	RecoveryEscalate        = "escalate"
+)
+
+// Call outcomes.
+const (
+	OutcomeOK          = "ok"
+	OutcomeTimeout     = "timeout"
+	OutcomeHTTP400     = "http400"
+	OutcomeHTTP404     = "http404"
+	OutcomeHTTP409     = "http409"
+	OutcomeHTTP412     = "http412"
+	OutcomeHTTP429     = "http429"
+	OutcomeHTTP500     = "http500"
+	OutcomeConnRefused = "conn_refused"
+)
+
+// Effect sources.
+const (
+	SourceAgent      = "agent"
+	SourceLate       = "late"
+	SourceRedelivery = "redelivery"
+	SourcePartial    = "partial"
+)
+
+// Write classes under the episode's contract.
+const (
+	ClassKeyed      = "keyed"
+	ClassIdempotent = "idempotent"
+	ClassStrong     = "strong"
+	ClassEventual   = "eventual"
+	ClassBatch      = "batch"
+	ClassMissing    = "missing"
+)
+
+// Read paths.
+const (
+	ReadStrong   = "strong"
+	ReadEventual = "eventual"
+	ReadNone     = "none"
+)
+
+// Final report statuses.
+const (
+	StatusCompleted = "completed"
+	StatusPartial   = "partial"
+	StatusFailed    = "failed"
+	StatusEscalated = "escalated"
+)
+
+// Cue arms (E6).
+const (
+	CueDefault = "default"
+	CuePlain   = "plain"
+)
+
+// The registry of enumerations that validation enforces. Conditions,
+// harnesses, models and experiments are free text (users' ledgers come
+// from other harnesses); their paper values are in Paper* below and only
+// warn when unknown.
+var (
+	FaultModes   = Enum{"fault_mode", []string{FaultNone, FaultTimeoutPre, FaultTimeoutPost, FaultTimeoutLate, FaultTimeoutLateTail, FaultHTTP500Pre, FaultHTTP500Post, FaultPartialBatch, FaultRedelivery, FaultHTTP429Pre, FaultConnRefusedPre, FaultStaleRead}}
+	Contracts    = Enum{"contract", []string{ContractNative, ContractKeysEverywhere}}
+	Recoveries   = Enum{"recovery", []string{RecoveryNone, RecoveryBlindRetry, RecoveryVerifyThenRetry, RecoveryVerifyThenSkip, RecoveryWaitThenVerify, RecoveryKeyReuse, RecoveryFreshKey, RecoveryGiveUp, RecoveryEscalate}}
+	Outcomes     = Enum{"outcome", []string{OutcomeOK, OutcomeTimeout, OutcomeHTTP400, OutcomeHTTP404, OutcomeHTTP409, OutcomeHTTP412, OutcomeHTTP429, OutcomeHTTP500, OutcomeConnRefused}}
+	Sources      = Enum{"source", []string{SourceAgent, SourceLate, SourceRedelivery, SourcePartial}}
+	WriteClasses = Enum{"write_class", []string{ClassKeyed, ClassIdempotent, ClassStrong, ClassEventual, ClassBatch, ClassMissing}}
+	ReadPaths    = Enum{"read_path", []string{ReadStrong, ReadEventual, ReadNone}}
+	Statuses     = Enum{"status", []string{StatusCompleted, StatusPartial, StatusFailed, StatusEscalated}}
+	Cues         = Enum{"cue", []string{CueDefault, CuePlain}}
+)
+
+// Values the paper's sandbox uses for free-text design columns. A value
+// outside these is a plausibility warning, never an error.
+var (
+	PaperHarnesses   = []string{"minimal", "copilot", "hermes", "codex"}
+	PaperConditions  = []string{"vanilla", "aware", "reflect", "sdk-retry", "rules", "vbr", "guard", "state-oracle", "outcome-oracle", "wait-0", "wait-60", "wait-120", "wait-300", "wait-3600"}
+	PaperExperiments = []string{"E1", "E1s", "E2", "E2k", "E3", "E3k", "E5", "E6"}
+)
+
+// CommittedFaults are the modes whose original did or will commit
+// (paper-design §4.1); duplicate rates are reported over these and redelivery.
+var CommittedFaults = []string{FaultTimeoutPost, FaultHTTP500Post, FaultPartialBatch, FaultTimeoutLate, FaultTimeoutLateTail}
+
+// LateModes are the modes with an in-flight delay.
+var LateModes = []string{FaultTimeoutLate, FaultTimeoutLateTail}
