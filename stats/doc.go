@@ -6,6 +6,34 @@
 // does no I/O and knows nothing of ledgers. Caller mistakes (length
 // mismatches, impossible arguments) panic with a "stats: " prefix; failures
 // that depend on the data (separation, singular matrices, no convergence)
-// are returned as errors or flagged in results. Each estimator's doc comment
-// gives its formula and source; tests compare against R and statsmodels.
+// are returned as errors or flagged in results. Undefined numbers are NaN.
+// Each estimator's doc comment gives its formula and source; the tests
+// compare against statsmodels 0.13.5, R 4.2.2 and geepack 1.3.9 with the
+// reference values and scripts in testdata/stats (methods.md §10 included).
+//
+// # Proportions
+//
+// Wilson, WilsonCC, WeightedProportion, KishESS, KishDeff; clustering with
+// ICCANOVA, ClusterNEff, ClusterMStar, ClusterDeffWeighted and the
+// design-based (linearised) DesignProportion; ZLevel and TLevel give the
+// quantiles.
+//
+// # Paired and multiple tests
+//
+// McNemarExact, McNemarMidP, McNemarChi2, McNemarOR; HolmAdjust,
+// BonferroniAdjust, BHAdjust.
+//
+// # Equivalence
+//
+// TOSTIndep (Wald, Agresti–Caffo, score), TOSTPaired, NewcombeIndep,
+// NewcombePaired, PairedWaldCI. p_TOST is the larger one-sided p-value.
+//
+// # Regression
+//
+// Logistic (IRLS with separation detection, or Firth's penalised fit),
+// CollapsePatterns (identical rows to frequency weights), McFadden,
+// CoxSnell, Nagelkerke, Tjur, TjurWeighted, WaldTest, and GEE (logit link,
+// independence or exchangeable working correlation, statsmodels or geepack
+// moment conventions, naive, robust, Mancl–DeRouen and Kauermann–Carroll
+// covariances).
 package stats

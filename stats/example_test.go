@@ -1,0 +1,60 @@
+package stats_test
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/limbo-toolkit/limbo/stats"
+)
+
+func ExampleWilson() {
+	// 3 successes in 20 trials, 95% score interval.
+	lo, hi := stats.Wilson(3.0/20, 20, stats.ZLevel(0.95))
+	fmt.Printf("[%.6f, %.6f]\n", lo, hi)
+
+	// Design-weighted: Kish effective n from the weights.
+	w := []float64{1, 1, 2, 2, 4}
+	y := []float64{1, 0, 1, 0, 1}
+	p, neff := stats.WeightedProportion(y, w), stats.KishESS(w)
+	lo, hi = stats.Wilson(p, neff, stats.ZLevel(0.95))
+	fmt.Printf("p=%.2f n_eff=%.4f [%.6f, %.6f]\n", p, neff, lo, hi)
+	// Output:
+	// [0.052369, 0.360419]
+	// p=0.70 n_eff=3.8462 [0.261057, 0.939065]
+}
+
+func ExampleMcNemarExact() {
+	// 2 pairs where only the first arm succeeded, 9 where only the second did.
+	fmt.Printf("exact p = %.10f\n", stats.McNemarExact(2, 9))
+	fmt.Printf("mid-p   = %.11f\n", stats.McNemarMidP(2, 9))
+	adj := stats.HolmAdjust([]float64{0.01, 0.04, 0.03})
+	fmt.Printf("Holm    = %.2f\n", adj)
+	// Output:
+	// exact p = 0.0654296875
+	// mid-p   = 0.03857421875
+	// Holm    = [0.03 0.06 0.06]
+}
+
+func ExampleLogistic() {
+	// Two groups of 40 (treatment coding): 10/40 and 20/40 successes,
+	// collapsed to covariate patterns with frequency weights.
+	X := mat.NewDense(4, 2, []float64{
+		1, 0,
+		1, 0,
+		1, 1,
+		1, 1,
+	})
+	y := []float64{1, 0, 1, 0}
+	w := []float64{10, 30, 20, 20}
+	res, err := stats.Logistic(X, y, w, stats.LogisticOptions{Names: []string{"(Intercept)", "arm[b]"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("β = %.4f, SE = %.4f, p = %.4f\n", res.Coef, res.SE, res.P)
+	fmt.Printf("McFadden R² = %.4f, n = %d\n", stats.McFadden(res.LogLik, res.NullLogLik), res.N)
+	// Output:
+	// β = [-1.0986 1.0986], SE = [0.3651 0.4830], p = [0.0026 0.0229]
+	// McFadden R² = 0.0511, n = 80
+}
