@@ -1,0 +1,522 @@
+package mixed
+
+import (
+	"errors"
+	"math"
+)
+
+// model is a logistic GLMM on collapsed rows: row i stands for m[i]
+// Bernoulli rows with identical covariates and levels, s[i] of them ones.
+// Factor 0 (the one with most levels) forms the diagonal block of the PIRLS
+// system; the others, and β in the joint step, form the dense block.
+type model struct {
+	n, p        int
+	x           []float64 // n×p, row-major
+	m, s        []float64
+	k           int     // number of grouping factors
+	lev         [][]int // lev[f][i]: level of row i in factor f
+	q           []int   // levels per factor
+	uoff        []int   // offset of factor f in u
+	qt          int     // Σq
+	r           int     // dense size of the u-only system: Σ_{f≥1} q[f]
+	theta, beta []float64
+	u           []float64 // current conditional modes (warm start)
+	xb, eta     []float64
+	mu, w1      []float64 // μ and μ(1−μ) at η, cached by penDev for build
+	maxit       int
+	stepTol     float64 // PIRLS stops after a full step below stepTol (1e-6)
+	extrap      bool    // u holds an O(Δ²)-accurate start: try oneStep
+	tol         float64
+
+	sys blockSys
+	g   []float64 // gradient, length q0 + r + p
+	du  []float64 // step
+	u0  []float64
+	b0  []float64
+	ent []entry
+}
+
+type entry struct {
+	idx int
+	v   float64
+}
+
+// blockSys holds the symmetric positive definite system
+//
+//	[ diag(d)  C ]
+//	[ Cᵀ       A ]
+//
+// and the Cholesky factor of the Schur complement S = A − Cᵀ diag(d)⁻¹ C.
+type blockSys struct {
+	q0, rd int
+	d      []float64 // q0
+	c      []float64 // q0×rd
+	a      []float64 // rd×rd, lower triangle used
+	l      []float64 // rd×rd, Cholesky factor of S (lower)
+	nz     []int
+}
+
+func newBlockSys(q0, rdMax int) blockSys {
+	return blockSys{
+		q0: q0,
+		d:  make([]float64, q0),
+		c:  make([]float64, q0*rdMax),
+		a:  make([]float64, rdMax*rdMax),
+		l:  make([]float64, rdMax*rdMax),
+		nz: make([]int, 0, rdMax),
+	}
+}
+
+func (b *blockSys) reset(rd int) {
+	b.rd = rd
+	clear(b.d)
+	clear(b.c[:b.q0*rd])
+	clear(b.a[:rd*rd])
+}
+
+// factor forms the Schur complement and its Cholesky factor; it reports
+// false when the system is not numerically positive definite.
+func (b *blockSys) factor() bool {
+	rd := b.rd
+	l := b.l[:rd*rd]
+	copy(l, b.a[:rd*rd])
+	for j := 0; j < b.q0; j++ {
+		if b.d[j] <= 0 {
+			return false
+		}
+		row := b.c[j*rd : (j+1)*rd]
+		nz := b.nz[:0]
+		for i, v := range row {
+			if v != 0 {
+				nz = append(nz, i)
+			}
+		}
+		inv := 1 / b.d[j]
+		for _, i := range nz {
+			ci := row[i] * inv
+			for _, k := range nz {
+				if k > i {
+					break
+				}
+				l[i*rd+k] -= ci * row[k]
+			}
+		}
+	}
+	return cholesky(l, rd)
+}
+
+// cholesky overwrites the lower triangle of the n×n row-major a with L,
+// a = LLᵀ.
+func cholesky(a []float64, n int) bool {
+	for j := 0; j < n; j++ {
+		s := a[j*n+j]
+		for k := 0; k < j; k++ {
+			s -= a[j*n+k] * a[j*n+k]
+		}
+		if !(s > 0) {
+			return false
+		}
+		ljj := math.Sqrt(s)
+		a[j*n+j] = ljj
+		for i := j + 1; i < n; i++ {
+			t := a[i*n+j]
+			for k := 0; k < j; k++ {
+				t -= a[i*n+k] * a[j*n+k]
+			}
+			a[i*n+j] = t / ljj
+		}
+	}
+	return true
+}
+
+// cholSolve solves LLᵀx = b in place.
+func cholSolve(l []float64, n int, b []float64) {
+	for i := 0; i < n; i++ {
+		t := b[i]
+		for k := 0; k < i; k++ {
+			t -= l[i*n+k] * b[k]
+		}
+		b[i] = t / l[i*n+i]
+	}
+	for i := n - 1; i >= 0; i-- {
+		t := b[i]
+		for k := i + 1; k < n; k++ {
+			t -= l[k*n+i] * b[k]
+		}
+		b[i] = t / l[i*n+i]
+	}
+}
+
+// solve overwrites g = (g1, g2) with the solution of the block system.
+func (b *blockSys) solve(g []float64) {
+	rd := b.rd
+	g1, g2 := g[:b.q0], g[b.q0:b.q0+rd]
+	for j := 0; j < b.q0; j++ {
+		if g1[j] == 0 {
+			continue
+		}
+		t := g1[j] / b.d[j]
+		row := b.c[j*rd : (j+1)*rd]
+		for i, v := range row {
+			g2[i] -= v * t
+		}
+	}
+	cholSolve(b.l[:rd*rd], rd, g2)
+	for j := 0; j < b.q0; j++ {
+		row := b.c[j*rd : (j+1)*rd]
+		t := g1[j]
+		for i, v := range row {
+			t -= v * g2[i]
+		}
+		g1[j] = t / b.d[j]
+	}
+}
+
+// logDet returns log det of the leading q0+k rows and columns of the system.
+func (b *blockSys) logDet(k int) float64 {
+	var s float64
+	for _, v := range b.d {
+		s += math.Log(v)
+	}
+	for i := 0; i < k; i++ {
+		s += 2 * math.Log(b.l[i*b.rd+i])
+	}
+	return s
+}
+
+// softplus is log(1+e^η) without overflow.
+func softplus(eta float64) float64 {
+	if eta > 0 {
+		return eta + math.Log1p(math.Exp(-eta))
+	}
+	return math.Log1p(math.Exp(eta))
+}
+
+// logLik is the Bernoulli log-likelihood of s ones in m rows at linear
+// predictor η, s·η − m·log(1+e^η). It is written in η rather than through
+// stats.BernoulliLogLik(μ) because log(1−μ) loses digits when μ → 1, and the
+// finite-difference Hessian needs the deviance to near machine precision.
+func logLik(eta, s, m float64) float64 { return s*eta - m*softplus(eta) }
+
+func (md *model) computeXB() {
+	for i := 0; i < md.n; i++ {
+		var t float64
+		xi := md.x[i*md.p : (i+1)*md.p]
+		for j, v := range xi {
+			t += v * md.beta[j]
+		}
+		md.xb[i] = t
+	}
+}
+
+// penDev computes η, μ and μ(1−μ) from (β, u) and returns −2 Σ ℓ + ‖u‖².
+func (md *model) penDev() float64 { return md.linear(true) }
+
+// linear computes η, μ and μ(1−μ) from (β, u) and, when dev is set, the
+// penalised deviance −2 Σ ℓ + ‖u‖² (else 0). One exponential per row serves
+// all: with e = exp(−|η|), log(1+e^η) = max(η,0) + log1p(e) and
+// μ(1−μ) = e/(1+e)².
+func (md *model) linear(dev bool) float64 {
+	var d float64
+	for i := 0; i < md.n; i++ {
+		eta := md.xb[i]
+		for f := 0; f < md.k; f++ {
+			eta += md.theta[f] * md.u[md.uoff[f]+md.lev[f][i]]
+		}
+		md.eta[i] = eta
+		e := math.Exp(-math.Abs(eta))
+		mu := 1 / (1 + e)
+		if eta <= 0 {
+			mu = e * mu
+		}
+		md.mu[i] = mu
+		md.w1[i] = e / ((1 + e) * (1 + e))
+		if dev {
+			sp := math.Log1p(e) + math.Max(eta, 0)
+			d -= 2 * (md.s[i]*eta - md.m[i]*sp)
+		}
+	}
+	if !dev {
+		return 0
+	}
+	for _, v := range md.u {
+		d += v * v
+	}
+	return d
+}
+
+// build assembles the PIRLS system at the η of the last penDev: the negative Hessian
+// ΛᵀZᵀWZΛ + I (and, when joint, the XᵀWX and ΛᵀZᵀWX blocks) and the
+// gradient of the log of the penalised likelihood.
+func (md *model) build(joint bool) {
+	q0 := md.q[0]
+	rd := md.r
+	if joint {
+		rd += md.p
+	}
+	b := &md.sys
+	b.reset(rd)
+	g := md.g[:q0+rd]
+	clear(g)
+	g2 := g[q0:]
+	th0 := md.theta[0]
+	for i := 0; i < md.n; i++ {
+		// μ and μ(1−μ) as stats.Expit(η)·stats.Expit(−η), cached by penDev.
+		mu := md.mu[i]
+		w := md.m[i] * md.w1[i]
+		res := md.s[i] - md.m[i]*mu
+		j0 := md.lev[0][i]
+		b.d[j0] += th0 * th0 * w
+		g[j0] += th0 * res
+		ent := md.ent[:0]
+		for f := 1; f < md.k; f++ {
+			ent = append(ent, entry{md.uoff[f] - q0 + md.lev[f][i], md.theta[f]})
+		}
+		if joint {
+			xi := md.x[i*md.p : (i+1)*md.p]
+			for j, v := range xi {
+				if v != 0 {
+					ent = append(ent, entry{md.r + j, v})
+				}
+			}
+		}
+		crow := b.c[j0*rd : (j0+1)*rd]
+		for a, e := range ent {
+			crow[e.idx] += th0 * w * e.v
+			g2[e.idx] += e.v * res
+			we := w * e.v
+			for _, f := range ent[:a+1] {
+				// Entries are not sorted across factors, so write the lower
+				// triangle explicitly.
+				if f.idx <= e.idx {
+					b.a[e.idx*rd+f.idx] += we * f.v
+				} else {
+					b.a[f.idx*rd+e.idx] += we * f.v
+				}
+			}
+		}
+	}
+	for j := 0; j < q0; j++ {
+		b.d[j]++
+		g[j] -= md.u[j]
+	}
+	for j := 0; j < md.r; j++ {
+		b.a[j*rd+j]++
+		g2[j] -= md.u[q0+j]
+	}
+}
+
+var errPIRLS = errors.New("mixed: penalised IRLS failed")
+
+// pirls finds the conditional modes û (and β when joint, lme4's nAGQ = 0
+// step) for the current θ by Newton steps on the penalised deviance with
+// step halving (lme4 src/external.cpp pwrssUpdate). It stops after a full
+// step below stepTol (1e-6: quadratic convergence then leaves the modes
+// accurate to about 1e-12, so the Laplace deviance is accurate to rounding,
+// as the finite-difference Hessian needs) or, as lme4, when the relative
+// change of the penalised deviance is below tol, here with a step below
+// 1e-7 as well. On return the system is factorised at the final modes. It
+// returns the penalised deviance −2Σℓ + ‖û‖².
+func (md *model) pirls(joint bool) (float64, error) {
+	q0 := md.q[0]
+	nu := md.qt
+	if !joint {
+		md.computeXB()
+		if md.extrap {
+			if pdev, ok := md.oneStep(); ok {
+				return pdev, nil
+			}
+		}
+	}
+	pdev := md.penDev()
+	if math.IsNaN(pdev) || math.IsInf(pdev, 0) {
+		return pdev, errPIRLS
+	}
+	converged := false
+	for it := 0; it < md.maxit; it++ {
+		md.build(joint)
+		if !md.sys.factor() {
+			return pdev, errPIRLS
+		}
+		rd := md.sys.rd
+		step := md.du[:q0+rd]
+		copy(step, md.g[:q0+rd])
+		md.sys.solve(step)
+		copy(md.u0, md.u)
+		copy(md.b0, md.beta)
+		var smax, scale float64 = 0, 1
+		for _, v := range step {
+			smax = math.Max(smax, math.Abs(v))
+		}
+		for _, v := range md.u {
+			scale = math.Max(scale, math.Abs(v))
+		}
+		t := 1.0
+		var pnew float64
+		ok := false
+		for h := 0; h < 30; h++ {
+			for j := 0; j < nu; j++ {
+				md.u[j] = md.u0[j] + t*step[j]
+			}
+			if joint {
+				for j := 0; j < md.p; j++ {
+					md.beta[j] = md.b0[j] + t*step[nu+j]
+				}
+				md.computeXB()
+			}
+			pnew = md.penDev()
+			if pnew <= pdev+1e-12*math.Abs(pdev) {
+				ok = true
+				break
+			}
+			t /= 2
+		}
+		if !ok {
+			copy(md.u, md.u0)
+			copy(md.beta, md.b0)
+			if joint {
+				md.computeXB()
+			}
+			pdev = md.penDev()
+			// Rounding can stop a tiny final step from lowering pdev.
+			converged = smax < 1e-6*scale
+			break
+		}
+		change := pdev - pnew
+		pdev = pnew
+		if (t == 1 && smax < md.stepTol*scale) || (change < md.tol*math.Abs(pdev) && t*smax < 1e-7*scale) {
+			converged = true
+			break
+		}
+	}
+	md.build(joint)
+	if !md.sys.factor() {
+		return pdev, errPIRLS
+	}
+	if !converged {
+		return pdev, errNoPIRLS
+	}
+	return pdev, nil
+}
+
+// oneStep is the PIRLS shortcut from a start accurate to O(Δ²) (the
+// finite-difference stencils' linear warm start): one Newton step, taken
+// without the step-halving test when it is below stepTol, so the deviance
+// at the start is never needed. It reports false, with u unchanged, when
+// the step is larger; pirls then runs its full loop.
+func (md *model) oneStep() (float64, bool) {
+	md.linear(false)
+	md.build(false)
+	if !md.sys.factor() {
+		return 0, false
+	}
+	q0, rd := md.q[0], md.sys.rd
+	step := md.du[:q0+rd]
+	copy(step, md.g[:q0+rd])
+	md.sys.solve(step)
+	var smax, scale float64 = 0, 1
+	for j, v := range step {
+		smax = math.Max(smax, math.Abs(v))
+		scale = math.Max(scale, math.Abs(md.u[j]))
+	}
+	if !(smax < md.stepTol*scale) {
+		return 0, false
+	}
+	copy(md.u0, md.u)
+	for j, v := range step {
+		md.u[j] += v
+	}
+	pdev := md.penDev()
+	md.build(false)
+	if math.IsNaN(pdev) || math.IsInf(pdev, 0) || !md.sys.factor() {
+		copy(md.u, md.u0)
+		return 0, false
+	}
+	return pdev, true
+}
+
+var errNoPIRLS = errors.New("mixed: penalised IRLS did not converge")
+
+// laplace is the Laplace deviance (lme4 glmResp::Laplace)
+//
+//	d_L(θ, β) = −2 Σ log p(y | η(û)) + ‖û‖² + log det(LLᵀ),
+//
+// or with joint true the nAGQ = 0 deviance, where β is the joint mode.
+func (md *model) laplace(joint bool) (float64, error) {
+	pdev, err := md.pirls(joint)
+	return pdev + md.sys.logDet(md.r), err
+}
+
+// agq is the adaptive Gauss–Hermite deviance for a single grouping factor
+// (Pinheiro & Bates 1995; lme4 glmerAGQ): per level j with mode ûⱼ and
+// conditional SD sⱼ = 1/Lⱼⱼ,
+//
+//	Lⱼ = (sⱼ/√π) Σₖ wₖ exp(hⱼ(ûⱼ + √2 sⱼ xₖ) + xₖ²),
+//	hⱼ(u) = Σ_{i∈j} log p(yᵢ | xᵢβ + θu) − u²/2,
+//
+// with (xₖ, wₖ) the physicists' Hermite rule, and d = −2 Σⱼ log Lⱼ.
+func (md *model) agq(gh *ghRule, rows [][]int) (float64, error) {
+	_, err := md.pirls(false)
+	if err != nil && !errors.Is(err, errNoPIRLS) {
+		return math.NaN(), err
+	}
+	th := md.theta[0]
+	var dev float64
+	for j, rs := range rows {
+		if len(rs) == 0 {
+			continue
+		}
+		uh := md.u[j]
+		sj := 1 / math.Sqrt(md.sys.d[j])
+		h := func(u float64) float64 {
+			v := -u * u / 2
+			for _, i := range rs {
+				v += logLik(md.xb[i]+th*u, md.s[i], md.m[i])
+			}
+			return v
+		}
+		h0 := h(uh)
+		var sum float64
+		for k, xk := range gh.x {
+			sum += gh.w[k] * math.Exp(h(uh+math.Sqrt2*sj*xk)-h0+xk*xk)
+		}
+		dev -= 2 * (math.Log(sj/math.SqrtPi) + h0 + math.Log(sum))
+	}
+	return dev, err
+}
+
+// sensitivity returns du/dpar for par = (θ, β) at the converged modes of
+// the last u-only pirls, by the implicit function theorem on the PIRLS
+// stationarity condition G(u, par) = ΛᵀZᵀ(y−μ) − u = 0:
+//
+//	du/dpar = H⁻¹ ∂G/∂par,   H = ΛᵀZᵀWZΛ + I,
+//	∂G_j/∂θ_k = [f(j)=k] Σ_{i∈j}(yᵢ−μᵢ) − θ_{f(j)} Σ_{i∈j} wᵢ u_{k,lev_k(i)},
+//	∂G_j/∂β_c = −θ_{f(j)} Σ_{i∈j} wᵢ x_{ic}.
+//
+// Finite-difference stencils start PIRLS from û + (du/dpar)Δ, which is
+// accurate to O(Δ²), so one Newton step converges.
+func (md *model) sensitivity(dst [][]float64) {
+	np := md.k + md.p
+	for c := 0; c < np; c++ {
+		clear(dst[c])
+	}
+	for i := 0; i < md.n; i++ {
+		w := md.m[i] * md.w1[i]
+		res := md.s[i] - md.m[i]*md.mu[i]
+		for f := 0; f < md.k; f++ {
+			j := md.uoff[f] + md.lev[f][i]
+			tw := md.theta[f] * w
+			dst[f][j] += res
+			for k := 0; k < md.k; k++ {
+				dst[k][j] -= tw * md.u[md.uoff[k]+md.lev[k][i]]
+			}
+			xi := md.x[i*md.p : (i+1)*md.p]
+			for c, v := range xi {
+				dst[md.k+c][j] -= tw * v
+			}
+		}
+	}
+	for c := 0; c < np; c++ {
+		md.sys.solve(dst[c])
+	}
+}
