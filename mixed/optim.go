@@ -3,6 +3,7 @@ package mixed
 import (
 	"errors"
 	"fmt"
+	"gonum.org/v1/gonum/optimize"
 	"math"
 	"slices"
 
@@ -140,111 +141,33 @@ type nmResult struct {
 	Converged bool
 }
 
-// nelderMead minimises f from x0 by the Nelder–Mead simplex method with
-// the standard coefficients (reflection 1, expansion 2, contraction ½,
-// shrink ½; Lagarias et al. 1998, SIAM J. Optim. 9:112–147). It stops when
-// the spread of the simplex values is below ftol·(1+|f|) and its diameter
-// below xtol, or after maxEval evaluations.
-//
-// It stands in for gonum/optimize.NelderMead because that package pulls in
-// golang.org/x/tools (via stat/distmv), which this module does not require.
-func nelderMead(f func([]float64) float64, x0 []float64, size, ftol, xtol float64, maxEval int) nmResult {
+// nelderMead minimises f from x0 with gonum's Nelder–Mead simplex
+// (optimize.NelderMead, standard coefficients; Lagarias et al. 1998, SIAM J.
+// Optim. 9:112–147), lme4's derivative-free choice for glmer's stages. It
+// stops when the best value has improved by less than ftol·(1+|f|) over
+// 2n+2 major iterations, or after maxEval evaluations.
+func nelderMead(f func([]float64) float64, x0 []float64, size, ftol float64, maxEval int) nmResult {
 	n := len(x0)
-	pts := make([][]float64, n+1)
-	fv := make([]float64, n+1)
 	evals := 0
-	eval := func(x []float64) float64 {
+	prob := optimize.Problem{Func: func(x []float64) float64 {
 		evals++
 		return f(x)
+	}}
+	settings := &optimize.Settings{
+		FuncEvaluations: maxEval,
+		Converger: &optimize.FunctionConverge{
+			Absolute:   ftol,
+			Relative:   ftol,
+			Iterations: 2*n + 2,
+		},
 	}
-	for i := range pts {
-		pts[i] = append([]float64(nil), x0...)
-		if i > 0 {
-			pts[i][i-1] += size
-		}
-		fv[i] = eval(pts[i])
+	method := &optimize.NelderMead{SimplexSize: size}
+	res, err := optimize.Minimize(prob, append([]float64(nil), x0...), settings, method)
+	if res == nil {
+		return nmResult{X: append([]float64(nil), x0...), F: f(x0), Evals: evals}
 	}
-	cen := make([]float64, n)
-	xr := make([]float64, n)
-	xe := make([]float64, n)
-	xc := make([]float64, n)
-	along := func(dst []float64, t float64, worst []float64) {
-		for j := range dst {
-			dst[j] = cen[j] + t*(worst[j]-cen[j])
-		}
-	}
-	converged := false
-	for evals < maxEval {
-		// Order the vertices by value (n is small: insertion sort).
-		for i := 1; i <= n; i++ {
-			for j := i; j > 0 && fv[j] < fv[j-1]; j-- {
-				fv[j], fv[j-1] = fv[j-1], fv[j]
-				pts[j], pts[j-1] = pts[j-1], pts[j]
-			}
-		}
-		var diam float64
-		for i := 1; i <= n; i++ {
-			for j := range x0 {
-				diam = math.Max(diam, math.Abs(pts[i][j]-pts[0][j]))
-			}
-		}
-		if fv[n]-fv[0] <= ftol*(1+math.Abs(fv[0])) && diam < xtol {
-			converged = true
-			break
-		}
-		clear(cen)
-		for i := 0; i < n; i++ {
-			for j := range cen {
-				cen[j] += pts[i][j] / float64(n)
-			}
-		}
-		worst := pts[n]
-		along(xr, -1, worst)
-		fr := eval(xr)
-		switch {
-		case fr < fv[0]:
-			along(xe, -2, worst)
-			if fe := eval(xe); fe < fr {
-				copy(worst, xe)
-				fv[n] = fe
-			} else {
-				copy(worst, xr)
-				fv[n] = fr
-			}
-			continue
-		case fr < fv[n-1]:
-			copy(worst, xr)
-			fv[n] = fr
-			continue
-		case fr < fv[n]:
-			along(xc, -0.5, worst) // outside contraction
-			if fc := eval(xc); fc <= fr {
-				copy(worst, xc)
-				fv[n] = fc
-				continue
-			}
-		default:
-			along(xc, 0.5, worst) // inside contraction
-			if fc := eval(xc); fc < fv[n] {
-				copy(worst, xc)
-				fv[n] = fc
-				continue
-			}
-		}
-		for i := 1; i <= n; i++ {
-			for j := range x0 {
-				pts[i][j] = pts[0][j] + 0.5*(pts[i][j]-pts[0][j])
-			}
-			fv[i] = eval(pts[i])
-		}
-	}
-	best := 0
-	for i := range fv {
-		if fv[i] < fv[best] {
-			best = i
-		}
-	}
-	return nmResult{X: pts[best], F: fv[best], Evals: evals, Converged: converged}
+	converged := err == nil && res.Status != optimize.FunctionEvaluationLimit && res.Status != optimize.Failure
+	return nmResult{X: res.X, F: res.F, Evals: evals, Converged: converged}
 }
 
 // deriv12 returns the central-difference gradient and Hessian of f at x
@@ -401,7 +324,7 @@ func (ft *fitter) fit(opt Options) (*Result, error) {
 	}
 	// Only a starting value for stage 2, so loose tolerances will do.
 	md.stepTol = 1e-3
-	r1 := nelderMead(ft.dev0, t0, 0.2, 1e-6, 1e-2, opt.MaxIter)
+	r1 := nelderMead(ft.dev0, t0, 0.2, 1e-6, opt.MaxIter)
 	md.stepTol = 1e-6
 	if math.IsInf(ft.dev0(r1.X), 1) {
 		return nil, ft.stage1Error()
@@ -416,7 +339,7 @@ func (ft *fitter) fit(opt Options) (*Result, error) {
 	fx := ft.dev(x)
 	g, h, stale, ok := ft.newton(&x, &fx, limit)
 	if !ok && ft.nEval < limit {
-		r2 := nelderMead(ft.dev, x, 0.1, 1e-10, 1e-6, limit-ft.nEval)
+		r2 := nelderMead(ft.dev, x, 0.1, 1e-10, limit-ft.nEval)
 		x, fx = r2.X, r2.F
 		g, h, stale, ok = ft.newton(&x, &fx, limit)
 	}
@@ -571,7 +494,7 @@ func (ft *fitter) fitNAGQ0(opt Options) (*Result, error) {
 	for i := range t0 {
 		t0[i] = 1
 	}
-	r := nelderMead(ft.dev0, t0, 0.2, 1e-13, 1e-7, opt.MaxIter)
+	r := nelderMead(ft.dev0, t0, 0.2, 1e-13, opt.MaxIter)
 	if !r.Converged {
 		res.Converged = false
 		res.Warnings = append(res.Warnings, fmt.Sprintf("optimiser did not converge in %d deviance evaluations", ft.nEval))
