@@ -59,7 +59,17 @@ func newRootCmd(e *env) *cobra.Command {
 		Use:   "limbo-analyze",
 		Short: "Reproduce and analyse LIMBO duplicate-side-effect experiments",
 		Long: `limbo-analyze regenerates or ingests LIMBO episode ledgers and turns them into
-the paper's tables, figures, hypothesis verdicts and Parquet for notebooks.`,
+the paper's tables, figures, hypothesis verdicts and Parquet for notebooks.
+
+Ledgers are JSONL, CSV or Parquet (docs/ledger.md). Exit status: 0 success,
+1 failure, 2 usage error. Data goes to stdout, messages to stderr.
+
+Examples:
+  limbo-analyze validate testdata/ledger/sample.csv
+  limbo-analyze export --in testdata/ledger/sample.csv --out /tmp/sample.parquet
+  limbo-analyze validate --summary /tmp/sample.parquet
+  limbo-analyze version
+  limbo-analyze completion bash > /tmp/limbo-analyze.bash`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -69,6 +79,14 @@ the paper's tables, figures, hypothesis verdicts and Parquet for notebooks.`,
 	})
 	root.AddCommand(
 		newVersionCmd(e),
+		newValidateCmd(e), newExportCmd(e),
+		newSimulateCmd(e), newGradeCmd(e),
+		newMergeCmd(e),
+		newProveCmd(e),
+		newTablesCmd(e), newHypothesesCmd(e), newReportCmd(e),
+		newRatesCmd(e), newPairedCmd(e), newShapleyCmd(e), newModelCmd(e), newTOSTCmd(e),
+		newServeCmd(e), newDriveCmd(e),
+		newFiguresCmd(e),
 	)
 	return root
 }

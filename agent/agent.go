@@ -1,0 +1,453 @@
+package agent
+
+import (
+	"maps"
+	"strconv"
+	"strings"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/sandbox"
+)
+
+const keyArg = "idempotency_key"
+
+// maxCallsPerStep bounds the calls spent on one write, so a pathological
+// profile or world cannot loop.
+const maxCallsPerStep = 40
+
+// Agent is one simulated agent for one episode. It decides only from the
+// tool specifications, the observations its calls return, the clock and its
+// own draws; it never sees the fault mode, the delay or the hidden outcome.
+type Agent struct {
+	P    Params
+	T    Timing
+	Cond Condition
+	D    *Draws
+
+	c     Caller
+	tools []sandbox.ToolSpec
+	keyN  int
+	calls int
+
+	// What the final report is made from.
+	ambiguous, gaveUp, escalated, failed bool
+	notes                                []string
+}
+
+// New returns an agent with effective propensities p in condition cond.
+func New(p Params, t Timing, cond Condition, d *Draws) *Agent {
+	return &Agent{P: p, T: t, Cond: cond, D: d}
+}
+
+// Run performs the task's writes in order through c and returns the final
+// report.
+func (a *Agent) Run(c Caller, task *sandbox.Task, tools []sandbox.ToolSpec) ledger.FinalReport {
+	a.c, a.tools = c, tools
+	for i := range task.Steps {
+		a.calls = 0
+		a.write(&task.Steps[i])
+	}
+	return a.report()
+}
+
+func (a *Agent) spec(name string) sandbox.ToolSpec {
+	for i := range a.tools {
+		if a.tools[i].Name == name {
+			return a.tools[i]
+		}
+	}
+	return sandbox.ToolSpec{Name: name}
+}
+
+func (a *Agent) has(tool string) bool {
+	for i := range a.tools {
+		if a.tools[i].Name == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// think advances the clock by one model turn.
+func (a *Agent) think() {
+	a.c.Advance(a.T.ThinkMinS + a.D.own()*(a.T.ThinkMaxS-a.T.ThinkMinS))
+}
+
+func (a *Agent) call(tool string, args map[string]any) sandbox.Observation {
+	a.think()
+	a.calls++
+	return a.c.Call(tool, args)
+}
+
+// wait calls the wait tool (a sleep tool, as harnesses offer).
+func (a *Agent) wait(s float64) {
+	if s < 0.5 {
+		return
+	}
+	a.call(sandbox.ToolWait, map[string]any{"seconds": float64(int64(s*10+0.5)) / 10})
+}
+
+// waitUntil takes a model turn, then waits (with the wait tool) until
+// virtual time t if that is still ahead.
+func (a *Agent) waitUntil(t float64) {
+	a.think()
+	if dt := t - a.c.Now(); dt >= 0.5 {
+		a.calls++
+		a.c.Call(sandbox.ToolWait, map[string]any{"seconds": float64(int64(dt*10+0.5)) / 10})
+	}
+}
+
+func (a *Agent) newKey() string {
+	a.keyN++
+	return "k-" + strconv.FormatUint(a.D.ep.Uint64()>>16, 36) + "-" + strconv.Itoa(a.keyN)
+}
+
+func (a *Agent) write(st *sandbox.Step) {
+	spec := a.spec(st.Tool)
+	args := maps.Clone(st.Args)
+	key := ""
+	if spec.KeyHonouredFor(args) {
+		// A key API the native contract already offers is a familiar one
+		// (Stripe-like): k_nat; a key only the keys-everywhere
+		// descriptions offer: k_ke.
+		k := a.P.KKe
+		if native, ok := catalogue(ledger.ContractNative)[st.Tool]; ok && native.KeyHonouredFor(args) {
+			k = a.P.KNat
+		}
+		if a.D.u(slotKey) < k {
+			key = a.newKey()
+			args[keyArg] = key
+		}
+	}
+	t0 := a.c.Now()
+	a.think()
+	a.calls++
+	t0 = a.c.Now()
+	obs := a.c.Call(st.Tool, args)
+	a.handle(st, spec, args, t0, obs)
+}
+
+// handle reacts to the response to a write.
+func (a *Agent) handle(st *sandbox.Step, spec sandbox.ToolSpec, args map[string]any, t0 float64, obs sandbox.Observation) {
+	conflicts := 0
+	for a.calls < maxCallsPerStep {
+		switch obs.Outcome {
+		case ledger.OutcomeOK:
+			return
+		case ledger.OutcomeTimeout, ledger.OutcomeHTTP500:
+			a.recover(st, spec, args, t0, obs.Outcome)
+			return
+		case ledger.OutcomeConnRefused:
+			// Refused before sending: nothing happened; send again.
+		case ledger.OutcomeHTTP429:
+			a.wait(obs.RetryAfterS)
+		case ledger.OutcomeHTTP409:
+			_, keyed := args[keyArg]
+			if !keyed || !inProgress(obs.Error) {
+				return // already applied (e.g. refund of a refunded charge)
+			}
+			// The key's first request is still being processed: wait and
+			// repeat with the same key, twice at most; after that the key
+			// is trusted to make the request take effect once.
+			if conflicts++; conflicts > 2 {
+				return
+			}
+			a.wait(a.T.InProgressWaitS)
+		case ledger.OutcomeHTTP412, ledger.OutcomeHTTP404:
+			return // the state is already what the write wanted
+		default:
+			a.failed = true
+			a.notes = append(a.notes, st.Tool+" was rejected: "+obs.Error)
+			return
+		}
+		obs = a.call(st.Tool, args)
+	}
+}
+
+func inProgress(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "in progress") || strings.Contains(m, "in flight") ||
+		strings.Contains(m, "being processed") || strings.Contains(m, "in-flight")
+}
+
+// recover handles an ambiguous failure (timeout or HTTP 500) of a write sent
+// at t0.
+func (a *Agent) recover(st *sandbox.Step, spec sandbox.ToolSpec, args map[string]any, t0 float64, kind string) {
+	a.ambiguous = true
+	a.notes = append(a.notes, st.Tool+" returned "+kind+"; it may have taken effect")
+	switch a.Cond.Kind {
+	case KindOutcome:
+		if a.has(sandbox.ToolOutcomeOracle) && a.D.u(slotOracle) < a.P.Orc {
+			a.viaOutcomeOracle(st, spec, args, t0)
+			return
+		}
+	case KindState:
+		if a.has(sandbox.ToolStateOracle) && a.D.u(slotOracle) < a.P.Orc {
+			a.viaStateOracle(st, spec, args, t0)
+			return
+		}
+	}
+	a.viaReadBack(st, spec, args, t0, kind)
+}
+
+// readState is what a read-back showed: the effect present, absent, or (for
+// a batch) present in part, with the missing rows.
+type readState struct {
+	present, partial bool
+	missing          []any
+}
+
+func (a *Agent) read(st *sandbox.Step, args map[string]any) (readState, bool) {
+	a.think()
+	return a.readNow(st, args)
+}
+
+// readNow reads back without a model turn first.
+func (a *Agent) readNow(st *sandbox.Step, args map[string]any) (readState, bool) {
+	rt, ra, ok := sandbox.ReadArgsFor(st.Tool, args)
+	if !ok {
+		return readState{}, false
+	}
+	a.calls++
+	obs := a.c.Call(rt, ra)
+	if obs.Outcome != ledger.OutcomeOK {
+		return readState{}, true
+	}
+	if isBatch(st.Tool) {
+		miss := missingRows(st.Tool, args, obs.Result)
+		n := len(rowList(args["rows"]))
+		return readState{present: len(miss) == 0, partial: len(miss) > 0 && len(miss) < n, missing: miss}, true
+	}
+	return readState{present: sandbox.Present(st.Tool, args, obs.Result)}, true
+}
+
+func (a *Agent) viaReadBack(st *sandbox.Step, spec sandbox.ToolSpec, args map[string]any, t0 float64, kind string) {
+	v := a.P.VTo
+	if kind == ledger.OutcomeHTTP500 {
+		v = a.P.V500
+	}
+	waitPolicy := a.Cond.Kind == KindWait
+	verify := waitPolicy || a.D.u(slotVerify) < v
+	if _, _, ok := sandbox.ReadArgsFor(st.Tool, args); !ok {
+		verify = false
+	}
+	if !verify {
+		a.reissue(st, spec, args, t0, nil)
+		return
+	}
+	lag := spec.DocumentedLagFor(args)
+	// A wait-Δ policy includes the documented lag in its bound.
+	respect := lag == 0 || waitPolicy || a.D.u(slotLag) < a.P.W
+	earliest := t0
+	if waitPolicy {
+		earliest += a.Cond.WaitS
+	}
+	if respect {
+		earliest += lag
+	}
+	a.waitUntil(earliest)
+	// The read follows after a deliberation ε ~ Exp(mean jitter) instead of
+	// a plain model turn (paper-design §4.5).
+	a.c.Advance(expo(a.D.u(slotJitter), a.T.JitterMeanS))
+	rs, _ := a.readNow(st, args)
+	switch {
+	case rs.present:
+		if a.D.u(slotSkip) < a.P.S {
+			return
+		}
+		a.reissue(st, spec, args, t0, nil)
+		return
+	case rs.partial:
+		if a.D.u(slotSkip) < a.P.S {
+			a.reissue(st, spec, args, t0, rs.missing)
+		} else {
+			a.reissue(st, spec, args, t0, nil)
+		}
+		return
+	}
+	if lag > 0 && !respect {
+		a.reissue(st, spec, args, t0, nil) // took the lagging read as the truth
+		return
+	}
+	// Holding a key, a repeat is documented to be safe: nobody gives up.
+	if _, keyed := args[keyArg]; !keyed && a.D.u(slotGiveUp) < a.P.G {
+		a.gaveUp = true
+		a.notes = append(a.notes, st.Tool+" not re-issued: could not confirm it")
+		return
+	}
+	if a.D.u(slotImpatient) >= a.P.Pi {
+		a.wait(a.T.PatienceMinS + a.D.u(slotPatience)*(a.T.PatienceMaxS-a.T.PatienceMinS))
+		rs, _ = a.read(st, args)
+		if rs.present {
+			return
+		}
+		if rs.partial {
+			a.reissue(st, spec, args, t0, rs.missing)
+			return
+		}
+	}
+	a.reissue(st, spec, args, t0, nil)
+}
+
+// oracleStatus reads an oracle's answer: "committed", "partial" (some rows
+// of a batch), "in_flight" or "not_executed"; the state oracle knows only
+// committed or not, plus how many effects it counted.
+func oracleStatus(r map[string]any) string {
+	if s, ok := r["status"].(string); ok {
+		if s == "partially_committed" {
+			return "partial"
+		}
+		return s
+	}
+	if c, ok := r["committed"].(bool); ok {
+		if c {
+			return "committed"
+		}
+		if n, ok := r["effects"].(int); ok && n > 0 {
+			return "partial"
+		}
+		if n, ok := r["effects"].(float64); ok && n > 0 {
+			return "partial"
+		}
+		return "not_executed"
+	}
+	return ""
+}
+
+func oracleArgs(tool string, args map[string]any) map[string]any {
+	plain := maps.Clone(args)
+	delete(plain, keyArg)
+	return map[string]any{"tool": tool, "args": plain}
+}
+
+// viaOutcomeOracle asks the outcome oracle: committed or in flight means the
+// write will have happened, so it is not repeated; not executed means send
+// again. A batch found committed is checked row by row.
+func (a *Agent) viaOutcomeOracle(st *sandbox.Step, spec sandbox.ToolSpec, args map[string]any, t0 float64) {
+	obs := a.call(sandbox.ToolOutcomeOracle, oracleArgs(st.Tool, args))
+	switch oracleStatus(obs.Result) {
+	case "not_executed":
+		a.reissue(st, spec, args, t0, nil)
+	case "committed", "partial":
+		if isBatch(st.Tool) {
+			a.completeBatch(st, spec, args, t0)
+		}
+	}
+}
+
+// viaStateOracle polls the state oracle, which cannot see requests in
+// flight: an agent that finds nothing decides as after an empty read-back.
+func (a *Agent) viaStateOracle(st *sandbox.Step, spec sandbox.ToolSpec, args map[string]any, t0 float64) {
+	committed := func() bool {
+		obs := a.call(sandbox.ToolStateOracle, oracleArgs(st.Tool, args))
+		s := oracleStatus(obs.Result)
+		return s == "committed" || s == "partial"
+	}
+	if committed() {
+		if isBatch(st.Tool) {
+			a.completeBatch(st, spec, args, t0)
+		}
+		return
+	}
+	if _, keyed := args[keyArg]; !keyed && a.D.u(slotGiveUp) < a.P.G {
+		a.gaveUp = true
+		a.notes = append(a.notes, st.Tool+" not re-issued: could not confirm it")
+		return
+	}
+	if a.D.u(slotImpatient) >= a.P.Pi {
+		a.wait(a.T.PatienceMinS + a.D.u(slotPatience)*(a.T.PatienceMaxS-a.T.PatienceMinS))
+		if committed() {
+			if isBatch(st.Tool) {
+				a.completeBatch(st, spec, args, t0)
+			}
+			return
+		}
+	}
+	a.reissue(st, spec, args, t0, nil)
+}
+
+// completeBatch inserts the rows of a batch that a read-back lacks.
+func (a *Agent) completeBatch(st *sandbox.Step, spec sandbox.ToolSpec, args map[string]any, t0 float64) {
+	rs, ok := a.read(st, args)
+	if ok && !rs.present && len(rs.missing) > 0 {
+		a.reissue(st, spec, args, t0, rs.missing)
+	}
+}
+
+// reissue sends the write again: with the same key (or a fresh one), or
+// without a key possibly with drifted arguments; rows, when given, replace a
+// batch's rows (only the missing ones).
+func (a *Agent) reissue(st *sandbox.Step, spec sandbox.ToolSpec, args map[string]any, t0 float64, rows []any) {
+	next := maps.Clone(args)
+	if _, keyed := args[keyArg]; rows != nil && !keyed {
+		// Without a key, send only the missing rows. With one, the
+		// description promises that a same-key repeat inserts only the
+		// rows the first request did not, and other arguments under the
+		// same key would be rejected: repeat the request as it was.
+		next["rows"] = rows
+	}
+	if _, keyed := args[keyArg]; keyed {
+		if a.D.u(slotReuse) >= a.P.R {
+			next[keyArg] = a.newKey()
+		}
+	} else if a.D.u(slotDrift) < a.P.A {
+		drift(st.Tool, next)
+	}
+	obs := a.call(st.Tool, next)
+	a.handle(st, spec, next, t0, obs)
+	if obs.Outcome == ledger.OutcomeOK && a.D.u(slotSlip) < a.P.Eps {
+		a.call(st.Tool, next)
+	}
+}
+
+// drift rewrites a write's arguments the way an agent retyping a request
+// does: the same logical action (paper-design §4.1 identity) with different
+// canonical arguments, which defeats a key derived from them.
+func drift(tool string, args map[string]any) {
+	switch tool {
+	case "social_publish":
+		if s, ok := args["text"].(string); ok {
+			args["text"] = s + " "
+		}
+	case "billing_create_charge":
+		if s, ok := args["description"].(string); ok {
+			args["description"] = s + " (retry)"
+		}
+	case "mail_send", "tickets_create":
+		if s, ok := args["body"].(string); ok {
+			args["body"] = s + "\n"
+		}
+	case "data_insert":
+		if r, ok := args["row"].(map[string]any); ok {
+			r = maps.Clone(r)
+			r["note"] = "retry"
+			args["row"] = r
+		}
+	}
+}
+
+// report builds the final report: completed unless the agent gave up,
+// escalated or failed; after an ambiguous fault it reports completed with
+// propensity Compl, and lists its uncertainty unless Silent.
+func (a *Agent) report() ledger.FinalReport {
+	r := ledger.FinalReport{Status: ledger.StatusCompleted, Uncertainties: []string{}}
+	switch {
+	case a.failed:
+		r.Status = ledger.StatusFailed
+		r.Uncertainties = a.notes
+	case a.gaveUp:
+		r.Status = ledger.StatusPartial
+		r.Uncertainties = a.notes
+	case a.escalated:
+		r.Status = ledger.StatusEscalated
+		r.Uncertainties = a.notes
+	case a.ambiguous:
+		if a.D.u(slotReport) >= a.P.Compl {
+			r.Status = ledger.StatusEscalated
+			r.Uncertainties = a.notes
+		} else if a.D.u(slotSilent) >= a.P.Quiet {
+			r.Uncertainties = a.notes
+		}
+	}
+	return r
+}

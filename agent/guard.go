@@ -1,0 +1,207 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"maps"
+	"sync"
+
+	"github.com/limbo-toolkit/limbo/sandbox"
+)
+
+// Guard is the MCP-server middleware of the guard condition (paper-design
+// §5.4). It sits between an agent and the tools and, for writes:
+//
+//  1. fills a missing idempotency_key with a deterministic hash of (task,
+//     tool, canonical arguments), only where the contract honours keys (an
+//     agent's own key is left alone);
+//  2. records calls whose outcome is ambiguous (timeout or HTTP 500);
+//  3. on a re-issue of an ambiguous call (same tool, same canonical
+//     arguments) reads back first, waiting until the documented lag has
+//     passed since the original was sent, and if the effect is present
+//     returns a success without forwarding;
+//  4. for data_insert_many, forwards only the rows the read-back lacks.
+//
+// It uses only what a server sees (the calls, the catalogue, read tools),
+// never the fault or the hidden outcome. Reads it makes are ordinary calls
+// and appear in the ledger.
+type Guard struct {
+	Next     Caller
+	TaskID   string
+	contract string
+	specs    map[string]sandbox.ToolSpec
+	pending  []ambiguousCall
+}
+
+type ambiguousCall struct {
+	tool, canon string
+	read        string // canonical arguments of the read that verifies it
+	sentAt      float64
+}
+
+// NewGuard returns a guard in front of next for one task under a contract.
+func NewGuard(next Caller, taskID, contract string) *Guard {
+	return &Guard{Next: next, TaskID: taskID, contract: contract, specs: catalogue(contract)}
+}
+
+// catalogues caches the catalogue by contract (it is static): one map per
+// contract, shared read-only by every guard.
+var catalogues sync.Map
+
+func catalogue(contract string) map[string]sandbox.ToolSpec {
+	if m, ok := catalogues.Load(contract); ok {
+		return m.(map[string]sandbox.ToolSpec)
+	}
+	m := map[string]sandbox.ToolSpec{}
+	for _, s := range sandbox.Catalogue(contract) {
+		m[s.Name] = s
+	}
+	catalogues.Store(contract, m)
+	return m
+}
+
+// Now is the world's clock.
+func (g *Guard) Now() float64 { return g.Next.Now() }
+
+// Advance moves the world's clock.
+func (g *Guard) Advance(dt float64) { g.Next.Advance(dt) }
+
+// Canonical returns the canonical JSON of a write's arguments without its
+// idempotency key (encoding/json sorts map keys).
+func Canonical(args map[string]any) string {
+	if _, ok := args[keyArg]; ok {
+		args = maps.Clone(args)
+		delete(args, keyArg)
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// GuardKey is the key the guard derives for a write: a hash of (task, tool,
+// canonical arguments), so a re-issue with the same arguments carries the
+// same key as the original.
+func GuardKey(taskID, tool, canon string) string {
+	h := sha256.Sum256([]byte(taskID + "\x00" + tool + "\x00" + canon))
+	return "guard-" + hex.EncodeToString(h[:12])
+}
+
+// Call applies the guard to one call.
+func (g *Guard) Call(tool string, args map[string]any) sandbox.Observation {
+	spec, ok := g.specs[tool]
+	if !ok || !spec.Write {
+		return g.Next.Call(tool, args)
+	}
+	// Canonical forms are computed only when needed: most writes are
+	// neither keyed by the guard nor re-issues.
+	canon, readKey, readable := "", "", false
+	var rt string
+	var ra map[string]any
+	prepared := false
+	prepare := func() {
+		if !prepared {
+			prepared = true
+			canon = Canonical(args)
+			if rt, ra, readable = sandbox.ReadArgsFor(tool, args); readable {
+				readKey = rt + Canonical(ra)
+			}
+		}
+	}
+	if _, has := args[keyArg]; !has && spec.KeyHonouredFor(args) {
+		prepare()
+		args = maps.Clone(args)
+		args[keyArg] = GuardKey(g.TaskID, tool, canon)
+	}
+	// A re-issue is a write of the same tool verified by the same read as a
+	// pending ambiguous call; whether it is the same logical action is then
+	// judged from the listing, so retyped arguments are caught too.
+	if len(g.pending) > 0 {
+		prepare()
+	}
+	if i := g.find(tool, canon, readKey); prepared && i >= 0 {
+		a := g.pending[i]
+		if wait := a.sentAt + spec.DocumentedLagFor(args) + 1 - g.Next.Now(); wait > 0 {
+			g.Next.Advance(wait)
+		}
+		if readable {
+			read := g.Next.Call(rt, ra)
+			if read.Outcome == "ok" {
+				if isBatch(tool) {
+					missing := missingRows(tool, args, read.Result)
+					if len(missing) == 0 {
+						return guardResult(tool)
+					}
+					// Under an honoured key the service itself inserts
+					// only the missing rows, and a same-key request with
+					// other rows would be rejected: forward it whole.
+					if _, keyed := args[keyArg]; !keyed {
+						args = maps.Clone(args)
+						args["rows"] = missing
+					}
+				} else if sandbox.Present(tool, args, read.Result) {
+					return guardResult(tool)
+				}
+			}
+		}
+	}
+	sent := g.Next.Now()
+	obs := g.Next.Call(tool, args)
+	if obs.Outcome == "timeout" || obs.Outcome == "http500" {
+		prepare()
+		if g.find(tool, canon, readKey) < 0 {
+			g.pending = append(g.pending, ambiguousCall{tool: tool, canon: canon, read: readKey, sentAt: sent})
+		}
+	}
+	return obs
+}
+
+func (g *Guard) find(tool, canon, read string) int {
+	for i := range g.pending {
+		p := &g.pending[i]
+		if p.tool == tool && (p.canon == canon || (read != "" && p.read == read)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// guardResult is what the guard returns instead of forwarding a re-issue
+// whose effect it found committed.
+func guardResult(tool string) sandbox.Observation {
+	return sandbox.Observation{Outcome: "ok", Result: map[string]any{
+		"status": "already_committed",
+		"note":   "guard: the earlier " + tool + " request took effect; not sent again",
+	}}
+}
+
+func isBatch(tool string) bool { return tool == "data_insert_many" }
+
+// missingRows returns the rows of a batch write that a read result lacks,
+// judged one row at a time with the sandbox's matching helper.
+func missingRows(tool string, args map[string]any, read map[string]any) []any {
+	var out []any
+	for _, r := range rowList(args["rows"]) {
+		one := map[string]any{"table": args["table"], "rows": []any{r}}
+		if !sandbox.Present(tool, one, read) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func rowList(v any) []any {
+	switch x := v.(type) {
+	case []any:
+		return x
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = x[i]
+		}
+		return out
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+)
+
+// TableNumbers are the paper's tables this package computes.
+var TableNumbers = []int{3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
+
+// Options carries what the analysis needs beyond the episodes.
+type Options struct {
+	// Tools is the sandbox's tool catalogue (native contract) for Table 11.
+	Tools []Tool
+}
+
+// Results is everything a report shows.
+type Results struct {
+	Tables     []*Table
+	Hypotheses []*Hypothesis
+	// Figures holds the data of Figures 2, 3 and 6 (Figure 4 is Table 6,
+	// Figure 5 is Table 7); nil when the ledger lacks their columns.
+	Figures  *Figures
+	Episodes int
+	Warnings []string // tables that could not be built at all
+}
+
+// Table returns table n (nil if absent).
+func (r *Results) Table(n int) *Table {
+	for _, t := range r.Tables {
+		if t.Number == n {
+			return t
+		}
+	}
+	return nil
+}
+
+// BuildTable computes table n alone. A MissingColumnsError names the
+// columns the data lacks.
+func BuildTable(d *Data, n int, opt Options) (*Table, error) {
+	switch n {
+	case 3:
+		return Table3(d)
+	case 4:
+		return Table4(d)
+	case 5:
+		return Table5(d)
+	case 6:
+		return Table6(d)
+	case 7:
+		return Table7(d)
+	case 8:
+		return Table8(d)
+	case 9:
+		return Table9(d)
+	case 10:
+		return Table10(d)
+	case 11:
+		return Table11(opt.Tools), nil
+	case 12:
+		hs, err := Hypotheses(d)
+		if err != nil {
+			return nil, err
+		}
+		return Table12(hs), nil
+	case 13:
+		return Table13(d)
+	}
+	return nil, fmt.Errorf("no table %d (the paper's computed tables are 3–13)", n)
+}
+
+// Analyze computes every table and hypothesis. A table the data cannot
+// support (missing columns) becomes a warning, never an abort.
+func Analyze(d *Data, opt Options) *Results {
+	r := &Results{Episodes: len(d.Episodes)}
+	var shares map[string]ShapleyResult
+	for _, n := range TableNumbers {
+		var t *Table
+		var err error
+		switch n {
+		case 4:
+			t, shares, err = table4(d)
+		case 12:
+			if err = d.require("The hypotheses", hypothesisColumns); err == nil {
+				if shares == nil {
+					_, shares, err = table4(d)
+				}
+				if err == nil {
+					r.Hypotheses = hypotheses(d, shares)
+					t = Table12(r.Hypotheses)
+				}
+			}
+		default:
+			t, err = BuildTable(d, n, opt)
+		}
+		if err != nil {
+			var mc *MissingColumnsError
+			if !errors.As(err, &mc) {
+				err = fmt.Errorf("Table %d: %w", n, err)
+			}
+			r.Warnings = append(r.Warnings, err.Error())
+			continue
+		}
+		r.Tables = append(r.Tables, t)
+	}
+	var err error
+	if r.Figures, err = BuildFigures(d); err != nil {
+		r.Warnings = append(r.Warnings, err.Error())
+	}
+	return r
+}

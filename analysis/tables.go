@@ -1,0 +1,687 @@
+package analysis
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/stats"
+)
+
+// Columns each table reads (beyond these, nothing): a ledger lacking one
+// gets a MissingColumnsError naming it.
+var tableColumns = map[int][]string{
+	3:  {"experiment", "model", "template", "fault_mode", "fault_fired", "duplicated", "task_success", "eos"},
+	4:  {"experiment", "model", "harness", "contract", "condition", "write_class", "fault_mode", "fault_fired", "duplicated"},
+	5:  {"experiment", "contract", "condition", "fault_mode", "fault_fired", "duplicated", "template"},
+	6:  {"experiment", "contract", "condition", "fault_mode", "fault_fired", "duplicated", "eos", "agent_time_s", "delay_s", "instance", "focal_index"},
+	7:  {"experiment", "model", "contract", "condition", "fault_mode", "fault_fired", "duplicated", "task_success", "eos", "tool_calls", "agent_time_s"},
+	8:  {"experiment", "harness", "model", "contract", "condition", "template", "fault_mode", "fault_fired", "duplicated", "eos"},
+	9:  {"experiment", "harness", "model", "contract", "condition", "fault_mode", "fault_fired", "duplicated", "eos"},
+	10: {"experiment", "model", "harness", "contract", "condition", "cue", "pair_key", "fault_mode", "fault_fired", "duplicated", "task_success", "eos"},
+	12: {"experiment", "model", "harness", "contract", "condition", "template", "write_class", "read_path", "reversible", "fault_mode", "fault_fired", "duplicated", "task_success", "recovery", "reported_success", "uncertainty_listed", "overclaim"},
+	13: {"experiment", "model", "contract", "condition", "pair_key", "fault_mode", "fault_fired", "eos"},
+}
+
+// TableColumns returns every episode column table n reads, so a reader may
+// decode only these (nil for Table 11, which reads the sandbox's
+// catalogue). Rates also read template (the cluster) and weight; Table 12
+// (the hypotheses) includes Table 4's columns for H2.
+func TableColumns(n int) []string {
+	if n == 11 {
+		return nil
+	}
+	cols := slices.Clone(tableColumns[n])
+	extra := []string{"template", "weight"}
+	switch n {
+	case 7:
+		extra = append(extra, "cost_usd")
+	case 12:
+		extra = append(extra, tableColumns[4]...)
+	}
+	for _, c := range extra {
+		if !slices.Contains(cols, c) {
+			cols = append(cols, c)
+		}
+	}
+	return cols
+}
+
+// expIn selects episodes of the given experiments.
+func expIn(exps ...string) func(*ledger.Episode) bool {
+	return func(e *ledger.Episode) bool { return in(e.Experiment, exps...) }
+}
+
+// Table3 is E1 by model: duplicate rates under committed faults (read-back
+// resolves: lost ack, misleading 500, partial batch; late commit;
+// redelivery), TS in not-executed worlds and EOS over all faulted episodes,
+// each with a Wilson interval on the clustered n_eff. E1s (the extra
+// partial-batch instances) is pooled with E1, as in the paper's Figure 2.
+func Table3(d *Data) (*Table, error) {
+	if err := d.require("Table 3", tableColumns[3]); err != nil {
+		return nil, err
+	}
+	eps := d.filter(expIn("E1", "E1s"))
+	t := &Table{
+		Number:      3,
+		Title:       "E1 results by model",
+		Caption:     "E1 results by model with 95% intervals (Wilson on clustered effective sample sizes, ICC over task templates pooled per column). Duplicate rates are conditional on the fault having fired; TS (not executed) is task success in the _pre worlds; EOS is over all faulted episodes.",
+		LabelHeader: []string{"Model"},
+		Columns: []Column{
+			{Key: "dup_resolves", Label: "lost ack / 500 / partial", Group: "Duplicate rate (%) under committed faults", ShowCI: true},
+			{Key: "dup_late", Label: "late commit", Group: "Duplicate rate (%) under committed faults", ShowCI: true},
+			{Key: "dup_redelivery", Label: "redelivery", Group: "Duplicate rate (%) under committed faults", ShowCI: true},
+			{Key: "ts_pre", Label: "TS (%) when not executed", ShowCI: true},
+			{Key: "eos_faulted", Label: "EOS (%) all faults", ShowCI: true},
+		},
+	}
+	if len(eps) == 0 {
+		t.warnf("no E1 episodes")
+	}
+	models := ordered(eps, modelOf, paperModels)
+	t.Rows = newRows(models, oneLabel(models), len(t.Columns))
+	cols := []rateCol{
+		{"dup_resolves", func(e *ledger.Episode) bool { return e.FaultFired && in(e.FaultMode, resolvesModes...) }, dupOf},
+		{"dup_late", func(e *ledger.Episode) bool { return e.FaultFired && in(e.FaultMode, lateModes...) }, dupOf},
+		{"dup_redelivery", func(e *ledger.Episode) bool { return e.FaultFired && e.FaultMode == ledger.FaultRedelivery }, dupOf},
+		{"ts_pre", func(e *ledger.Episode) bool { return e.FaultFired && isPre(e.FaultMode) }, tsOf},
+		{"eos_faulted", faulted, eosOf},
+	}
+	for j, c := range cols {
+		rateColumn(t, eps, c, j, modelOf, models)
+	}
+	return t, nil
+}
+
+// Table5 is the duplicate rate by contract variant and condition (vanilla,
+// guard) under each committed fault and redelivery, E2 and E2k with all
+// models pooled.
+func Table5(d *Data) (*Table, error) {
+	if err := d.require("Table 5", tableColumns[5]); err != nil {
+		return nil, err
+	}
+	eps := d.filter(func(e *ledger.Episode) bool {
+		return in(e.Experiment, "E2", "E2k") && in(e.Condition, "vanilla", "guard")
+	})
+	t := &Table{
+		Number:      5,
+		Title:       "Duplicate rate by contract variant and condition",
+		Caption:     "Duplicate rate (%) by contract variant and condition under committed faults and redelivery (E2, E2k; models pooled).",
+		LabelHeader: []string{"Contract", "Condition"},
+	}
+	modes := []struct{ key, label string }{
+		{ledger.FaultTimeoutPost, "timeout (committed)"},
+		{ledger.FaultHTTP500Post, "500 (committed)"},
+		{ledger.FaultTimeoutLate, "timeout (late commit)"},
+		{ledger.FaultPartialBatch, "partial batch"},
+		{ledger.FaultRedelivery, "redelivery"},
+	}
+	for _, m := range modes {
+		t.Columns = append(t.Columns, Column{Key: m.key, Label: m.label})
+	}
+	var keys []string
+	var labels [][]string
+	for _, ct := range []string{ledger.ContractNative, ledger.ContractKeysEverywhere} {
+		for _, cond := range []string{"vanilla", "guard"} {
+			keys = append(keys, ct+"/"+cond)
+			labels = append(labels, []string{ct, cond})
+		}
+	}
+	t.Rows = newRows(keys, labels, len(t.Columns))
+	if len(eps) == 0 {
+		t.warnf("no E2/E2k vanilla or guard episodes")
+	}
+	group := func(e *ledger.Episode) string { return e.Contract + "/" + e.Condition }
+	for j, m := range modes {
+		mode := m.key
+		rateColumn(t, eps, rateCol{mode, func(e *ledger.Episode) bool { return e.FaultFired && e.FaultMode == mode }, dupOf}, j, group, keys)
+	}
+	return t, nil
+}
+
+// Table6 is waiting against keys under late commits: EOS, duplicate rate
+// and mean agent-visible time (minutes) with the fixed 90 s delay and with
+// the heavy-tailed delay, and P(δ ≤ Δ) over the tail worlds for each
+// wait-Δ condition. Fixed-delay rows for conditions E5 did not rerun come
+// from the matched E2/E2k episodes; "keys" is the keys-everywhere contract
+// under the vanilla condition.
+func Table6(d *Data) (*Table, error) {
+	if err := d.require("Table 6", tableColumns[6]); err != nil {
+		return nil, err
+	}
+	t := &Table{
+		Number:      6,
+		Title:       "Waiting versus keys under late commits",
+		Caption:     "Waiting versus keys under late commits (E5). \"time\" is the mean agent-visible episode time in simulated minutes; P(δ ≤ Δ) is the fraction of tail-delay worlds whose in-flight delay does not exceed the assumed bound. Fixed-delay rows for vanilla, guard, both oracles and the keys contract are the matched E2/E2k episodes.",
+		LabelHeader: []string{"Condition"},
+		Columns: []Column{
+			{Key: "fixed_eos", Label: "EOS (%)", Group: "fixed delay (90 s)"},
+			{Key: "fixed_dup", Label: "dup. (%)", Group: "fixed delay (90 s)"},
+			{Key: "fixed_time", Label: "time (min)", Group: "fixed delay (90 s)"},
+			{Key: "tail_eos", Label: "EOS (%)", Group: "heavy-tailed delay (40 s–2 h)"},
+			{Key: "tail_dup", Label: "dup. (%)", Group: "heavy-tailed delay (40 s–2 h)"},
+			{Key: "tail_time", Label: "time (min)", Group: "heavy-tailed delay (40 s–2 h)"},
+			{Key: "p_delta", Label: "P(δ ≤ Δ) (%)", Group: "heavy-tailed delay (40 s–2 h)"},
+		},
+	}
+	rowsSpec := []struct{ key, label, cond, contract string }{
+		{"vanilla", "vanilla", "vanilla", ledger.ContractNative},
+		{"guard", "guard", "guard", ledger.ContractNative},
+		{"state-oracle", "state oracle", "state-oracle", ledger.ContractNative},
+		{"outcome-oracle", "outcome oracle", "outcome-oracle", ledger.ContractNative},
+		{"keys", "keys everywhere", "vanilla", ledger.ContractKeysEverywhere},
+	}
+	// wait-Δ conditions present in the data, in increasing Δ.
+	var waits []int
+	for _, e := range d.Episodes {
+		if s, ok := strings.CutPrefix(e.Condition, "wait-"); ok {
+			var w int
+			if _, err := fmt.Sscanf(s, "%d", &w); err == nil && !containsInt(waits, w) {
+				waits = append(waits, w)
+			}
+		}
+	}
+	sortInts(waits)
+	for _, w := range waits {
+		c := fmt.Sprintf("wait-%d", w)
+		rowsSpec = append(rowsSpec, struct{ key, label, cond, contract string }{c, fmt.Sprintf("wait %d s", w), c, ledger.ContractNative})
+	}
+	var keys []string
+	var labels [][]string
+	for _, r := range rowsSpec {
+		keys = append(keys, r.key)
+		labels = append(labels, []string{r.label})
+	}
+	t.Rows = newRows(keys, labels, len(t.Columns))
+	fixed := d.filter(func(e *ledger.Episode) bool {
+		return in(e.Experiment, "E2", "E2k", "E5") && e.FaultMode == ledger.FaultTimeoutLate && e.FaultFired
+	})
+	tail := d.filter(func(e *ledger.Episode) bool {
+		return e.Experiment == "E5" && e.FaultMode == ledger.FaultTimeoutLateTail && e.FaultFired
+	})
+	if len(fixed)+len(tail) == 0 {
+		t.warnf("no late-commit episodes in E2/E2k/E5")
+	}
+	group := func(e *ledger.Episode) string {
+		if e.Contract == ledger.ContractKeysEverywhere {
+			if e.Condition == "vanilla" {
+				return "keys"
+			}
+			return "keys/" + e.Condition
+		}
+		return e.Condition
+	}
+	all := func(*ledger.Episode) bool { return true }
+	timeMin := func(e *ledger.Episode) (float64, bool) { return e.AgentTimeS / 60, true }
+	for k, set := range [][]*ledger.Episode{fixed, tail} {
+		off := 3 * k
+		rateColumn(t, set, rateCol{t.Columns[off].Key, all, eosOf}, off, group, keys)
+		rateColumn(t, set, rateCol{t.Columns[off+1].Key, all, dupOf}, off+1, group, keys)
+		by := map[string][]*ledger.Episode{}
+		for _, e := range set {
+			by[group(e)] = append(by[group(e)], e)
+		}
+		for i, key := range keys {
+			t.Rows[i].Cells[off+2] = meanCell(by[key], timeMin, 1)
+		}
+	}
+	// P(δ ≤ Δ) over the distinct tail worlds (delays are shared by models).
+	worlds := map[string]float64{}
+	for _, e := range tail {
+		worlds[e.Template+"#"+fmt.Sprint(e.Instance)+"/"+fmt.Sprint(e.FocalIndex)] = e.DelayS
+	}
+	for i, r := range rowsSpec {
+		c := numCell(Percent, nan, 0)
+		c.Design = true
+		if s, ok := strings.CutPrefix(r.cond, "wait-"); ok && len(worlds) > 0 {
+			var w float64
+			fmt.Sscanf(s, "%g", &w)
+			var k int
+			for _, dl := range worlds {
+				if dl <= w {
+					k++
+				}
+			}
+			c.Value = 100 * float64(k) / float64(len(worlds))
+			c.N = len(worlds)
+		}
+		t.Rows[i].Cells[6] = c
+	}
+	return t, nil
+}
+
+func containsInt(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func sortInts(s []int) { slices.Sort(s) }
+
+// e2Conditions are Table 7's columns in the paper's order.
+var e2Conditions = []string{"vanilla", "aware", "reflect", "sdk-retry", "rules", "vbr", "guard", "state-oracle", "outcome-oracle"}
+
+// Table7 is the recovery conditions of E2 (native contract): per model and
+// condition EOS, duplicate rate and TS over faulted episodes, mean tool
+// calls and mean agent-visible minutes per faulted episode, and mean cost
+// per episode over all models where the ledger carries cost_usd.
+func Table7(d *Data) (*Table, error) {
+	if err := d.require("Table 7", tableColumns[7]); err != nil {
+		return nil, err
+	}
+	eps := d.filter(func(e *ledger.Episode) bool {
+		return e.Experiment == "E2" && e.Contract == ledger.ContractNative && faulted(e)
+	})
+	t := &Table{
+		Number:      7,
+		Title:       "Recovery conditions (E2)",
+		Caption:     "Recovery conditions (E2). EOS, duplicate rate and TS are over faulted episodes; tool calls and time are means per faulted episode; the cost row is the mean cost per episode over all models. The state oracle verifies against the current ground truth and cannot see requests still in flight; the outcome oracle can, and is the upper bound for any client-side policy.",
+		LabelHeader: []string{"Metric", "Model"},
+	}
+	conds := ordered(eps, conditionOf, e2Conditions)
+	for _, c := range conds {
+		t.Columns = append(t.Columns, Column{Key: c, Label: strings.ReplaceAll(c, "-oracle", " oracle")})
+	}
+	models := ordered(eps, modelOf, paperModels)
+	if len(eps) == 0 {
+		t.warnf("no faulted E2 episodes")
+	}
+	type metric struct {
+		key, label string
+		y          func(*ledger.Episode) float64
+		mean       func(*ledger.Episode) (float64, bool)
+		digits     int
+	}
+	metrics := []metric{
+		{key: "eos", label: "EOS (%)", y: eosOf},
+		{key: "dup", label: "Duplicate rate (%)", y: dupOf},
+		{key: "ts", label: "TS (%)", y: tsOf},
+		{key: "calls", label: "Tool calls (mean)", mean: func(e *ledger.Episode) (float64, bool) { return float64(e.ToolCalls), true }, digits: 1},
+		{key: "time", label: "Time (min, mean)", mean: func(e *ledger.Episode) (float64, bool) { return e.AgentTimeS / 60, true }, digits: 1},
+	}
+	var keys []string
+	var labels [][]string
+	for _, m := range metrics {
+		for _, mo := range models {
+			keys = append(keys, m.key+"/"+mo)
+			labels = append(labels, []string{m.label, mo})
+		}
+	}
+	hasCost := false
+	for _, e := range eps {
+		if e.CostUSD != nil {
+			hasCost = true
+			break
+		}
+	}
+	if hasCost {
+		keys = append(keys, "cost/all")
+		labels = append(labels, []string{"Cost (USD per episode)", "all models"})
+	}
+	t.Rows = newRows(keys, labels, len(t.Columns))
+	byCond := map[string][]*ledger.Episode{}
+	for _, e := range eps {
+		byCond[e.Condition] = append(byCond[e.Condition], e)
+	}
+	// ICC pooled over the experiment (all conditions and models) per metric.
+	all := func(*ledger.Episode) bool { return true }
+	rhos := make([]float64, len(metrics))
+	for mi, m := range metrics {
+		if m.y != nil {
+			rhos[mi], _ = pooledICC(eps, rateCol{m.key, all, m.y})
+		}
+	}
+	for j, cond := range conds {
+		ce := byCond[cond]
+		byModel := map[string][]*ledger.Episode{}
+		for _, e := range ce {
+			byModel[e.Model] = append(byModel[e.Model], e)
+		}
+		for mi, m := range metrics {
+			rowOff := mi * len(models)
+			for i, mo := range models {
+				if m.y != nil {
+					t.Rows[rowOff+i].Cells[j] = rateCell(byModel[mo], rateCol{m.key, all, m.y}, rhos[mi])
+				} else {
+					t.Rows[rowOff+i].Cells[j] = meanCell(byModel[mo], m.mean, m.digits)
+				}
+			}
+		}
+		if hasCost {
+			c := meanCell(ce, func(e *ledger.Episode) (float64, bool) {
+				if e.CostUSD == nil {
+					return 0, false
+				}
+				return *e.CostUSD, true
+			}, 3)
+			t.Rows[len(t.Rows)-1].Cells[j] = c
+		}
+	}
+	return t, nil
+}
+
+// Table8 is the production harnesses of E3 (native contract): duplicate
+// rates of the native (vanilla) condition by fault family with intervals,
+// EOS over faulted episodes natively and with the guard, and n (faulted
+// native episodes).
+func Table8(d *Data) (*Table, error) {
+	if err := d.require("Table 8", tableColumns[8]); err != nil {
+		return nil, err
+	}
+	eps := d.filter(func(e *ledger.Episode) bool {
+		return e.Experiment == "E3" && e.Contract == ledger.ContractNative && in(e.Condition, "vanilla", "guard")
+	})
+	t := &Table{
+		Number:      8,
+		Title:       "Production harnesses (E3)",
+		Caption:     "Production harnesses (E3). Duplicate rates are for the native condition by fault family; EOS is over faulted episodes, natively and with the guard deployed in the MCP server; n is the number of faulted native episodes.",
+		LabelHeader: []string{"Harness", "Model"},
+		Columns: []Column{
+			{Key: "dup_committed", Label: "committed", Group: "Duplicate rate (%), native", ShowCI: true},
+			{Key: "dup_late", Label: "late", Group: "Duplicate rate (%), native", ShowCI: true},
+			{Key: "dup_redelivery", Label: "redelivery", Group: "Duplicate rate (%), native", ShowCI: true},
+			{Key: "eos_native", Label: "EOS (%) native", ShowCI: true},
+			{Key: "eos_guard", Label: "EOS (%) guard", ShowCI: true},
+			{Key: "n", Label: "n"},
+		},
+	}
+	if len(eps) == 0 {
+		t.warnf("no E3 episodes")
+	}
+	harnesses := ordered(eps, harnessOf, ledger.PaperHarnesses)
+	var keys []string
+	var labels [][]string
+	for _, h := range harnesses {
+		for _, m := range ordered(filterEps(eps, func(e *ledger.Episode) bool { return e.Harness == h }), modelOf, paperModels) {
+			keys = append(keys, h+"/"+m)
+			labels = append(labels, []string{h, m})
+		}
+	}
+	t.Rows = newRows(keys, labels, len(t.Columns))
+	group := func(e *ledger.Episode) string { return e.Harness + "/" + e.Model }
+	native := func(e *ledger.Episode) bool { return e.Condition == "vanilla" }
+	cols := []rateCol{
+		{"dup_committed", func(e *ledger.Episode) bool {
+			return native(e) && e.FaultFired && in(e.FaultMode, resolvesModes...)
+		}, dupOf},
+		{"dup_late", func(e *ledger.Episode) bool { return native(e) && e.FaultFired && in(e.FaultMode, lateModes...) }, dupOf},
+		{"dup_redelivery", func(e *ledger.Episode) bool {
+			return native(e) && e.FaultFired && e.FaultMode == ledger.FaultRedelivery
+		}, dupOf},
+		{"eos_native", func(e *ledger.Episode) bool { return native(e) && faulted(e) }, eosOf},
+		{"eos_guard", func(e *ledger.Episode) bool { return e.Condition == "guard" && faulted(e) }, eosOf},
+	}
+	for j, c := range cols {
+		rateColumn(t, eps, c, j, group, keys)
+	}
+	for i := range t.Rows {
+		t.Rows[i].Cells[5] = countCell(t.Rows[i].Cells[3].N)
+	}
+	return t, nil
+}
+
+// Table9 is the duplicate rate under committed faults and redelivery for
+// each model of E3k (the paper's gpt-5.6-sol) in each harness, by contract
+// variant and condition (E3 and E3k), with EOS under keys everywhere plus
+// the guard.
+func Table9(d *Data) (*Table, error) {
+	if err := d.require("Table 9", tableColumns[9]); err != nil {
+		return nil, err
+	}
+	k := d.filter(expIn("E3k"))
+	models := ordered(k, modelOf, paperModels)
+	eps := d.filter(func(e *ledger.Episode) bool {
+		return in(e.Experiment, "E3", "E3k") && in(e.Model, models...) && in(e.Condition, "vanilla", "guard")
+	})
+	t := &Table{
+		Number:      9,
+		Title:       "Duplicate rate per harness, contract and condition",
+		Caption:     "Duplicate rate (%) under committed faults and redelivery for each E3k model in each harness, by contract variant and condition (E3 and E3k); the last column is exactly-once success with keys everywhere and the guard.",
+		LabelHeader: []string{"Harness", "Model"},
+		Columns: []Column{
+			{Key: "native/vanilla", Label: "vanilla", Group: "native contract"},
+			{Key: "native/guard", Label: "guard", Group: "native contract"},
+			{Key: "keys-everywhere/vanilla", Label: "vanilla", Group: "keys everywhere"},
+			{Key: "keys-everywhere/guard", Label: "guard", Group: "keys everywhere"},
+			{Key: "eos_keys_guard", Label: "EOS (%) keys + guard"},
+		},
+	}
+	if len(k) == 0 {
+		t.warnf("no E3k episodes")
+	}
+	var keys []string
+	var labels [][]string
+	for _, h := range ordered(eps, harnessOf, ledger.PaperHarnesses) {
+		for _, m := range models {
+			keys = append(keys, h+"/"+m)
+			labels = append(labels, []string{h, m})
+		}
+	}
+	t.Rows = newRows(keys, labels, len(t.Columns))
+	group := func(e *ledger.Episode) string { return e.Harness + "/" + e.Model }
+	for j := 0; j < 4; j++ {
+		ct, cond, _ := strings.Cut(t.Columns[j].Key, "/")
+		rateColumn(t, eps, rateCol{t.Columns[j].Key, func(e *ledger.Episode) bool {
+			return e.Contract == ct && e.Condition == cond && committedOrRedelivery(e)
+		}, dupOf}, j, group, keys)
+	}
+	rateColumn(t, eps, rateCol{"eos_keys_guard", func(e *ledger.Episode) bool {
+		return e.Contract == ledger.ContractKeysEverywhere && e.Condition == "guard" && faulted(e)
+	}, eosOf}, 4, group, keys)
+	return t, nil
+}
+
+// mcnemarCells is the result of one paired comparison.
+type pairStats struct {
+	n, b, c  int     // pairs; b = only the first arm succeeded; c = only the second
+	p1, p2   float64 // rates of arm 1 and arm 2 (percent)
+	diffPP   float64 // p2 − p1 in percentage points
+	pMcNemar float64
+}
+
+// paired compares y between matched episodes a[i], b[i].
+func paired(a, b []*ledger.Episode, y func(*ledger.Episode) float64) pairStats {
+	s := pairStats{n: len(a)}
+	var s1, s2 float64
+	for i := range a {
+		ya, yb := y(a[i]), y(b[i])
+		s1 += ya
+		s2 += yb
+		switch {
+		case ya == 1 && yb == 0:
+			s.b++
+		case ya == 0 && yb == 1:
+			s.c++
+		}
+	}
+	if s.n == 0 {
+		s.p1, s.p2, s.diffPP, s.pMcNemar = nan, nan, nan, nan
+		return s
+	}
+	n := float64(s.n)
+	s.p1, s.p2 = 100*s1/n, 100*s2/n
+	s.diffPP = s.p2 - s.p1
+	s.pMcNemar = stats.McNemarExact(s.b, s.c)
+	return s
+}
+
+// Table10 is the cue ablation (E6): plain-cue episodes paired by pair_key
+// with the default-cue episode of the same world (E6's own default arm if
+// present, else the matched E1 episode), per fault family, with exact
+// McNemar tests and no multiplicity correction.
+func Table10(d *Data) (*Table, error) {
+	if err := d.require("Table 10", tableColumns[10]); err != nil {
+		return nil, err
+	}
+	t := &Table{
+		Number:      10,
+		Title:       "Cue ablation (E6)",
+		Caption:     "Cue ablation (E6): the same worlds with the default instruction and with the closing \"exactly once\" sentence removed (exact McNemar tests on paired episodes; Δ = plain − default).",
+		LabelHeader: []string{"Fault family", "metric"},
+		Columns: []Column{
+			{Key: "default", Label: "default (%)"},
+			{Key: "plain", Label: "plain (%)"},
+			{Key: "delta", Label: "Δ (pp)"},
+			{Key: "p", Label: "McNemar p"},
+			{Key: "pairs", Label: "pairs"},
+		},
+	}
+	plainArm := d.filter(func(e *ledger.Episode) bool { return e.Cue == ledger.CuePlain })
+	defaults := map[string]*ledger.Episode{}
+	for _, e := range d.Episodes {
+		if e.Cue == ledger.CuePlain || e.Condition != "vanilla" || e.Contract != ledger.ContractNative || !in(e.Experiment, "E6", "E1") {
+			continue
+		}
+		k := e.Harness + "|" + e.PairKey
+		if old, ok := defaults[k]; !ok || (old.Experiment != "E6" && e.Experiment == "E6") {
+			defaults[k] = e
+		}
+	}
+	families := []struct {
+		key, label, metric string
+		mode               func(string) bool
+		y                  func(*ledger.Episode) float64
+	}{
+		{"pre", "not executed (TS)", "TS", isPre, tsOf},
+		{"resolves", "read-back resolves", "dup.", func(m string) bool { return in(m, resolvesModes...) }, dupOf},
+		{"late", "late commit", "dup.", func(m string) bool { return in(m, lateModes...) }, dupOf},
+		{"redelivery", "redelivery", "dup.", func(m string) bool { return m == ledger.FaultRedelivery }, dupOf},
+		{"none", "no fault (EOS)", "EOS", func(m string) bool { return m == ledger.FaultNone }, eosOf},
+	}
+	var keys []string
+	var labels [][]string
+	for _, f := range families {
+		keys = append(keys, f.key)
+		labels = append(labels, []string{f.label, f.metric})
+	}
+	t.Rows = newRows(keys, labels, len(t.Columns))
+	if len(plainArm) == 0 {
+		t.warnf("no plain-cue episodes")
+	}
+	unmatched := 0
+	for i, f := range families {
+		var a, b []*ledger.Episode
+		for _, e := range plainArm {
+			if !f.mode(e.FaultMode) {
+				continue
+			}
+			def, ok := defaults[e.Harness+"|"+e.PairKey]
+			if !ok {
+				unmatched++
+				continue
+			}
+			if f.key != "none" && (!e.FaultFired || !def.FaultFired) {
+				continue
+			}
+			a = append(a, def)
+			b = append(b, e)
+		}
+		s := paired(a, b, f.y)
+		cells := t.Rows[i].Cells
+		cells[0] = numCell(Percent, s.p1, 0)
+		cells[1] = numCell(Percent, s.p2, 0)
+		cells[2] = numCell(PP, s.diffPP, 1)
+		cells[3] = numCell(PValue, s.pMcNemar, 2)
+		cells[4] = countCell(s.n)
+		for j := 0; j < 4; j++ {
+			cells[j].N = s.n
+		}
+		if s.n == 0 && len(plainArm) > 0 {
+			t.warnf("%s: no matched pairs", f.label)
+		}
+	}
+	if unmatched > 0 {
+		t.warnf("%d plain-cue episodes have no default-cue episode with the same pair_key", unmatched)
+	}
+	return t, nil
+}
+
+// guardComparators are the six non-oracle conditions Table 13 tests the
+// guard against, in the paper's order.
+var guardComparators = []string{"vanilla", "aware", "reflect", "sdk-retry", "rules", "vbr"}
+
+// Table13 is the paired exact McNemar test of the guard against each of the
+// six non-oracle conditions on EOS (E2, native contract; pairs share
+// pair_key), with Holm's adjustment over those six and the gain in
+// percentage points (guard − other).
+func Table13(d *Data) (*Table, error) {
+	if err := d.require("Table 13", tableColumns[13]); err != nil {
+		return nil, err
+	}
+	t := &Table{
+		Number:      13,
+		Title:       "Guard against each other condition",
+		Caption:     "Paired McNemar tests of the guard against each other condition on exactly-once success (E2; pairs share model, task instance, focal write and fault mode; Holm-adjusted over the six comparisons).",
+		LabelHeader: []string{"Guard vs."},
+		Columns: []Column{
+			{Key: "gain", Label: "EOS gain (pp)"},
+			{Key: "pairs", Label: "paired episodes"},
+			{Key: "p_holm", Label: "Holm-adjusted p"},
+			{Key: "p", Label: "raw p"},
+			{Key: "b", Label: "guard only"},
+			{Key: "c", Label: "other only"},
+		},
+	}
+	t.Rows = newRows(guardComparators, oneLabel(guardComparators), len(t.Columns))
+	byCond := map[string]map[string]*ledger.Episode{}
+	for _, e := range d.Episodes {
+		if e.Experiment != "E2" || e.Contract != ledger.ContractNative || !faulted(e) {
+			continue
+		}
+		m := byCond[e.Condition]
+		if m == nil {
+			m = map[string]*ledger.Episode{}
+			byCond[e.Condition] = m
+		}
+		m[e.PairKey] = e
+	}
+	guard := byCond["guard"]
+	if len(guard) == 0 {
+		t.warnf("no faulted E2 guard episodes")
+	}
+	ps := make([]float64, len(guardComparators))
+	res := make([]pairStats, len(guardComparators))
+	for i, cond := range guardComparators {
+		var a, b []*ledger.Episode
+		for _, k := range sortedKeys(guard) {
+			if o, ok := byCond[cond][k]; ok {
+				a = append(a, guard[k])
+				b = append(b, o)
+			}
+		}
+		res[i] = paired(a, b, eosOf)
+		ps[i] = res[i].pMcNemar
+		if res[i].n == 0 && len(guard) > 0 {
+			t.warnf("guard vs %s: no matched pairs", cond)
+		}
+	}
+	adj := stats.HolmAdjust(ps)
+	for i, s := range res {
+		c := t.Rows[i].Cells
+		c[0] = numCell(PP, -s.diffPP, 1)
+		c[0].N = s.n
+		c[1] = countCell(s.n)
+		c[2] = numCell(PValue, adj[i], 2)
+		c[3] = numCell(PValue, s.pMcNemar, 2)
+		c[4] = numCell(Count, float64(s.b), 0)
+		c[5] = numCell(Count, float64(s.c), 0)
+		if s.n == 0 {
+			c[4].Value, c[5].Value = nan, nan
+		}
+	}
+	return t, nil
+}
+
+// sortedKeys returns m's keys in order (never map order in output).
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

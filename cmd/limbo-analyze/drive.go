@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/limbo-toolkit/limbo/mcp"
+)
+
+// driveOptions are the flags of drive.
+type driveOptions struct {
+	plan      string
+	harness   string
+	out       string
+	parallel  int
+	timeout   time.Duration
+	grace     time.Duration
+	logDir    string
+	serverExe string
+	raw       bool
+	limits    mcp.Limits
+
+	model, harnessLabel string
+	seed                uint64
+}
+
+func newDriveCmd(e *env) *cobra.Command {
+	o := &driveOptions{}
+	c := &cobra.Command{
+		Use:   "drive --harness 'COMMAND {task} {mcp_config}' --out LEDGER [--plan PLAN] [--parallel K]",
+		Short: "Run an agent harness once per planned episode against a fresh stdio MCP server",
+		Long: `drive works through a plan with a real agent harness. For every episode the
+output ledger lacks, it writes a one-episode plan and an MCP client
+configuration naming a stdio server (this executable's serve command) to a
+scratch directory, runs the harness command with sh -c, and moves the
+episode the server grades into --out. Episodes already in --out are skipped,
+so an interrupted drive resumes where it stopped; an episode whose harness
+never called a tool is reported and stays pending.
+
+The harness command may use these placeholders, each replaced by a
+shell-quoted value:
+
+  {task}              the task instruction
+  {mcp_config}        path of the MCP client configuration (JSON):
+                      {"mcpServers": {"limbo": {"type": "stdio", "command": ..., "args": [...]}}}
+  {mcp_command_json}  the server command as a JSON/TOML string
+  {mcp_args_json}     the server arguments as a JSON/TOML array
+  {episode_id}        the episode id
+
+The harness also gets LIMBO_EPISODE_ID and LIMBO_MCP_CONFIG in its
+environment. docs/harnesses.md has working commands for Claude Code, Codex
+CLI and Copilot CLI. Without --plan the plan is serve's default (the E2
+instance-0 episodes, native, vanilla), labelled with --model and
+--harness-label. A progress bar goes to stderr when it is a terminal.
+
+Examples:
+
+  limbo-analyze drive --out claude.jsonl --model claude-sonnet --harness-label claude-code \
+    --harness 'claude -p {task} --mcp-config {mcp_config} --strict-mcp-config --allowedTools "mcp__limbo"'
+
+  limbo-analyze drive --plan plan.json --out codex.jsonl --parallel 4 \
+    --harness 'codex exec -c mcp_servers.limbo.command={mcp_command_json} -c mcp_servers.limbo.args={mcp_args_json} {task}'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.harness == "" {
+				return usagef("--harness is required")
+			}
+			if o.out == "" {
+				return usagef("--out is required")
+			}
+			if o.parallel < 1 || o.parallel > 256 {
+				return usagef("--parallel must be 1–256, got %d", o.parallel)
+			}
+			if o.timeout <= 0 || o.grace <= 0 {
+				return usagef("--timeout and --grace must be positive")
+			}
+			if o.limits.ThinkS < 0 || o.limits.MaxCalls < 0 || o.limits.MaxTimeS < 0 || o.limits.MaxArgBytes < 0 {
+				return usagef("--think-s, --max-calls, --max-time-s and --max-arg-bytes must not be negative")
+			}
+			return runDrive(cmd.Context(), e, o)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.plan, "plan", "", "plan file (JSON); default: the E2 instance-0 episodes")
+	f.StringVar(&o.harness, "harness", "", "harness command with placeholders (run with sh -c)")
+	f.StringVar(&o.out, "out", "", "ledger to append graded episodes to (JSONL)")
+	f.IntVar(&o.parallel, "parallel", 1, "harnesses run at once")
+	f.DurationVar(&o.timeout, "timeout", 15*time.Minute, "wall-time limit per episode")
+	f.DurationVar(&o.grace, "grace", 10*time.Second, "wait after the harness exits for its server to record the episode")
+	f.StringVar(&o.logDir, "log-dir", "", "directory for each harness's output (<plan index>.log); default: discarded")
+	f.StringVar(&o.serverExe, "server", "", "limbo-analyze executable that serves the episodes (default: this one)")
+	f.BoolVar(&o.raw, "raw", false, "also write calls, effects and the final report into each ledger line")
+	f.Float64Var(&o.limits.ThinkS, "think-s", mcp.DefaultThinkS, "virtual seconds of thinking added before every call")
+	f.IntVar(&o.limits.MaxCalls, "max-calls", mcp.DefaultMaxCalls, "tool calls per episode")
+	f.Float64Var(&o.limits.MaxTimeS, "max-time-s", mcp.DefaultMaxTimeS, "virtual-time budget per episode (seconds)")
+	f.IntVar(&o.limits.MaxArgBytes, "max-arg-bytes", mcp.DefaultMaxArgBytes, "bytes of one call's arguments")
+	f.StringVar(&o.model, "model", mcp.DefaultLabel, "model label of the default plan")
+	f.StringVar(&o.harnessLabel, "harness-label", mcp.DefaultLabel, "harness label of the default plan")
+	f.Uint64Var(&o.seed, "seed", 1, "run seed of the default plan")
+	return c
+}
+
+func runDrive(ctx context.Context, e *env, o *driveOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var plan *mcp.Plan
+	var err error
+	if o.plan != "" {
+		plan, err = mcp.ReadPlan(o.plan)
+	} else {
+		plan, err = mcp.DefaultPlan(o.seed, o.model, o.harnessLabel)
+	}
+	if err != nil {
+		return err
+	}
+	exe := o.serverExe
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("locating the server executable: %w (pass --server)", err)
+		}
+	}
+	if o.logDir != "" {
+		if err := os.MkdirAll(o.logDir, 0o755); err != nil {
+			return err
+		}
+	}
+	warn := func(msg string) { fmt.Fprintln(e.stderr, "limbo-analyze drive:", msg) }
+	out, err := mcp.OpenLedger(o.out, warn)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	pending := 0
+	for i := range plan.Episodes {
+		if !out.Has(plan.Episodes[i].EpisodeID) {
+			pending++
+		}
+	}
+	if pending == 0 {
+		fmt.Fprintf(e.stderr, "limbo-analyze drive: all %d episodes of the plan are in %s\n", plan.Len(), o.out)
+		return nil
+	}
+	serverArgs := []string{
+		"--think-s", strconv.FormatFloat(o.limits.ThinkS, 'g', -1, 64),
+		"--max-calls", strconv.Itoa(o.limits.MaxCalls),
+		"--max-time-s", strconv.FormatFloat(o.limits.MaxTimeS, 'g', -1, 64),
+		"--max-arg-bytes", strconv.Itoa(o.limits.MaxArgBytes),
+	}
+	if o.raw {
+		serverArgs = append(serverArgs, "--raw")
+	}
+	var bar *progressbar.ProgressBar
+	if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		bar = progressbar.NewOptions(pending, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("episodes"),
+			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	recorded, failed, err := mcp.Drive(ctx, mcp.DriveOptions{
+		Plan: plan, Out: out, Harness: o.harness,
+		Server: []string{exe, "serve"}, ServerArgs: serverArgs,
+		Parallel: o.parallel, Timeout: o.timeout, Grace: o.grace, LogDir: o.logDir,
+		Progress: func(ev mcp.DriveEvent) {
+			if bar != nil {
+				_ = bar.Add(1)
+			}
+			switch {
+			case ev.Err != nil:
+				msg := fmt.Sprintf("episode %d (%s): %v", ev.Index, ev.EpisodeID, ev.Err)
+				if bar != nil {
+					_ = bar.Clear()
+				}
+				fmt.Fprintln(e.stderr, "limbo-analyze drive:", msg)
+			case ev.Warning != "":
+				if bar != nil {
+					_ = bar.Clear()
+				}
+				fmt.Fprintf(e.stderr, "limbo-analyze drive: episode %d (%s) recorded; %s\n", ev.Index, ev.EpisodeID, ev.Warning)
+			}
+		},
+	})
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	fmt.Fprintf(e.stderr, "limbo-analyze drive: %d episodes recorded in %s, %d failed, %d of %d still pending\n",
+		recorded, o.out, failed, pending-recorded, plan.Len())
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d episodes failed (run drive again to retry them)", failed)
+	}
+	return nil
+}

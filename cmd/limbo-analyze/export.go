@@ -1,0 +1,176 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+type exportOptions struct {
+	in, out, format string
+	strict          bool
+	partitionBy     []string // export_partition.go
+}
+
+func newExportCmd(e *env) *cobra.Command {
+	var o exportOptions
+	cmd := &cobra.Command{
+		Use:   "export --in FILE --out FILE",
+		Short: "Convert an episode ledger between JSONL, CSV and Parquet",
+		Long: `export reads a ledger, validates every row as validate does, and writes it in
+another format: JSONL (graded rows), CSV, or Parquet (zstd; booleans BOOLEAN,
+integers INT64, floats DOUBLE, strings dictionary-encoded UTF8; key-value
+metadata with the toolkit and ledger schema versions). Formats follow the file
+extensions (.jsonl/.ndjson, .csv, .parquet); --format sets the output's.
+
+A user's extra columns (CSV columns outside the schema) are carried through
+as strings; --strict rejects them. A raw JSONL ledger is graded on the way;
+exported to X.parquet its calls and effects go to X.calls.parquet and
+X.effects.parquet beside it. Nothing is written unless the whole input is
+valid: outputs appear atomically when the export succeeds.
+
+Examples:
+  limbo-analyze export --in testdata/ledger/sample.csv --out /tmp/sample.parquet
+  limbo-analyze export --in /tmp/sample.parquet --out /tmp/sample.jsonl
+  limbo-analyze export --in testdata/ledger/sample.csv --out /tmp/sample.data --format csv
+  limbo-analyze export --in testdata/ledger/sample.csv --out /tmp/sample-ds --partition-by experiment,model`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("export: unexpected argument %q; name files with --in and --out", args[0])
+			}
+			if o.in == "" || o.out == "" {
+				return usagef("export: --in and --out are required")
+			}
+			switch o.format {
+			case "", "jsonl", "csv", "parquet":
+			default:
+				return usagef("export: --format must be jsonl, csv or parquet, not %q", o.format)
+			}
+			if a, b := filepath.Clean(o.in), filepath.Clean(o.out); a == b {
+				return usagef("export: --out must differ from --in")
+			}
+			return runExport(o, e)
+		},
+	}
+	cmd.Flags().StringVar(&o.in, "in", "", "ledger to read (.jsonl, .ndjson, .csv or .parquet)")
+	cmd.Flags().StringVar(&o.out, "out", "", "ledger to write (format from the extension unless --format)")
+	cmd.Flags().StringVar(&o.format, "format", "", "output format: jsonl, csv or parquet (default: by extension)")
+	cmd.Flags().BoolVar(&o.strict, "strict", false, "treat plausibility warnings and extra columns as errors")
+	cmd.Flags().StringSliceVar(&o.partitionBy, "partition-by", nil, "write a Hive-style dataset OUT/col=value/…/part-0.parquet partitioned by these columns, e.g. experiment,model")
+	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"jsonl", "csv", "parquet"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.MarkFlagFilename("in", "jsonl", "ndjson", "csv", "parquet")
+	cmd.MarkFlagFilename("out", "jsonl", "ndjson", "csv", "parquet")
+	return cmd
+}
+
+// Every ledger file this binary writes records the toolkit version.
+func init() { ledger.ToolkitVersion = version }
+
+func runExport(o exportOptions, e *env) error {
+	if len(o.partitionBy) > 0 {
+		return runExportPartitioned(o, e)
+	}
+	var extra []string
+	if !o.strict {
+		var err error
+		if extra, err = ledger.ExtraColumns(o.in, ""); err != nil {
+			return err
+		}
+	}
+	outFormat := o.format
+	if outFormat == "" {
+		if outFormat = formatByExt(o.out); outFormat == "" {
+			return usagef("export: cannot tell the output format from %q; give --format", o.out)
+		}
+	}
+	w, err := ledger.CreateEpisodes(o.out, outFormat, extra)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	// Calls and effects of raw lines go beside a Parquet output, created
+	// when the first raw line arrives.
+	var calls ledger.CallWriter
+	var effects ledger.EffectWriter
+	defer func() {
+		if calls != nil {
+			calls.Abort()
+		}
+		if effects != nil {
+			effects.Abort()
+		}
+	}()
+	droppedNested := false
+	wp := newWarnPrinter(e.stderr)
+	defer wp.flush()
+	n := 0
+	opt := ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wp.warn}
+	err = ledger.ReadGraded(o.in, opt, func(ep *ledger.Episode, raw *ledger.RawEpisode) error {
+		n++
+		if err := w.Write(ep); err != nil {
+			return err
+		}
+		if raw == nil {
+			return nil
+		}
+		if outFormat != "parquet" {
+			droppedNested = true
+			return nil
+		}
+		if calls == nil {
+			cp, ep := ledger.SiblingPaths(o.out)
+			var err error
+			if calls, err = ledger.CreateCalls(cp); err != nil {
+				return err
+			}
+			if effects, err = ledger.CreateEffects(ep); err != nil {
+				return err
+			}
+		}
+		for i := range raw.Calls {
+			if err := calls.Write(&raw.Calls[i]); err != nil {
+				return err
+			}
+		}
+		for i := range raw.Effects {
+			if err := effects.Write(&raw.Effects[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if calls != nil {
+		if err := calls.Close(); err != nil {
+			return err
+		}
+		if err := effects.Close(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(e.stderr, "wrote %d %s to %s\n", n, plural(n, "episode", "episodes"), o.out)
+	if droppedNested {
+		fmt.Fprintf(e.stderr, "note: calls and effects of the raw lines are kept only in Parquet output (X.calls.parquet, X.effects.parquet); %s has the graded episodes\n", o.out)
+	}
+	return nil
+}
+
+func formatByExt(path string) string {
+	switch filepath.Ext(path) {
+	case ".jsonl", ".ndjson":
+		return "jsonl"
+	case ".csv":
+		return "csv"
+	case ".parquet":
+		return "parquet"
+	}
+	return ""
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/sandbox"
+)
+
+type gradeOptions struct {
+	in, out, format string
+	strict          bool
+}
+
+func newGradeCmd(e *env) *cobra.Command {
+	var o gradeOptions
+	cmd := &cobra.Command{
+		Use:   "grade IN --out OUT",
+		Short: "Grade a raw ledger into an episode table",
+		Long: `grade reads a raw JSONL ledger (one episode per line with its calls, effects and
+final report, as written by simulate or by the MCP server) and writes the graded
+episode table: the design columns plus expected_commits, focal_commits,
+duplicated, task_success, eos, overclaim, recovery and the rest (DESIGN §3).
+Lines that are already graded pass through unchanged. The output format follows
+OUT's extension (.parquet, .csv, .jsonl) unless --format is given.
+
+Examples:
+  limbo-analyze grade paper.jsonl --out paper.parquet
+  limbo-analyze grade run.jsonl --out run.csv`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.in = args[0]
+			if o.out == "" {
+				return usagef("grade: --out is required")
+			}
+			return runGrade(o, e)
+		},
+	}
+	cmd.Flags().StringVar(&o.out, "out", "", "episode table to write (.parquet, .csv or .jsonl)")
+	cmd.Flags().StringVar(&o.format, "format", "", "output format: parquet, csv or jsonl (default: by extension)")
+	cmd.Flags().BoolVar(&o.strict, "strict", false, "treat plausibility warnings as errors")
+	return cmd
+}
+
+func runGrade(o gradeOptions, e *env) error {
+	w, err := ledger.CreateEpisodes(o.out, o.format, nil)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	// Plausibility warnings can repeat for every row of a user's ledger:
+	// show the first few and count the rest.
+	const shown = 10
+	warned := 0
+	opt := ledger.ReadOptions{
+		Grader: sandbox.Grade,
+		Strict: o.strict,
+		Warn: func(p ledger.Problem) {
+			if warned++; warned <= shown {
+				fmt.Fprintf(e.stderr, "limbo-analyze: warning: %v\n", p)
+			}
+		},
+	}
+	if err := ledger.ReadEpisodes(o.in, opt, w.Write); err != nil {
+		return err
+	}
+	if warned > shown {
+		fmt.Fprintf(e.stderr, "limbo-analyze: %d more warnings not shown\n", warned-shown)
+	}
+	return w.Close()
+}

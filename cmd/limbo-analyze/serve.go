@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/mcp"
+)
+
+// serveOptions are the flags of serve.
+type serveOptions struct {
+	transport   string
+	addr        string
+	allowRemote bool
+	plan        string
+	ledger      string
+	printTask   bool
+	raw         bool
+	limits      mcp.Limits
+	idle        time.Duration
+
+	// Default plan labels and seed.
+	model, harness string
+	seed           uint64
+
+	// One episode given by flags.
+	one mcp.Episode
+}
+
+func newServeCmd(e *env) *cobra.Command {
+	o := &serveOptions{}
+	c := &cobra.Command{
+		Use:   "serve --ledger OUT.jsonl [--transport stdio|http] [--plan PLAN]",
+		Short: "Serve the sandbox to a real agent over MCP, one episode per session",
+		Long: `serve exposes the LIMBO sandbox to an agent harness over the Model Context
+Protocol. Each MCP session is one episode of the plan: the agent sees the
+sandbox tools of the episode's contract (with their descriptions and JSON
+schemas), a finish tool to report its status and uncertainties, the oracle
+tools its condition asks for, and the task instruction as the prompt "task",
+the resource limbo://task and the server instructions. The episode's fault
+is injected on its focal write.
+
+The clock is virtual: every call moves it by the tool's latency plus
+--think-s, a timeout is answered at once while the clock moves by the
+client timeout, and the wait tool moves it on. An episode ends on finish,
+when the client disconnects, or when it exhausts --max-calls or
+--max-time-s; it is then graded and appended to the ledger as one line
+(written with one write and synced). A restarted serve skips the episodes
+the ledger already holds, so a plan is worked through across restarts. A
+session that leaves without calling any tool is not an episode: its
+episode stays pending.
+
+Over stdio (the default), serve runs the next pending episode and exits
+when the client disconnects; stdout carries only JSON-RPC, messages go to
+stderr. Over HTTP (--transport http, streamable HTTP on --addr, loopback
+only unless --allow-remote), every new session takes the next pending
+episode, and serve exits when all are recorded.
+
+Without --plan the plan is the E2 instance-0 design: every focal write
+under timeout_pre, timeout_post, timeout_late, http500_pre, http500_post
+and redelivery, plus partial_batch on the batch write; native contract,
+vanilla, in design order. --template (with --focal-index, --fault, ...)
+serves a single episode instead. A plan file is JSON:
+
+  {"episodes": [
+    {"template": "T03", "instance": 0, "focal_index": 1, "fault_mode": "timeout_late",
+     "contract": "native", "condition": "vanilla", "guard": false, "seed": 7,
+     "model": "claude-opus", "harness": "claude-code", "experiment": "E2"}
+  ]}
+
+Examples:
+
+  # one episode over stdio, for a harness's MCP configuration
+  limbo-analyze serve --template T03 --focal-index 1 --fault timeout_late --ledger run.jsonl
+
+  # the default E2 plan over HTTP on a local port
+  limbo-analyze serve --transport http --addr 127.0.0.1:8765 --ledger e2.jsonl --model my-model
+
+  # the instruction of the next pending episode, for harnesses that take it as an argument
+  limbo-analyze serve --plan plan.json --ledger run.jsonl --print-task`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f := cmd.Flags()
+			if o.transport != "stdio" && o.transport != "http" {
+				return usagef("--transport must be stdio or http, got %q", o.transport)
+			}
+			if o.transport == "http" && !o.allowRemote && !mcp.IsLoopback(o.addr) {
+				return usagef("--addr %s is not a loopback address; pass --allow-remote to bind it", o.addr)
+			}
+			if o.ledger == "" && !o.printTask {
+				return usagef("--ledger is required")
+			}
+			if f.Changed("template") && o.plan != "" {
+				return usagef("--plan and --template exclude each other")
+			}
+			for _, name := range []string{"instance", "focal-index", "fault", "contract", "condition", "guard", "delay-s"} {
+				if f.Changed(name) && !f.Changed("template") {
+					return usagef("--%s describes a single episode and needs --template", name)
+				}
+			}
+			if o.limits.ThinkS < 0 || o.limits.MaxCalls < 0 || o.limits.MaxTimeS < 0 || o.limits.MaxArgBytes < 0 {
+				return usagef("--think-s, --max-calls, --max-time-s and --max-arg-bytes must not be negative")
+			}
+			return runServe(cmd.Context(), e, o)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.transport, "transport", "stdio", "stdio or http")
+	f.StringVar(&o.addr, "addr", "127.0.0.1:8765", "listen address for --transport http")
+	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow a non-loopback --addr")
+	f.StringVar(&o.plan, "plan", "", "plan file (JSON); default: the E2 instance-0 episodes")
+	f.StringVar(&o.ledger, "ledger", "", "ledger to append graded episodes to (JSONL)")
+	f.BoolVar(&o.printTask, "print-task", false, "print the next pending episode's task instruction and exit")
+	f.BoolVar(&o.raw, "raw", false, "also write calls, effects and the final report into each ledger line")
+	f.Float64Var(&o.limits.ThinkS, "think-s", mcp.DefaultThinkS, "virtual seconds of thinking added before every call")
+	f.IntVar(&o.limits.MaxCalls, "max-calls", mcp.DefaultMaxCalls, "tool calls per episode")
+	f.Float64Var(&o.limits.MaxTimeS, "max-time-s", mcp.DefaultMaxTimeS, "virtual-time budget per episode (seconds)")
+	f.IntVar(&o.limits.MaxArgBytes, "max-arg-bytes", mcp.DefaultMaxArgBytes, "bytes of one call's arguments")
+	f.DurationVar(&o.idle, "idle-timeout", 10*time.Minute, "close an HTTP session idle this long")
+	f.StringVar(&o.model, "model", mcp.DefaultLabel, "model label of the default or single-episode plan")
+	f.StringVar(&o.harness, "harness", mcp.DefaultLabel, "harness label of the default or single-episode plan")
+	f.Uint64Var(&o.seed, "seed", 1, "world seed of the default or single-episode plan")
+	f.StringVar(&o.one.Template, "template", "", "serve one episode: task template (T01..T12)")
+	f.IntVar(&o.one.Instance, "instance", 0, "single episode: task instance")
+	f.IntVar(&o.one.FocalIndex, "focal-index", 0, "single episode: focal write index")
+	f.StringVar(&o.one.FaultMode, "fault", ledger.FaultNone, "single episode: fault mode")
+	f.StringVar(&o.one.Contract, "contract", ledger.ContractNative, "single episode: contract")
+	f.StringVar(&o.one.Condition, "condition", mcp.DefaultCondition, "single episode: condition label")
+	f.BoolVar(&o.one.Guard, "guard", false, "single episode: run the guard middleware")
+	f.Float64Var(&o.one.DelayS, "delay-s", 0, "single episode: in-flight delay of a late commit")
+	return c
+}
+
+// loadPlan reads the plan the options name.
+func (o *serveOptions) loadPlan() (*mcp.Plan, error) {
+	switch {
+	case o.plan != "":
+		return mcp.ReadPlan(o.plan)
+	case o.one.Template != "":
+		ep := o.one
+		ep.Model, ep.Harness = o.model, o.harness
+		ep.SeedFrom(o.seed)
+		return mcp.NewPlan([]mcp.Episode{ep})
+	}
+	return mcp.DefaultPlan(o.seed, o.model, o.harness)
+}
+
+func runServe(ctx context.Context, e *env, o *serveOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	plan, err := o.loadPlan()
+	if err != nil {
+		return err
+	}
+	if o.printTask && o.ledger == "" {
+		_, err := fmt.Fprintln(e.stdout, mcp.Instruction(plan, 0))
+		return err
+	}
+	warn := func(msg string) { fmt.Fprintln(e.stderr, "limbo-analyze serve:", msg) }
+	l, err := mcp.OpenLedger(o.ledger, warn)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	srv := mcp.NewServer(plan, l, mcp.Options{
+		Limits:      o.limits,
+		Raw:         o.raw,
+		Version:     version,
+		Log:         e.stderr,
+		IdleTimeout: o.idle,
+		NewCaller:   callerFactory(),
+	})
+	if o.printTask {
+		_, idx, ok := srv.Next()
+		if !ok {
+			return fmt.Errorf("every episode of the plan is already in %s", o.ledger)
+		}
+		_, err := fmt.Fprintln(e.stdout, mcp.Instruction(plan, idx))
+		return err
+	}
+	if srv.Pending() == 0 {
+		return fmt.Errorf("every episode of the plan is already in %s", o.ledger)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if o.transport == "stdio" {
+		_, err := srv.ServeStdio(ctx, readCloser(e.stdin), writeCloser(e.stdout))
+		return err
+	}
+	// The SDK's decoder allocates a 32 KiB buffer per message; a lazier
+	// collector halves the CPU per episode for a few MiB of heap.
+	debug.SetGCPercent(400)
+	err = srv.ServeHTTP(ctx, o.addr, o.allowRemote, func(a net.Addr) {
+		fmt.Fprintf(e.stderr, "limbo-analyze serve: MCP streamable HTTP on http://%s/ (%d episodes pending)\n", a, srv.Pending())
+	})
+	if err != nil {
+		return err
+	}
+	if n := srv.Failed(); n > 0 {
+		return fmt.Errorf("%d episodes could not be recorded", n)
+	}
+	return nil
+}
+
+// callerFactory builds each episode's caller: the sandbox world, behind
+// the guard where the plan asks for it. It is the one switch point for
+// server middleware.
+func callerFactory() mcp.CallerFactory { return mcp.ConditionCaller }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func readCloser(r io.Reader) io.ReadCloser {
+	if rc, ok := r.(io.ReadCloser); ok {
+		return rc
+	}
+	return io.NopCloser(r)
+}
+
+func writeCloser(w io.Writer) io.WriteCloser {
+	// Never let the transport close the process's stdout: messages after
+	// the session still go to stderr, and tests pass buffers.
+	if f, ok := w.(*os.File); ok && f == os.Stdout {
+		return nopWriteCloser{w}
+	}
+	if wc, ok := w.(io.WriteCloser); ok {
+		return wc
+	}
+	return nopWriteCloser{w}
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/sandbox"
+)
+
+// TestServeUsage: bad flag combinations are usage errors (exit 2) and
+// touch no file.
+func TestServeUsage(t *testing.T) {
+	dir := t.TempDir()
+	l := filepath.Join(dir, "l.jsonl")
+	cases := [][]string{
+		{"serve", "--transport", "carrier-pigeon", "--ledger", l},
+		{"serve"},
+		{"serve", "--plan", "p.json", "--template", "T01", "--ledger", l},
+		{"serve", "--fault", "timeout_pre", "--ledger", l},
+		{"serve", "--transport", "http", "--addr", "0.0.0.0:8765", "--ledger", l},
+		{"serve", "--think-s", "-1", "--ledger", l},
+		{"drive", "--out", l},
+		{"drive", "--harness", "true"},
+		{"drive", "--harness", "true", "--out", l, "--parallel", "0"},
+	}
+	for _, args := range cases {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, exitUsage, stderr.String())
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("usage errors created files: %v", entries)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"serve", "--plan", filepath.Join(dir, "missing.json"), "--ledger", l}, nil, &stdout, &stderr); code != exitFailure ||
+		!strings.Contains(stderr.String(), "missing.json") {
+		t.Errorf("missing plan: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestServePrintTask prints the instruction of the episode it would serve.
+func TestServePrintTask(t *testing.T) {
+	task, err := sandbox.NewTask("T03", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"serve", "--template", "T03", "--focal-index", "1", "--fault", "timeout_late", "--print-task"}, nil, &stdout, &stderr)
+	if code != exitOK || !strings.HasPrefix(stdout.String(), task.Instruction) || !strings.Contains(stdout.String(), "exactly once") {
+		t.Errorf("exit %d, stdout %q, want the instruction %q and the exactly-once sentence (stderr %q)", code, stdout.String(), task.Instruction, stderr.String())
+	}
+	first := stdout.String()
+	// With a ledger, the next pending episode of the plan.
+	plan := filepath.Join("..", "..", "testdata", "mcp", "plan-example.json")
+	stdout.Reset()
+	if code := run([]string{"serve", "--plan", plan, "--ledger", filepath.Join(t.TempDir(), "l.jsonl"), "--print-task"}, nil, &stdout, &stderr); code != exitOK || stdout.String() != first {
+		t.Errorf("plan: exit %d, stdout %q", code, stdout.String())
+	}
+}
+
+// recorder keeps a copy of what goes through a pipe writer.
+type recorder struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	w   io.WriteCloser
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	r.buf.Write(p)
+	r.mu.Unlock()
+	return r.w.Write(p)
+}
+
+func (r *recorder) Close() error { return r.w.Close() }
+
+// TestServeStdio runs serve in process on pipes with an SDK client: the
+// episode is served and recorded, stdout carries only JSON-RPC, and the
+// messages go to stderr.
+func TestServeStdio(t *testing.T) {
+	ledgerPath := filepath.Join(t.TempDir(), "l.jsonl")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	rec := &recorder{w: outW}
+	var stderr bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run([]string{"serve", "--template", "T03", "--focal-index", "0", "--fault", "timeout_post", "--model", "m1", "--ledger", ledgerPath}, inR, rec, &stderr)
+		outW.Close()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil)
+	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, _ := sandbox.NewTask("T03", 0)
+	for _, st := range task.Steps {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: st.Tool, Arguments: st.Args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "finish", Arguments: map[string]any{"status": "completed", "uncertainties": []string{"the first charge timed out"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("finish: %v %v", err, res)
+	}
+	cs.Close()
+	select {
+	case c := <-code:
+		if c != exitOK {
+			t.Fatalf("serve exit %d: %s", c, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not exit after the client left")
+	}
+	sc := bufio.NewScanner(bytes.NewReader(rec.buf.Bytes()))
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m["jsonrpc"] != "2.0" {
+			t.Errorf("stdout line is not JSON-RPC: %q", sc.Text())
+		}
+	}
+	if !strings.Contains(stderr.String(), "ended (finish)") {
+		t.Errorf("stderr lacks the episode message: %q", stderr.String())
+	}
+	data, err := os.ReadFile(ledgerPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ep ledger.Episode
+	if err := json.Unmarshal(data, &ep); err != nil || bytes.Count(data, []byte{'\n'}) != 1 {
+		t.Fatalf("ledger: %v\n%s", err, data)
+	}
+	if ep.Model != "m1" || ep.FaultMode != ledger.FaultTimeoutPost || ep.Template != "T03" || !ep.FaultFired || ep.ToolCalls != int64(len(task.Steps)) || !ep.UncertaintyListed {
+		t.Errorf("recorded episode: %+v", ep)
+	}
+	// Run again: the episode is recorded, nothing to serve.
+	var stdout2, stderr2 bytes.Buffer
+	if c := run([]string{"serve", "--template", "T03", "--focal-index", "0", "--fault", "timeout_post", "--model", "m1", "--ledger", ledgerPath}, strings.NewReader(""), &stdout2, &stderr2); c != exitFailure ||
+		!strings.Contains(stderr2.String(), "already in") {
+		t.Errorf("second serve: exit %d, %q", c, stderr2.String())
+	}
+}
+
+// TestDriveCLI builds this command and the scripted harness and drives the
+// example plan with it, twice (the second run has nothing to do).
+func TestDriveCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the full binary")
+	}
+	bin := t.TempDir()
+	for pkg, name := range map[string]string{".": "limbo-analyze", "../../mcp/testdata/harness": "harness"} {
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, name), pkg).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	plan := filepath.Join("..", "..", "testdata", "mcp", "plan-example.json")
+	out := filepath.Join(t.TempDir(), "drive.jsonl")
+	args := []string{"drive", "--plan", plan, "--out", out, "--server", filepath.Join(bin, "limbo-analyze"), "--parallel", "2",
+		"--harness", filepath.Join(bin, "harness") + " -config {mcp_config} -policy key-reuse -task {task}"}
+	var stdout, stderr bytes.Buffer
+	if code := run(args, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("drive: exit %d\n%s", code, stderr.String())
+	}
+	data, _ := os.ReadFile(out)
+	if n := bytes.Count(data, []byte{'\n'}); n != 6 {
+		t.Fatalf("%d episodes, want 6:\n%s", n, data)
+	}
+	stderr.Reset()
+	if code := run(args, nil, &stdout, &stderr); code != exitOK || !strings.Contains(stderr.String(), "all 6 episodes") {
+		t.Errorf("second drive: exit %d, %q", code, stderr.String())
+	}
+}

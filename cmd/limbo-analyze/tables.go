@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/report"
+	"github.com/limbo-toolkit/limbo/sandbox"
+)
+
+// tablesOptions are the flags of `tables`.
+type tablesOptions struct {
+	in, inFormat string
+	table        int // 0 = all
+	format       string
+	comparePaper bool
+	strict       bool
+}
+
+func newTablesCmd(e *env) *cobra.Command {
+	var o tablesOptions
+	cmd := &cobra.Command{
+		Use:   "tables --in LEDGER [--table N] [--format text|md|latex|csv|json]",
+		Short: "Compute the paper's Tables 3–13 from an episode ledger",
+		Long: `tables computes the LIMBO paper's Tables 3–13 from an episode ledger (graded
+JSONL, raw JSONL, CSV or Parquet) and prints them: aligned text for a terminal,
+Markdown, LaTeX (booktabs), or CSV and JSON at full precision (undefined
+numbers empty in CSV, null in JSON). Rates carry 95% Wilson intervals on
+clustered effective sample sizes (ICC over task templates). A table whose
+columns the ledger lacks is an error naming them; a cell that cannot be
+computed is "–" with a warning under the table.
+
+--compare-paper prints, for each table, the paper's published numbers beside
+this ledger's and their difference.
+
+Examples:
+  limbo-analyze simulate --out run.jsonl --episodes run.parquet
+  limbo-analyze tables --in run.parquet
+  limbo-analyze tables --in run.parquet --table 3 --format latex
+  limbo-analyze tables --in run.parquet --table 13 --format csv
+  limbo-analyze tables --in run.parquet --compare-paper`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.in == "" {
+				return usagef("tables: --in is required")
+			}
+			if o.table != 0 && !slices.Contains(analysis.TableNumbers, o.table) {
+				return usagef("tables: --table %d: the computed tables are 3–13", o.table)
+			}
+			if !slices.Contains(report.Formats, o.format) {
+				return usagef("tables: --format %q: want text, md, latex, csv or json", o.format)
+			}
+			return runTables(o, e)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.in, "in", "", "episode ledger: JSONL (raw or graded), CSV or Parquet (required)")
+	f.StringVar(&o.inFormat, "in-format", "", "ledger format: jsonl, csv or parquet (default: from the extension)")
+	f.IntVar(&o.table, "table", 0, "only table N (3–13)")
+	f.StringVar(&o.format, "format", "text", "output format: text, md, latex, csv or json")
+	f.BoolVar(&o.comparePaper, "compare-paper", false, "show the paper's published numbers beside this ledger's")
+	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
+	return cmd
+}
+
+// analysisColumns are the ledger columns tables ns read.
+func analysisColumns(ns []int) []string {
+	cols := []string{"episode_id"}
+	for _, n := range ns {
+		for _, c := range analysis.TableColumns(n) {
+			if !slices.Contains(cols, c) {
+				cols = append(cols, c)
+			}
+		}
+	}
+	return cols
+}
+
+// readAnalysisData reads the ledger's episodes for the analysis; ledger
+// plausibility warnings go to stderr, at most a few lines of them.
+func readAnalysisData(e *env, in, inFormat string, strict bool, cols []string) (*analysis.Data, error) {
+	nwarn := 0
+	opt := ledger.ReadOptions{
+		Format:  inFormat,
+		Columns: cols,
+		Grader:  grader(),
+		Strict:  strict,
+		Warn: func(p ledger.Problem) {
+			nwarn++
+			if nwarn <= 5 {
+				fmt.Fprintf(e.stderr, "limbo-analyze: %v\n", p)
+			}
+		},
+	}
+	d, err := analysis.Read(in, opt)
+	if nwarn > 5 {
+		fmt.Fprintf(e.stderr, "limbo-analyze: … and %d more warnings\n", nwarn-5)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(d.Episodes) == 0 {
+		return nil, fmt.Errorf("%s: no episodes", in)
+	}
+	return d, nil
+}
+
+// toolCatalogue is Table 11's source: the sandbox's native catalogue.
+func toolCatalogue() []analysis.Tool {
+	var out []analysis.Tool
+	for _, s := range sandbox.Catalogue(ledger.ContractNative) {
+		out = append(out, analysis.Tool{Name: s.Name, Write: s.Write, Description: s.Description})
+	}
+	return out
+}
+
+func runTables(o tablesOptions, e *env) error {
+	ns := analysis.TableNumbers
+	if o.table != 0 {
+		ns = []int{o.table}
+	}
+	var d *analysis.Data
+	if !(len(ns) == 1 && ns[0] == 11) {
+		var err error
+		if d, err = readAnalysisData(e, o.in, o.inFormat, o.strict, analysisColumns(ns)); err != nil {
+			return err
+		}
+	}
+	aopt := analysis.Options{Tools: toolCatalogue()}
+	var tables []*analysis.Table
+	if o.table != 0 {
+		t, err := analysis.BuildTable(d, o.table, aopt)
+		if err != nil {
+			return err
+		}
+		tables = []*analysis.Table{t}
+	} else {
+		res := analysis.Analyze(d, aopt)
+		for _, w := range res.Warnings {
+			fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", w)
+		}
+		tables = res.Tables
+	}
+	if o.comparePaper {
+		var cts []*analysis.Table
+		for _, t := range tables {
+			if ct := report.CompareTable(t); ct != nil {
+				cts = append(cts, ct)
+			} else if o.table != 0 {
+				fmt.Fprintf(e.stderr, "limbo-analyze: the paper publishes no numbers of Table %d\n", t.Number)
+			}
+		}
+		tables = cts
+	}
+	var buf bytes.Buffer
+	if err := renderTables(&buf, tables, o.format); err != nil {
+		return err
+	}
+	_, err := e.stdout.Write(buf.Bytes())
+	return err
+}
+
+// renderTables writes several tables in one stream: one CSV header, one
+// JSON array, blank lines between the others.
+func renderTables(w io.Writer, tables []*analysis.Table, format string) error {
+	switch format {
+	case "csv":
+		for i, t := range tables {
+			if err := report.CSV(w, t, i == 0); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "json":
+		io.WriteString(w, "[\n")
+		for i, t := range tables {
+			if i > 0 {
+				io.WriteString(w, ",\n")
+			}
+			var b bytes.Buffer
+			if err := report.JSON(&b, t); err != nil {
+				return err
+			}
+			w.Write(bytes.TrimRight(b.Bytes(), "\n"))
+		}
+		_, err := io.WriteString(w, "\n]\n")
+		return err
+	}
+	for i, t := range tables {
+		if i > 0 {
+			io.WriteString(w, "\n")
+		}
+		if format == "md" {
+			fmt.Fprintf(w, "## Table %d — %s\n\n", t.Number, t.Title)
+		}
+		if err := report.Table(w, t, format); err != nil {
+			return err
+		}
+	}
+	return nil
+}

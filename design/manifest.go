@@ -1,0 +1,241 @@
+package design
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+//go:embed paper.json
+var paperJSON []byte
+
+// PaperJSON returns the embedded manifest of the paper's design (R5), for
+// users who want to start their own from it.
+func PaperJSON() []byte { return slices.Clone(paperJSON) }
+
+// Manifest is an experiment grid. Its JSON form is the file users edit.
+type Manifest struct {
+	Name           string          `json:"name"`
+	Doc            string          `json:"doc,omitempty"`
+	FixedDelayS    float64         `json:"fixed_delay_s"`    // in-flight delay of timeout_late (paper: 90 s)
+	ClientTimeoutS float64         `json:"client_timeout_s"` // client timeout (paper-design §4.5: 30 s)
+	Tail           Tail            `json:"tail"`             // law of timeout_late_tail delays
+	Switches       map[string]bool `json:"switches,omitempty"`
+	Experiments    []Experiment    `json:"experiments"`
+}
+
+// Tail is the truncated Pareto law of heavy-tailed in-flight delays and the
+// fixed seed that permutes its stratified quantiles over focal writes.
+type Tail struct {
+	Alpha float64 `json:"alpha"`
+	LoS   float64 `json:"lo_s"`
+	HiS   float64 `json:"hi_s"`
+	Seed  uint64  `json:"seed"`
+}
+
+// Experiment is a named list of blocks.
+type Experiment struct {
+	ID     string  `json:"id"`
+	Blocks []Block `json:"blocks"`
+}
+
+// Block is a full cross of cells × contracts × conditions × cues × worlds,
+// where a world is (task, focal write, fault mode).
+type Block struct {
+	Doc string `json:"doc,omitempty"`
+	// When names a switch that must be on for the block to run; "!name"
+	// runs the block only when the switch is off. Empty: always.
+	When string `json:"when,omitempty"`
+	// Models × Harnesses, or an explicit Cells list (not both).
+	Models     []string  `json:"models,omitempty"`
+	Harnesses  []string  `json:"harnesses,omitempty"` // default ["minimal"]
+	Cells      []Cell    `json:"cells,omitempty"`
+	Contracts  []string  `json:"contracts,omitempty"`  // default ["native"]
+	Conditions []string  `json:"conditions,omitempty"` // default ["vanilla"]
+	Cues       []string  `json:"cues,omitempty"`       // default ["default"]
+	Tasks      []TaskSel `json:"tasks"`
+	// Modes are applied to every focal write of every selected task, except
+	// partial_batch (batch writes only) and none (once per task, on its
+	// first write, which then carries no fault).
+	Modes []string `json:"modes"`
+	// Limit caps a model's episodes in this block (per cell); the kept
+	// episodes are a seeded random subset kept in design order. The paper
+	// uses it for gpt-4.1's partial coverage ("87% of the design").
+	Limit  map[string]int `json:"limit,omitempty"`
+	Weight float64        `json:"weight,omitempty"` // design weight of every episode; 0 means 1
+}
+
+// Cell is one (harness, model) pair.
+type Cell struct {
+	Harness string `json:"harness"`
+	Model   string `json:"model"`
+}
+
+// TaskSel selects task instances: the listed templates (all when empty) at
+// the listed instances.
+type TaskSel struct {
+	Templates []string `json:"templates,omitempty"`
+	Instances []int    `json:"instances"`
+}
+
+// Paper returns the paper's manifest (R5).
+func Paper() *Manifest {
+	m, err := Decode(bytes.NewReader(paperJSON), "paper.json")
+	if err != nil {
+		panic("design: embedded paper.json: " + err.Error())
+	}
+	return m
+}
+
+// Load reads a manifest file; "paper" names the embedded one.
+func Load(path string) (*Manifest, error) {
+	if path == "paper" {
+		return Paper(), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Decode(f, path)
+}
+
+// Decode parses and validates a manifest. Errors name the file and, for
+// syntax errors, the line.
+func Decode(r io.Reader, name string) (*Manifest, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var m Manifest
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: %s", name, jsonErr(data, err))
+	}
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &m, nil
+}
+
+func jsonErr(data []byte, err error) string {
+	var off int64 = -1
+	switch e := err.(type) {
+	case *json.SyntaxError:
+		off = e.Offset
+	case *json.UnmarshalTypeError:
+		off = e.Offset
+	}
+	if off < 0 {
+		return err.Error()
+	}
+	line := 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n"))
+	return fmt.Sprintf("line %d: %v", line, err)
+}
+
+func (m *Manifest) validate() error {
+	if m.FixedDelayS <= 0 {
+		return fmt.Errorf("fixed_delay_s: must be > 0, got %v", m.FixedDelayS)
+	}
+	if m.ClientTimeoutS <= 0 {
+		return fmt.Errorf("client_timeout_s: must be > 0, got %v", m.ClientTimeoutS)
+	}
+	if !(m.Tail.Alpha > 0) || !(m.Tail.LoS > 0) || !(m.Tail.HiS > m.Tail.LoS) {
+		return fmt.Errorf("tail: need alpha > 0 and 0 < lo_s < hi_s, got %+v", m.Tail)
+	}
+	if len(m.Experiments) == 0 {
+		return fmt.Errorf("experiments: empty")
+	}
+	seen := map[string]bool{}
+	for i, e := range m.Experiments {
+		where := fmt.Sprintf("experiments[%d]", i)
+		if e.ID == "" {
+			return fmt.Errorf("%s.id: empty", where)
+		}
+		if seen[e.ID] {
+			return fmt.Errorf("%s.id: duplicate %q", where, e.ID)
+		}
+		seen[e.ID] = true
+		for j, b := range e.Blocks {
+			if err := m.validateBlock(b); err != nil {
+				return fmt.Errorf("%s (%s).blocks[%d].%w", where, e.ID, j, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (m *Manifest) validateBlock(b Block) error {
+	if b.When != "" {
+		name := b.When
+		if name[0] == '!' {
+			name = name[1:]
+		}
+		if _, ok := m.Switches[name]; !ok {
+			return fmt.Errorf("when: unknown switch %q", b.When)
+		}
+	}
+	if len(b.Cells) > 0 && (len(b.Models) > 0 || len(b.Harnesses) > 0) {
+		return fmt.Errorf("cells: give either cells or models/harnesses, not both")
+	}
+	if len(b.Cells) == 0 && len(b.Models) == 0 {
+		return fmt.Errorf("models: empty")
+	}
+	for _, c := range b.Cells {
+		if c.Model == "" || c.Harness == "" {
+			return fmt.Errorf("cells: harness and model must be non-empty")
+		}
+	}
+	for _, c := range b.Contracts {
+		if !ledger.Contracts.Has(c) {
+			return fmt.Errorf("contracts: unknown contract %q (want %v)", c, ledger.Contracts.Values)
+		}
+	}
+	for _, c := range b.Cues {
+		if !ledger.Cues.Has(c) {
+			return fmt.Errorf("cues: unknown cue %q (want %v)", c, ledger.Cues.Values)
+		}
+	}
+	for _, c := range b.Conditions {
+		if c == "" {
+			return fmt.Errorf("conditions: empty condition")
+		}
+	}
+	if len(b.Modes) == 0 {
+		return fmt.Errorf("modes: empty")
+	}
+	for _, md := range b.Modes {
+		if !ledger.FaultModes.Has(md) {
+			return fmt.Errorf("modes: unknown fault mode %q", md)
+		}
+	}
+	if len(b.Tasks) == 0 {
+		return fmt.Errorf("tasks: empty")
+	}
+	for _, t := range b.Tasks {
+		if len(t.Instances) == 0 {
+			return fmt.Errorf("tasks: no instances")
+		}
+		for _, in := range t.Instances {
+			if in < 0 {
+				return fmt.Errorf("tasks: negative instance %d", in)
+			}
+		}
+	}
+	for mdl, n := range b.Limit {
+		if n < 0 {
+			return fmt.Errorf("limit: negative limit for %q", mdl)
+		}
+	}
+	if b.Weight < 0 {
+		return fmt.Errorf("weight: must be ≥ 0")
+	}
+	return nil
+}

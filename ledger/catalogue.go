@@ -1,0 +1,25 @@
+package ledger
+
+// The paper's tool catalogue (paper-design §5.1). A focal write or a call
+// to a tool outside it is a plausibility warning, never an error: users'
+// harnesses have their own tools.
+var (
+	// PaperWriteTools are the sandbox's write tools.
+	PaperWriteTools = []string{
+		"social_publish", "social_delete_post",
+		"billing_create_charge", "billing_refund_charge",
+		"tickets_create", "tickets_add_comment", "tickets_update_status",
+		"mail_send",
+		"data_insert", "data_insert_many", "data_upsert",
+		"deploy_trigger",
+	}
+	// PaperOtherTools are the sandbox's read tools and the
+	// condition-specific tools.
+	PaperOtherTools = []string{
+		"social_list_posts", "billing_list_charges",
+		"tickets_list_recent", "tickets_search",
+		"mail_search_sent", "data_query",
+		"deploy_list_runs", "deploy_get_run",
+		"state_oracle", "outcome_oracle", "wait",
+	}
+)

@@ -1,0 +1,241 @@
+package ledger
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// parseBool accepts true/false (any case) and 1/0.
+func parseBool(s string) (bool, bool) {
+	switch s {
+	case "1", "true", "TRUE", "True":
+		return true, true
+	case "0", "false", "FALSE", "False":
+		return false, true
+	}
+	switch strings.ToLower(s) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// setCell parses a CSV cell into column i of e; it returns a problem
+// message or "".
+func setCell(e *Episode, i int, s string) string {
+	r := e.ref(i)
+	switch {
+	case r.s != nil:
+		*r.s = s
+	case r.i != nil:
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			if s == "" {
+				return "empty; expected an integer"
+			}
+			return "expected an integer, found " + strconv.Quote(s)
+		}
+		*r.i = v
+	case r.b != nil:
+		v, ok := parseBool(s)
+		if !ok {
+			return "expected a boolean (true, false, 1 or 0), found " + strconv.Quote(s)
+		}
+		*r.b = v
+	default:
+		// Empty is undefined: NaN, or nil for the optional cost_usd.
+		if s == "" {
+			if r.opt != nil {
+				*r.opt = nil
+			} else {
+				*r.f = math.NaN()
+			}
+			return ""
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			var ne *strconv.NumError
+			if !errors.As(err, &ne) || ne.Err != strconv.ErrRange {
+				return "expected a number, found " + strconv.Quote(s)
+			}
+		}
+		if r.opt != nil {
+			p := new(float64) // only here, so that v itself stays on the stack
+			*p = v
+			*r.opt = p
+		} else {
+			*r.f = v
+		}
+	}
+	return ""
+}
+
+func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) error {
+	f, err := openLedger(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cr := csv.NewReader(bufio.NewReaderSize(f, 1<<20))
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = -1 // ragged rows are reported by us, naming the column
+
+	hdr, err := cr.Read()
+	if err == io.EOF {
+		return Problem{File: path, Msg: "empty ledger: no header and no episodes"}
+	}
+	if err != nil {
+		return csvProblem(path, err)
+	}
+	hdr = append([]string(nil), hdr...)
+	if len(hdr) > 0 {
+		hdr[0] = strings.TrimPrefix(hdr[0], "\ufeff")
+	}
+	dst := make([]int, len(hdr)) // schema column index, or -1 for extra
+	var present colMask
+	var extras []string
+	seen := map[string]bool{}
+	for j, h := range hdr {
+		if seen[h] {
+			return Problem{File: path, Line: 1, Field: h, Msg: "column appears twice in the header"}
+		}
+		seen[h] = true
+		if i, ok := colIndex[h]; ok {
+			dst[j] = i
+			present |= 1 << uint(i)
+			continue
+		}
+		if h == "" {
+			return Problem{File: path, Line: 1, Field: "column " + strconv.Itoa(j+1), Msg: "empty column name in the header"}
+		}
+		dst[j] = -1
+		extras = append(extras, h)
+	}
+	var missing []string
+	for i, c := range EpisodeColumns {
+		if requiredSet.has(i) && !present.has(i) {
+			missing = append(missing, c.Name)
+		}
+	}
+	if len(missing) > 0 {
+		msg := "missing required column"
+		if len(missing) > 1 {
+			msg += " (also missing: " + strings.Join(missing[1:], ", ") + ")"
+		}
+		return Problem{File: path, Line: 1, Field: missing[0], Msg: msg}
+	}
+	if opt.Strict && len(extras) > 0 {
+		return Problem{File: path, Line: 1, Field: extras[0], Msg: "extra column (not in the ledger schema; rejected under --strict)"}
+	}
+
+	rep := newReporter(path, &opt)
+	ids := newIDSet()
+	rows := 0
+	lastErrLine := -1
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			p := csvProblem(path, err).(Problem)
+			if p.Line == lastErrLine || opt.Errors == nil {
+				return p
+			}
+			lastErrLine = p.Line
+			rows++
+			opt.Errors(p)
+			continue
+		}
+		rows++
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(hdr) {
+			field := "(row)"
+			if len(rec) < len(hdr) {
+				field = hdr[len(rec)]
+			}
+			msg := "row has " + strconv.Itoa(len(rec)) + " fields, the header has " + strconv.Itoa(len(hdr))
+			if err := rep.add(line, Problem{Field: field, Msg: msg}); err != nil {
+				return err
+			}
+			continue
+		}
+		e := &Episode{}
+		var ps []Problem
+		for j, s := range rec {
+			if i := dst[j]; i >= 0 {
+				if msg := setCell(e, i, s); msg != "" {
+					ps = append(ps, Problem{Field: hdr[j], Msg: msg})
+				}
+				continue
+			}
+			if e.Extra == nil {
+				e.Extra = make(map[string]string, len(extras))
+			}
+			e.Extra[hdr[j]] = strings.Clone(s)
+		}
+		if bad, err := rep.row(line, ps); err != nil || bad {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if ok, err := checkEpisode(rep, ids, line, e, allCols); err != nil || !ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	if rows == 0 {
+		return Problem{File: path, Msg: "empty ledger: a header but no episodes"}
+	}
+	return nil
+}
+
+// csvProblem turns an encoding/csv error into a Problem with its line.
+func csvProblem(path string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return Problem{File: path, Line: pe.StartLine, Field: "(row)", Msg: "malformed CSV: " + pe.Err.Error()}
+	}
+	return Problem{File: path, Msg: "read: " + errMsg(err)}
+}
+
+// CSVHeader returns the header of a CSV ledger and the extra columns in it
+// (those not in the schema), in file order, so that export can carry them.
+func CSVHeader(path string) (header, extra []string, err error) {
+	f, err := openLedger(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(bufio.NewReader(f))
+	cr.FieldsPerRecord = -1
+	header, err = cr.Read()
+	if err == io.EOF {
+		return nil, nil, Problem{File: path, Msg: "empty ledger: no header and no episodes"}
+	}
+	if err != nil {
+		return nil, nil, csvProblem(path, err)
+	}
+	if len(header) > 0 {
+		header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	}
+	for _, h := range header {
+		if _, ok := colIndex[h]; !ok {
+			extra = append(extra, h)
+		}
+	}
+	return header, extra, nil
+}

@@ -1,0 +1,50 @@
+package ledger
+
+import (
+	"slices"
+)
+
+// ExtraColumns lists the extra (non-schema) columns of the ledger at path
+// in the order they first appear: the CSV header's, the Parquet schema's,
+// or, for JSONL, the unknown top-level fields of every line (one streaming
+// pass). Export uses it to carry a user's columns through.
+func ExtraColumns(path, format string) ([]string, error) {
+	format, err := formatOf(path, format)
+	if err != nil {
+		return nil, Problem{File: path, Msg: err.Error()}
+	}
+	switch format {
+	case "csv":
+		_, extra, err := CSVHeader(path)
+		return extra, err
+	case "parquet":
+		p, err := openPQ(path)
+		if err != nil {
+			return nil, err
+		}
+		defer p.close()
+		var extra []string
+		for _, f := range p.schema.Fields() {
+			if _, ok := colIndex[f.Name]; !ok {
+				extra = append(extra, f.Name)
+			}
+		}
+		return extra, nil
+	}
+	var extra []string
+	rep := newReporter(path, &ReadOptions{Errors: func(Problem) {}})
+	err = jsonlLines(path, rep, func(line int, b []byte) error {
+		var r RawEpisode
+		info, err := decodeLine(b, &r, func(string, string) {})
+		if err != nil {
+			return nil // reported by the reader proper
+		}
+		for _, k := range info.extras {
+			if !slices.Contains(extra, k) {
+				extra = append(extra, k)
+			}
+		}
+		return nil
+	})
+	return extra, err
+}

@@ -1,0 +1,497 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// pqFile is an open Parquet file with its Arrow schema.
+type pqFile struct {
+	path   string
+	f      *os.File
+	pf     *file.Reader
+	fr     *pqarrow.FileReader
+	schema *arrow.Schema
+}
+
+func openPQ(path string) (*pqFile, error) {
+	f, err := openLedger(path)
+	if err != nil {
+		return nil, err
+	}
+	pf, err := file.NewParquetReader(f)
+	if err != nil {
+		f.Close()
+		return nil, Problem{File: path, Msg: "not a readable Parquet file: " + err.Error()}
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: rowGroupRows}, memory.DefaultAllocator)
+	if err == nil {
+		var s *arrow.Schema
+		if s, err = fr.Schema(); err == nil {
+			return &pqFile{path: path, f: f, pf: pf, fr: fr, schema: s}, nil
+		}
+	}
+	pf.Close()
+	return nil, Problem{File: path, Msg: "cannot read the Parquet schema: " + err.Error()}
+}
+
+func (p *pqFile) close() { p.pf.Close() } // closes the *os.File too
+
+func (p *pqFile) meta(key string) string {
+	if v := p.pf.MetaData().KeyValueMetadata().FindValue(key); v != nil {
+		return *v
+	}
+	return ""
+}
+
+// pqCol is one column to read: its index among the file's top-level
+// fields, and the setter that stores a cell into a row.
+type pqCol struct {
+	name  string
+	field int
+	kind  Kind
+	extra bool
+	dst   int // schema column index (or extra position)
+}
+
+// kindAccepts says which Arrow types a ledger column accepts: a user's
+// Parquet may store integers narrower, whole-number floats as integers
+// (pandas writes weight=1 as int64) or strings as large strings.
+func kindAccepts(k Kind, t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING:
+		return k == KindString
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32:
+		return k == KindInt || k == KindFloat
+	case arrow.FLOAT32, arrow.FLOAT64:
+		return k == KindFloat
+	case arrow.BOOL:
+		return k == KindBool
+	case arrow.DICTIONARY:
+		return kindAccepts(k, t.(*arrow.DictionaryType).ValueType)
+	}
+	return false
+}
+
+var kindWant = map[Kind]string{KindString: "a string (UTF8)", KindInt: "an integer (INT64)", KindFloat: "a number (DOUBLE)", KindBool: "a boolean (BOOLEAN)"}
+
+// plan matches the wanted schema columns (and, if withExtra, every other
+// column as an extra string) against the file's fields.
+func (p *pqFile) plan(cols []Column, want func(i int) bool, withExtra bool, table string) ([]pqCol, []string, error) {
+	idx := map[string]int{}
+	for j, f := range p.schema.Fields() {
+		idx[f.Name] = j
+	}
+	var plan []pqCol
+	var missing []string
+	for i, c := range cols {
+		if !want(i) {
+			continue
+		}
+		j, ok := idx[c.Name]
+		if !ok {
+			if !c.Optional {
+				missing = append(missing, c.Name)
+			}
+			continue
+		}
+		if t := p.schema.Field(j).Type; !kindAccepts(c.Kind, t) {
+			return nil, nil, Problem{File: p.path, Field: c.Name, Msg: "column has type " + t.String() + ", want " + kindWant[c.Kind]}
+		}
+		plan = append(plan, pqCol{name: c.Name, field: j, kind: c.Kind, dst: i})
+	}
+	if len(missing) > 0 {
+		msg := "missing required column"
+		if len(missing) > 1 {
+			msg += " (also missing: " + strings.Join(missing[1:], ", ") + ")"
+		}
+		if t := p.meta(MetaTable); t != "" && t != table {
+			msg += "; this file is a LIMBO " + t + " table, not " + table
+		} else {
+			msg += "; is this a LIMBO " + table + " table?"
+		}
+		return nil, nil, Problem{File: p.path, Field: missing[0], Msg: msg}
+	}
+	var extras []string
+	if withExtra {
+		known := map[string]bool{}
+		for _, c := range cols {
+			known[c.Name] = true
+		}
+		for j, f := range p.schema.Fields() {
+			if known[f.Name] {
+				continue
+			}
+			switch f.Type.ID() {
+			case arrow.STRUCT, arrow.LIST, arrow.LARGE_LIST, arrow.MAP, arrow.FIXED_SIZE_LIST:
+				return nil, nil, Problem{File: p.path, Field: f.Name, Msg: "extra column has nested type " + f.Type.String() + "; extra columns must be scalars"}
+			}
+			plan = append(plan, pqCol{name: f.Name, field: j, extra: true, dst: len(extras)})
+			extras = append(extras, f.Name)
+		}
+	}
+	return plan, extras, nil
+}
+
+// leafIndices maps the plan's top-level fields to Parquet leaf columns
+// (the same for the flat tables the ledger writes; nested extras were
+// rejected by plan).
+func (p *pqFile) leafIndices(plan []pqCol) []int {
+	sc := p.pf.MetaData().Schema
+	out := make([]int, 0, len(plan))
+	for _, c := range plan {
+		out = append(out, sc.ColumnIndexByName(c.name))
+	}
+	return out
+}
+
+// cell reads row r of array a as the ledger kind k. ok is false for a
+// null; err describes a value that does not fit (a bool column holding 2).
+type reader struct {
+	str   func(r int) string
+	i64   func(r int) int64
+	f64   func(r int) float64
+	isNul func(r int) bool
+	// owned is set when str returns strings the reader already owns
+	// (decoded dictionary values), which need no interning.
+	owned bool
+	// intern keeps one copy of repeated strings (models, conditions), so
+	// that episodes a caller retains do not pin Arrow buffers.
+	intern map[string]string
+}
+
+func (rd *reader) internStr(s string) string {
+	if v, ok := rd.intern[s]; ok {
+		return v
+	}
+	v := strings.Clone(s)
+	if len(rd.intern) < 4096 {
+		rd.intern[v] = v
+	}
+	return v
+}
+
+// bind prepares typed access to a for the next batch.
+func (rd *reader) bind(a arrow.Array) {
+	rd.isNul = noNulls
+	if a.NullN() > 0 {
+		rd.isNul = a.IsNull
+	}
+	rd.str, rd.i64, rd.f64, rd.owned = nil, nil, nil, false
+	if d, ok := a.(*array.Dictionary); ok {
+		if sv, ok := d.Dictionary().(*array.String); ok {
+			// Decode each dictionary value once per batch; rows then
+			// index into it.
+			vals := make([]string, sv.Len())
+			for i := range vals {
+				vals[i] = rd.internStr(sv.Value(i))
+			}
+			rd.str = func(r int) string { return vals[d.GetValueIndex(r)] }
+			rd.owned = true
+			return
+		}
+	}
+	switch a := a.(type) {
+	case *array.String:
+		rd.str = a.Value
+	case *array.LargeString:
+		rd.str = a.Value
+	case *array.Dictionary:
+		dict := a.Dictionary()
+		inner := &reader{intern: rd.intern}
+		inner.bind(dict)
+		rd.str = func(r int) string { return inner.str(a.GetValueIndex(r)) }
+		rd.i64 = func(r int) int64 { return inner.i64(a.GetValueIndex(r)) }
+		rd.f64 = func(r int) float64 { return inner.f64(a.GetValueIndex(r)) }
+		if inner.str == nil {
+			rd.str = nil
+		}
+	case *array.Boolean:
+		rd.i64 = func(r int) int64 {
+			if a.Value(r) {
+				return 1
+			}
+			return 0
+		}
+		rd.str = func(r int) string { return strconv.FormatBool(a.Value(r)) }
+	case *array.Int64:
+		rd.i64 = a.Value
+	case *array.Int32:
+		rd.i64 = func(r int) int64 { return int64(a.Value(r)) }
+	case *array.Int16:
+		rd.i64 = func(r int) int64 { return int64(a.Value(r)) }
+	case *array.Int8:
+		rd.i64 = func(r int) int64 { return int64(a.Value(r)) }
+	case *array.Uint32:
+		rd.i64 = func(r int) int64 { return int64(a.Value(r)) }
+	case *array.Uint16:
+		rd.i64 = func(r int) int64 { return int64(a.Value(r)) }
+	case *array.Uint8:
+		rd.i64 = func(r int) int64 { return int64(a.Value(r)) }
+	case *array.Float64:
+		rd.f64 = a.Value
+	case *array.Float32:
+		rd.f64 = func(r int) float64 { return float64(a.Value(r)) }
+	default:
+		// Other scalar types in extra columns: render with Arrow's own
+		// formatting.
+		rd.str = a.ValueStr
+	}
+	if rd.f64 == nil && rd.i64 != nil {
+		i64 := rd.i64
+		rd.f64 = func(r int) float64 { return float64(i64(r)) }
+	}
+	if rd.str == nil && rd.i64 != nil {
+		i64 := rd.i64
+		rd.str = func(r int) string { return strconv.FormatInt(i64(r), 10) }
+	}
+	if rd.str == nil && rd.f64 != nil {
+		f64 := rd.f64
+		rd.str = func(r int) string { return fmtFloat(f64(r)) }
+	}
+}
+
+func noNulls(int) bool { return false }
+
+// set stores row r into field ref f; it returns a problem message for a
+// null in a required column or a non-0/1 integer in a boolean column.
+func (rd *reader) set(r int, f fieldRef) string {
+	if rd.isNul(r) {
+		if f.opt != nil {
+			*f.opt = nil
+			return ""
+		}
+		return "null in a required column"
+	}
+	switch {
+	case f.s != nil:
+		if rd.owned {
+			*f.s = rd.str(r)
+		} else {
+			*f.s = rd.internStr(rd.str(r))
+		}
+	case f.i != nil:
+		*f.i = rd.i64(r)
+	case f.f != nil:
+		*f.f = rd.f64(r)
+	case f.opt != nil:
+		v := rd.f64(r)
+		*f.opt = &v
+	case f.b != nil:
+		switch v := rd.i64(r); v {
+		case 0, 1:
+			*f.b = v == 1
+		default:
+			return "expected a boolean (true, false, 1 or 0), found " + strconv.FormatInt(v, 10)
+		}
+	}
+	return ""
+}
+
+// scan streams the planned columns of p batch by batch; row is called
+// with the 1-based row number and the readers bound to the current batch.
+func (p *pqFile) scan(plan []pqCol, row func(n, r int, rds []reader) error) error {
+	if p.pf.NumRows() == 0 {
+		return nil
+	}
+	// Read low-cardinality string columns as dictionaries, so that each
+	// distinct value is decoded once per batch instead of once per row.
+	props := pqarrow.ArrowReadProperties{BatchSize: readBatchRows}
+	leaves := p.leafIndices(plan)
+	for i, c := range plan {
+		if c.kind == KindString && !c.extra && !highCardinality[c.name] {
+			props.SetReadDict(leaves[i], true)
+		}
+	}
+	fr, err := pqarrow.NewFileReader(p.pf, props, memory.DefaultAllocator)
+	if err != nil {
+		return Problem{File: p.path, Msg: "read: " + err.Error()}
+	}
+	rr, err := fr.GetRecordReader(context.Background(), leaves, nil)
+	if err != nil {
+		return Problem{File: p.path, Msg: "read: " + err.Error()}
+	}
+	defer rr.Release()
+	rds := make([]reader, len(plan))
+	for i := range rds {
+		rds[i].intern = map[string]string{}
+	}
+	n := 0
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		for i := range plan {
+			rds[i].bind(rec.Column(i))
+		}
+		for r := range int(rec.NumRows()) {
+			n++
+			if err := row(n, r, rds); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rr.Err(); err != nil {
+		return Problem{File: p.path, Line: n + 1, Msg: "read: " + err.Error()}
+	}
+	return nil
+}
+
+// readBatchRows is how many rows are decoded at a time: small enough that
+// a batch of every column stays a few megabytes, large enough to amortise
+// the per-batch work.
+const readBatchRows = 16 * 1024
+
+// highCardinality names string columns that are (nearly) unique per row,
+// where a dictionary would not pay.
+var highCardinality = map[string]bool{"episode_id": true, "pair_key": true, "args": true, "idempotency_key": true, "resource_id": true}
+
+// needCols returns the schema columns to decode for opt.Columns: those
+// asked for plus what their checks need.
+func needCols(columns []string) colMask {
+	m := maskOf(columns)
+	if columns == nil {
+		return m
+	}
+	if m.has(colIndex["eos"]) {
+		m |= maskOf([]string{"task_success", "duplicated"})
+	}
+	return m
+}
+
+func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) error {
+	p, err := openPQ(path)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	m := needCols(opt.Columns)
+	wantExtra := opt.Columns == nil
+	var extraWanted map[string]bool
+	if !wantExtra {
+		extraWanted = map[string]bool{}
+		for _, c := range opt.Columns {
+			if _, ok := colIndex[c]; !ok {
+				extraWanted[c] = true
+				wantExtra = true
+			}
+		}
+	}
+	plan, extras, err := p.plan(EpisodeColumns, m.has, wantExtra, "episodes")
+	if err != nil {
+		return err
+	}
+	if extraWanted != nil {
+		// Keep only the extra columns the caller named.
+		plan = slices.DeleteFunc(plan, func(c pqCol) bool { return c.extra && !extraWanted[c.name] })
+		for _, c := range opt.Columns {
+			if _, ok := colIndex[c]; !ok && !slices.Contains(extras, c) {
+				return Problem{File: path, Field: c, Msg: "no such column"}
+			}
+		}
+	}
+	if opt.Strict && opt.Columns == nil && len(extras) > 0 {
+		return Problem{File: path, Field: extras[0], Msg: "extra column (not in the ledger schema; rejected under --strict)"}
+	}
+	if p.pf.NumRows() == 0 {
+		return Problem{File: path, Msg: "empty ledger: no episodes"}
+	}
+	rep := newReporter(path, &opt)
+	var ids *idSet
+	if m.has(colEpisodeID) {
+		ids = newIDSet()
+	}
+	err = p.scan(plan, func(n, r int, rds []reader) error {
+		e := &Episode{}
+		var ps []Problem
+		for i, c := range plan {
+			rd := &rds[i]
+			if c.extra {
+				if e.Extra == nil {
+					e.Extra = make(map[string]string, len(extras))
+				}
+				v := ""
+				if !rd.isNul(r) {
+					v = rd.internStr(rd.str(r))
+				}
+				e.Extra[c.name] = v
+				continue
+			}
+			if msg := rd.set(r, e.ref(c.dst)); msg != "" {
+				ps = append(ps, Problem{Field: c.name, Msg: msg})
+			}
+		}
+		if bad, err := rep.row(n, ps); err != nil || bad {
+			return err
+		}
+		if ok, err := checkEpisode(rep, ids, n, e, m); err != nil || !ok {
+			return err
+		}
+		return fn(e)
+	})
+	if err != nil || ids == nil || opt.Columns != nil {
+		return err
+	}
+	// References: the calls and effects tables beside the episodes.
+	callsPath, effectsPath := SiblingPaths(path)
+	if err := checkSibling(callsPath, CallColumns, "calls", &opt, ids, func(rds []reader, plan []pqCol, r int, add func(Problem)) {
+		var c Call
+		for i, pc := range plan {
+			if msg := rds[i].set(r, c.ref(pc.dst)); msg != "" {
+				add(Problem{Field: pc.name, Msg: msg})
+			}
+		}
+		validateCall(&c, add)
+		refCheck(ids, c.EpisodeID, add)
+	}); err != nil {
+		return err
+	}
+	return checkSibling(effectsPath, EffectColumns, "effects", &opt, ids, func(rds []reader, plan []pqCol, r int, add func(Problem)) {
+		var x Effect
+		for i, pc := range plan {
+			if msg := rds[i].set(r, x.ref(pc.dst)); msg != "" {
+				add(Problem{Field: pc.name, Msg: msg})
+			}
+		}
+		validateEffect(&x, add)
+		refCheck(ids, x.EpisodeID, add)
+	})
+}
+
+func refCheck(ids *idSet, id string, add func(Problem)) {
+	if id != "" && !ids.has(id) {
+		add(Problem{Field: "episode_id", Msg: "unknown episode " + strconv.Quote(id) + " (not in the episode table)"})
+	}
+}
+
+// checkSibling validates a calls or effects table beside an episode table,
+// if there is one.
+func checkSibling(path string, cols []Column, table string, opt *ReadOptions, ids *idSet, row func(rds []reader, plan []pqCol, r int, add func(Problem))) error {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	p, err := openPQ(path)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	plan, _, err := p.plan(cols, func(int) bool { return true }, false, table)
+	if err != nil {
+		return err
+	}
+	rep := newReporter(path, opt)
+	return p.scan(plan, func(n, r int, rds []reader) error {
+		var ps []Problem
+		row(rds, plan, r, func(p Problem) { ps = append(ps, p) })
+		_, err := rep.row(n, ps)
+		return err
+	})
+}

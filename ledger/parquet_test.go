@@ -1,0 +1,181 @@
+package ledger
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// writeForeign writes a Parquet file with the given columns, as another
+// tool would.
+func writeForeign(t *testing.T, fields []arrow.Field, fill func(b *array.RecordBuilder)) string {
+	t.Helper()
+	schema := arrow.NewSchema(fields, nil)
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer b.Release()
+	fill(b)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	path := filepath.Join(t.TempDir(), "foreign.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(schema, f, nil, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil { // closes f too
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestParquetOtherSchema(t *testing.T) {
+	path := writeForeign(t, []arrow.Field{{Name: "id", Type: arrow.BinaryTypes.String}, {Name: "score", Type: arrow.PrimitiveTypes.Float64}},
+		func(b *array.RecordBuilder) {
+			b.Field(0).(*array.StringBuilder).AppendValues([]string{"a", "b"}, nil)
+			b.Field(1).(*array.Float64Builder).AppendValues([]float64{1, 2}, nil)
+		})
+	err := ReadEpisodes(path, ReadOptions{}, func(*Episode) error { return nil })
+	var p Problem
+	if !errors.As(err, &p) || p.Field != "episode_id" || !strings.HasPrefix(p.Msg, "missing required column (also missing: experiment, model,") ||
+		!strings.HasSuffix(p.Msg, "is this a LIMBO episodes table?") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// A column of the wrong type is named; integers where floats belong (as
+// pandas writes weight=1) and narrower integers are accepted.
+func TestParquetColumnTypes(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "x.parquet")
+	writeEpisodes(t, src, []*Episode{synthEpisode(1), synthEpisode(2)}, nil)
+	// Rewrite with weight as int64 and seed as int32, via Arrow.
+	eps := readAll(t, src, ReadOptions{})
+	var fields []arrow.Field
+	for _, c := range EpisodeColumns {
+		typ := arrowType(c.Kind)
+		switch c.Name {
+		case "weight":
+			typ = arrow.PrimitiveTypes.Int64
+		case "seed":
+			typ = arrow.PrimitiveTypes.Int32
+		}
+		fields = append(fields, arrow.Field{Name: c.Name, Type: typ, Nullable: true})
+	}
+	fill := func(b *array.RecordBuilder) {
+		for _, e := range eps {
+			for i, c := range EpisodeColumns {
+				v, _ := e.Get(c.Name)
+				switch bb := b.Field(i).(type) {
+				case *array.StringBuilder:
+					bb.Append(v.Str)
+				case *array.Int64Builder:
+					if c.Name == "weight" {
+						bb.Append(2)
+					} else {
+						bb.Append(v.Int)
+					}
+				case *array.Int32Builder:
+					bb.Append(int32(v.Int))
+				case *array.Float64Builder:
+					if v.Null {
+						bb.AppendNull()
+					} else {
+						bb.Append(v.Num)
+					}
+				case *array.BooleanBuilder:
+					bb.Append(v.Bool)
+				}
+			}
+		}
+	}
+	got := readAll(t, writeForeign(t, fields, fill), ReadOptions{})
+	for i := range got {
+		if got[i].Weight != 2 || got[i].Seed != int64(int32(eps[i].Seed)) || got[i].Model != eps[i].Model {
+			t.Errorf("row %d: %+v", i, got[i])
+		}
+	}
+	// A string where a boolean belongs is an error naming the column.
+	fields[colIndex["eos"]].Type = arrow.BinaryTypes.String
+	bad := writeForeign(t, fields, func(b *array.RecordBuilder) {
+		for i, c := range EpisodeColumns {
+			switch bb := b.Field(i).(type) {
+			case *array.StringBuilder:
+				bb.Append("x")
+			case *array.Int64Builder:
+				bb.Append(1)
+			case *array.Int32Builder:
+				bb.Append(1)
+			case *array.Float64Builder:
+				bb.Append(1)
+			case *array.BooleanBuilder:
+				bb.Append(c.Name == "eos")
+			}
+		}
+	})
+	err := ReadEpisodes(bad, ReadOptions{}, func(*Episode) error { return nil })
+	if want := bad + ": eos: column has type utf8, want a boolean (BOOLEAN)"; err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
+func TestParquetNullInRequiredColumn(t *testing.T) {
+	var fields []arrow.Field
+	for _, c := range EpisodeColumns {
+		fields = append(fields, arrow.Field{Name: c.Name, Type: arrowType(c.Kind), Nullable: true})
+	}
+	e := synthEpisode(3)
+	path := writeForeign(t, fields, func(b *array.RecordBuilder) {
+		for i, c := range EpisodeColumns {
+			v, _ := e.Get(c.Name)
+			switch bb := b.Field(i).(type) {
+			case *array.StringBuilder:
+				if c.Name == "model" {
+					bb.AppendNull()
+				} else {
+					bb.Append(v.Str)
+				}
+			case *array.Int64Builder:
+				bb.Append(v.Int)
+			case *array.Float64Builder:
+				bb.Append(v.Num)
+			case *array.BooleanBuilder:
+				bb.Append(v.Bool)
+			}
+		}
+	})
+	err := ReadEpisodes(path, ReadOptions{}, func(*Episode) error { return nil })
+	if want := path + ":1: model: null in a required column"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+func TestParquetColumnsWithExtras(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.parquet")
+	e := synthEpisode(1)
+	e.Extra = map[string]string{"site": "lab", "team": "a"}
+	writeEpisodes(t, path, []*Episode{e}, []string{"site", "team"})
+	got := readAll(t, path, ReadOptions{Columns: []string{"model", "site"}})
+	if len(got) != 1 || got[0].Model != e.Model || len(got[0].Extra) != 1 || got[0].Extra["site"] != "lab" {
+		t.Errorf("got %+v", got[0])
+	}
+	err := ReadEpisodes(path, ReadOptions{Columns: []string{"nosuch"}}, func(*Episode) error { return nil })
+	if want := path + ": nosuch: no such column"; err == nil || err.Error() != want {
+		t.Errorf("got %v", err)
+	}
+	err = ReadEpisodes(path, ReadOptions{Strict: true}, func(*Episode) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "site: extra column") {
+		t.Errorf("strict: got %v", err)
+	}
+}

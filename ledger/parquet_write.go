@@ -1,0 +1,311 @@
+package ledger
+
+import (
+	"bufio"
+	"errors"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// rowGroupRows is the number of rows buffered per Parquet row group: large
+// enough for good compression and fast column reads, small enough that
+// writing a million-row ledger stays in a few tens of megabytes.
+const rowGroupRows = 64 * 1024
+
+func arrowType(k Kind) arrow.DataType {
+	switch k {
+	case KindInt:
+		return arrow.PrimitiveTypes.Int64
+	case KindFloat:
+		return arrow.PrimitiveTypes.Float64
+	case KindBool:
+		return arrow.FixedWidthTypes.Boolean
+	}
+	return arrow.BinaryTypes.String
+}
+
+// pqWriter streams rows into a Parquet file one row group at a time.
+type pqWriter struct {
+	a    *atomicFile
+	bw   *bufio.Writer
+	fw   *pqarrow.FileWriter
+	rb   *array.RecordBuilder
+	bld  []array.Builder
+	rows int
+	done bool
+}
+
+// newPQWriter starts a Parquet file with cols (then extra string columns)
+// and the key-value metadata naming table.
+func newPQWriter(a *atomicFile, table string, cols []Column, extra []string) (*pqWriter, error) {
+	fields := make([]arrow.Field, 0, len(cols)+len(extra))
+	for _, c := range cols {
+		fields = append(fields, arrow.Field{Name: c.Name, Type: arrowType(c.Kind), Nullable: c.Optional})
+	}
+	for _, x := range extra {
+		fields = append(fields, arrow.Field{Name: x, Type: arrow.BinaryTypes.String})
+	}
+	schema := arrow.NewSchema(fields, nil)
+	opts := []parquet.WriterProperty{
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCompressionLevel(1),
+		parquet.WithDictionaryDefault(false),
+		parquet.WithMaxRowGroupLength(rowGroupRows),
+		parquet.WithCreatedBy("limbo-analyze " + ToolkitVersion),
+	}
+	// Dictionary-encode the string columns (DESIGN §3) except those that
+	// are unique per row, where a dictionary only costs time before the
+	// writer falls back to plain encoding anyway. Numbers and booleans are
+	// plain: their dictionaries cost more hashing than they save.
+	for _, c := range cols {
+		if c.Kind == KindString && !(highCardinality[c.Name] && !(table != "episodes" && c.Name == "episode_id")) {
+			opts = append(opts, parquet.WithDictionaryFor(c.Name, true))
+		}
+	}
+	for _, x := range extra {
+		opts = append(opts, parquet.WithDictionaryFor(x, true))
+	}
+	props := parquet.NewWriterProperties(opts...)
+	w := &pqWriter{a: a, bw: bufio.NewWriterSize(a.f, 1<<20)}
+	fw, err := pqarrow.NewFileWriter(schema, w.bw, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return nil, wrapWrite(a.path, err)
+	}
+	w.fw = fw
+	for _, kv := range [][2]string{{MetaToolkitVersion, ToolkitVersion}, {MetaSchemaVersion, SchemaVersion}, {MetaTable, table}} {
+		if err := fw.AppendKeyValueMetadata(kv[0], kv[1]); err != nil {
+			return nil, wrapWrite(a.path, err)
+		}
+	}
+	w.rb = array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	w.bld = w.rb.Fields()
+	for _, b := range w.bld {
+		b.Reserve(rowGroupRows)
+	}
+	return w, nil
+}
+
+func (w *pqWriter) appendRef(j int, r fieldRef) {
+	switch {
+	case r.s != nil:
+		w.bld[j].(*array.StringBuilder).Append(*r.s)
+	case r.i != nil:
+		w.bld[j].(*array.Int64Builder).Append(*r.i)
+	case r.f != nil:
+		w.bld[j].(*array.Float64Builder).Append(*r.f)
+	case r.b != nil:
+		w.bld[j].(*array.BooleanBuilder).Append(*r.b)
+	case *r.opt == nil:
+		w.bld[j].AppendNull()
+	default:
+		w.bld[j].(*array.Float64Builder).Append(**r.opt)
+	}
+}
+
+// endRow counts a finished row and flushes a full row group.
+func (w *pqWriter) endRow() error {
+	w.rows++
+	if w.rows == rowGroupRows {
+		return w.flush()
+	}
+	return nil
+}
+
+func (w *pqWriter) flush() error {
+	if w.rows == 0 {
+		return nil
+	}
+	rec := w.rb.NewRecordBatch()
+	defer rec.Release()
+	w.rows = 0
+	return wrapWrite(w.a.path, w.fw.Write(rec))
+}
+
+func (w *pqWriter) close() error {
+	if w.done {
+		return errors.New("ledger: writer already closed")
+	}
+	w.done = true
+	err := w.flush()
+	w.rb.Release()
+	// FileWriter.Close writes the footer; it does not close w.bw (not an
+	// io.Closer), so the atomic file stays ours to commit.
+	if cerr := w.fw.Close(); err == nil {
+		err = wrapWrite(w.a.path, cerr)
+	}
+	if err == nil {
+		err = wrapWrite(w.a.path, w.bw.Flush())
+	}
+	if err != nil {
+		w.a.abort()
+		return err
+	}
+	return w.a.commit()
+}
+
+func (w *pqWriter) abort() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	w.rb.Release()
+	return w.a.abort()
+}
+
+type parquetEpisodeWriter struct {
+	w     *pqWriter
+	extra []string
+	// Typed builders of the schema columns, by kind, in column order: the
+	// per-row path appends without type switches.
+	strs  []*array.StringBuilder
+	ints  []*array.Int64Builder
+	flts  []*array.Float64Builder
+	bools []*array.BooleanBuilder
+	cost  *array.Float64Builder
+	xs    []*array.StringBuilder
+}
+
+func newParquetEpisodeWriter(a *atomicFile, extra []string) (*parquetEpisodeWriter, error) {
+	w, err := newPQWriter(a, "episodes", EpisodeColumns, extra)
+	if err != nil {
+		return nil, err
+	}
+	p := &parquetEpisodeWriter{w: w, extra: extra}
+	for i, c := range EpisodeColumns {
+		switch b := w.bld[i].(type) {
+		case *array.StringBuilder:
+			p.strs = append(p.strs, b)
+		case *array.Int64Builder:
+			p.ints = append(p.ints, b)
+		case *array.BooleanBuilder:
+			p.bools = append(p.bools, b)
+		case *array.Float64Builder:
+			if c.Optional {
+				p.cost = b
+			} else {
+				p.flts = append(p.flts, b)
+			}
+		}
+	}
+	for j := range extra {
+		p.xs = append(p.xs, w.bld[len(EpisodeColumns)+j].(*array.StringBuilder))
+	}
+	return p, nil
+}
+
+// Write appends e. The field order is EpisodeColumns' within each kind
+// (TestRoundTrip catches a mismatch).
+func (p *parquetEpisodeWriter) Write(e *Episode) error {
+	s, n, f, b := p.strs, p.ints, p.flts, p.bools
+	s[0].Append(e.EpisodeID)
+	s[1].Append(e.Experiment)
+	s[2].Append(e.Model)
+	s[3].Append(e.Harness)
+	s[4].Append(e.Contract)
+	s[5].Append(e.Condition)
+	s[6].Append(e.Cue)
+	s[7].Append(e.Service)
+	s[8].Append(e.Template)
+	n[0].Append(e.Instance)
+	s[9].Append(e.Task)
+	s[10].Append(e.FocalWrite)
+	n[1].Append(e.FocalIndex)
+	s[11].Append(e.Platform)
+	s[12].Append(e.PairKey)
+	s[13].Append(e.WriteClass)
+	s[14].Append(e.ReadPath)
+	b[0].Append(e.Reversible)
+	s[15].Append(e.FaultMode)
+	b[1].Append(e.FaultFired)
+	f[0].Append(e.DelayS)
+	f[1].Append(e.Weight)
+	n[2].Append(e.Seed)
+	n[3].Append(e.ExpectedCommits)
+	n[4].Append(e.FocalCommits)
+	b[2].Append(e.Duplicated)
+	b[3].Append(e.TaskSuccess)
+	b[4].Append(e.EOS)
+	n[5].Append(e.ToolCalls)
+	f[2].Append(e.AgentTimeS)
+	if e.CostUSD == nil {
+		p.cost.AppendNull()
+	} else {
+		p.cost.Append(*e.CostUSD)
+	}
+	b[5].Append(e.ReportedSuccess)
+	b[6].Append(e.UncertaintyListed)
+	b[7].Append(e.Overclaim)
+	s[16].Append(e.Recovery)
+	for j, k := range p.extra {
+		p.xs[j].Append(e.Extra[k])
+	}
+	return p.w.endRow()
+}
+
+func (p *parquetEpisodeWriter) Close() error { return p.w.close() }
+func (p *parquetEpisodeWriter) Abort() error { return p.w.abort() }
+
+// CallWriter and EffectWriter write the calls and effects tables beside an
+// episode table (see SiblingPaths); like EpisodeWriter they commit
+// atomically on Close.
+type (
+	CallWriter interface {
+		Write(*Call) error
+		Close() error
+		Abort() error
+	}
+	EffectWriter interface {
+		Write(*Effect) error
+		Close() error
+		Abort() error
+	}
+)
+
+// tableWriter writes rows of T (Call or Effect) to Parquet.
+type tableWriter[T any] struct {
+	w    *pqWriter
+	ref  func(*T, int) fieldRef
+	ncol int
+}
+
+func (t *tableWriter[T]) Write(x *T) error {
+	for i := range t.ncol {
+		t.w.appendRef(i, t.ref(x, i))
+	}
+	return t.w.endRow()
+}
+func (t *tableWriter[T]) Close() error { return t.w.close() }
+func (t *tableWriter[T]) Abort() error { return t.w.abort() }
+
+// CreateCalls creates a Parquet calls table at path.
+func CreateCalls(path string) (CallWriter, error) {
+	a, err := createAtomic(path)
+	if err != nil {
+		return nil, err
+	}
+	w, err := newPQWriter(a, "calls", CallColumns, nil)
+	if err != nil {
+		a.abort()
+		return nil, err
+	}
+	return &tableWriter[Call]{w: w, ref: (*Call).ref, ncol: len(CallColumns)}, nil
+}
+
+// CreateEffects creates a Parquet effects table at path.
+func CreateEffects(path string) (EffectWriter, error) {
+	a, err := createAtomic(path)
+	if err != nil {
+		return nil, err
+	}
+	w, err := newPQWriter(a, "effects", EffectColumns, nil)
+	if err != nil {
+		a.abort()
+		return nil, err
+	}
+	return &tableWriter[Effect]{w: w, ref: (*Effect).ref, ncol: len(EffectColumns)}, nil
+}

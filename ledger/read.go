@@ -1,0 +1,385 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ReadOptions controls ReadEpisodes and ReadRaw.
+type ReadOptions struct {
+	// Format is "jsonl", "csv" or "parquet"; "" picks it from the file's
+	// extension (.jsonl or .ndjson, .csv, .parquet).
+	Format string
+	// Columns lists the episode columns the caller needs; nil means all.
+	// Parquet decodes only these plus the columns their checks need
+	// (eos needs task_success and duplicated); the other fields of the
+	// episodes passed to fn are zero. Duplicate ids and references are
+	// checked only when episode_id is read.
+	Columns []string
+	// Grader grades raw JSONL lines (those with calls or effects). With a
+	// nil Grader a raw line is an error saying grading needs a grader.
+	Grader Grader
+	// Strict turns plausibility warnings and extra CSV columns into errors.
+	Strict bool
+	// Warn receives warnings; nil discards them.
+	Warn func(Problem)
+	// Errors, when set, receives every row-level error and reading goes on
+	// with the next row (the bad row is not passed to fn). ReadEpisodes
+	// then returns only errors that stop the file as a whole: unreadable
+	// files, missing columns, a failing fn. Used by validate to report
+	// every problem.
+	Errors func(Problem)
+}
+
+// errNeedsGrader is the message for a raw line read without a grader.
+const errNeedsGrader = "raw episode (has calls/effects) needs a grader to derive its outcome columns; grade it first (limbo-analyze grade) or read it with a grader"
+
+// formatOf resolves the ledger format of path.
+func formatOf(path, format string) (string, error) {
+	if format != "" {
+		switch f := strings.ToLower(format); f {
+		case "jsonl", "ndjson", "json":
+			return "jsonl", nil
+		case "csv", "parquet":
+			return f, nil
+		}
+		return "", fmt.Errorf("unknown ledger format %q (want jsonl, csv or parquet)", format)
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl", ".ndjson":
+		return "jsonl", nil
+	case ".csv":
+		return "csv", nil
+	case ".parquet":
+		return "parquet", nil
+	}
+	return "", fmt.Errorf("cannot tell the ledger format from the extension %q (want .jsonl, .ndjson, .csv or .parquet, or give a format)", filepath.Ext(path))
+}
+
+// openLedger opens path for reading and rejects directories and other
+// non-regular files with a Problem naming the file.
+func openLedger(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, Problem{File: path, Msg: errMsg(err)}
+	}
+	if fi.IsDir() {
+		return nil, Problem{File: path, Msg: "is a directory, not a ledger file"}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Problem{File: path, Msg: errMsg(err)}
+	}
+	return f, nil
+}
+
+// errMsg strips the path that os errors repeat.
+func errMsg(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// ReadEpisodes streams the graded episodes of the ledger at path to fn,
+// validating each row (Validate) and the file as a whole (unique
+// episode_id; for Parquet, calls and effects in the sibling files refer to
+// known episodes). It returns the first error as a Problem naming file,
+// line (or row) and field, or the error fn returned. Memory does not grow
+// with the file, except 12 bytes per episode for the duplicate check.
+//
+// fn may keep the *Episode it is given.
+func ReadEpisodes(path string, opt ReadOptions, fn func(*Episode) error) error {
+	format, err := formatOf(path, opt.Format)
+	if err != nil {
+		return Problem{File: path, Msg: err.Error()}
+	}
+	switch format {
+	case "jsonl":
+		return readJSONLEpisodes(path, opt, fn)
+	case "csv":
+		return readCSVEpisodes(path, opt, fn)
+	default:
+		return readParquetEpisodes(path, opt, fn)
+	}
+}
+
+// ReadRaw streams the raw episodes of a JSONL ledger to fn, validating the
+// design fields, calls, effects and final report. Lines without calls or
+// effects (graded rows) are passed with empty Calls and Effects.
+func ReadRaw(path string, opt ReadOptions, fn func(*RawEpisode) error) error {
+	format, err := formatOf(path, opt.Format)
+	if err != nil {
+		return Problem{File: path, Msg: err.Error()}
+	}
+	if format != "jsonl" {
+		return Problem{File: path, Msg: "raw episodes (calls and effects nested) are read from JSONL only; this is " + format}
+	}
+	return readJSONLRaw(path, opt, fn)
+}
+
+// reporter routes a file's problems: warnings to opt.Warn (errors under
+// Strict), errors either to opt.Errors (reading goes on) or back to the
+// caller (reading stops).
+type reporter struct {
+	file   string
+	opt    *ReadOptions
+	errors int // errors seen in the current row
+
+	// buf collects a row's problems; collect appends to it. Both are
+	// reused from row to row so that clean rows cost no allocation.
+	buf     []Problem
+	collect func(Problem)
+	chk     checker
+}
+
+func newReporter(file string, opt *ReadOptions) *reporter {
+	r := &reporter{file: file, opt: opt}
+	r.collect = func(p Problem) { r.buf = append(r.buf, p) }
+	return r
+}
+
+// add reports p for line; it returns a non-nil error when reading must
+// stop.
+func (r *reporter) add(line int, p Problem) error {
+	p.File, p.Line = r.file, line
+	if p.Warning && r.opt.Strict {
+		p.Warning = false
+		p.Msg += " (an error under --strict)"
+	}
+	if p.Warning {
+		if r.opt.Warn != nil {
+			r.opt.Warn(p)
+		}
+		return nil
+	}
+	r.errors++
+	if r.opt.Errors != nil {
+		r.opt.Errors(p)
+		return nil
+	}
+	return p
+}
+
+// row reports the problems of one row; bad is true if any was an error.
+func (r *reporter) row(line int, ps []Problem) (bad bool, err error) {
+	before := r.errors
+	for _, p := range ps {
+		if err := r.add(line, p); err != nil {
+			return true, err
+		}
+	}
+	return r.errors > before, nil
+}
+
+// idSet remembers episode ids by a 64-bit hash (8 bytes of key and 4 of
+// line each), so that the duplicate check over millions of episodes stays
+// small. A hash collision between two distinct ids (probability about
+// n²/2⁶⁵: 3e-8 for a million episodes) would be reported as a duplicate.
+type idSet struct {
+	seed maphash.Seed
+	m    map[uint64]uint32
+}
+
+func newIDSet() *idSet { return &idSet{seed: maphash.MakeSeed(), m: map[uint64]uint32{}} }
+
+// add records id at line and returns the line it was first seen on, or 0.
+func (s *idSet) add(id string, line int) int {
+	h := maphash.String(s.seed, id)
+	if first, ok := s.m[h]; ok {
+		return int(first)
+	}
+	s.m[h] = uint32(min(line, math.MaxUint32))
+	return 0
+}
+
+func (s *idSet) has(id string) bool {
+	_, ok := s.m[maphash.String(s.seed, id)]
+	return ok
+}
+
+// checkEpisode validates a graded row and its id; ok is false if the row
+// has errors.
+func checkEpisode(rep *reporter, ids *idSet, line int, e *Episode, m colMask) (ok bool, err error) {
+	rep.buf = rep.buf[:0]
+	rep.chk.episode(e, m, rep.collect)
+	if ids != nil && e.EpisodeID != "" {
+		if first := ids.add(e.EpisodeID, line); first > 0 {
+			rep.buf = append(rep.buf, Problem{Field: "episode_id", Msg: "duplicate " + strconv.Quote(e.EpisodeID) + " (first on line " + strconv.Itoa(first) + ")"})
+		}
+	}
+	bad, err := rep.row(line, rep.buf)
+	return !bad, err
+}
+
+// jsonlLines runs fn on each non-blank line of a JSONL file and reports an
+// empty file.
+func jsonlLines(path string, rep *reporter, fn func(line int, b []byte) error) error {
+	f, err := openLedger(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	lr := newLineReader(f)
+	n := 0
+	for {
+		b, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Problem{File: path, Line: lr.line, Msg: errMsg(err)}
+		}
+		if isBlank(b) {
+			continue
+		}
+		n++
+		if err := fn(lr.line, b); err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		return Problem{File: path, Msg: "empty ledger: no episodes"}
+	}
+	return nil
+}
+
+// decodeRow decodes one line and reports decoding errors and warnings.
+// ok is false if the line could not be decoded.
+func decodeRow(rep *reporter, line int, b []byte, r *RawEpisode) (info lineInfo, ok bool, err error) {
+	var ps []Problem
+	info, derr := decodeLine(b, r, func(field, msg string) {
+		ps = append(ps, Problem{Field: field, Msg: msg, Warning: true})
+	})
+	if derr != nil {
+		var fe *fieldError
+		if errors.As(derr, &fe) {
+			ps = append(ps, Problem{Field: fe.field, Msg: fe.msg})
+		} else {
+			ps = append(ps, Problem{Msg: derr.Error()})
+		}
+	}
+	if derr == nil && rep.opt.Strict && len(info.extras) > 0 {
+		ps = append(ps, Problem{Field: info.extras[0], Msg: "extra field (not in the ledger schema; rejected under --strict)"})
+	}
+	bad, err := rep.row(line, ps)
+	return info, !bad, err
+}
+
+// missingCols reports the schema columns of want absent from a line.
+func missingCols(present, want colMask) []Problem {
+	var ps []Problem
+	for i, c := range EpisodeColumns {
+		if want.has(i) && !present.has(i) {
+			if c.Name == "platform" {
+				continue // empty unless social; may be left out
+			}
+			ps = append(ps, Problem{Field: c.Name, Msg: "missing"})
+		}
+	}
+	return ps
+}
+
+// ReadGraded is ReadEpisodes for JSONL ledgers that also hands fn the raw
+// episode a row was graded from (nil for a graded line), so that export
+// can write the calls and effects beside the episodes.
+func ReadGraded(path string, opt ReadOptions, fn func(e *Episode, raw *RawEpisode) error) error {
+	format, err := formatOf(path, opt.Format)
+	if err != nil {
+		return Problem{File: path, Msg: err.Error()}
+	}
+	if format != "jsonl" {
+		return ReadEpisodes(path, opt, func(e *Episode) error { return fn(e, nil) })
+	}
+	return readJSONL(path, opt, fn)
+}
+
+func readJSONLEpisodes(path string, opt ReadOptions, fn func(*Episode) error) error {
+	return readJSONL(path, opt, func(e *Episode, _ *RawEpisode) error { return fn(e) })
+}
+
+func readJSONL(path string, opt ReadOptions, fn func(*Episode, *RawEpisode) error) error {
+	rep := newReporter(path, &opt)
+	ids := newIDSet()
+	return jsonlLines(path, rep, func(line int, b []byte) error {
+		r := &RawEpisode{}
+		info, ok, err := decodeRow(rep, line, b, r)
+		if err != nil || !ok {
+			return err
+		}
+		e := &r.Episode
+		if info.raw {
+			if bad, err := rep.row(line, missingCols(info.present, designCols)); err != nil || bad {
+				return err
+			}
+			if bad, err := rep.row(line, ValidateRaw(r)); err != nil || bad {
+				return err
+			}
+			if opt.Grader == nil {
+				return rep.add(line, Problem{Field: "calls", Msg: errNeedsGrader})
+			}
+			g, gerr := opt.Grader(r)
+			if gerr != nil {
+				return rep.add(line, Problem{Field: "(grader)", Msg: gerr.Error()})
+			}
+			if g.Extra == nil {
+				g.Extra = r.Extra
+			}
+			if g.CostUSD == nil {
+				g.CostUSD = r.CostUSD
+			}
+			e = &g
+		} else if bad, err := rep.row(line, missingCols(info.present, requiredSet)); err != nil || bad {
+			return err
+		}
+		m := allCols
+		if info.raw {
+			m = allCols &^ designCols // the design columns were checked before grading
+		}
+		if ok, err := checkEpisode(rep, ids, line, e, m); err != nil || !ok {
+			return err
+		}
+		if !info.raw {
+			r = nil
+		}
+		return fn(e, r)
+	})
+}
+
+func readJSONLRaw(path string, opt ReadOptions, fn func(*RawEpisode) error) error {
+	rep := newReporter(path, &opt)
+	ids := newIDSet()
+	return jsonlLines(path, rep, func(line int, b []byte) error {
+		r := &RawEpisode{}
+		info, ok, err := decodeRow(rep, line, b, r)
+		if err != nil || !ok {
+			return err
+		}
+		var ps []Problem
+		m := allCols
+		if info.raw {
+			m = designCols
+			ps = missingCols(info.present, designCols)
+			if len(ps) == 0 {
+				validateNested(r, func(p Problem) { ps = append(ps, p) })
+			}
+		} else {
+			ps = missingCols(info.present, requiredSet)
+		}
+		if bad, err := rep.row(line, ps); err != nil || bad {
+			return err
+		}
+		if ok, err := checkEpisode(rep, ids, line, &r.Episode, m); err != nil || !ok {
+			return err
+		}
+		return fn(r)
+	})
+}

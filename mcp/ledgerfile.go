@@ -1,0 +1,203 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// Ledger is an append-only JSONL episode ledger that survives crashes:
+// every line is written with one write(2) to an O_APPEND file and synced
+// before the episode counts as recorded, so a crash leaves at most a torn
+// last line, which OpenLedger removes.
+type Ledger struct {
+	path string
+	f    *os.File
+
+	mu   sync.Mutex
+	done map[string]bool
+	n    int
+}
+
+// ErrRecorded is returned by Append for an episode the ledger already has.
+var ErrRecorded = errors.New("episode already in the ledger")
+
+// maxLedgerLine bounds one ledger line when reading (a raw episode with a
+// few hundred calls is well under this).
+const maxLedgerLine = 64 << 20
+
+// OpenLedger opens (creating if needed) the ledger at path, reads the ids
+// of the episodes it holds and truncates a torn last line (one without its
+// newline, which only a crash mid-write leaves). warn, if not nil, is told
+// about a truncation. Lines must be JSON objects with an episode_id; any
+// other line is an error naming the file and line.
+func OpenLedger(path string, warn func(string)) (*Ledger, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, ledger.Problem{File: path, Msg: err.Error()}
+	}
+	l := &Ledger{path: path, f: f, done: map[string]bool{}}
+	good, err := l.scan()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, ledger.Problem{File: path, Msg: err.Error()}
+	}
+	if st.Size() > good {
+		if err := f.Truncate(good); err != nil {
+			f.Close()
+			return nil, ledger.Problem{File: path, Msg: "truncating a torn last line: " + err.Error()}
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, ledger.Problem{File: path, Msg: err.Error()}
+		}
+		if warn != nil {
+			warn(fmt.Sprintf("%s: removed a torn last line (%d bytes) left by an interrupted write", path, st.Size()-good))
+		}
+	}
+	return l, nil
+}
+
+// scan reads the ledger from the start and returns the length of its
+// complete lines.
+func (l *Ledger) scan() (int64, error) {
+	if _, err := l.f.Seek(0, io.SeekStart); err != nil {
+		return 0, ledger.Problem{File: l.path, Msg: err.Error()}
+	}
+	r := bufio.NewReaderSize(l.f, 1<<16)
+	var good int64
+	for lineNo := 1; ; lineNo++ {
+		line, err := readLine(r)
+		if err == io.EOF {
+			return good, nil
+		}
+		if errors.Is(err, errTorn) {
+			return good, nil
+		}
+		if err != nil {
+			return 0, ledger.Problem{File: l.path, Line: lineNo, Msg: err.Error()}
+		}
+		n := int64(len(line)) + 1
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			good += n
+			continue
+		}
+		var head struct {
+			EpisodeID *string `json:"episode_id"`
+		}
+		if err := json.Unmarshal(line, &head); err != nil {
+			return 0, ledger.Problem{File: l.path, Line: lineNo, Msg: "not a JSON episode line: " + err.Error()}
+		}
+		if head.EpisodeID == nil || *head.EpisodeID == "" {
+			return 0, ledger.Problem{File: l.path, Line: lineNo, Field: "episode_id", Msg: "missing"}
+		}
+		l.done[*head.EpisodeID] = true
+		l.n++
+		good += n
+	}
+}
+
+var errTorn = errors.New("torn line")
+
+// readLine returns one line without its newline; a last line without a
+// newline is errTorn.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if len(buf) > maxLedgerLine {
+			return nil, fmt.Errorf("line longer than %d bytes", maxLedgerLine)
+		}
+		switch {
+		case err == nil:
+			return buf[:len(buf)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF:
+			if len(buf) == 0 {
+				return nil, io.EOF
+			}
+			return nil, errTorn
+		default:
+			return nil, err
+		}
+	}
+}
+
+// Path is the ledger's file name.
+func (l *Ledger) Path() string { return l.path }
+
+// Has reports whether the episode is recorded.
+func (l *Ledger) Has(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.done[id]
+}
+
+// Len is the number of recorded episodes.
+func (l *Ledger) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n
+}
+
+// AppendLine records one episode given as its JSON line (without the
+// newline): one write of the whole line and its newline, then fsync.
+func (l *Ledger) AppendLine(id string, line []byte) error {
+	if bytes.IndexByte(line, '\n') >= 0 {
+		return fmt.Errorf("%s: episode %s: ledger line contains a newline", l.path, id)
+	}
+	buf := make([]byte, 0, len(line)+1)
+	buf = append(append(buf, line...), '\n')
+	l.mu.Lock()
+	if l.done[id] {
+		l.mu.Unlock()
+		return ErrRecorded
+	}
+	n, err := l.f.Write(buf)
+	if err != nil || n != len(buf) {
+		l.mu.Unlock()
+		if err == nil {
+			err = io.ErrShortWrite
+		}
+		return ledger.Problem{File: l.path, Msg: "appending episode " + id + ": " + err.Error()}
+	}
+	l.done[id] = true
+	l.n++
+	l.mu.Unlock()
+	// Sync outside the lock so that concurrent sessions share the journal
+	// commit instead of queueing one sync each.
+	if err := l.f.Sync(); err != nil {
+		return ledger.Problem{File: l.path, Msg: "syncing episode " + id + ": " + err.Error()}
+	}
+	return nil
+}
+
+// Close closes the file.
+func (l *Ledger) Close() error { return l.f.Close() }
+
+// EncodeLine renders the ledger line of an ended episode: the graded
+// episode, or with raw the graded design and outcome fields together with
+// the calls, effects and final report.
+func EncodeLine(graded ledger.Episode, raw *ledger.RawEpisode, withRaw bool) ([]byte, error) {
+	if withRaw && raw != nil {
+		r := *raw
+		r.Episode = graded
+		return json.Marshal(&r)
+	}
+	return json.Marshal(&graded)
+}

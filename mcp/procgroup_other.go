@@ -1,0 +1,10 @@
+//go:build !unix
+
+package mcp
+
+import "os/exec"
+
+func setProcessGroup(cmd *exec.Cmd)  {}
+func killProcessGroup(cmd *exec.Cmd) {}
+
+func groupAlive(cmd *exec.Cmd) bool { return true }

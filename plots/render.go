@@ -1,0 +1,190 @@
+package plots
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+)
+
+// Numbers are the figures this package draws.
+var Numbers = []int{1, 2, 3, 4, 5, 6}
+
+// Formats are the output formats.
+var Formats = []string{"png", "svg", "pdf"}
+
+// Figure is one figure ready to be written in any format.
+type Figure struct {
+	Number int
+	Name   string // file stem: "figure3"
+	Width  vg.Length
+	Height vg.Length
+	f      figure
+}
+
+// Write renders the figure to w as png (300 dpi), svg or pdf.
+func (f *Figure) Write(w io.Writer, format string) error { return f.f.write(w, format) }
+
+// Build prepares figure n (1–6) from the analysis results: the figure data
+// of Figures 2, 3 and 6 (res.Figures) and Tables 6 and 7 for Figures 4 and
+// 5; Figure 1 runs the sandbox and reads nothing. It returns an error saying
+// what is missing when the data cannot support the figure.
+func Build(n int, res *analysis.Results) (*Figure, error) {
+	var f figure
+	var err error
+	switch n {
+	case 1:
+		var tr []Trace
+		if tr, err = Figure1Traces(); err == nil {
+			f = figure1(tr)
+		}
+	case 2:
+		var h HeatMap
+		if h, err = Figure2Data(figureOf(res, "figure2")); err == nil {
+			f = figure2(h)
+		}
+	case 3:
+		var d IntervalData
+		if d, err = Figure3Data(figureOf(res, "figure3")); err == nil {
+			f = figure3(d)
+		}
+	case 4:
+		var d [2]TradeOff
+		if d, err = Figure4Data(tableOf(res, 6)); err == nil {
+			f = figure4(d)
+		}
+	case 5:
+		var d BubbleData
+		if d, err = Figure5Data(tableOf(res, 7)); err == nil {
+			f = figure5(d)
+		}
+	case 6:
+		var d StackData
+		if d, err = Figure6Data(figureOf(res, "figure6")); err == nil {
+			f = figure6(d)
+		}
+	default:
+		return nil, fmt.Errorf("no figure %d (the paper's figures are 1–6)", n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Figure{Number: n, Name: f.name, Width: f.w, Height: f.h, f: f}, nil
+}
+
+// figureOf returns the figure data table named name (nil if absent).
+func figureOf(res *analysis.Results, name string) *analysis.Table {
+	if res == nil {
+		return nil
+	}
+	// Figure data is res.Figures, a set with Tables() (or a plain slice).
+	var ts []*analysis.Table
+	switch f := any(res.Figures).(type) {
+	case interface{ Tables() []*analysis.Table }:
+		ts = f.Tables()
+	case []*analysis.Table:
+		ts = f
+	}
+	for _, t := range ts {
+		if t != nil && t.ID() == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func tableOf(res *analysis.Results, n int) *analysis.Table {
+	if res == nil {
+		return nil
+	}
+	return res.Table(n)
+}
+
+// RenderAll writes every figure the data supports into dir as
+// figureN.FORMAT for each of formats (atomically: a temporary file in dir,
+// then a rename). It returns the paths written, in figure then format
+// order, and one warning per figure it skipped for lack of data. An
+// unknown format or a failed write is an error.
+func RenderAll(res *analysis.Results, dir string, formats []string) (files, skipped []string, err error) {
+	for _, f := range formats {
+		if !slices.Contains(Formats, f) {
+			return nil, nil, fmt.Errorf("unknown figure format %q (want png, svg or pdf)", f)
+		}
+	}
+	// Figures are independent: draw them concurrently, report in order.
+	type result struct {
+		files []string
+		skip  string
+		err   error
+	}
+	out := make([]result, len(Numbers))
+	var wg sync.WaitGroup
+	for i, n := range Numbers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fig, err := Build(n, res)
+			if err != nil {
+				out[i].skip = err.Error()
+				return
+			}
+			for _, format := range formats {
+				path := filepath.Join(dir, fig.Name+"."+format)
+				if err := writeAtomic(path, func(w io.Writer) error { return fig.Write(w, format) }); err != nil {
+					out[i].err = err
+					return
+				}
+				out[i].files = append(out[i].files, path)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, r := range out {
+		files = append(files, r.files...)
+		if r.skip != "" {
+			skipped = append(skipped, r.skip)
+		}
+		if r.err != nil && err == nil {
+			err = r.err
+		}
+	}
+	if err != nil {
+		return files, skipped, err
+	}
+	return files, skipped, nil
+}
+
+// writeAtomic writes path through a temporary file in its directory.
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(tmp)
+	if err = write(bw); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,100 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+)
+
+// Formats are the table formats, in the order the report writes them.
+var Formats = []string{"text", "md", "latex", "csv", "json"}
+
+// Ext is the file extension of a format.
+func Ext(format string) string {
+	switch format {
+	case "text":
+		return "txt"
+	case "latex":
+		return "tex"
+	}
+	return format
+}
+
+// dash marks an undefined number for people.
+const dash = "–"
+
+// human renders a cell rounded for people; showCI adds its interval.
+func human(c analysis.Cell, showCI bool) string {
+	if c.Kind == analysis.Text {
+		return c.Text
+	}
+	if math.IsNaN(c.Value) {
+		return dash
+	}
+	switch c.Kind {
+	case analysis.Percent:
+		s := fixed(c.Value, c.Digits)
+		if showCI && !math.IsNaN(c.Lo) && !math.IsNaN(c.Hi) {
+			s += " [" + fixed(c.Lo, c.Digits) + "," + fixed(c.Hi, c.Digits) + "]"
+		}
+		return s
+	case analysis.PP, analysis.Delta:
+		return fmt.Sprintf("%+.*f", c.Digits, c.Value)
+	case analysis.PValue:
+		return PValue(c.Value)
+	case analysis.Count:
+		return strconv.FormatFloat(c.Value, 'f', 0, 64)
+	case analysis.Ratio:
+		s := fixed(c.Value, 1)
+		if !math.IsNaN(c.Lo) {
+			s += " (" + fixed(c.Lo, 1) + "–" + fixed(c.Hi, 1) + ")"
+		}
+		return s
+	}
+	return fixed(c.Value, c.Digits)
+}
+
+// fixed formats v with d decimals, avoiding "-0".
+func fixed(v float64, d int) string {
+	s := strconv.FormatFloat(v, 'f', d, 64)
+	if strings.TrimLeft(s, "-0.") == "" && strings.HasPrefix(s, "-") {
+		s = s[1:]
+	}
+	return s
+}
+
+// PValue prints a p-value with two significant digits, in scientific
+// notation below 0.001.
+func PValue(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return dash
+	case p >= 1:
+		return "1"
+	case p < 1e-3:
+		s := strconv.FormatFloat(p, 'e', 1, 64)
+		// 1.5e-09 → 1.5e-9
+		s = strings.Replace(s, "e-0", "e-", 1)
+		return s
+	}
+	return strconv.FormatFloat(p, 'g', 2, 64)
+}
+
+// full renders a number at full precision for machines (empty for NaN).
+func full(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// header returns a column's one-line header.
+func header(col analysis.Column) string {
+	if col.Group != "" {
+		return col.Group + ": " + col.Label
+	}
+	return col.Label
+}

@@ -1,0 +1,99 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+)
+
+func nanTable() *analysis.Table {
+	n := math.NaN()
+	return &analysis.Table{
+		Number: 99, Title: "t", Caption: "50% of a_b & c", LabelHeader: []string{"Row"},
+		Columns: []analysis.Column{{Key: "r", Label: "rate", Group: "g", ShowCI: true}, {Key: "p", Label: "p"}},
+		Rows: []analysis.Row{
+			{Key: "a", Labels: []string{"a_1"}, Cells: []analysis.Cell{
+				{Kind: analysis.Percent, Value: 12.5, Lo: 5, Hi: 25.4, N: 8, NEff: 7.5},
+				{Kind: analysis.PValue, Value: 1.5e-9, Lo: n, Hi: n, NEff: n}}},
+			{Key: "b", Labels: []string{"b"}, Cells: []analysis.Cell{
+				{Kind: analysis.Percent, Value: n, Lo: n, Hi: n, NEff: n},
+				{Kind: analysis.PValue, Value: n, Lo: n, Hi: n, NEff: n}}},
+		},
+		Warnings: []string{"b: no episodes"},
+	}
+}
+
+// Undefined numbers: "–" for people, empty in CSV, null in JSON; full
+// precision for machines.
+func TestUndefinedAndPrecision(t *testing.T) {
+	tb := nanTable()
+	var txt, c, j bytes.Buffer
+	Text(&txt, tb)
+	CSV(&c, tb, true)
+	JSON(&j, tb)
+	if !strings.Contains(txt.String(), "12 [5,25]") || !strings.Contains(txt.String(), "1.5e-9") || !strings.Contains(txt.String(), "–") || !strings.Contains(txt.String(), "[1] b: no episodes") {
+		t.Errorf("text:\n%s", txt.String())
+	}
+	if !strings.Contains(c.String(), "table99,a,a_1,r,g: rate,percent,12.5,5,25.4,8,7.5,") || !strings.Contains(c.String(), "table99,b,b,r,g: rate,percent,,,,,,") {
+		t.Errorf("csv:\n%s", c.String())
+	}
+	var v struct {
+		Rows []struct {
+			Cells []struct {
+				Value *float64 `json:"value"`
+			} `json:"cells"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(j.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Rows[1].Cells[0].Value != nil || *v.Rows[0].Cells[1].Value != 1.5e-9 {
+		t.Errorf("json:\n%s", j.String())
+	}
+}
+
+func TestLaTeXEscapes(t *testing.T) {
+	var b bytes.Buffer
+	LaTeX(&b, nanTable())
+	s := b.String()
+	for _, want := range []string{`a\_1`, `50\% of a\_b \& c`, `\multicolumn{1}{c}{g}`, `\toprule`, `\bottomrule`, "--"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("latex lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestPValue(t *testing.T) {
+	for _, c := range []struct {
+		p    float64
+		want string
+	}{{1, "1"}, {0.25, "0.25"}, {0.035, "0.035"}, {0.00011, "1.1e-4"}, {9.1e-59, "9.1e-59"}, {math.NaN(), "–"}} {
+		if got := PValue(c.p); got != c.want {
+			t.Errorf("PValue(%g) = %q, want %q", c.p, got, c.want)
+		}
+	}
+}
+
+// WriteFileAtomic leaves no temporary file and replaces the target.
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.md")
+	for _, s := range []string{"one", "two"} {
+		if err := WriteFileAtomic(p, []byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if b, _ := os.ReadFile(p); string(b) != "two" || len(ents) != 1 {
+		t.Errorf("content %q, %d entries", b, len(ents))
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "missing", "x"), nil); err == nil {
+		t.Error("no error for a missing directory")
+	}
+}

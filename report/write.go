@@ -1,0 +1,269 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+)
+
+// Meta says what made a report. Nothing in it changes between runs of the
+// same input and seed (no timestamps), so reports are byte-stable.
+type Meta struct {
+	Source   string // "simulated: paper design" or the ledger path as given
+	Seed     string // run seed ("" for a ledger of unknown seed)
+	Toolkit  string // limbo-analyze version
+	Schema   string // ledger schema version
+	Go       string // Go version that built the toolkit
+	Episodes int
+}
+
+// Figure is a rendered figure to embed in report.html.
+type Figure struct {
+	Name    string // file name, e.g. "figure2.png"
+	Caption string
+	PNG     []byte
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory and a rename, so readers never see a half-written file.
+func WriteFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// MarkdownReport writes report.md: the run's provenance, a heading
+// "## Table N — title" per table with its caption and Markdown table, the
+// hypotheses H1–H6, and the paper-versus-run comparison.
+func MarkdownReport(w io.Writer, res *analysis.Results, meta Meta) error {
+	var b strings.Builder
+	b.WriteString("# LIMBO reproduction report\n\n")
+	fmt.Fprintf(&b, "- Source: %s\n", meta.Source)
+	if meta.Seed != "" {
+		fmt.Fprintf(&b, "- Seed: %s\n", meta.Seed)
+	}
+	fmt.Fprintf(&b, "- Episodes: %d\n- limbo-analyze %s, ledger schema %s, %s\n\n", meta.Episodes, meta.Toolkit, meta.Schema, meta.Go)
+	for _, warn := range res.Warnings {
+		fmt.Fprintf(&b, "> Warning: %s\n\n", warn)
+	}
+	for _, t := range res.Tables {
+		fmt.Fprintf(&b, "## Table %d — %s\n\n%s\n\n", t.Number, t.Title, t.Caption)
+		markdownBody(&b, t)
+		b.WriteString("\n")
+	}
+	b.WriteString("## Hypotheses\n\n")
+	markdownHypotheses(&b, res.Hypotheses)
+	b.WriteString("\n## Paper vs run\n\n")
+	if len(res.Hypotheses) > 0 {
+		b.WriteString("### Hypotheses\n\n")
+		markdownBody(&b, VerdictTable(res.Hypotheses))
+		b.WriteString("\n")
+	}
+	for _, t := range res.Tables {
+		if ct := CompareTable(t); ct != nil {
+			ct.Warnings = nil
+			fmt.Fprintf(&b, "### Table %d\n\n", t.Number)
+			markdownBody(&b, ct)
+			b.WriteString("\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+const htmlStyle = `body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:1em 0;font-size:0.9em}
+th,td{padding:0.25em 0.6em;border-bottom:1px solid #ddd;vertical-align:top}
+th{border-bottom:2px solid #444;text-align:center}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+caption{caption-side:bottom;text-align:left;font-size:0.85em;color:#555;padding-top:0.5em}
+.warn{color:#8a5300;font-size:0.85em}
+.verdict{font-weight:bold}
+figure img{max-width:100%}`
+
+// htmlTable renders t as an HTML table with grouped headers.
+func htmlTable(b *strings.Builder, t *analysis.Table) {
+	groups, head, body := grid(t, func(c analysis.Cell, col analysis.Column) string { return human(c, col.ShowCI) })
+	nl := len(t.LabelHeader)
+	esc := html.EscapeString
+	b.WriteString("<table>\n")
+	fmt.Fprintf(b, "<caption>%s</caption>\n<thead>\n", esc(t.Caption))
+	if hasGroups(groups) {
+		b.WriteString("<tr>")
+		for j := 0; j < len(groups); {
+			k := j
+			for k+1 < len(groups) && groups[k+1] == groups[j] {
+				k++
+			}
+			if groups[j] == "" {
+				for range k - j + 1 {
+					b.WriteString("<th></th>")
+				}
+			} else {
+				fmt.Fprintf(b, `<th colspan="%d">%s</th>`, k-j+1, esc(groups[j]))
+			}
+			j = k + 1
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("<tr>")
+	for _, h := range head {
+		fmt.Fprintf(b, "<th>%s</th>", esc(h))
+	}
+	b.WriteString("</tr>\n</thead>\n<tbody>\n")
+	for i, r := range body {
+		b.WriteString("<tr>")
+		for j, s := range r {
+			if j >= nl && t.Rows[i].Cells[j-nl].Kind != analysis.Text {
+				fmt.Fprintf(b, `<td class="num">%s</td>`, esc(s))
+			} else {
+				fmt.Fprintf(b, "<td>%s</td>", esc(s))
+			}
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</tbody>\n</table>\n")
+	for _, w := range t.Warnings {
+		fmt.Fprintf(b, "<p class=\"warn\">Warning: %s</p>\n", esc(w))
+	}
+}
+
+// HTMLReport writes a self-contained report.html: provenance (seed and
+// versions), every table, the figures inline (base64 PNG), the hypotheses
+// and the paper-versus-run comparison.
+func HTMLReport(w io.Writer, res *analysis.Results, meta Meta, figs []Figure) error {
+	esc := html.EscapeString
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>LIMBO reproduction report</title>\n<style>\n")
+	b.WriteString(htmlStyle)
+	b.WriteString("\n</style>\n</head>\n<body>\n<h1>LIMBO reproduction report</h1>\n<ul>\n")
+	fmt.Fprintf(&b, "<li>Source: %s</li>\n", esc(meta.Source))
+	if meta.Seed != "" {
+		fmt.Fprintf(&b, "<li>Seed: %s</li>\n", esc(meta.Seed))
+	}
+	fmt.Fprintf(&b, "<li>Episodes: %d</li>\n<li>limbo-analyze %s, ledger schema %s, %s</li>\n</ul>\n", meta.Episodes, esc(meta.Toolkit), esc(meta.Schema), esc(meta.Go))
+	for _, warn := range res.Warnings {
+		fmt.Fprintf(&b, "<p class=\"warn\">Warning: %s</p>\n", esc(warn))
+	}
+	b.WriteString("<h2>Tables</h2>\n")
+	for _, t := range res.Tables {
+		fmt.Fprintf(&b, "<h3 id=\"%s\">Table %d — %s</h3>\n", t.ID(), t.Number, esc(t.Title))
+		htmlTable(&b, t)
+	}
+	if len(figs) > 0 {
+		b.WriteString("<h2>Figures</h2>\n")
+		for _, f := range figs {
+			fmt.Fprintf(&b, "<figure><img alt=\"%s\" src=\"data:image/png;base64,%s\"><figcaption>%s</figcaption></figure>\n",
+				esc(f.Name), base64.StdEncoding.EncodeToString(f.PNG), esc(f.Caption))
+		}
+	}
+	b.WriteString("<h2>Hypotheses</h2>\n<dl>\n")
+	for _, h := range res.Hypotheses {
+		fmt.Fprintf(&b, "<dt><b>%s</b> <span class=\"verdict\">%s</span></dt>\n<dd>%s<br>Result: %s<br><small>Rule: %s</small>", h.ID, esc(h.Verdict), esc(h.Prediction), esc(h.Result), esc(h.Rule))
+		for _, x := range h.Warnings {
+			fmt.Fprintf(&b, "<br><span class=\"warn\">Warning: %s</span>", esc(x))
+		}
+		b.WriteString("</dd>\n")
+	}
+	b.WriteString("</dl>\n<h2>Paper vs run</h2>\n")
+	if len(res.Hypotheses) > 0 {
+		b.WriteString("<h3>Hypotheses</h3>\n")
+		htmlTable(&b, VerdictTable(res.Hypotheses))
+	}
+	for _, t := range res.Tables {
+		if ct := CompareTable(t); ct != nil {
+			ct.Warnings = nil
+			fmt.Fprintf(&b, "<h3>Table %d</h3>\n", t.Number)
+			htmlTable(&b, ct)
+		}
+	}
+	b.WriteString("</body>\n</html>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteAll writes the whole report into dir (created if needed), every file
+// atomically: report.md, report.html, tables/tableN.{txt,md,tex,csv,json}
+// and the paper comparisons tables/tableN.paper.{txt,csv}, the figures'
+// data figure-data/figureN.{csv,json}, and hypotheses.{txt,md,csv,json}. It returns the files written, in order.
+func WriteAll(dir string, res *analysis.Results, meta Meta, figs []Figure) ([]string, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "tables"), 0o755); err != nil {
+		return nil, err
+	}
+	var files []string
+	put := func(rel string, render func(io.Writer) error) error {
+		var buf bytes.Buffer
+		if err := render(&buf); err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		if err := WriteFileAtomic(filepath.Join(dir, rel), buf.Bytes()); err != nil {
+			return err
+		}
+		files = append(files, rel)
+		return nil
+	}
+	if err := put("report.md", func(w io.Writer) error { return MarkdownReport(w, res, meta) }); err != nil {
+		return files, err
+	}
+	if err := put("report.html", func(w io.Writer) error { return HTMLReport(w, res, meta, figs) }); err != nil {
+		return files, err
+	}
+	for _, t := range res.Tables {
+		for _, f := range Formats {
+			if err := put(filepath.Join("tables", t.ID()+"."+Ext(f)), func(w io.Writer) error { return Table(w, t, f) }); err != nil {
+				return files, err
+			}
+		}
+		if ct := CompareTable(t); ct != nil {
+			for _, f := range []string{"text", "csv"} {
+				if err := put(filepath.Join("tables", t.ID()+".paper."+Ext(f)), func(w io.Writer) error { return Table(w, ct, f) }); err != nil {
+					return files, err
+				}
+			}
+		}
+	}
+	// The data behind the figures, for plots and notebooks.
+	for _, t := range res.Figures.Tables() {
+		if err := os.MkdirAll(filepath.Join(dir, "figure-data"), 0o755); err != nil {
+			return files, err
+		}
+		for _, f := range []string{"csv", "json"} {
+			if err := put(filepath.Join("figure-data", t.ID()+"."+Ext(f)), func(w io.Writer) error { return Table(w, t, f) }); err != nil {
+				return files, err
+			}
+		}
+	}
+	for _, f := range []string{"text", "md", "csv", "json"} {
+		if err := put("hypotheses."+Ext(f), func(w io.Writer) error { return Hypotheses(w, res.Hypotheses, f) }); err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+}

@@ -1,0 +1,254 @@
+package sandbox
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// appendCanon appends the canonical JSON of v (object keys sorted, no
+// spaces) to b. It is hand-written because it runs on every call and
+// encoding/json's reflection dominated an episode's cost. skip names an
+// object key to leave out at the top level (the idempotency key).
+func appendCanon(b []byte, v any, skip string) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		if x {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case string:
+		return appendQuoted(b, x)
+	case float64:
+		return appendNumber(b, x)
+	case float32:
+		return appendNumber(b, float64(x))
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10)
+	case uint64:
+		return strconv.AppendUint(b, x, 10)
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCanon(b, e, "")
+		}
+		return append(b, ']')
+	case []map[string]any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCanon(b, e, "")
+		}
+		return append(b, ']')
+	case map[string]any:
+		var small [8]string
+		keys := small[:0]
+		for k := range x {
+			if k != skip {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendQuoted(b, k)
+			b = append(b, ':')
+			b = appendCanon(b, x[k], "")
+		}
+		return append(b, '}')
+	}
+	// Types validation rejects; encode as null so recording never fails.
+	return append(b, "null"...)
+}
+
+func appendNumber(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.AppendInt(b, int64(f), 10)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendQuoted appends s as a JSON string, as encoding/json would without
+// HTML escaping.
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// canonString returns the canonical JSON of args without the idempotency key.
+func canonString(args map[string]any) string {
+	var buf [256]byte
+	return string(appendCanon(buf[:0], args, "idempotency_key"))
+}
+
+// normText normalises free text for logical identity (paper-design §4.1:
+// "platform and post text (normalised)"): case-folded, whitespace collapsed.
+func normText(s string) string {
+	s = strings.TrimSpace(s)
+	need := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' || c == '\t' || c == '\n' || c == '\r' || (c == ' ' && i+1 < len(s) && s[i+1] == ' ') || c >= utf8.RuneSelf {
+			need = true
+			break
+		}
+	}
+	if !need {
+		return s
+	}
+	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// scalarString renders a row field or primary key as text for identity.
+func scalarString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return ""
+	}
+	return string(appendCanon(nil, v, ""))
+}
+
+// identity returns the logical identity of a write (paper-design §4.1):
+// operation plus semantic target. Batch writes have one identity per row;
+// they are returned by rowIdentities instead, and identity returns "".
+func identity(tool int, args map[string]any) string {
+	s := func(k string) string { v, _ := args[k].(string); return v }
+	switch tool {
+	case tSocialPublish:
+		return "social_publish|" + s("platform") + "|" + normText(s("text"))
+	case tSocialDeletePost:
+		return "social_delete_post|" + s("post_id")
+	case tBillingCreateCharge:
+		return "billing_create_charge|" + s("customer_id") + "|" + scalarString(args["amount_cents"])
+	case tBillingRefundCharge:
+		return "billing_refund_charge|" + s("charge_id")
+	case tTicketsCreate:
+		return "tickets_create|" + normText(s("title"))
+	case tTicketsAddComment:
+		return "tickets_add_comment|" + s("ticket_id") + "|" + normText(s("text"))
+	case tTicketsUpdateStatus:
+		return "tickets_update_status|" + s("ticket_id") + "|" + s("to")
+	case tMailSend:
+		return "mail_send|" + normText(s("to")) + "|" + normText(s("subject"))
+	case tDataInsert:
+		row, _ := args["row"].(map[string]any)
+		return rowIdentity(s("table"), row["id"])
+	case tDataUpsert:
+		return rowIdentity(s("table"), args["key"])
+	case tDeployTrigger:
+		return "deploy_trigger|" + s("service") + "|" + s("env") + "|" + s("ref")
+	}
+	return ""
+}
+
+// rowIdentity is the identity of a row: table and primary key. Inserts and
+// upserts of the same key are the same logical row.
+func rowIdentity(table string, pk any) string {
+	return "data|" + rowResource(table, pk)
+}
+
+// rowResource is the resource id of a row, "table/pk".
+func rowResource(table string, pk any) string {
+	return table + "/" + scalarString(pk)
+}
+
+// identities returns every logical identity a write touches: one for most
+// writes, one per row for data_insert_many.
+func identities(tool int, args map[string]any) []string {
+	if tool == tDataInsertMany {
+		table, _ := args["table"].(string)
+		rows := rowsOf(args["rows"])
+		out := make([]string, 0, len(rows))
+		for _, r := range rows {
+			out = append(out, rowIdentity(table, r["id"]))
+		}
+		return out
+	}
+	if id := identity(tool, args); id != "" {
+		return []string{id}
+	}
+	return nil
+}
+
+// rowsOf converts a validated rows argument to row maps.
+func rowsOf(v any) []map[string]any {
+	switch x := v.(type) {
+	case []map[string]any:
+		return x
+	case []any:
+		out := make([]map[string]any, 0, len(x))
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	return nil
+}

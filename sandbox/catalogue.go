@@ -1,0 +1,473 @@
+package sandbox
+
+import (
+	"slices"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// Tool indices: the hot path dispatches on these rather than on names.
+const (
+	tSocialPublish = iota
+	tSocialListPosts
+	tSocialDeletePost
+	tBillingCreateCharge
+	tBillingListCharges
+	tBillingRefundCharge
+	tTicketsCreate
+	tTicketsAddComment
+	tTicketsUpdateStatus
+	tTicketsListRecent
+	tTicketsSearch
+	tMailSend
+	tMailSearchSent
+	tDataInsert
+	tDataInsertMany
+	tDataUpsert
+	tDataQuery
+	tDeployTrigger
+	tDeployListRuns
+	tDeployGetRun
+	tWait
+	tStateOracle
+	tOutcomeOracle
+	nTools
+)
+
+// Names of the tools that are not services' own.
+const (
+	ToolWait          = "wait"
+	ToolStateOracle   = "state_oracle"
+	ToolOutcomeOracle = "outcome_oracle"
+)
+
+// Documented read-path lags, in seconds (paper Table 1).
+const (
+	lagWeibo   = 180
+	lagTickets = 120
+	lagMail    = 120
+	// staleHideS is how long stale_read hides the focal effect from its
+	// read path: longer than any documented lag, so that a lag-respecting
+	// agent is misled (paper-design §1.5).
+	staleHideS = 600
+	// keyWindowS is the dedup window of idempotency keys: it outlasts the
+	// longest in-flight delay (2 h) with a margin (Proposition 2).
+	keyWindowS = 3 * 3600
+)
+
+// Argument kinds for validation.
+const (
+	kString = iota
+	kInt
+	kNumber
+	kObject
+	kRows
+)
+
+type paramDef struct {
+	name     string
+	kind     int
+	required bool
+	enum     []string
+	positive bool // integers: must be > 0
+	doc      string
+}
+
+// toolDef is the static catalogue entry of one tool.
+type toolDef struct {
+	id       int
+	name     string
+	service  string
+	write    bool
+	params   []paramDef
+	readBack string // read tool that verifies the write
+
+	nativeKey          bool     // the native contract honours a key on every call
+	nativeKeyPlatforms []string // or only on these platforms (social_publish)
+	natural            bool     // naturally idempotent or conditional
+	batch              bool
+	reversible         bool
+
+	descNative string
+	descKeys   string // "" = same as native (reads)
+}
+
+var (
+	platforms   = []string{"mastodon", "weibo", "linkedin", "x"}
+	statusNames = []string{"new", "open", "triaged", "investigating", "mitigated", "resolved", "closed"}
+)
+
+const keyDoc = "Optional idempotency key (1–255 characters). A repeat with the same key and the same arguments returns the first result instead of acting again; the same key with other arguments is rejected; a repeat while the first request is still being processed returns 409. Keys are remembered for 3 hours."
+
+// defs is the catalogue, indexed by tool id. Social and billing texts are
+// the paper's Table 11 verbatim (native contract); the rest are written in
+// the same voice.
+var defs = [nTools]toolDef{
+	tSocialPublish: {
+		name: "social_publish", service: "social", write: true, readBack: "social_list_posts",
+		params: []paramDef{
+			{name: "platform", kind: kString, required: true, enum: platforms, doc: "mastodon, weibo, linkedin or x"},
+			{name: "text", kind: kString, required: true, doc: "the post text"},
+		},
+		nativeKeyPlatforms: []string{"mastodon"}, reversible: true,
+		descNative: "Publish a post to a social platform (mastodon, weibo, linkedin, x). Returns the new post_id. idempotency_key is honored by mastodon only; other platforms ignore it. On weibo, newly published posts can take up to 3 minutes to appear in social_list_posts.",
+		descKeys:   "Publish a post to a social platform (mastodon, weibo, linkedin, x). Returns the new post_id. idempotency_key is honored on every platform: a repeat with the same key returns the original post instead of publishing again. On weibo, newly published posts can take up to 3 minutes to appear in social_list_posts.",
+	},
+	tSocialListPosts: {
+		name: "social_list_posts", service: "social",
+		params: []paramDef{
+			{name: "platform", kind: kString, required: true, enum: platforms, doc: "mastodon, weibo or linkedin"},
+		},
+		descNative: "List the most recent posts on a platform (newest first). Not available for x. Weibo listings are eventually consistent (new posts may take up to 3 minutes to appear).",
+	},
+	tSocialDeletePost: {
+		name: "social_delete_post", service: "social", write: true, readBack: "social_list_posts",
+		params:     []paramDef{{name: "post_id", kind: kString, required: true, doc: "the post to delete"}},
+		natural:    true,
+		descNative: "Delete a post by id.",
+		descKeys:   "Delete a post by id. Deleting a post that is already deleted returns 404. idempotency_key is honored: a repeat with the same key returns the first result.",
+	},
+	tBillingCreateCharge: {
+		name: "billing_create_charge", service: "billing", write: true, readBack: "billing_list_charges",
+		params: []paramDef{
+			{name: "customer_id", kind: kString, required: true, doc: "the customer to charge"},
+			{name: "amount_cents", kind: kInt, required: true, positive: true, doc: "amount in cents (integer > 0)"},
+			{name: "description", kind: kString, required: true, doc: "shown on the customer's statement"},
+		},
+		nativeKey: true, reversible: true,
+		descNative: "Charge a customer’s saved payment method. amount_cents is an integer number of cents. Returns the charge.",
+		descKeys:   "Charge a customer’s saved payment method. amount_cents is an integer number of cents. Returns the charge. idempotency_key is honored: a repeat with the same key returns the original charge instead of charging again.",
+	},
+	tBillingListCharges: {
+		name: "billing_list_charges", service: "billing",
+		params: []paramDef{
+			{name: "customer_id", kind: kString, doc: "the customer (omit to list all charges)"},
+		},
+		descNative: "List a customer’s charges (newest first), including refunded ones.",
+	},
+	tBillingRefundCharge: {
+		name: "billing_refund_charge", service: "billing", write: true, readBack: "billing_list_charges",
+		params:     []paramDef{{name: "charge_id", kind: kString, required: true, doc: "the charge to refund"}},
+		natural:    true,
+		descNative: "Fully refund a charge. Refunding an already-refunded charge returns 409.",
+		descKeys:   "Fully refund a charge. Refunding an already-refunded charge returns 409. idempotency_key is honored: a repeat with the same key returns the original refund.",
+	},
+	tTicketsCreate: {
+		name: "tickets_create", service: "tickets", write: true, readBack: "tickets_list_recent",
+		params: []paramDef{
+			{name: "title", kind: kString, required: true, doc: "ticket title"},
+			{name: "body", kind: kString, required: true, doc: "ticket description"},
+		},
+		reversible: true,
+		descNative: "Open a new ticket. Returns the new ticket_id. Each call opens a new ticket. New tickets appear in tickets_list_recent at once and in tickets_search after up to 2 minutes.",
+		descKeys:   "Open a new ticket. Returns the new ticket_id. idempotency_key is honored: a repeat with the same key returns the original ticket instead of opening another. New tickets appear in tickets_list_recent at once and in tickets_search after up to 2 minutes.",
+	},
+	tTicketsAddComment: {
+		name: "tickets_add_comment", service: "tickets", write: true, readBack: "tickets_search",
+		params: []paramDef{
+			{name: "ticket_id", kind: kString, required: true, doc: "the ticket"},
+			{name: "text", kind: kString, required: true, doc: "comment text"},
+		},
+		descNative: "Add a comment to a ticket. Returns the comment_id. Each call adds a new comment. Comments can be read only through tickets_search, where they may take up to 2 minutes to appear.",
+		descKeys:   "Add a comment to a ticket. Returns the comment_id. idempotency_key is honored: a repeat with the same key returns the original comment instead of adding another. Comments can be read only through tickets_search, where they may take up to 2 minutes to appear.",
+	},
+	tTicketsUpdateStatus: {
+		name: "tickets_update_status", service: "tickets", write: true, readBack: "tickets_list_recent",
+		params: []paramDef{
+			{name: "ticket_id", kind: kString, required: true, doc: "the ticket"},
+			{name: "from", kind: kString, required: true, enum: statusNames, doc: "the status the ticket must have now"},
+			{name: "to", kind: kString, required: true, enum: statusNames, doc: "the new status"},
+		},
+		natural: true, reversible: true,
+		descNative: "Change a ticket's status. The change applies only if the ticket's current status equals from; otherwise it returns 412 (precondition failed) and changes nothing.",
+		descKeys:   "Change a ticket's status. The change applies only if the ticket's current status equals from; otherwise it returns 412 (precondition failed) and changes nothing. idempotency_key is honored: a repeat with the same key returns the first result.",
+	},
+	tTicketsListRecent: {
+		name: "tickets_list_recent", service: "tickets",
+		descNative: "List the most recent tickets (newest first) with their current status. Strongly consistent; comments are not included.",
+	},
+	tTicketsSearch: {
+		name: "tickets_search", service: "tickets",
+		params:     []paramDef{{name: "query", kind: kString, required: true, doc: "text to look for in titles, bodies and comments"}},
+		descNative: "Search tickets and their comments for a text. Eventually consistent: new tickets and comments may take up to 2 minutes to appear.",
+	},
+	tMailSend: {
+		name: "mail_send", service: "mail", write: true, readBack: "mail_search_sent",
+		params: []paramDef{
+			{name: "to", kind: kString, required: true, doc: "recipient address or list"},
+			{name: "subject", kind: kString, required: true, doc: "subject line"},
+			{name: "body", kind: kString, required: true, doc: "message body"},
+		},
+		descNative: "Send an email. Returns the message_id. Each call sends a new message, and a sent message cannot be recalled. Sent mail appears in mail_search_sent after up to 2 minutes.",
+		descKeys:   "Send an email. Returns the message_id. A sent message cannot be recalled. idempotency_key is honored: a repeat with the same key returns the original message_id instead of sending again. Sent mail appears in mail_search_sent after up to 2 minutes.",
+	},
+	tMailSearchSent: {
+		name: "mail_search_sent", service: "mail",
+		params:     []paramDef{{name: "query", kind: kString, required: true, doc: "text to look for in recipient, subject and body"}},
+		descNative: "Search sent mail by recipient, subject or body (newest first). Eventually consistent: sent messages may take up to 2 minutes to appear.",
+	},
+	tDataInsert: {
+		name: "data_insert", service: "data", write: true, readBack: "data_query",
+		params: []paramDef{
+			{name: "table", kind: kString, required: true, doc: "table name"},
+			{name: "row", kind: kObject, required: true, doc: "the row; its id field is the primary key"},
+		},
+		reversible: true,
+		descNative: "Insert a row into a table. The row's id field is its primary key. Uniqueness is not enforced: inserting the same row twice stores it twice.",
+		descKeys:   "Insert a row into a table. The row's id field is its primary key. Uniqueness is not enforced. idempotency_key is honored: a repeat with the same key returns the first result instead of inserting again.",
+	},
+	tDataInsertMany: {
+		name: "data_insert_many", service: "data", write: true, readBack: "data_query",
+		params: []paramDef{
+			{name: "table", kind: kString, required: true, doc: "table name"},
+			{name: "rows", kind: kRows, required: true, doc: "the rows (1–500); each row's id field is its primary key"},
+		},
+		batch: true, reversible: true,
+		descNative: "Insert several rows into a table in one request. Not atomic: if the request fails part-way, the rows inserted before the failure stay. Uniqueness is not enforced.",
+		descKeys:   "Insert several rows into a table in one request. Not atomic: if the request fails part-way, the rows inserted before the failure stay. Uniqueness is not enforced. idempotency_key is honored: a repeat with the same key inserts only the rows the first request did not, and returns the first result once complete.",
+	},
+	tDataUpsert: {
+		name: "data_upsert", service: "data", write: true, readBack: "data_query",
+		params: []paramDef{
+			{name: "table", kind: kString, required: true, doc: "table name"},
+			{name: "key", kind: kString, required: true, doc: "primary key of the row"},
+			{name: "row", kind: kObject, required: true, doc: "the row's fields"},
+		},
+		natural: true, reversible: true,
+		descNative: "Insert or replace the row whose primary key is key. Idempotent: repeating it leaves one row.",
+		descKeys:   "Insert or replace the row whose primary key is key. Idempotent: repeating it leaves one row. idempotency_key is honored: a repeat with the same key returns the first result.",
+	},
+	tDataQuery: {
+		name: "data_query", service: "data",
+		params: []paramDef{
+			{name: "table", kind: kString, required: true, doc: "table name"},
+			{name: "filter", kind: kObject, doc: "fields that must be equal (omit or {} for all rows)"},
+		},
+		descNative: "Return the rows of a table whose fields equal every field of filter. Strongly consistent.",
+	},
+	tDeployTrigger: {
+		name: "deploy_trigger", service: "deploy", write: true, readBack: "deploy_list_runs",
+		params: []paramDef{
+			{name: "service", kind: kString, required: true, doc: "service to deploy"},
+			{name: "env", kind: kString, required: true, doc: "target environment"},
+			{name: "ref", kind: kString, required: true, doc: "git ref to deploy"},
+		},
+		descNative: "Start a deployment run of a service's ref to an environment. Returns the run_id. Each call starts a new run.",
+		descKeys:   "Start a deployment run of a service's ref to an environment. Returns the run_id. idempotency_key is honored: a repeat with the same key returns the original run instead of starting another.",
+	},
+	tDeployListRuns: {
+		name: "deploy_list_runs", service: "deploy",
+		params:     []paramDef{{name: "service", kind: kString, required: true, doc: "the service"}},
+		descNative: "List a service's deployment runs (newest first) with environment, ref and status. Strongly consistent.",
+	},
+	tDeployGetRun: {
+		name: "deploy_get_run", service: "deploy",
+		params:     []paramDef{{name: "run_id", kind: kString, required: true, doc: "the run"}},
+		descNative: "Get one deployment run by run_id. Strongly consistent.",
+	},
+	tWait: {
+		name: ToolWait, service: "clock",
+		params:     []paramDef{{name: "seconds", kind: kNumber, required: true, doc: "seconds to wait (0–86400)"}},
+		descNative: "Wait for the given number of seconds before continuing.",
+	},
+	tStateOracle: {
+		name: ToolStateOracle, service: "oracle",
+		params: []paramDef{
+			{name: "tool", kind: kString, required: true, doc: "a write tool"},
+			{name: "args", kind: kObject, required: true, doc: "that write's arguments"},
+		},
+		descNative: "Report whether the effect of a write (tool and arguments) is committed now, ignoring read-path lags. Cannot see requests that are still in flight.",
+	},
+	tOutcomeOracle: {
+		name: ToolOutcomeOracle, service: "oracle",
+		params: []paramDef{
+			{name: "tool", kind: kString, required: true, doc: "a write tool"},
+			{name: "args", kind: kObject, required: true, doc: "that write's arguments"},
+		},
+		descNative: "Report the fate of a write (tool and arguments): committed, in_flight (sent and still going to commit) or not_executed.",
+	},
+}
+
+var toolIndex = func() map[string]int {
+	m := make(map[string]int, nTools)
+	for i := range defs {
+		defs[i].id = i
+		m[defs[i].name] = i
+	}
+	return m
+}()
+
+func validContract(c string) bool {
+	return c == ledger.ContractNative || c == ledger.ContractKeysEverywhere
+}
+
+// keyHonoured reports whether the contract honours a key on a write of
+// tool d with the given platform ("" when none).
+func (d *toolDef) keyHonoured(contract, platform string) bool {
+	if !d.write || d.service == "oracle" {
+		return false
+	}
+	if contract == ledger.ContractKeysEverywhere || d.nativeKey {
+		return true
+	}
+	return slices.Contains(d.nativeKeyPlatforms, platform)
+}
+
+// readPath returns the read-path class of a write of d (paper Table 1).
+func (d *toolDef) readPath(platform string) string {
+	switch d.id {
+	case tSocialPublish, tSocialDeletePost:
+		switch platform {
+		case "x":
+			return ledger.ReadNone
+		case "weibo":
+			return ledger.ReadEventual
+		}
+		return ledger.ReadStrong
+	case tTicketsAddComment, tMailSend:
+		return ledger.ReadEventual
+	}
+	if d.readBack == "" {
+		return ledger.ReadNone
+	}
+	return ledger.ReadStrong
+}
+
+// class returns the write class (paper-design §5.2) under the contract.
+func (d *toolDef) class(contract, platform string) string {
+	switch {
+	case d.natural:
+		return ledger.ClassIdempotent
+	case d.keyHonoured(contract, platform):
+		return ledger.ClassKeyed
+	case d.batch:
+		return ledger.ClassBatch
+	}
+	switch d.readPath(platform) {
+	case ledger.ReadEventual:
+		return ledger.ClassEventual
+	case ledger.ReadNone:
+		return ledger.ClassMissing
+	}
+	return ledger.ClassStrong
+}
+
+func (d *toolDef) documentedLag(platform string) float64 {
+	switch d.id {
+	case tSocialPublish, tSocialDeletePost, tSocialListPosts:
+		if platform == "weibo" || platform == "" {
+			return lagWeibo
+		}
+		return 0
+	case tTicketsAddComment, tTicketsSearch:
+		return lagTickets
+	case tMailSend, tMailSearchSent:
+		return lagMail
+	}
+	return 0
+}
+
+func (d *toolDef) spec(contract string) ToolSpec {
+	s := ToolSpec{
+		Name:        d.name,
+		Service:     d.service,
+		Write:       d.write,
+		Description: d.descNative,
+		ReadBack:    d.readBack,
+		contract:    contract,
+	}
+	if contract == ledger.ContractKeysEverywhere && d.descKeys != "" {
+		s.Description = d.descKeys
+	}
+	for _, p := range d.params {
+		s.Params = append(s.Params, Param{Name: p.name, Type: kindName(p.kind), Required: p.required, Doc: p.doc})
+	}
+	s.KeyHonoured = d.write && (contract == ledger.ContractKeysEverywhere || d.nativeKey || len(d.nativeKeyPlatforms) > 0)
+	if s.KeyHonoured {
+		s.Params = append(s.Params, Param{Name: "idempotency_key", Type: "string", Doc: keyDoc})
+		if contract == ledger.ContractNative {
+			s.keyPlatforms = d.nativeKeyPlatforms
+		}
+	}
+	// For social the worst case (weibo); DocumentedLagFor is per platform.
+	s.DocumentedLag = d.documentedLag("")
+	return s
+}
+
+func kindName(k int) string {
+	switch k {
+	case kInt:
+		return "integer"
+	case kNumber:
+		return "number"
+	case kObject:
+		return "object"
+	case kRows:
+		return "array"
+	}
+	return "string"
+}
+
+// KeyHonouredFor reports whether the tool honours an idempotency_key for
+// these arguments. Natively social_publish honours keys on mastodon only,
+// so the answer depends on args["platform"].
+func (s ToolSpec) KeyHonouredFor(args map[string]any) bool {
+	if !s.KeyHonoured {
+		return false
+	}
+	if len(s.keyPlatforms) == 0 {
+		return true
+	}
+	p, _ := args["platform"].(string)
+	return slices.Contains(s.keyPlatforms, p)
+}
+
+// DocumentedLagFor returns the read-path lag the description documents for
+// a write or read with these arguments (weibo 180 s, other platforms 0).
+func (s ToolSpec) DocumentedLagFor(args map[string]any) float64 {
+	i, ok := toolIndex[s.Name]
+	if !ok {
+		return 0
+	}
+	p, _ := args["platform"].(string)
+	if s.Service == "social" {
+		if p == "weibo" {
+			return lagWeibo
+		}
+		return 0
+	}
+	return defs[i].documentedLag(p)
+}
+
+// Catalogue returns every service tool (writes and reads) with its
+// description under the contract, sorted by name. Oracle and wait tools
+// are not part of it (see World.Tools). An unknown contract returns nil.
+func Catalogue(contract string) []ToolSpec {
+	if !validContract(contract) {
+		return nil
+	}
+	out := make([]ToolSpec, 0, tWait)
+	for i := 0; i < tWait; i++ {
+		out = append(out, defs[i].spec(contract))
+	}
+	slices.SortFunc(out, func(a, b ToolSpec) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Lookup returns the tool named tool under the contract, including the
+// oracle and wait tools.
+func Lookup(contract, tool string) (ToolSpec, bool) {
+	i, ok := toolIndex[tool]
+	if !ok || !validContract(contract) {
+		return ToolSpec{}, false
+	}
+	return defs[i].spec(contract), true
+}

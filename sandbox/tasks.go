@@ -1,0 +1,304 @@
+package sandbox
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// The task suite (paper-design §5.3) is data: which tool each required
+// write uses, and so whether it is protected, follows from this file and
+// the catalogue's mechanics, never from constants in code.
+//
+//go:embed data/tasks.json
+var defaultTaskData []byte
+
+type taskFile struct {
+	Version   int            `json:"version"`
+	Templates []templateData `json:"templates"`
+}
+
+type templateData struct {
+	ID          string    `json:"id"`
+	Service     string    `json:"service"`
+	Instances   int       `json:"instances"`
+	Instruction string    `json:"instruction"`
+	Vars        []varData `json:"vars"`
+	Setup       struct {
+		Charges []map[string]any `json:"charges"`
+		Tickets []map[string]any `json:"tickets"`
+	} `json:"setup"`
+	Steps []struct {
+		Tool string         `json:"tool"`
+		Args map[string]any `json:"args"`
+	} `json:"steps"`
+}
+
+type varData struct {
+	Name   string `json:"name"`
+	Values []any  `json:"values"`
+}
+
+// Setup is the state a task's world starts from (charges to refund,
+// tickets to comment on); it is not part of the effects ledger.
+type Setup struct {
+	Charges []map[string]any
+	Tickets []map[string]any
+}
+
+var (
+	dataMu    sync.RWMutex
+	templates map[string]*templateData
+	tmplOrder []string
+	taskCache sync.Map // "T01#0" -> *Task (tasks are immutable once built)
+)
+
+func init() {
+	if err := loadTaskData(defaultTaskData); err != nil {
+		panic("sandbox: embedded data/tasks.json: " + err.Error())
+	}
+}
+
+// UseTaskData replaces the task suite with the JSON in js (same format as
+// the embedded data/tasks.json) until restore is called. It is a hook for
+// tests that change the data to check that mechanics follow from it; it is
+// not safe to use while episodes run concurrently.
+func UseTaskData(js []byte) (restore func(), err error) {
+	dataMu.RLock()
+	oldT, oldO := templates, tmplOrder
+	dataMu.RUnlock()
+	if err := loadTaskData(js); err != nil {
+		return nil, err
+	}
+	return func() {
+		dataMu.Lock()
+		templates, tmplOrder = oldT, oldO
+		dataMu.Unlock()
+		taskCache.Clear()
+	}, nil
+}
+
+// DefaultTaskData returns a copy of the embedded task data file.
+func DefaultTaskData() []byte { return append([]byte(nil), defaultTaskData...) }
+
+func loadTaskData(js []byte) error {
+	var f taskFile
+	dec := json.NewDecoder(strings.NewReader(string(js)))
+	dec.UseNumber()
+	if err := dec.Decode(&f); err != nil {
+		return fmt.Errorf("tasks data: %w", err)
+	}
+	m := make(map[string]*templateData, len(f.Templates))
+	order := make([]string, 0, len(f.Templates))
+	for i := range f.Templates {
+		t := &f.Templates[i]
+		where := fmt.Sprintf("tasks data: templates[%d]", i)
+		if t.ID == "" {
+			return fmt.Errorf("%s: field id: empty", where)
+		}
+		if _, dup := m[t.ID]; dup {
+			return fmt.Errorf("%s: field id: duplicate %q", where, t.ID)
+		}
+		if t.Instances < 1 {
+			return fmt.Errorf("%s (%s): field instances: must be ≥ 1", where, t.ID)
+		}
+		if len(t.Steps) == 0 {
+			return fmt.Errorf("%s (%s): field steps: empty", where, t.ID)
+		}
+		for _, v := range t.Vars {
+			if v.Name == "" || len(v.Values) == 0 {
+				return fmt.Errorf("%s (%s): field vars: a variable needs a name and values", where, t.ID)
+			}
+			for j := range v.Values {
+				v.Values[j] = fromJSONNumber(v.Values[j])
+			}
+		}
+		for j := range t.Steps {
+			t.Steps[j].Args = fromJSONNumber(t.Steps[j].Args).(map[string]any)
+			ti, ok := toolIndex[t.Steps[j].Tool]
+			if !ok || !defs[ti].write || defs[ti].service == "oracle" {
+				return fmt.Errorf("%s (%s): steps[%d]: field tool: %q is not a write tool", where, t.ID, j, t.Steps[j].Tool)
+			}
+		}
+		for j := range t.Setup.Charges {
+			t.Setup.Charges[j] = fromJSONNumber(t.Setup.Charges[j]).(map[string]any)
+		}
+		for j := range t.Setup.Tickets {
+			t.Setup.Tickets[j] = fromJSONNumber(t.Setup.Tickets[j]).(map[string]any)
+		}
+		m[t.ID] = t
+		order = append(order, t.ID)
+		// Every instance must yield valid arguments: catch data errors here.
+		for inst := 0; inst < t.Instances; inst++ {
+			task := buildTask(t, inst)
+			for j, s := range task.Steps {
+				d := &defs[toolIndex[s.Tool]]
+				if msg := validate(d, s.Args); msg != "" {
+					return fmt.Errorf("%s (%s) instance %d: steps[%d]: %s", where, t.ID, inst, j, msg)
+				}
+			}
+		}
+	}
+	dataMu.Lock()
+	templates, tmplOrder = m, order
+	dataMu.Unlock()
+	taskCache.Clear()
+	return nil
+}
+
+// fromJSONNumber turns json.Number into float64 throughout v, as a plain
+// json.Unmarshal would, after UseNumber kept integers exact.
+func fromJSONNumber(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = fromJSONNumber(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = fromJSONNumber(e)
+		}
+		return x
+	}
+	return v
+}
+
+// Templates returns the template ids of the suite ("T01".."T12"), in file order.
+func Templates() []string {
+	dataMu.RLock()
+	defer dataMu.RUnlock()
+	return append([]string(nil), tmplOrder...)
+}
+
+// Instances returns how many instances a template has (0 if unknown).
+func Instances(template string) int {
+	dataMu.RLock()
+	defer dataMu.RUnlock()
+	if t, ok := templates[template]; ok {
+		return t.Instances
+	}
+	return 0
+}
+
+// NewTask builds instance of template deterministically: variable j takes
+// value instance mod |values_j|, so instance 0 uses every variable's first
+// value, every variable changes from one instance to the next, and
+// instances stay distinct up to the lcm of the pool sizes. The returned
+// task is shared: do not modify it.
+func NewTask(template string, instance int) (*Task, error) {
+	key := template + "#" + strconv.Itoa(instance)
+	if t, ok := taskCache.Load(key); ok {
+		return t.(*Task), nil
+	}
+	dataMu.RLock()
+	td, ok := templates[template]
+	dataMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("sandbox: unknown template %q", template)
+	}
+	if instance < 0 || instance >= td.Instances {
+		return nil, fmt.Errorf("sandbox: template %s has instances 0–%d, not %d", template, td.Instances-1, instance)
+	}
+	t := buildTask(td, instance)
+	taskCache.Store(key, t)
+	return t, nil
+}
+
+func buildTask(td *templateData, instance int) *Task {
+	vals := make(map[string]any, len(td.Vars))
+	for _, v := range td.Vars {
+		vals[v.Name] = v.Values[instance%len(v.Values)]
+	}
+	t := &Task{
+		Template:    td.ID,
+		Instance:    instance,
+		ID:          td.ID + "#" + strconv.Itoa(instance),
+		Service:     td.Service,
+		Instruction: subst(td.Instruction, vals).(string),
+	}
+	for _, c := range td.Setup.Charges {
+		t.Setup.Charges = append(t.Setup.Charges, subst(c, vals).(map[string]any))
+	}
+	for _, c := range td.Setup.Tickets {
+		t.Setup.Tickets = append(t.Setup.Tickets, subst(c, vals).(map[string]any))
+	}
+	for i, s := range td.Steps {
+		d := &defs[toolIndex[s.Tool]]
+		args := subst(s.Args, vals).(map[string]any)
+		platform, _ := args["platform"].(string)
+		t.Steps = append(t.Steps, Step{
+			Index:      i,
+			Tool:       s.Tool,
+			Args:       args,
+			Class:      d.class(ledger.ContractNative, platform),
+			ReadPath:   d.readPath(platform),
+			Reversible: d.reversible,
+			Platform:   platform,
+			tool:       d.id,
+			ids:        identities(d.id, args),
+		})
+	}
+	return t
+}
+
+// subst replaces {name} placeholders in strings of v with the instance's
+// values. A string that is exactly one placeholder takes the value's own
+// type (so amounts stay numbers).
+func subst(v any, vals map[string]any) any {
+	switch x := v.(type) {
+	case string:
+		if !strings.Contains(x, "{") {
+			return x
+		}
+		if strings.HasPrefix(x, "{") && strings.HasSuffix(x, "}") && strings.Count(x, "{") == 1 {
+			if val, ok := vals[x[1:len(x)-1]]; ok {
+				return val
+			}
+		}
+		for name, val := range vals {
+			x = strings.ReplaceAll(x, "{"+name+"}", scalarString(val))
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = subst(e, vals)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = subst(e, vals)
+		}
+		return out
+	}
+	return v
+}
+
+// ClassUnder returns the step's write class under the contract (paper-
+// design §5.2): under keys-everywhere every write that is not naturally
+// idempotent is keyed.
+func (s Step) ClassUnder(contract string) string {
+	i, ok := toolIndex[s.Tool]
+	if !ok {
+		return s.Class
+	}
+	return defs[i].class(contract, s.Platform)
+}
+
+// Protected reports whether a redelivered or re-issued copy of the step's
+// write leaves one effect when the client attaches a key wherever the
+// contract honours one (keyed or naturally idempotent).
+func (s Step) Protected(contract string) bool {
+	c := s.ClassUnder(contract)
+	return c == ledger.ClassKeyed || c == ledger.ClassIdempotent
+}
