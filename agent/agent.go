@@ -31,6 +31,7 @@ type Agent struct {
 
 	// What the final report is made from.
 	ambiguous, gaveUp, escalated, failed bool
+	stopped                              bool // handed the rest of the task over
 	notes                                []string
 }
 
@@ -44,6 +45,9 @@ func New(p Params, t Timing, cond Condition, d *Draws) *Agent {
 func (a *Agent) Run(c Caller, task *sandbox.Task, tools []sandbox.ToolSpec) ledger.FinalReport {
 	a.c, a.tools = c, tools
 	for i := range task.Steps {
+		if a.stopped {
+			break
+		}
 		a.calls = 0
 		a.write(&task.Steps[i])
 	}
@@ -253,6 +257,7 @@ func (a *Agent) viaReadBack(st *sandbox.Step, spec sandbox.ToolSpec, args map[st
 	switch {
 	case rs.present:
 		if a.D.u(slotSkip) < a.P.S {
+			a.confirmed(st, args)
 			return
 		}
 		a.reissue(st, spec, args, t0, nil)
@@ -279,6 +284,7 @@ func (a *Agent) viaReadBack(st *sandbox.Step, spec sandbox.ToolSpec, args map[st
 		a.wait(a.T.PatienceMinS + a.D.u(slotPatience)*(a.T.PatienceMaxS-a.T.PatienceMinS))
 		rs, _ = a.read(st, args)
 		if rs.present {
+			a.confirmed(st, args)
 			return
 		}
 		if rs.partial {
@@ -287,6 +293,27 @@ func (a *Agent) viaReadBack(st *sandbox.Step, spec sandbox.ToolSpec, args map[st
 		}
 	}
 	a.reissue(st, spec, args, t0, nil)
+}
+
+// confirmed is called when a read-back shows that an unkeyed write hit by an
+// ambiguous fault had taken effect after all. With propensity Abandon the
+// agent then stops and hands the rest of the task over (escalates) instead
+// of carrying on: the surprise makes it distrust what it would do next
+// (paper-design §3.5 item 1, [I]). It decides from that observation only,
+// so a not-executed world (empty read-back) never triggers it and task
+// success there is untouched; holding a key, a repeat is documented to be
+// safe and nothing is handed over; an oracle's answer is authoritative and
+// leaves no such doubt (the oracle paths never call it).
+func (a *Agent) confirmed(st *sandbox.Step, args map[string]any) {
+	if _, keyed := args[keyArg]; keyed || a.P.Abandon <= 0 {
+		// The draw is skipped when the propensity is 0, so profiles
+		// without it reproduce earlier runs bit for bit.
+		return
+	}
+	if a.D.u(slotAbandon) < a.P.Abandon {
+		a.stopped, a.escalated = true, true
+		a.notes = append(a.notes, st.Tool+" had taken effect despite the error; stopped and handed the rest of the task over")
+	}
 }
 
 // oracleStatus reads an oracle's answer: "committed", "partial" (some rows

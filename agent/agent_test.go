@@ -191,3 +191,47 @@ func TestObservationEquivalence(t *testing.T) {
 		}
 	}
 }
+
+// The abandon propensity acts only on what the agent saw: after a positive
+// read-back of an unkeyed write hit by a timeout (W_post) it hands the rest
+// of the task over, so later required effects are missing; after an empty
+// one (W_pre) it re-issues and finishes, so task success in not-executed
+// worlds is untouched; at 0 nothing changes.
+func TestAbandonAfterConfirmation(t *testing.T) {
+	prof := DefaultProfiles()
+	run := func(mode string, abandon float64) (ledger.FinalReport, ledger.Episode) {
+		w := world(t, "T07", 0, mode, ledger.ContractNative, 0)
+		if len(w.Task().Steps) < 2 {
+			t.Fatal("T07 needs a step after the focal write")
+		}
+		p, err := prof.Effective("gpt-6-astra", "minimal", "vanilla", "default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Abandon = abandon
+		c, _ := ParseCondition("vanilla")
+		rep := New(p, prof.Time, c, NewDraws(3, "abandon", "ep", 0)).Run(w, w.Task(), w.Tools())
+		ep, err := sandbox.Grade(w.Finish(rep))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep, ep
+	}
+	for _, c := range []struct {
+		mode      string
+		abandon   float64
+		status    string
+		success   bool
+		duplicate bool
+	}{
+		{ledger.FaultTimeoutPost, 1, ledger.StatusEscalated, false, false},
+		{ledger.FaultTimeoutPost, 0, "", true, false},
+		{ledger.FaultTimeoutPre, 1, "", true, false},
+	} {
+		rep, ep := run(c.mode, c.abandon)
+		if ep.TaskSuccess != c.success || ep.Duplicated != c.duplicate || (c.status != "" && rep.Status != c.status) {
+			t.Errorf("%s abandon=%v: status %s, task success %v, duplicated %v; want %q, %v, %v",
+				c.mode, c.abandon, rep.Status, ep.TaskSuccess, ep.Duplicated, c.status, c.success, c.duplicate)
+		}
+	}
+}

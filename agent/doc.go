@@ -28,6 +28,13 @@
 // "completed" after an ambiguous fault with propensity "completed" and lists
 // no uncertainty with propensity "silent" (paper-design §3.4).
 //
+// Two knobs are off in the embedded profiles (docs/simulation.md explains
+// why): "abandon", handing the rest of the task over after a read-back
+// shows that an unkeyed ambiguous write had taken effect, and the top-level
+// "template_sd", a per-template difficulty shared by every model
+// (TemplateDifficulty) that moves the careful and hasty propensities on the
+// logit scale (Params.Harden).
+//
 // # Propensities as data
 //
 // Profiles (paper-design §3.3) live in profiles.json, embedded and

@@ -25,6 +25,7 @@ const (
 	slotOracle           // use the oracle tool when offered
 	slotReport           // report "completed"
 	slotSilent           // list no uncertainty
+	slotAbandon          // hand the rest of the task over
 	nSlots
 )
 

@@ -36,6 +36,10 @@ type Params struct {
 	Eps   float64 `json:"eps"` // re-issue once more after a re-issue succeeded (residual slip)
 	Compl float64 `json:"completed"`
 	Quiet float64 `json:"silent"`
+	// Hand the rest of the task over after confirming that an unkeyed
+	// write hit by an ambiguous fault had taken effect (paper-design §3.5
+	// item 1; [I], docs/simulation.md).
+	Abandon float64 `json:"abandon,omitempty"`
 }
 
 // shift is a sparse set of additive changes to Params; absent fields are 0.
@@ -71,6 +75,8 @@ func (p *Params) field(name string) (*float64, bool) {
 		return &p.Compl, true
 	case "silent":
 		return &p.Quiet, true
+	case "abandon":
+		return &p.Abandon, true
 	}
 	return nil, false
 }
@@ -109,9 +115,13 @@ type Model struct {
 
 // Profiles is the content of a profile file.
 type Profiles struct {
-	Version    int              `json:"version"`
-	Doc        string           `json:"doc,omitempty"`
-	Noise      float64          `json:"noise"` // probability that a behavioural draw is episode-own rather than world-shared
+	Version int     `json:"version"`
+	Doc     string  `json:"doc,omitempty"`
+	Noise   float64 `json:"noise"` // probability that a behavioural draw is episode-own rather than world-shared
+	// TemplateSD is the SD, on the logit scale, of a task template's
+	// difficulty shared by every model, condition and arm (0 = none; see
+	// Params.Harden).
+	TemplateSD float64          `json:"template_sd,omitempty"`
 	Time       Timing           `json:"time"`
 	Report     shiftless        `json:"report"`
 	CuePlain   shift            `json:"cue_plain"`
@@ -193,6 +203,9 @@ func (p *Profiles) validate() error {
 	if err := prob("noise", p.Noise); err != nil {
 		return err
 	}
+	if !(p.TemplateSD >= 0 && p.TemplateSD <= 5) {
+		return fmt.Errorf("template_sd: must be in [0,5], got %v", p.TemplateSD)
+	}
 	t := p.Time
 	if !(t.ThinkMinS >= 0 && t.ThinkMaxS >= t.ThinkMinS && t.JitterMeanS >= 0 &&
 		t.PatienceMinS >= 0 && t.PatienceMaxS >= t.PatienceMinS && t.InProgressWaitS > 0 &&
@@ -231,7 +244,7 @@ func (p *Profiles) validate() error {
 			return fmt.Errorf("%s.name: duplicate model %q", where, m.Name)
 		}
 		seen[m.Name] = true
-		for _, f := range []string{"v_to", "v_500", "w", "s", "pi", "g", "k_nat", "k_ke", "r", "a", "oracle", "eps"} {
+		for _, f := range []string{"v_to", "v_500", "w", "s", "pi", "g", "k_nat", "k_ke", "r", "a", "oracle", "eps", "abandon"} {
 			v, _ := m.Params.field(f)
 			if err := prob(where+" ("+m.Name+")."+f, *v); err != nil {
 				return err

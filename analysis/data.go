@@ -18,8 +18,20 @@ type Data struct {
 }
 
 // Read loads the episodes of the ledger at path (JSONL, CSV or Parquet; raw
-// JSONL lines are graded with opt.Grader).
+// JSONL lines are graded with opt.Grader). With opt.Columns, only those of
+// them that a CSV or Parquet file carries are read, and Data.Columns names
+// them, so that a table whose columns are missing fails with a
+// MissingColumnsError while the others are still computed.
 func Read(path string, opt ledger.ReadOptions) (*Data, error) {
+	if opt.Columns != nil {
+		have, err := ledger.FileColumns(path, opt.Format)
+		if err != nil {
+			return nil, err
+		}
+		if have != nil {
+			opt.Columns = slices.DeleteFunc(slices.Clone(opt.Columns), func(c string) bool { return !slices.Contains(have, c) })
+		}
+	}
 	d := &Data{Columns: opt.Columns}
 	err := ledger.ReadEpisodes(path, opt, func(e *ledger.Episode) error {
 		d.Episodes = append(d.Episodes, e)
@@ -38,7 +50,11 @@ type MissingColumnsError struct {
 }
 
 func (e *MissingColumnsError) Error() string {
-	return fmt.Sprintf("%s needs column(s) %s, which the episode table lacks", e.What, strings.Join(e.Missing, ", "))
+	verb := "needs"
+	if strings.HasPrefix(e.What, "The ") { // "The hypotheses", "The figures"
+		verb = "need"
+	}
+	return fmt.Sprintf("%s %s column(s) %s, which the episode table lacks", e.What, verb, strings.Join(e.Missing, ", "))
 }
 
 // require checks that d carries cols.

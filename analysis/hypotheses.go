@@ -346,7 +346,7 @@ func h3(e1 []*ledger.Episode) *Hypothesis {
 	h := &Hypothesis{
 		ID:         "H3",
 		Prediction: "Given verification, eventual read paths yield more duplicates than strong ones",
-		Rule:       "among verified episodes with a resolvable committed fault, supported iff the eventual duplicate rate exceeds the strong one with GEE p < .05; not supported if it does not exceed it; else inconclusive",
+		Rule:       "among verified episodes (read back, or escalated without a re-issue) with a resolvable committed fault, supported iff the eventual duplicate rate exceeds the strong one with GEE p < .05; not supported if it does not exceed it; else inconclusive",
 	}
 	var eps []*ledger.Episode
 	var x, y []float64
@@ -355,7 +355,14 @@ func h3(e1 []*ledger.Episode) *Hypothesis {
 		if !e.FaultFired || !in(e.FaultMode, ledger.FaultTimeoutPost, ledger.FaultHTTP500Post) {
 			continue
 		}
-		if !in(e.Recovery, ledger.RecoveryVerifyThenRetry, ledger.RecoveryVerifyThenSkip, ledger.RecoveryWaitThenVerify) {
+		// Verified = the agent did not re-issue blindly but checked. The
+		// recovery label gives an escalated final report precedence over
+		// how the agent got there (an agent that read back, skipped and
+		// then escalated is labelled "escalate"), so escalations without
+		// a re-issue count as verified: §4.3 conditions on verification,
+		// not on the final report (paper-design §3.3: n = 947, a pooled
+		// verification rate of 75–85%).
+		if !in(e.Recovery, ledger.RecoveryVerifyThenRetry, ledger.RecoveryVerifyThenSkip, ledger.RecoveryWaitThenVerify, ledger.RecoveryEscalate) {
 			continue
 		}
 		var xi float64
@@ -398,36 +405,87 @@ func h4(e1 []*ledger.Episode) *Hypothesis {
 	h := &Hypothesis{
 		ID:         "H4",
 		Prediction: "Blind re-issue does not differ between irreversible and reversible writes (TOST, ±5 pp)",
-		Rule:       "supported iff the 90% interval of the difference (irreversible − reversible) lies inside ±5 pp; not supported iff it lies entirely outside; else inconclusive",
+		Rule:       "supported iff the 90% interval of the difference (irreversible − reversible; Wald on clustered n_eff) lies inside ±5 pp; not supported iff it lies entirely outside; else inconclusive",
 	}
-	var x1, n1, x2, n2 int
+	// Faults the agent sees as an error (it may re-issue after them).
+	var scope []*ledger.Episode
 	for _, e := range e1 {
-		// Faults the agent sees as an error (it may re-issue after them).
-		if !e.FaultFired || !(strings.HasPrefix(e.FaultMode, "timeout_") || strings.HasPrefix(e.FaultMode, "http500_") || e.FaultMode == ledger.FaultPartialBatch) {
-			continue
+		if e.FaultFired && (strings.HasPrefix(e.FaultMode, "timeout_") || strings.HasPrefix(e.FaultMode, "http500_") || e.FaultMode == ledger.FaultPartialBatch) {
+			scope = append(scope, e)
 		}
-		blind := 0
-		if e.Recovery == ledger.RecoveryBlindRetry {
-			blind = 1
-		}
+	}
+	blindOf := func(e *ledger.Episode) float64 { return b2f(e.Recovery == ledger.RecoveryBlindRetry) }
+	// Like every interval of the paper, the difference's variance uses the
+	// clustered n_eff (paper-design §2.4: pooled one-way ICC over template
+	// clusters, Kish design effect per group). The paper's 90% interval
+	// (−1.6 to +8.5 pp) is ≈ 2·5 pp wide, which the raw E1 counts (≈ 2,000
+	// per group, half-width ≈ 1.5 pp) cannot give.
+	rho, _ := pooledICC(scope, rateCol{"blind", func(*ledger.Episode) bool { return true }, blindOf})
+	var g [2]struct {
+		x, n float64
+		tmpl map[string]bool
+	}
+	for _, e := range scope {
+		j := 0
 		if e.Reversible {
-			x2 += blind
-			n2++
-		} else {
-			x1 += blind
-			n1++
+			j = 1
+		}
+		if g[j].tmpl == nil {
+			g[j].tmpl = map[string]bool{}
+		}
+		g[j].n++
+		g[j].x += blindOf(e)
+		g[j].tmpl[e.Template] = true
+	}
+	var p, neff [2]float64
+	for j := range g {
+		p[j], neff[j] = nan, nan
+		if g[j].n > 0 {
+			p[j] = g[j].x / g[j].n
+			neff[j] = stats.ClusterNEff(g[j].n, g[j].n/float64(len(g[j].tmpl)), max(rho, 0))
 		}
 	}
-	r := stats.TOSTIndep(x1, n1, x2, n2, h4Margin, "wald")
+	r := tostWaldEff(p[0], neff[0], p[1], neff[1], h4Margin)
+	n1, n2 := int(g[0].n), int(g[1].n)
 	h.Stats = []Stat{
-		{Name: "diff_pp", Value: 100 * r.Diff, Lo: 100 * r.Lo90, Hi: 100 * r.Hi90, N: n1 + n2},
-		{Name: "p_tost", Value: r.PTOST, Lo: nan, Hi: nan, N: n1 + n2},
-		{Name: "blind_irreversible", Value: ratio(float64(x1), float64(n1)), Lo: nan, Hi: nan, N: n1},
-		{Name: "blind_reversible", Value: ratio(float64(x2), float64(n2)), Lo: nan, Hi: nan, N: n2},
+		{Name: "diff_pp", Value: 100 * r.diff, Lo: 100 * r.lo90, Hi: 100 * r.hi90, N: n1 + n2},
+		{Name: "p_tost", Value: r.p, Lo: nan, Hi: nan, N: n1 + n2},
+		{Name: "blind_irreversible", Value: 100 * p[0], Lo: nan, Hi: nan, N: n1},
+		{Name: "blind_reversible", Value: 100 * p[1], Lo: nan, Hi: nan, N: n2},
+		{Name: "icc", Value: rho, Lo: nan, Hi: nan, N: n1 + n2},
 	}
-	h.Result = fmt.Sprintf("difference %s pp, 90%% interval %s to %s pp (n=%d vs %d)", signed(100*r.Diff), signed(100*r.Lo90), signed(100*r.Hi90), n1, n2)
-	h.Verdict = VerdictH4(100*r.Lo90, 100*r.Hi90)
+	h.Result = fmt.Sprintf("difference %s pp, 90%% interval %s to %s pp (n=%d vs %d)", signed(100*r.diff), signed(100*r.lo90), signed(100*r.hi90), n1, n2)
+	h.Verdict = VerdictH4(100*r.lo90, 100*r.hi90)
 	return h
+}
+
+// tostResult is a TOST of p₁ − p₂ against ±margin.
+type tostResult struct{ diff, lo90, hi90, p float64 }
+
+// tostWaldEff is the Wald TOST of two independent proportions on effective
+// sample sizes (methods.md §6.1 "wald" with n replaced by n_eff):
+// SE² = Σ p̂ⱼ(1−p̂ⱼ)/n_effⱼ, p = max(1 − Φ((Δ̂+δ)/SE), Φ((Δ̂−δ)/SE)), 90%
+// interval Δ̂ ± z₀.₉₅·SE (Schuirmann 1987). NaN inputs give NaN.
+func tostWaldEff(p1, n1, p2, n2, margin float64) tostResult {
+	r := tostResult{nan, nan, nan, nan}
+	if anyNaN(p1, n1, p2, n2) || n1 <= 0 || n2 <= 0 {
+		return r
+	}
+	r.diff = p1 - p2
+	se := math.Sqrt(p1*(1-p1)/n1 + p2*(1-p2)/n2)
+	z := stats.ZLevel(1 - 2*stats.TOSTAlpha)
+	r.lo90, r.hi90 = r.diff-z*se, r.diff+z*se
+	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	if se == 0 {
+		// Both proportions 0 or 1: the difference is known exactly.
+		r.p = 1
+		if math.Abs(r.diff) < margin {
+			r.p = 0
+		}
+		return r
+	}
+	r.p = max(1-phi((r.diff+margin)/se), phi((r.diff-margin)/se))
+	return r
 }
 
 func h5(e1 []*ledger.Episode) *Hypothesis {

@@ -91,7 +91,7 @@ func rateCell(eps []*ledger.Episode, col rateCol, rho float64) Cell {
 func rateColumn(t *Table, eps []*ledger.Episode, col rateCol, j int, groupOf func(*ledger.Episode) string, groups []string) {
 	rho, n := pooledICC(eps, col)
 	if n > 0 && math.IsNaN(rho) {
-		t.warnf("%s: intraclass correlation not estimable (fewer than two task templates, or one episode per template); intervals use the raw n", col.key)
+		t.warnf("%s: intraclass correlation not estimable (fewer than two task templates, or one episode per template); intervals use the raw n", t.columnLabel(col.key))
 	}
 	by := map[string][]*ledger.Episode{}
 	for _, e := range eps {
@@ -103,7 +103,7 @@ func rateColumn(t *Table, eps []*ledger.Episode, col rateCol, j int, groupOf fun
 	for i, g := range groups {
 		c := rateCell(by[g], col, rho)
 		if c.N == 0 {
-			t.warnf("%s / %s: no episodes", t.Rows[i].Labels[len(t.Rows[i].Labels)-1], col.key)
+			t.warnf("%s / %s: no episodes", t.Rows[i].Labels[len(t.Rows[i].Labels)-1], t.columnLabel(col.key))
 		}
 		t.Rows[i].Cells[j] = c
 	}

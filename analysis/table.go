@@ -122,6 +122,22 @@ func (t *Table) Cell(r, c string) (Cell, bool) {
 	return Cell{}, false
 }
 
+// columnLabel is the column's label as a person reads it in the table
+// ("heavy-tailed delay (40 s–2 h): EOS (%)"), or key itself if t has no
+// such column; warnings name columns this way, not by their keys.
+func (t *Table) columnLabel(key string) string {
+	for _, c := range t.Columns {
+		if c.Key != key {
+			continue
+		}
+		if c.Group != "" {
+			return c.Group + ": " + c.Label
+		}
+		return c.Label
+	}
+	return key
+}
+
 // warnf appends a warning to the table.
 func (t *Table) warnf(format string, args ...any) {
 	t.Warnings = append(t.Warnings, fmt.Sprintf(format, args...))

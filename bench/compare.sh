@@ -99,7 +99,7 @@ ratio() {
 	*) printf "%.1f×" "$(echo "$1 / $2" | bc -l)" ;;
 	esac
 }
-echo "## limbo-analyze vs statsmodels and R on $rows rows ($(date -u +%F), load $(cut -d' ' -f1 /proc/loadavg), $(nproc) CPUs)"
+echo "**limbo-analyze vs statsmodels and R on $rows rows ($(date -u +%F), load $(cut -d' ' -f1 /proc/loadavg), $(nproc) CPUs)**"
 echo
 echo "| task | limbo CSV s | limbo Parquet s | statsmodels s | R s | statsmodels/limbo | R/limbo | check: limbo / statsmodels / R |"
 echo "|---|---:|---:|---:|---:|---:|---:|---|"

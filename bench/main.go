@@ -40,7 +40,7 @@ var stages = []struct {
 	re    *regexp.Regexp
 }{
 	{"simulate", regexp.MustCompile(`PaperDesign|Million`)},
-	{"grade", regexp.MustCompile(`Episode\d+Calls`)},
+	{"grade", regexp.MustCompile(`Episode\d+Calls|^Grade`)},
 	{"export", regexp.MustCompile(`ToParquet`)},
 	{"read", regexp.MustCompile(`Read`)},
 	{"rates", regexp.MustCompile(`Rates|WilsonKish`)},
@@ -112,7 +112,7 @@ func fmtNum(m map[string]float64, unit string) string {
 // summary writes the Markdown table, in stage order.
 func summary(w io.Writer, results []result, header string) {
 	fmt.Fprintln(w, header)
-	fmt.Fprintln(w, "| stage | package | benchmark | ns/op | CPU ms/op | rows/s | MB/s | B/op | allocs/op |")
+	fmt.Fprintln(w, "| stage | package | benchmark | ms/op | CPU ms/op | rows/s | MB/s | B/op | allocs/op |")
 	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|")
 	for _, st := range append(stagesNames(), "other") {
 		for _, r := range results {
@@ -123,9 +123,18 @@ func summary(w io.Writer, results []result, header string) {
 			if rows == "" {
 				rows = fmtNum(r.metrics, "episodes/s")
 			}
+			if rows == "" {
+				if rows = fmtNum(r.metrics, "rows/cpu-s"); rows != "" {
+					rows += " per CPU-s"
+				}
+			}
+			ms := map[string]float64{}
+			if ns, ok := r.metrics["ns/op"]; ok {
+				ms["ms/op"] = ns / 1e6
+			}
 			cpu := fmtNum(r.metrics, "cpu-ms/op")
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.stage, strings.TrimPrefix(r.pkg, "./"), r.name,
-				fmtNum(r.metrics, "ns/op"), cpu, rows, fmtNum(r.metrics, "MB/s"), fmtNum(r.metrics, "B/op"), fmtNum(r.metrics, "allocs/op"))
+				fmtNum(ms, "ms/op"), cpu, rows, fmtNum(r.metrics, "MB/s"), fmtNum(r.metrics, "B/op"), fmtNum(r.metrics, "allocs/op"))
 		}
 	}
 }

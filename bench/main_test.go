@@ -38,14 +38,14 @@ PASS
 	}
 	var b strings.Builder
 	summary(&b, got, "## t")
-	if !strings.Contains(b.String(), "| rates | x | CLIRates | 52345678 | 40.50 | 495367 |") {
+	if !strings.Contains(b.String(), "| rates | x | CLIRates | 52.35 | 40.50 | 495367 |") {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }
 
 func TestStageOf(t *testing.T) {
 	for name, want := range map[string]string{
-		"PaperDesign": "simulate", "Episode12Calls": "grade", "CSVToParquet": "export",
+		"PaperDesign": "simulate", "Episode12Calls": "grade", "Grade": "grade", "CSVToParquet": "export",
 		"RawJSONLRead": "read", "GEEExchangeableFactors": "gee", "LogisticNumeric": "logit",
 		"CLIModelGLMM": "glmm", "CLIModelLogit": "logit", "Exact4Groups": "shapley",
 		"TablesAndHypotheses": "tables", "Analyze": "tables", "Report": "figures", "CLIPaired": "paired",

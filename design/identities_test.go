@@ -265,3 +265,36 @@ func TestCarefulProfile(t *testing.T) {
 		t.Errorf("native redelivery %d/34, want 25/34", c.dup)
 	}
 }
+
+// The switchable behaviour knobs (docs/simulation.md: abandon, template_sd)
+// act only through the agent's decisions, so the mechanical identities hold
+// with them on: redelivery 25/34 (keys on the original are untouched) and
+// sdk-retry EOS 104/205 (the agent never sees a fault).
+func TestKnobsKeepIdentities(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates a slice of the paper design")
+	}
+	prof := agent.DefaultProfiles()
+	prof.TemplateSD = 1.5
+	for i := range prof.Models {
+		prof.Models[i].Abandon = 0.3
+	}
+	sim := paperSim(t, prof)
+	eps := graded(t, sim, func(e *Episode) bool {
+		return (e.Experiment == "E2" && e.Condition == "sdk-retry" && e.World.Mode != ledger.FaultNone) ||
+			(e.Experiment == "E1" && e.World.Mode == ledger.FaultRedelivery && e.World.Task.Instance == 0)
+	})
+	cells, order := count(eps, func(e *ledger.Episode) string { return e.Experiment + "/" + e.Model })
+	if len(order) < 10 {
+		t.Fatalf("only %d cells", len(order))
+	}
+	for _, k := range order {
+		c := cells[k]
+		switch {
+		case strings.HasPrefix(k, "E1/") && c.n == 34 && c.dup != 25:
+			t.Errorf("%s: redelivery %d/34, want 25/34", k, c.dup)
+		case strings.HasPrefix(k, "E2/") && !strings.HasSuffix(k, "mai-code-1.1-flash") && c.eos != 104:
+			t.Errorf("%s: sdk-retry EOS %d/%d, want 104/205", k, c.eos, c.n)
+		}
+	}
+}

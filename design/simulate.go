@@ -110,7 +110,11 @@ func (s *Simulator) Episode(i int) (*ledger.RawEpisode, error) {
 		return nil, fmt.Errorf("episode %d (%s): %w", i, id, err)
 	}
 	d := agent.NewDraws(s.Seed, pk, id, s.Profiles.Noise)
-	ag := agent.New(pe.p, s.Profiles.Time, pe.cond, d)
+	p := pe.p
+	if sd := s.Profiles.TemplateSD; sd > 0 {
+		p = p.Harden(agent.TemplateDifficulty(s.Seed, w.Task.Template), sd)
+	}
+	ag := agent.New(p, s.Profiles.Time, pe.cond, d)
 	rep := ag.Run(pe.cond.Wrap(world, w.Task.ID, ep.Contract), w.Task, s.toolsOf(world, ep.Contract, pe.cond))
 	raw := world.Finish(rep)
 	raw.Experiment = ep.Experiment

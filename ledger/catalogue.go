@@ -3,6 +3,10 @@ package ledger
 // The paper's tool catalogue (paper-design §5.1). A focal write or a call
 // to a tool outside it is a plausibility warning, never an error: users'
 // harnesses have their own tools.
+// BatchWriteTool is the sandbox's batch write, the only one on which it
+// injects partial_batch.
+const BatchWriteTool = "data_insert_many"
+
 var (
 	// PaperWriteTools are the sandbox's write tools.
 	PaperWriteTools = []string{

@@ -98,7 +98,21 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 	if len(hdr) > 0 {
 		hdr[0] = strings.TrimPrefix(hdr[0], "\ufeff")
 	}
-	dst := make([]int, len(hdr)) // schema column index, or -1 for extra
+	// With opt.Columns, only the named columns (plus what their checks
+	// need) are required, parsed and checked, as for Parquet: analysis
+	// commands work on a user's CSV that has the columns they use.
+	need := needCols(opt.Columns)
+	var extraWanted map[string]bool
+	if opt.Columns != nil {
+		extraWanted = map[string]bool{}
+		for _, c := range opt.Columns {
+			if _, ok := colIndex[c]; !ok {
+				extraWanted[c] = true
+			}
+		}
+	}
+	const skip = -2
+	dst := make([]int, len(hdr)) // schema column index, -1 for a kept extra, skip
 	var present colMask
 	var extras []string
 	seen := map[string]bool{}
@@ -110,33 +124,58 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 		if i, ok := colIndex[h]; ok {
 			dst[j] = i
 			present |= 1 << uint(i)
+			if !need.has(i) {
+				dst[j] = skip
+			}
 			continue
 		}
 		if h == "" {
 			return Problem{File: path, Line: 1, Field: "column " + strconv.Itoa(j+1), Msg: "empty column name in the header"}
 		}
+		if extraWanted != nil && !extraWanted[h] {
+			dst[j] = skip
+			continue
+		}
 		dst[j] = -1
 		extras = append(extras, h)
 	}
+	// Columns needed only for a check (task_success and duplicated for
+	// eos) are not required: the check runs when they are there.
+	asked := maskOf(opt.Columns)
 	var missing []string
 	for i, c := range EpisodeColumns {
-		if requiredSet.has(i) && !present.has(i) {
+		if requiredSet.has(i) && asked.has(i) && !present.has(i) {
 			missing = append(missing, c.Name)
+		}
+	}
+	for _, c := range opt.Columns {
+		if extraWanted[c] && !seen[c] {
+			// As the Parquet reader says it.
+			return Problem{File: path, Field: c, Msg: "no such column"}
 		}
 	}
 	if len(missing) > 0 {
 		msg := "missing required column"
+		if opt.Columns != nil {
+			msg = "missing column (needed for this analysis)"
+		}
 		if len(missing) > 1 {
 			msg += " (also missing: " + strings.Join(missing[1:], ", ") + ")"
 		}
 		return Problem{File: path, Line: 1, Field: missing[0], Msg: msg}
 	}
-	if opt.Strict && len(extras) > 0 {
+	if opt.Strict && opt.Columns == nil && len(extras) > 0 {
 		return Problem{File: path, Line: 1, Field: extras[0], Msg: "extra column (not in the ledger schema; rejected under --strict)"}
+	}
+	// Absent columns that are not needed, or that are optional (empty
+	// platform, no cost), are not checked.
+	check := need & (present | ^requiredSet)
+	var ids *idSet
+	if check.has(colEpisodeID) {
+		ids = newIDSet()
 	}
 
 	rep := newReporter(path, &opt)
-	ids := newIDSet()
 	rows := 0
 	lastErrLine := -1
 	for {
@@ -170,6 +209,9 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 		e := &Episode{}
 		var ps []Problem
 		for j, s := range rec {
+			if dst[j] == skip {
+				continue
+			}
 			if i := dst[j]; i >= 0 {
 				if msg := setCell(e, i, s); msg != "" {
 					ps = append(ps, Problem{Field: hdr[j], Msg: msg})
@@ -187,7 +229,7 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 			}
 			continue
 		}
-		if ok, err := checkEpisode(rep, ids, line, e, allCols); err != nil || !ok {
+		if ok, err := checkEpisode(rep, ids, line, e, check); err != nil || !ok {
 			if err != nil {
 				return err
 			}

@@ -48,3 +48,31 @@ func ExtraColumns(path, format string) ([]string, error) {
 	})
 	return extra, err
 }
+
+// FileColumns lists the columns a CSV or Parquet ledger carries (the
+// header's or the schema's names, schema and extra alike, in file order),
+// so that a caller can ask ReadOptions.Columns for only those it has. For
+// JSONL, whose lines each carry their own fields, it returns nil.
+func FileColumns(path, format string) ([]string, error) {
+	format, err := formatOf(path, format)
+	if err != nil {
+		return nil, Problem{File: path, Msg: err.Error()}
+	}
+	switch format {
+	case "csv":
+		hdr, _, err := CSVHeader(path)
+		return hdr, err
+	case "parquet":
+		p, err := openPQ(path)
+		if err != nil {
+			return nil, err
+		}
+		defer p.close()
+		var cols []string
+		for _, f := range p.schema.Fields() {
+			cols = append(cols, f.Name)
+		}
+		return cols, nil
+	}
+	return nil, nil
+}

@@ -86,7 +86,9 @@ func TestValidate(t *testing.T) {
 		{"invalid UTF-8", func(e *Episode) { e.Model = "gpt\xff" }, "model", false},
 		{"social without platform", func(e *Episode) { e.Service = "social" }, "platform", true},
 		{"late without delay", func(e *Episode) { e.FaultMode, e.FaultFired, e.DelayS = FaultTimeoutLate, true, 0 }, "delay_s", true},
-		{"batch mode on a non-batch write", func(e *Episode) { e.FaultMode, e.WriteClass = FaultPartialBatch, ClassStrong }, "fault_mode", true},
+		{"batch mode on a non-batch tool", func(e *Episode) {
+			e.FaultMode, e.FocalWrite, e.WriteClass = FaultPartialBatch, "data_insert", ClassBatch
+		}, "fault_mode", true},
 		{"unknown tool", func(e *Episode) { e.FocalWrite = "launch_missiles" }, "focal_write", true},
 		{"unknown harness", func(e *Episode) { e.Harness = "my-harness" }, "harness", true},
 	} {
@@ -103,6 +105,35 @@ func TestValidate(t *testing.T) {
 			}
 			if ps[0].Field != tc.field || ps[0].Warning != tc.warn {
 				t.Errorf("got %+v, want field %s warning=%v", ps[0], tc.field, tc.warn)
+			}
+		})
+	}
+}
+
+// The plausibility rules that the paper's own design satisfies raise
+// nothing: fault_fired with mode none (the focal write was issued and
+// "none" applied), and partial_batch on the batch tool whatever its write
+// class (keyed under keys-everywhere, E2k).
+func TestValidatePaperDesignClean(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(e *Episode)
+	}{
+		{"none fired", func(e *Episode) { e.FaultMode, e.FaultFired = FaultNone, true }},
+		{"none not fired", func(e *Episode) { e.FaultMode, e.FaultFired = FaultNone, false }},
+		{"batch tool keyed", func(e *Episode) {
+			e.FaultMode, e.FocalWrite, e.WriteClass = FaultPartialBatch, BatchWriteTool, ClassKeyed
+		}},
+		{"batch tool batch", func(e *Episode) {
+			e.FaultMode, e.FocalWrite, e.WriteClass = FaultPartialBatch, BatchWriteTool, ClassBatch
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := synthEpisode(4)
+			e.FaultMode, e.DelayS = FaultTimeoutPost, 0
+			tc.edit(e)
+			if ps := Validate(e); len(ps) != 0 {
+				t.Errorf("got %v, want no problem", ps)
 			}
 		})
 	}
@@ -347,8 +378,18 @@ func TestWriterAtomic(t *testing.T) {
 			t.Errorf("%s: Abort left %v", ext, ents)
 		}
 	}
-	// Unwritable location.
-	_, err := CreateEpisodes(filepath.Join(t.TempDir(), "no", "such", "dir", "x.csv"), "", nil)
+	// A missing output directory is created.
+	w, err := CreateEpisodes(filepath.Join(t.TempDir(), "new", "dir", "x.csv"), "", nil)
+	if err != nil {
+		t.Fatalf("missing directory: %v", err)
+	}
+	w.Abort()
+	// Unwritable location: below a regular file.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = CreateEpisodes(filepath.Join(file, "x.csv"), "", nil)
 	var p Problem
 	if !errors.As(err, &p) || !strings.Contains(p.Msg, "cannot create output") {
 		t.Fatalf("got %v", err)

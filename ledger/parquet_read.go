@@ -374,6 +374,14 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 	}
 	defer p.close()
 	m := needCols(opt.Columns)
+	// Columns needed only for a check (task_success and duplicated for
+	// eos) are read when the file has them, not required.
+	checkOnly := m &^ maskOf(opt.Columns)
+	for i := range EpisodeColumns {
+		if checkOnly.has(i) && p.schema.FieldIndices(EpisodeColumns[i].Name) == nil {
+			m &^= 1 << uint(i)
+		}
+	}
 	wantExtra := opt.Columns == nil
 	var extraWanted map[string]bool
 	if !wantExtra {
@@ -387,6 +395,14 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 	}
 	plan, extras, err := p.plan(EpisodeColumns, m.has, wantExtra, "episodes")
 	if err != nil {
+		var pr Problem
+		if opt.Columns != nil && errors.As(err, &pr) && strings.HasPrefix(pr.Msg, "missing required column") {
+			// A table of the user's own that lacks a column this analysis
+			// uses, as the CSV reader says it.
+			msg, _, _ := strings.Cut(pr.Msg, ";")
+			pr.Msg = strings.Replace(msg, "missing required column", "missing column (needed for this analysis)", 1)
+			return pr
+		}
 		return err
 	}
 	if extraWanted != nil {

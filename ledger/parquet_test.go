@@ -55,6 +55,26 @@ func TestParquetOtherSchema(t *testing.T) {
 	}
 }
 
+// A Parquet table of a user's own with only some columns: read through
+// Columns when it has them (eos's check columns are optional), and the
+// missing needed ones named otherwise.
+func TestParquetColumnSubset(t *testing.T) {
+	path := writeForeign(t, []arrow.Field{{Name: "model", Type: arrow.BinaryTypes.String}, {Name: "eos", Type: arrow.FixedWidthTypes.Boolean}},
+		func(b *array.RecordBuilder) {
+			b.Field(0).(*array.StringBuilder).AppendValues([]string{"m1", "m2"}, nil)
+			b.Field(1).(*array.BooleanBuilder).AppendValues([]bool{true, false}, nil)
+		})
+	eps := readAll(t, path, ReadOptions{Columns: []string{"model", "eos"}})
+	if len(eps) != 2 || eps[0].Model != "m1" || !eps[0].EOS || eps[1].EOS {
+		t.Errorf("got %+v", eps)
+	}
+	err := ReadEpisodes(path, ReadOptions{Columns: []string{"model", "harness", "weight"}}, func(*Episode) error { return nil })
+	var p Problem
+	if !errors.As(err, &p) || p.Field != "harness" || p.Msg != "missing column (needed for this analysis) (also missing: weight)" {
+		t.Errorf("got %v", err)
+	}
+}
+
 // A column of the wrong type is named; integers where floats belong (as
 // pandas writes weight=1) and narrower integers are accepted.
 func TestParquetColumnTypes(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -60,6 +61,9 @@ func formatOf(path, format string) (string, error) {
 	case ".parquet":
 		return "parquet", nil
 	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return "", errors.New("is a directory, not a ledger file")
+	}
 	return "", fmt.Errorf("cannot tell the ledger format from the extension %q (want .jsonl, .ndjson, .csv or .parquet, or give a format)", filepath.Ext(path))
 }
 
@@ -67,6 +71,9 @@ func formatOf(path, format string) (string, error) {
 // non-regular files with a Problem naming the file.
 func openLedger(path string) (*os.File, error) {
 	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, Problem{File: path, Msg: "no such file"}
+	}
 	if err != nil {
 		return nil, Problem{File: path, Msg: errMsg(err)}
 	}
@@ -309,6 +316,7 @@ func readJSONLEpisodes(path string, opt ReadOptions, fn func(*Episode) error) er
 func readJSONL(path string, opt ReadOptions, fn func(*Episode, *RawEpisode) error) error {
 	rep := newReporter(path, &opt)
 	ids := newIDSet()
+	need := needCols(opt.Columns)
 	return jsonlLines(path, rep, func(line int, b []byte) error {
 		r := &RawEpisode{}
 		info, ok, err := decodeRow(rep, line, b, r)
@@ -337,10 +345,12 @@ func readJSONL(path string, opt ReadOptions, fn func(*Episode, *RawEpisode) erro
 				g.CostUSD = r.CostUSD
 			}
 			e = &g
-		} else if bad, err := rep.row(line, missingCols(info.present, requiredSet)); err != nil || bad {
+		} else if bad, err := rep.row(line, missingCols(info.present, requiredSet&maskOf(opt.Columns))); err != nil || bad {
 			return err
 		}
-		m := allCols
+		// A graded line is checked on the columns the caller needs that it
+		// has (opt.Columns), as CSV and Parquet are.
+		m := need & (info.present | ^requiredSet)
 		if info.raw {
 			m = allCols &^ designCols // the design columns were checked before grading
 		}

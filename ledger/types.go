@@ -9,25 +9,27 @@ const SchemaVersion = "1"
 // column names of DESIGN §3.
 type Episode struct {
 	// Design.
-	EpisodeID  string  `json:"episode_id"`
-	Experiment string  `json:"experiment"`
-	Model      string  `json:"model"`
-	Harness    string  `json:"harness"`
-	Contract   string  `json:"contract"`
-	Condition  string  `json:"condition"`
-	Cue        string  `json:"cue"`
-	Service    string  `json:"service"`
-	Template   string  `json:"template"`
-	Instance   int64   `json:"instance"`
-	Task       string  `json:"task"`
-	FocalWrite string  `json:"focal_write"`
-	FocalIndex int64   `json:"focal_index"`
-	Platform   string  `json:"platform"`
-	PairKey    string  `json:"pair_key"`
-	WriteClass string  `json:"write_class"`
-	ReadPath   string  `json:"read_path"`
-	Reversible bool    `json:"reversible"`
-	FaultMode  string  `json:"fault_mode"`
+	EpisodeID  string `json:"episode_id"`
+	Experiment string `json:"experiment"`
+	Model      string `json:"model"`
+	Harness    string `json:"harness"`
+	Contract   string `json:"contract"`
+	Condition  string `json:"condition"`
+	Cue        string `json:"cue"`
+	Service    string `json:"service"`
+	Template   string `json:"template"`
+	Instance   int64  `json:"instance"`
+	Task       string `json:"task"`
+	FocalWrite string `json:"focal_write"`
+	FocalIndex int64  `json:"focal_index"`
+	Platform   string `json:"platform"`
+	PairKey    string `json:"pair_key"`
+	WriteClass string `json:"write_class"`
+	ReadPath   string `json:"read_path"`
+	Reversible bool   `json:"reversible"`
+	FaultMode  string `json:"fault_mode"`
+	// FaultFired: the focal write was issued, so the assigned mode was
+	// applied to it (true under "none" too).
 	FaultFired bool    `json:"fault_fired"`
 	DelayS     float64 `json:"delay_s"`
 	Weight     float64 `json:"weight"`

@@ -49,6 +49,10 @@ func createAtomic(path string) (*atomicFile, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, Problem{File: path, Msg: "is a directory; cannot write a ledger there"}
 	}
+	// A missing output directory is created, as report and figures do.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, Problem{File: path, Msg: "cannot create output: " + errMsg(err)}
+	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
 		return nil, Problem{File: path, Msg: "cannot create output: " + errMsg(err)}

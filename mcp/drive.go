@@ -98,6 +98,12 @@ func Drive(ctx context.Context, o DriveOptions) (recorded, failed int, err error
 	}
 	defer os.RemoveAll(scratch)
 
+	// A harness command that records nothing for the first few episodes is
+	// almost always misconfigured (it never reaches the server): stop
+	// rather than fail every episode of the plan, one grace period each.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var stopErr error
 	jobs := make(chan int)
 	events := make(chan DriveEvent)
 	var wg sync.WaitGroup
@@ -127,6 +133,9 @@ func Drive(ctx context.Context, o DriveOptions) (recorded, failed int, err error
 		close(events)
 	}()
 	for ev := range events {
+		if stopErr != nil && ev.Err != nil {
+			continue // interrupted or never started: Drive stopped; still pending
+		}
 		if ev.Err != nil {
 			failed++
 		} else {
@@ -135,9 +144,20 @@ func Drive(ctx context.Context, o DriveOptions) (recorded, failed int, err error
 		if o.Progress != nil {
 			o.Progress(ev)
 		}
+		if ev.Err != nil && recorded == 0 && failed == StopAfterFailures && stopErr == nil && len(pending) > StopAfterFailures {
+			stopErr = fmt.Errorf("stopped: the first %d episodes recorded nothing, so the harness command is probably not reaching the server (last: %v)", failed, ev.Err)
+			cancel()
+		}
+	}
+	if stopErr != nil {
+		return recorded, failed, stopErr
 	}
 	return recorded, failed, ctx.Err()
 }
+
+// StopAfterFailures is how many failed episodes, with none recorded
+// before them, make Drive give up on the rest of the plan.
+const StopAfterFailures = 3
 
 // driveOne runs the harness for one episode and moves its ledger line to
 // the output ledger.

@@ -39,8 +39,15 @@ const maxLedgerLine = 64 << 20
 // about a truncation. Lines must be JSON objects with an episode_id; any
 // other line is an error naming the file and line.
 func OpenLedger(path string, warn func(string)) (*Ledger, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, ledger.Problem{File: path, Msg: "is a directory, not a ledger file"}
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) { // the path is already named
+			return nil, ledger.Problem{File: path, Msg: pe.Op + ": " + pe.Err.Error()}
+		}
 		return nil, ledger.Problem{File: path, Msg: err.Error()}
 	}
 	l := &Ledger{path: path, f: f, done: map[string]bool{}}

@@ -168,4 +168,13 @@ func TestDriveScripted(t *testing.T) {
 	if msg := events[0].Err.Error(); !strings.Contains(msg, "no episode recorded") {
 		t.Errorf("idle harness error %q", msg)
 	}
+
+	// Over a longer plan it stops after StopAfterFailures episodes rather
+	// than failing them all (serially, so exactly that many ran).
+	all, _ := NewPlan(eps)
+	opts.Plan, opts.Parallel, opts.Grace = all, 1, time.Second
+	rec, failed, err = Drive(context.Background(), opts)
+	if rec != 0 || failed != StopAfterFailures || err == nil || !strings.Contains(err.Error(), "probably not reaching the server") {
+		t.Errorf("idle harness over %d episodes: %d recorded, %d failed, %v; want a stop after %d", all.Len(), rec, failed, err, StopAfterFailures)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -92,6 +93,11 @@ func figure4(d [2]TradeOff) figure {
 	waitStyle := draw.GlyphStyle{Color: colour(3), Shape: draw.CircleGlyph{}, Radius: 2.2}
 	secs := []legendSection{{entries: []legendEntry{{text: "wait, then verify", thumb: glyphThumb(waitStyle)}}}}
 	for _, k := range []string{"vanilla", "keys"} {
+		// Only conditions the ledger has: a legend entry without a point
+		// would suggest one is hidden.
+		if !slices.ContainsFunc(append(slices.Clone(d[0].Refs), d[1].Refs...), func(r TradePoint) bool { return r.Key == k }) {
+			continue
+		}
 		g, l := refStyle(k)
 		secs[0].entries = append(secs[0].entries, legendEntry{text: l, thumb: glyphThumb(g)})
 	}

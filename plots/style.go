@@ -273,7 +273,7 @@ func legendWidth(secs []legendSection) vg.Length {
 			w = max(w, max(thumb, e.height+3)+ts.Width(e.text))
 		}
 	}
-	return w
+	return w + 2 // so that anti-aliasing never clips the last glyph at the figure's edge
 }
 
 // splitRight divides c into a left part and a right strip of width w.

@@ -49,7 +49,12 @@ func CompareTable(t *analysis.Table) *analysis.Table {
 		if c.MissingInRun {
 			run.Value = math.NaN()
 		}
-		ct.Rows = append(ct.Rows, analysis.Row{Key: c.Row + "|" + c.Col, Labels: []string{c.RowLabel, c.ColLabel}, Cells: []analysis.Cell{paper, run, diff}})
+		colLabel := c.ColLabel
+		if kind == analysis.PValue {
+			// Say so where it is read: the caption is not in every format.
+			colLabel += " (difference: log10 run/paper)"
+		}
+		ct.Rows = append(ct.Rows, analysis.Row{Key: c.Row + "|" + c.Col, Labels: []string{c.RowLabel, colLabel}, Cells: []analysis.Cell{paper, run, diff}})
 	}
 	return ct
 }

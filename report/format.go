@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -42,7 +41,11 @@ func human(c analysis.Cell, showCI bool) string {
 		}
 		return s
 	case analysis.PP, analysis.Delta:
-		return fmt.Sprintf("%+.*f", c.Digits, c.Value)
+		s := fixed(c.Value, c.Digits)
+		if !strings.HasPrefix(s, "-") {
+			s = "+" + s // a difference that rounds to zero reads "+0.0", never "-0.0"
+		}
+		return s
 	case analysis.PValue:
 		return PValue(c.Value)
 	case analysis.Count:

@@ -97,3 +97,26 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Error("no error for a missing directory")
 	}
 }
+
+// Differences carry a sign, and one that rounds to zero reads "+0.0",
+// never "-0.0".
+func TestDeltaSign(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		d    int
+		want string
+	}{
+		{-0.04, 1, "+0.0"},
+		{0.04, 1, "+0.0"},
+		{-0.06, 1, "-0.1"},
+		{12.74, 1, "+12.7"},
+		{-3, 0, "-3"},
+		{0, 0, "+0"},
+	} {
+		for _, k := range []analysis.Kind{analysis.PP, analysis.Delta} {
+			if got := human(analysis.Cell{Kind: k, Value: tc.v, Digits: tc.d}, false); got != tc.want {
+				t.Errorf("kind %v, %v with %d digits: got %q, want %q", k, tc.v, tc.d, got, tc.want)
+			}
+		}
+	}
+}

@@ -16,7 +16,7 @@ import (
 // Meta says what made a report. Nothing in it changes between runs of the
 // same input and seed (no timestamps), so reports are byte-stable.
 type Meta struct {
-	Source   string // "simulated: paper design" or the ledger path as given
+	Source   string // what was analysed: the simulated paper design, or the ledger path as given
 	Seed     string // run seed ("" for a ledger of unknown seed)
 	Toolkit  string // limbo-analyze version
 	Schema   string // ledger schema version
@@ -24,9 +24,10 @@ type Meta struct {
 	Episodes int
 }
 
-// Figure is a rendered figure to embed in report.html.
+// Figure is a rendered figure to embed in report.html and link from
+// report.md.
 type Figure struct {
-	Name    string // file name, e.g. "figure2.png"
+	Name    string // file name under the report's figures/, e.g. "figure2.png"
 	Caption string
 	PNG     []byte
 }
@@ -61,8 +62,9 @@ func WriteFileAtomic(path string, data []byte) error {
 
 // MarkdownReport writes report.md: the run's provenance, a heading
 // "## Table N — title" per table with its caption and Markdown table, the
-// hypotheses H1–H6, and the paper-versus-run comparison.
-func MarkdownReport(w io.Writer, res *analysis.Results, meta Meta) error {
+// figures (linked as figures/NAME), the hypotheses H1–H6, and the
+// paper-versus-run comparison.
+func MarkdownReport(w io.Writer, res *analysis.Results, meta Meta, figs []Figure) error {
 	var b strings.Builder
 	b.WriteString("# LIMBO reproduction report\n\n")
 	fmt.Fprintf(&b, "- Source: %s\n", meta.Source)
@@ -77,6 +79,12 @@ func MarkdownReport(w io.Writer, res *analysis.Results, meta Meta) error {
 		fmt.Fprintf(&b, "## Table %d — %s\n\n%s\n\n", t.Number, t.Title, t.Caption)
 		markdownBody(&b, t)
 		b.WriteString("\n")
+	}
+	if len(figs) > 0 {
+		b.WriteString("## Figures\n\n")
+		for _, f := range figs {
+			fmt.Fprintf(&b, "![%s](figures/%s)\n\n%s\n\n", f.Name, f.Name, f.Caption)
+		}
 	}
 	b.WriteString("## Hypotheses\n\n")
 	markdownHypotheses(&b, res.Hypotheses)
@@ -229,7 +237,7 @@ func WriteAll(dir string, res *analysis.Results, meta Meta, figs []Figure) ([]st
 		files = append(files, rel)
 		return nil
 	}
-	if err := put("report.md", func(w io.Writer) error { return MarkdownReport(w, res, meta) }); err != nil {
+	if err := put("report.md", func(w io.Writer) error { return MarkdownReport(w, res, meta, figs) }); err != nil {
 		return files, err
 	}
 	if err := put("report.html", func(w io.Writer) error { return HTMLReport(w, res, meta, figs) }); err != nil {

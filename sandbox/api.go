@@ -72,6 +72,8 @@ type Task struct {
 	Instruction string
 	Steps       []Step
 	Setup       Setup // state the world starts from (not effects)
+
+	argBytes int // canonical JSON bytes of the steps' arguments (0 if unknown): sizes a world's argument buffer
 }
 
 // Spec fixes one episode's world.

@@ -44,3 +44,34 @@ func BenchmarkEpisode12Calls(b *testing.B) {
 		w.Finish(ledger.FinalReport{Status: ledger.StatusCompleted})
 	}
 }
+
+// BenchmarkGrade grades the raw episode of BenchmarkEpisode12Calls's
+// script (12 calls, a late commit) as the grade command and simulate
+// --episodes do.
+func BenchmarkGrade(b *testing.B) {
+	task, err := NewTask("T11", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := NewWorld(Spec{Task: task, FocalIndex: 1, Fault: ledger.FaultTimeoutLate, Seed: 7, EpisodeID: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	listArgs := map[string]any{"service": task.Steps[0].Args["service"]}
+	for _, s := range task.Steps {
+		if o := w.Call(s.Tool, s.Args); o.Outcome != ledger.OutcomeOK {
+			w.Call(ToolWait, map[string]any{"seconds": 10.0})
+			if r := w.Call("deploy_list_runs", listArgs); !Present(s.Tool, s.Args, r.Result) {
+				w.Call(s.Tool, s.Args)
+			}
+		}
+		w.Call("deploy_list_runs", listArgs)
+	}
+	raw := w.Finish(ledger.FinalReport{Status: ledger.StatusCompleted})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Grade(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

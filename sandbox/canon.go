@@ -54,27 +54,83 @@ func appendCanon(b []byte, v any, skip string) []byte {
 		}
 		return append(b, ']')
 	case map[string]any:
-		var small [8]string
-		keys := small[:0]
-		for k := range x {
+		// Collect the members with their values (one map walk, no lookups)
+		// and sort them by key; objects are small, so the buffer is on the
+		// stack.
+		var small [8]member
+		ms := small[:0]
+		for k, e := range x {
 			if k != skip {
-				keys = append(keys, k)
+				ms = append(ms, member{k, e})
 			}
 		}
-		slices.Sort(keys)
+		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.k, b.k) })
 		b = append(b, '{')
-		for i, k := range keys {
+		for i := range ms {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendQuoted(b, k)
+			b = appendQuoted(b, ms[i].k)
 			b = append(b, ':')
-			b = appendCanon(b, x[k], "")
+			b = appendCanon(b, ms[i].v, "")
 		}
 		return append(b, '}')
 	}
 	// Types validation rejects; encode as null so recording never fails.
 	return append(b, "null"...)
+}
+
+// argKeys lists, per tool, every argument name a valid call may carry (its
+// parameters, and idempotency_key on writes), sorted: the member order of
+// the call's canonical JSON.
+var argKeys = func() (out [nTools][]string) {
+	for i := range defs {
+		for _, p := range defs[i].params {
+			out[i] = append(out[i], p.name)
+		}
+		if defs[i].write {
+			out[i] = append(out[i], "idempotency_key")
+		}
+		slices.Sort(out[i])
+	}
+	return out
+}()
+
+// appendCanonArgs is appendCanon(b, args, "") for the arguments of a call
+// to tool ti. When every argument is one the tool knows (any validated
+// call), it looks the known names up in order, which spares walking and
+// sorting the map on every call; otherwise it falls back to appendCanon.
+func appendCanonArgs(b []byte, ti int, args map[string]any) []byte {
+	keys := argKeys[ti]
+	if len(args) > len(keys) {
+		return appendCanon(b, args, "")
+	}
+	start := len(b)
+	b = append(b, '{')
+	n := 0
+	for _, k := range keys {
+		v, ok := args[k]
+		if !ok {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = appendQuoted(b, k)
+		b = append(b, ':')
+		b = appendCanon(b, v, "")
+	}
+	if n != len(args) {
+		return appendCanon(b[:start], args, "")
+	}
+	return append(b, '}')
+}
+
+// member is one member of a JSON object.
+type member struct {
+	k string
+	v any
 }
 
 func appendNumber(b []byte, f float64) []byte {
@@ -160,7 +216,45 @@ func normText(s string) string {
 	if !need {
 		return s
 	}
+	if ascii(s) {
+		return normASCII(s)
+	}
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// normASCII is normText's ToLower-Fields-Join for ASCII text in one pass
+// and one allocation (it runs on every write's identity). The spaces are
+// those unicode.IsSpace reports in ASCII, as strings.Fields uses.
+func normASCII(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	pending := false // a space run separates two words
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+			pending = b.Len() > 0
+			continue
+		}
+		if pending {
+			b.WriteByte(' ')
+			pending = false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // scalarString renders a row field or primary key as text for identity.
@@ -221,19 +315,25 @@ func rowResource(table string, pk any) string {
 // identities returns every logical identity a write touches: one for most
 // writes, one per row for data_insert_many.
 func identities(tool int, args map[string]any) []string {
+	return appendIdentities(nil, tool, args)
+}
+
+// appendIdentities appends the identities of a write to dst, so that a
+// caller with room for one (the common case) allocates no slice.
+func appendIdentities(dst []string, tool int, args map[string]any) []string {
 	if tool == tDataInsertMany {
 		table, _ := args["table"].(string)
 		rows := rowsOf(args["rows"])
-		out := make([]string, 0, len(rows))
+		dst = slices.Grow(dst, len(rows))
 		for _, r := range rows {
-			out = append(out, rowIdentity(table, r["id"]))
+			dst = append(dst, rowIdentity(table, r["id"]))
 		}
-		return out
+		return dst
 	}
 	if id := identity(tool, args); id != "" {
-		return []string{id}
+		return append(dst, id)
 	}
-	return nil
+	return dst
 }
 
 // rowsOf converts a validated rows argument to row maps.

@@ -86,7 +86,11 @@ type toolDef struct {
 	nativeKeyPlatforms []string // or only on these platforms (social_publish)
 	natural            bool     // naturally idempotent or conditional
 	batch              bool
-	reversible         bool
+	// reversible: the effect can be undone or superseded by a later call.
+	// Following paper Table 1 and H4, only mail.send (and deleting a post,
+	// never a focal write) is irreversible; a refund, a comment and a
+	// deployment can be compensated (re-charge, delete, roll back).
+	reversible bool
 
 	descNative string
 	descKeys   string // "" = same as native (reads)
@@ -147,8 +151,8 @@ var defs = [nTools]toolDef{
 	},
 	tBillingRefundCharge: {
 		name: "billing_refund_charge", service: "billing", write: true, readBack: "billing_list_charges",
-		params:     []paramDef{{name: "charge_id", kind: kString, required: true, doc: "the charge to refund"}},
-		natural:    true,
+		params:  []paramDef{{name: "charge_id", kind: kString, required: true, doc: "the charge to refund"}},
+		natural: true, reversible: true,
 		descNative: "Fully refund a charge. Refunding an already-refunded charge returns 409.",
 		descKeys:   "Fully refund a charge. Refunding an already-refunded charge returns 409. idempotency_key is honored: a repeat with the same key returns the original refund.",
 	},
@@ -168,6 +172,7 @@ var defs = [nTools]toolDef{
 			{name: "ticket_id", kind: kString, required: true, doc: "the ticket"},
 			{name: "text", kind: kString, required: true, doc: "comment text"},
 		},
+		reversible: true,
 		descNative: "Add a comment to a ticket. Returns the comment_id. Each call adds a new comment. Comments can be read only through tickets_search, where they may take up to 2 minutes to appear.",
 		descKeys:   "Add a comment to a ticket. Returns the comment_id. idempotency_key is honored: a repeat with the same key returns the original comment instead of adding another. Comments can be read only through tickets_search, where they may take up to 2 minutes to appear.",
 	},
@@ -252,6 +257,7 @@ var defs = [nTools]toolDef{
 			{name: "env", kind: kString, required: true, doc: "target environment"},
 			{name: "ref", kind: kString, required: true, doc: "git ref to deploy"},
 		},
+		reversible: true,
 		descNative: "Start a deployment run of a service's ref to an environment. Returns the run_id. Each call starts a new run.",
 		descKeys:   "Start a deployment run of a service's ref to an environment. Returns the run_id. idempotency_key is honored: a repeat with the same key returns the original run instead of starting another.",
 	},

@@ -22,7 +22,7 @@
 // Nothing waits in wall time. The clock advances by each call's latency
 // (reads 1–3 s, writes 1–4 s, drawn from the world's PCG), by the client
 // timeout (30 s) on a timeout, by wait calls and by Advance. Late commits
-// and redelivered copies are events in a heap ordered by time, then by
+// and redelivered copies are events in a queue ordered by time, then by
 // insertion; Finish drains it before the ledger is graded.
 //
 // # Fault modes

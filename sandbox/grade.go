@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -41,7 +40,8 @@ func Grade(raw *ledger.RawEpisode) (ledger.Episode, error) {
 		c := &raw.Calls[i]
 		var m map[string]any
 		if c.Args != "" {
-			if err := json.Unmarshal([]byte(c.Args), &m); err != nil {
+			var err error
+			if m, err = decodeArgs(c.Args); err != nil {
 				return ep, fmt.Errorf("episode %q: calls[%d] (seq %d): field args: %w", ep.EpisodeID, i, c.Seq, err)
 			}
 		}

@@ -56,62 +56,39 @@ func PresentCount(writeTool string, writeArgs map[string]any, readResult map[str
 		return 0
 	}
 	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
-	items := func(k string) []map[string]any {
-		switch x := readResult[k].(type) {
-		case []any:
-			out := make([]map[string]any, 0, len(x))
-			for _, e := range x {
-				if m, ok := e.(map[string]any); ok {
-					out = append(out, m)
-				}
-			}
-			return out
-		case []map[string]any:
-			return x
-		}
-		return nil
-	}
-	count := func(list []map[string]any, pred func(map[string]any) bool) int {
-		n := 0
-		for _, m := range list {
-			if pred(m) {
-				n++
-			}
-		}
-		return n
-	}
+	count := func(k string, pred func(map[string]any) bool) int { return countItems(readResult[k], pred) }
 	switch ti {
 	case tSocialPublish:
 		p, text := str(writeArgs, "platform"), normText(str(writeArgs, "text"))
-		return count(items("posts"), func(m map[string]any) bool {
+		return count("posts", func(m map[string]any) bool {
 			return str(m, "platform") == p && normText(str(m, "text")) == text
 		})
 	case tBillingCreateCharge:
 		cu, amt := str(writeArgs, "customer_id"), scalarString(writeArgs["amount_cents"])
-		return count(items("charges"), func(m map[string]any) bool {
+		return count("charges", func(m map[string]any) bool {
 			return str(m, "customer_id") == cu && scalarString(m["amount_cents"]) == amt
 		})
 	case tBillingRefundCharge:
 		id := str(writeArgs, "charge_id")
-		return count(items("charges"), func(m map[string]any) bool {
+		return count("charges", func(m map[string]any) bool {
 			return str(m, "charge_id") == id && str(m, "status") == "refunded"
 		})
 	case tTicketsCreate:
 		title := normText(str(writeArgs, "title"))
-		return count(items("tickets"), func(m map[string]any) bool { return normText(str(m, "title")) == title })
+		return count("tickets", func(m map[string]any) bool { return normText(str(m, "title")) == title })
 	case tTicketsUpdateStatus:
 		id, to := str(writeArgs, "ticket_id"), str(writeArgs, "to")
-		return count(items("tickets"), func(m map[string]any) bool {
+		return count("tickets", func(m map[string]any) bool {
 			return str(m, "ticket_id") == id && str(m, "status") == to
 		})
 	case tTicketsAddComment:
 		id, text := str(writeArgs, "ticket_id"), normText(str(writeArgs, "text"))
-		return count(items("comments"), func(m map[string]any) bool {
+		return count("comments", func(m map[string]any) bool {
 			return str(m, "ticket_id") == id && normText(str(m, "text")) == text
 		})
 	case tMailSend:
 		to, subj := normText(str(writeArgs, "to")), normText(str(writeArgs, "subject"))
-		return count(items("messages"), func(m map[string]any) bool {
+		return count("messages", func(m map[string]any) bool {
 			return normText(str(m, "to")) == to && normText(str(m, "subject")) == subj
 		})
 	case tDataInsert, tDataUpsert:
@@ -123,17 +100,16 @@ func PresentCount(writeTool string, writeArgs map[string]any, readResult map[str
 			pk = row["id"]
 		}
 		want := scalarString(pk)
-		return count(items("rows"), func(m map[string]any) bool { return scalarString(m["id"]) == want })
+		return count("rows", func(m map[string]any) bool { return scalarString(m["id"]) == want })
 	case tDataInsertMany:
 		rows := rowsOf(writeArgs["rows"])
 		if len(rows) == 0 {
 			return 0
 		}
-		list := items("rows")
 		minN := -1
 		for _, r := range rows {
 			want := scalarString(r["id"])
-			n := count(list, func(m map[string]any) bool { return scalarString(m["id"]) == want })
+			n := count("rows", func(m map[string]any) bool { return scalarString(m["id"]) == want })
 			if minN < 0 || n < minN {
 				minN = n
 			}
@@ -141,9 +117,30 @@ func PresentCount(writeTool string, writeArgs map[string]any, readResult map[str
 		return minN
 	case tDeployTrigger:
 		env, ref := str(writeArgs, "env"), str(writeArgs, "ref")
-		return count(items("runs"), func(m map[string]any) bool {
+		return count("runs", func(m map[string]any) bool {
 			return str(m, "env") == env && str(m, "ref") == ref
 		})
 	}
 	return 0
+}
+
+// countItems counts the objects of a listing (a []any of objects, or a
+// []map[string]any) that satisfy pred, without copying the listing.
+func countItems(list any, pred func(map[string]any) bool) int {
+	n := 0
+	switch x := list.(type) {
+	case []any:
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok && pred(m) {
+				n++
+			}
+		}
+	case []map[string]any:
+		for _, m := range x {
+			if pred(m) {
+				n++
+			}
+		}
+	}
+	return n
 }

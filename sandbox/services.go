@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -43,7 +44,7 @@ func (w *World) apply(req *request, t float64, skip int) (res map[string]any, ou
 				return map[string]any{"post_id": id, "deleted": true}, ok, "", 0
 			}
 		}
-		return nil, ledger.OutcomeHTTP404, "post " + quote(id) + " not found", 0
+		return nil, ledger.OutcomeHTTP404, notFound("post", id), 0
 
 	case tBillingCreateCharge:
 		amt, _ := number(a["amount_cents"])
@@ -69,7 +70,7 @@ func (w *World) apply(req *request, t float64, skip int) (res map[string]any, ou
 			w.addEffect(req, t, rid, false)
 			return map[string]any{"refund_id": rid, "charge_id": id, "amount_cents": c.amount, "status": "refunded"}, ok, "", 0
 		}
-		return nil, ledger.OutcomeHTTP404, "charge " + quote(id) + " not found", 0
+		return nil, ledger.OutcomeHTTP404, notFound("charge", id), 0
 
 	case tTicketsCreate:
 		tk := ticket{id: w.newID("tk_", req, 0), title: str("title"), body: str("body"), status: "open", prev: "open", at: t}
@@ -82,7 +83,7 @@ func (w *World) apply(req *request, t float64, skip int) (res map[string]any, ou
 	case tTicketsAddComment:
 		tk := w.ticket(str("ticket_id"))
 		if tk == nil {
-			return nil, ledger.OutcomeHTTP404, "ticket " + quote(str("ticket_id")) + " not found", 0
+			return nil, ledger.OutcomeHTTP404, notFound("ticket", str("ticket_id")), 0
 		}
 		c := comment{id: w.newID("cm_", req, 0), ticket: tk.id, text: str("text"), at: t, visible: hide(lagTickets)}
 		c.view = map[string]any{"comment_id": c.id, "ticket_id": c.ticket, "text": a["text"], "created_at": t}
@@ -93,7 +94,7 @@ func (w *World) apply(req *request, t float64, skip int) (res map[string]any, ou
 	case tTicketsUpdateStatus:
 		tk := w.ticket(str("ticket_id"))
 		if tk == nil {
-			return nil, ledger.OutcomeHTTP404, "ticket " + quote(str("ticket_id")) + " not found", 0
+			return nil, ledger.OutcomeHTTP404, notFound("ticket", str("ticket_id")), 0
 		}
 		if tk.status != str("from") {
 			return nil, ledger.OutcomeHTTP412, "precondition failed: ticket " + tk.id + " has status " + quote(tk.status) + ", not " + quote(str("from")), 0
@@ -170,11 +171,12 @@ func (w *World) insertRow(req *request, t float64, table string, fields map[stri
 	return &w.rows[len(w.rows)-1]
 }
 
-// withField returns a copy of m with k set to v.
+// withField returns a copy of m with k set to v. maps.Clone copies a small
+// map's table wholesale, cheaper than re-inserting every member.
 func withField(m map[string]any, k string, v any) map[string]any {
-	out := make(map[string]any, len(m))
-	for mk, mv := range m {
-		out[mk] = mv
+	out := maps.Clone(m)
+	if out == nil {
+		out = make(map[string]any, 1)
 	}
 	out[k] = v
 	return out
@@ -364,7 +366,7 @@ func (w *World) read(d *toolDef, a map[string]any) (map[string]any, string, stri
 				return w.runResult(&w.runs[i]), ok, ""
 			}
 		}
-		return nil, ledger.OutcomeHTTP404, "run " + quote(id) + " not found"
+		return nil, ledger.OutcomeHTTP404, notFound("run", id)
 
 	case tStateOracle, tOutcomeOracle:
 		return w.oracle(d, a)

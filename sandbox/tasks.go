@@ -246,6 +246,7 @@ func buildTask(td *templateData, instance int) *Task {
 			tool:       d.id,
 			ids:        identities(d.id, args),
 		})
+		t.argBytes += len(appendCanon(nil, args, ""))
 	}
 	return t
 }

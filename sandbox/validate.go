@@ -34,15 +34,36 @@ func invalid(parts ...string) string {
 }
 
 func quote(s string) string {
+	return string(appendQuote(nil, s))
+}
+
+// appendQuote appends quote(s) to b.
+func appendQuote(b []byte, s string) []byte {
 	if len(s) > 64 {
 		s = s[:64] + "…"
 	}
-	return strconv.Quote(s)
+	return strconv.AppendQuote(b, s)
+}
+
+// notFound is the 404 message `<kind> "<id>" not found`, built in one
+// allocation: agents poll for resources that are not there yet.
+func notFound(kind, id string) string {
+	var buf [128]byte
+	b := append(buf[:0], kind...)
+	b = append(b, ' ')
+	b = appendQuote(b, id)
+	b = append(b, " not found"...)
+	return string(b)
 }
 
 // validate checks args against tool d. It returns "" when they are valid,
 // else the message of a 400-like error. It never panics on any input.
 func validate(d *toolDef, args map[string]any) string {
+	// The parameters' values, gathered while looking for unknown arguments
+	// so that each argument is looked up once (catalogue tools have at most
+	// three parameters; any beyond the buffer are looked up below).
+	var vals [4]any
+	var seen [4]bool
 	for k, v := range args {
 		if k == "idempotency_key" && d.write {
 			// Accepted on every write, like an HTTP header; honoured only where
@@ -61,6 +82,9 @@ func validate(d *toolDef, args map[string]any) string {
 		for i := range d.params {
 			if d.params[i].name == k {
 				known = true
+				if i < len(vals) {
+					vals[i], seen[i] = v, true
+				}
 				break
 			}
 		}
@@ -70,7 +94,13 @@ func validate(d *toolDef, args map[string]any) string {
 	}
 	for i := range d.params {
 		p := &d.params[i]
-		v, ok := args[p.name]
+		var v any
+		var ok bool
+		if i < len(vals) {
+			v, ok = vals[i], seen[i]
+		} else {
+			v, ok = args[p.name]
+		}
 		if !ok || v == nil {
 			if p.required {
 				return invalid("missing required argument ", quote(p.name))

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -48,9 +47,10 @@ type World struct {
 	now      float64
 	oracles  [2]bool // state, outcome
 
-	focal    *Step
-	fired    bool
-	focalSeq int64
+	focal     *Step
+	focalStep Step // storage for focal: one allocation fewer per world
+	fired     bool
+	focalSeq  int64
 
 	calls   []ledger.Call
 	effects []ledger.Effect
@@ -59,6 +59,19 @@ type World struct {
 	evSeq   int64
 	keys    map[string]*keyRec
 	attempt []attemptCount
+	reqs    []request // slab the requests are allocated from (see newRequest)
+
+	// Inline backing arrays of small per-episode slices: allocations saved.
+	attemptBuf [4]attemptCount
+	argEndBuf  [12]int
+
+	// The canonical arguments of every call are appended to args, and
+	// argEnd[i] is where those of call i end. The Args strings of the calls
+	// from argsDone on are cut from one string when the ledger is read
+	// (Calls, Finish) rather than allocated call by call.
+	args     []byte
+	argEnd   []int
+	argsDone int
 
 	posts    []post
 	charges  []charge
@@ -68,9 +81,9 @@ type World struct {
 	rows     []row
 	runs     []run
 
-	finished  bool
-	agentTime float64
-	buf       []byte
+	finished   bool
+	agentTime  float64
+	timeoutMsg string // message of a client timeout, built once
 }
 
 // Records cache their listing views: an item's view is built once and
@@ -129,19 +142,33 @@ type run struct {
 // request is one delivery of a write to a service. A redelivered copy or a
 // late commit is a request of its own that shares the original's seq.
 type request struct {
-	d        *toolDef
-	args     map[string]any
-	canon    string
-	key      string
+	d       *toolDef
+	args    map[string]any
+	canon   string
+	key     string
+	seq     int64
+	issued  float64
+	attempt int64
+	source  string
+	ids     []string
+	id1     [1]string // backing store of ids for a single-identity write
+
 	honoured bool
-	seq      int64
-	issued   float64
-	attempt  int64
 	focal    bool
-	source   string
-	ids      []string
 	stale    bool // stale_read: hide from read paths for staleHideS
 	partial  bool // partial_batch: commit the first ⌈n/2⌉ rows, then fail
+}
+
+// newRequest returns a zeroed request owned by the world. Requests live as
+// long as the world (keys and events point at them), so they are carved
+// from a slab; a full slab is replaced, never grown, so that pointers into
+// it stay valid.
+func (w *World) newRequest() *request {
+	if len(w.reqs) == cap(w.reqs) {
+		w.reqs = make([]request, 0, 4)
+	}
+	w.reqs = append(w.reqs, request{})
+	return &w.reqs[len(w.reqs)-1]
 }
 
 // keyRec is a service's memory of an idempotency key (Stripe semantics).
@@ -180,22 +207,25 @@ type event struct {
 	req *request
 }
 
-// eventQueue orders events by time, then by insertion.
-type eventQueue []*event
+// eventQueue holds events sorted by time, then by insertion. An episode
+// schedules at most a few events, so a sorted slice of values beats a heap
+// of pointers (no allocation per event); the order is the same total order.
+type eventQueue []event
 
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
-	if q[i].t != q[j].t {
-		return q[i].t < q[j].t
+// push inserts e after every event due no later than it (seq grows with
+// insertion, so this is the (t, seq) order).
+func (q *eventQueue) push(e event) {
+	i := len(*q)
+	for i > 0 && (*q)[i-1].t > e.t {
+		i--
 	}
-	return q[i].seq < q[j].seq
+	*q = slices.Insert(*q, i, e)
 }
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(*event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
+
+// pop removes and returns the earliest event.
+func (q *eventQueue) pop() event {
+	e := (*q)[0]
+	*q = slices.Delete(*q, 0, 1)
 	return e
 }
 
@@ -221,9 +251,11 @@ func NewWorld(spec Spec) (*World, error) {
 	if !ledger.FaultModes.Has(spec.Fault) {
 		return nil, fmt.Errorf("sandbox: unknown fault mode %q", spec.Fault)
 	}
+	w := &World{spec: spec, task: spec.Task, contract: spec.Contract}
 	// A private copy of the focal step, completed from the catalogue, so a
 	// hand-built Task (not from NewTask) works too.
-	fs := spec.Task.Steps[spec.FocalIndex]
+	w.focalStep = spec.Task.Steps[spec.FocalIndex]
+	fs := &w.focalStep
 	ti, ok := toolIndex[fs.Tool]
 	if !ok || !defs[ti].write || defs[ti].service == "oracle" {
 		return nil, fmt.Errorf("sandbox: task %s step %d: %q is not a write tool", spec.Task.ID, spec.FocalIndex, fs.Tool)
@@ -235,14 +267,13 @@ func NewWorld(spec Spec) (*World, error) {
 		fs.ReadPath = defs[ti].readPath(fs.Platform)
 		fs.Reversible = defs[ti].reversible
 	}
-	focal := &fs
-	if spec.Fault == ledger.FaultPartialBatch && focal.tool != tDataInsertMany {
-		return nil, fmt.Errorf("sandbox: fault partial_batch applies only to data_insert_many, not %s", focal.Tool)
+	w.focal = fs
+	if spec.Fault == ledger.FaultPartialBatch && fs.tool != tDataInsertMany {
+		return nil, fmt.Errorf("sandbox: fault partial_batch applies only to data_insert_many, not %s", fs.Tool)
 	}
 	if spec.DelayS < 0 || math.IsNaN(spec.DelayS) || math.IsInf(spec.DelayS, 0) {
 		return nil, fmt.Errorf("sandbox: delay_s %v is not a finite non-negative number", spec.DelayS)
 	}
-	w := &World{spec: spec, task: spec.Task, contract: spec.Contract, focal: focal}
 	w.timeout = spec.ClientTimeoutS
 	if w.timeout <= 0 {
 		w.timeout = defaultClientTimeoutS
@@ -270,13 +301,25 @@ func NewWorld(spec Spec) (*World, error) {
 		}
 	}
 	w.rng = *rand.NewPCG(spec.Seed, worldKey(spec.Task.ID, spec.FocalIndex))
-	w.calls = make([]ledger.Call, 0, 16)
-	w.effects = make([]ledger.Effect, 0, 16)
-	w.effIDs = make([]string, 0, 16)
-	w.buf = make([]byte, 0, 256)
-	// Pre-size the records of the task's service: a task's episode writes
-	// about twice as many records as it has steps.
-	n := 2*len(spec.Task.Steps) + 2
+	// Pre-size the ledgers and the records of the task's service from the
+	// task: simulated episodes make at most about two calls per step plus a
+	// few, and commit one effect per logical identity plus a duplicate or
+	// two. Oversizing costs more than the rare regrowth (clearing memory
+	// dominated NewWorld).
+	nids := 0
+	for i := range spec.Task.Steps {
+		nids += max(len(spec.Task.Steps[i].ids), 1)
+	}
+	ncalls := 2*len(spec.Task.Steps) + 4
+	n := nids + 2
+	w.calls = make([]ledger.Call, 0, ncalls)
+	w.effects = make([]ledger.Effect, 0, n)
+	w.effIDs = make([]string, 0, n)
+	// Room for every step's arguments plus short reads and re-issues: long
+	// texts would otherwise regrow the buffer.
+	w.args = make([]byte, 0, max(40*ncalls, spec.Task.argBytes+24*ncalls))
+	w.argEnd = w.argEndBuf[:0]
+	w.reqs = make([]request, 0, len(spec.Task.Steps)+2)
 	switch spec.Task.Service {
 	case "social":
 		w.posts = make([]post, 0, n)
@@ -292,7 +335,7 @@ func NewWorld(spec Spec) (*World, error) {
 	case "deploy":
 		w.runs = make([]run, 0, n)
 	}
-	w.attempt = make([]attemptCount, 0, len(spec.Task.Steps)+1)
+	w.attempt = w.attemptBuf[:0]
 	for _, c := range spec.Task.Setup.Charges {
 		id, _ := c["id"].(string)
 		cu, _ := c["customer_id"].(string)
@@ -339,7 +382,7 @@ func (w *World) Advance(dt float64) {
 
 func (w *World) advanceTo(t float64) {
 	for len(w.events) > 0 && w.events[0].t <= t {
-		ev := heap.Pop(&w.events).(*event)
+		ev := w.events.pop()
 		w.now = ev.t
 		w.deliver(ev.req, ev.t)
 	}
@@ -348,7 +391,7 @@ func (w *World) advanceTo(t float64) {
 
 func (w *World) schedule(t float64, req *request) {
 	w.evSeq++
-	heap.Push(&w.events, &event{t: t, seq: w.evSeq, req: req})
+	w.events.push(event{t: t, seq: w.evSeq, req: req})
 }
 
 // uniform draws from the world's stream; exactly one draw per call keeps
@@ -381,7 +424,10 @@ func (w *World) Tools() []ToolSpec {
 }
 
 // Calls returns the calls made so far (a copy).
-func (w *World) Calls() []ledger.Call { return slices.Clone(w.calls) }
+func (w *World) Calls() []ledger.Call {
+	w.syncArgs()
+	return slices.Clone(w.calls)
+}
 
 // Task returns the episode's task.
 func (w *World) Task() *Task { return w.task }
@@ -390,18 +436,42 @@ func (w *World) Task() *Task { return w.task }
 // fault applied).
 func (w *World) FaultFired() bool { return w.fired }
 
-// record appends the call to the ledger and advances the clock by its latency.
-func (w *World) record(tool string, args map[string]any, key, outcome string, lat float64) {
-	w.buf = appendCanon(w.buf[:0], args, "")
+// record appends a call of tool (catalogue index ti, or -1 if unknown) to
+// the ledger; its Args are filled in by syncArgs.
+func (w *World) record(ti int, tool string, args map[string]any, key, outcome string, lat float64) {
+	if ti >= 0 {
+		w.args = appendCanonArgs(w.args, ti, args)
+	} else {
+		w.args = appendCanon(w.args, args, "")
+	}
+	w.argEnd = append(w.argEnd, len(w.args))
 	w.calls = append(w.calls, ledger.Call{
 		Seq:            int64(len(w.calls) + 1),
 		TS:             w.now,
 		Tool:           tool,
-		Args:           string(w.buf),
 		IdempotencyKey: key,
 		Outcome:        outcome,
 		LatencyS:       lat,
 	})
+}
+
+// syncArgs fills in the Args of the calls recorded since the last sync,
+// cutting them from one string.
+func (w *World) syncArgs() {
+	if w.argsDone == len(w.calls) {
+		return
+	}
+	start := 0
+	if w.argsDone > 0 {
+		start = w.argEnd[w.argsDone-1]
+	}
+	all := string(w.args[start:])
+	for i := w.argsDone; i < len(w.calls); i++ {
+		end := w.argEnd[i] - start
+		w.calls[i].Args = all[:end]
+		all, start = all[end:], w.argEnd[i]
+	}
+	w.argsDone = len(w.calls)
 }
 
 func fail(outcome, msg string, lat float64) Observation {
@@ -416,7 +486,6 @@ func fail(outcome, msg string, lat float64) Observation {
 // arguments.
 func (w *World) Call(tool string, args map[string]any) Observation {
 	u := w.uniform()
-	key, _ := args["idempotency_key"].(string)
 	if w.finished {
 		return fail(ledger.OutcomeHTTP400, "episode finished", 0)
 	}
@@ -426,7 +495,8 @@ func (w *World) Call(tool string, args map[string]any) Observation {
 	}
 	if !ok {
 		lat := 1 + 2*u
-		w.record(tool, args, key, ledger.OutcomeHTTP400, lat)
+		key, _ := args["idempotency_key"].(string)
+		w.record(-1, tool, args, key, ledger.OutcomeHTTP400, lat)
 		w.advanceTo(w.now + lat)
 		return fail(ledger.OutcomeHTTP400, invalid("unknown tool ", quote(tool)), lat)
 	}
@@ -436,40 +506,43 @@ func (w *World) Call(tool string, args map[string]any) Observation {
 		lat = 1 + 3*u // writes 1–4 s
 	}
 	if msg := validate(d, args); msg != "" {
-		w.record(tool, args, key, ledger.OutcomeHTTP400, lat)
+		key, _ := args["idempotency_key"].(string)
+		w.record(ti, tool, args, key, ledger.OutcomeHTTP400, lat)
 		w.advanceTo(w.now + lat)
 		return fail(ledger.OutcomeHTTP400, msg, lat)
 	}
 	if ti == tWait {
 		s, _ := number(args["seconds"])
-		w.record(tool, args, "", ledger.OutcomeOK, s)
+		w.record(ti, tool, args, "", ledger.OutcomeOK, s)
 		w.advanceTo(w.now + s)
 		return Observation{Outcome: ledger.OutcomeOK, Result: map[string]any{"waited_s": s, "now_s": w.now}, LatencyS: s}
 	}
 	if !d.write || d.service == "oracle" {
 		res, outcome, msg := w.read(d, args)
-		w.record(tool, args, "", outcome, lat)
+		w.record(ti, tool, args, "", outcome, lat)
 		w.advanceTo(w.now + lat)
 		if outcome != ledger.OutcomeOK {
 			return fail(outcome, msg, lat)
 		}
 		return Observation{Outcome: ledger.OutcomeOK, Result: res, LatencyS: lat}
 	}
+	key, _ := args["idempotency_key"].(string)
 	return w.write(d, args, key, lat)
 }
 
 func (w *World) write(d *toolDef, args map[string]any, key string, lat float64) Observation {
 	t0 := w.now
 	platform, _ := args["platform"].(string)
-	req := &request{
+	req := w.newRequest()
+	*req = request{
 		d:      d,
 		args:   args,
 		key:    key,
 		seq:    int64(len(w.calls) + 1),
 		issued: t0,
 		source: ledger.SourceAgent,
-		ids:    identities(d.id, args),
 	}
+	req.ids = appendIdentities(req.id1[:0], d.id, args)
 	req.honoured = key != "" && keyDedup && d.keyHonoured(w.contract, platform)
 	if req.honoured {
 		req.canon = canonString(args) // only keys compare arguments
@@ -490,37 +563,38 @@ func (w *World) write(d *toolDef, args map[string]any, key string, lat float64) 
 	case ledger.FaultTimeoutPre:
 		// Observes: timeout after the client timeout. Underneath: the request
 		// was dropped before reaching the service; nothing executes.
-		w.record(d.name, args, key, ledger.OutcomeTimeout, w.timeout)
+		w.record(d.id, d.name, args, key, ledger.OutcomeTimeout, w.timeout)
 		w.advanceTo(t0 + w.timeout)
-		return fail(ledger.OutcomeTimeout, timeoutMsg(w.timeout), w.timeout)
+		return fail(ledger.OutcomeTimeout, w.timeoutMessage(), w.timeout)
 	case ledger.FaultTimeoutPost:
 		// Observes: timeout. Underneath: executed at t0, response lost.
 		w.deliver(req, t0)
-		w.record(d.name, args, key, ledger.OutcomeTimeout, w.timeout)
+		w.record(d.id, d.name, args, key, ledger.OutcomeTimeout, w.timeout)
 		w.advanceTo(t0 + w.timeout)
-		return fail(ledger.OutcomeTimeout, timeoutMsg(w.timeout), w.timeout)
+		return fail(ledger.OutcomeTimeout, w.timeoutMessage(), w.timeout)
 	case ledger.FaultTimeoutLate, ledger.FaultTimeoutLateTail:
 		// Observes: timeout. Underneath: the service holds the request
 		// (its key, if honoured, is in progress: a same-key repeat gets 409)
 		// and commits it at t0 + delay (90 s, or δ from the heavy tail).
-		late := *req
+		late := w.newRequest()
+		*late = *req
 		late.source = ledger.SourceLate
 		if late.honoured {
-			w.reserve(&late)
+			w.reserve(late)
 		}
-		w.schedule(t0+w.delay, &late)
-		w.record(d.name, args, key, ledger.OutcomeTimeout, w.timeout)
+		w.schedule(t0+w.delay, late)
+		w.record(d.id, d.name, args, key, ledger.OutcomeTimeout, w.timeout)
 		w.advanceTo(t0 + w.timeout)
-		return fail(ledger.OutcomeTimeout, timeoutMsg(w.timeout), w.timeout)
+		return fail(ledger.OutcomeTimeout, w.timeoutMessage(), w.timeout)
 	case ledger.FaultHTTP500Pre:
 		// Observes: HTTP 500. Underneath: rejected, not executed.
-		w.record(d.name, args, key, ledger.OutcomeHTTP500, lat)
+		w.record(d.id, d.name, args, key, ledger.OutcomeHTTP500, lat)
 		w.advanceTo(t0 + lat)
 		return fail(ledger.OutcomeHTTP500, msg500, lat)
 	case ledger.FaultHTTP500Post:
 		// Observes: HTTP 500 (a misleading one). Underneath: executed.
 		w.deliver(req, t0)
-		w.record(d.name, args, key, ledger.OutcomeHTTP500, lat)
+		w.record(d.id, d.name, args, key, ledger.OutcomeHTTP500, lat)
 		w.advanceTo(t0 + lat)
 		return fail(ledger.OutcomeHTTP500, msg500, lat)
 	case ledger.FaultPartialBatch:
@@ -529,13 +603,13 @@ func (w *World) write(d *toolDef, args map[string]any, key string, lat float64) 
 		// honoured key a same-key retry inserts only the missing rows.
 		req.partial = true
 		w.deliver(req, t0)
-		w.record(d.name, args, key, ledger.OutcomeHTTP500, lat)
+		w.record(d.id, d.name, args, key, ledger.OutcomeHTTP500, lat)
 		w.advanceTo(t0 + lat)
 		return fail(ledger.OutcomeHTTP500, msg500, lat)
 	case ledger.FaultHTTP429Pre:
 		// Observes: HTTP 429 with Retry-After 30 s (an honest error).
 		// Underneath: not executed.
-		w.record(d.name, args, key, ledger.OutcomeHTTP429, lat)
+		w.record(d.id, d.name, args, key, ledger.OutcomeHTTP429, lat)
 		w.advanceTo(t0 + lat)
 		o := fail(ledger.OutcomeHTTP429, "rate limited: retry after 30 s", lat)
 		o.RetryAfterS = retryAfterS
@@ -543,16 +617,17 @@ func (w *World) write(d *toolDef, args map[string]any, key string, lat float64) 
 	case ledger.FaultConnRefusedPre:
 		// Observes: connection refused at once (an honest transport error
 		// before sending). Underneath: not executed.
-		w.record(d.name, args, key, ledger.OutcomeConnRefused, 0)
+		w.record(d.id, d.name, args, key, ledger.OutcomeConnRefused, 0)
 		return fail(ledger.OutcomeConnRefused, "connection refused", 0)
 	case ledger.FaultRedelivery:
 		// Observes: a normal success, exactly as under none. Underneath: the
 		// transport delivers the request a second time a few seconds later
 		// (same key, if any); without an honoured key or natural idempotency
 		// the copy commits a second effect.
-		cp := *req
+		cp := w.newRequest()
+		*cp = *req
 		cp.source = ledger.SourceRedelivery
-		w.schedule(t0+redeliveryDelayS, &cp)
+		w.schedule(t0+redeliveryDelayS, cp)
 	case ledger.FaultStaleRead:
 		// Observes: a normal success. Underneath: the write commits, but its
 		// read path hides it for 10 min, longer than any documented lag.
@@ -561,7 +636,7 @@ func (w *World) write(d *toolDef, args map[string]any, key string, lat float64) 
 	// FaultNone (the control) and the success-looking modes: executed once,
 	// answered normally.
 	res, outcome, msg := w.deliver(req, t0)
-	w.record(d.name, args, key, outcome, lat)
+	w.record(d.id, d.name, args, key, outcome, lat)
 	w.advanceTo(t0 + lat)
 	if outcome != ledger.OutcomeOK {
 		return fail(outcome, msg, lat)
@@ -573,6 +648,20 @@ const msg500 = "internal server error"
 
 func timeoutMsg(s float64) string {
 	return "request timed out after " + strconv.FormatFloat(s, 'f', -1, 64) + " s (no response received)"
+}
+
+// defaultTimeoutMsg is the message of the default client timeout.
+var defaultTimeoutMsg = timeoutMsg(defaultClientTimeoutS)
+
+// timeoutMessage is timeoutMsg of the world's client timeout, built once.
+func (w *World) timeoutMessage() string {
+	if w.timeoutMsg == "" {
+		w.timeoutMsg = defaultTimeoutMsg
+		if w.timeout != defaultClientTimeoutS {
+			w.timeoutMsg = timeoutMsg(w.timeout)
+		}
+	}
+	return w.timeoutMsg
 }
 
 func scopeKey(d *toolDef, key string) string { return d.name + "\x00" + key }
@@ -731,15 +820,20 @@ func (w *World) Finish(report ledger.FinalReport) *ledger.RawEpisode {
 		w.finished = true
 	}
 	f := w.focal
+	w.syncArgs()
+	// The episode and its report share one allocation.
+	out := &struct {
+		raw    ledger.RawEpisode
+		report ledger.FinalReport
+	}{report: report}
+	if out.report.Uncertainties == nil {
+		out.report.Uncertainties = []string{}
+	}
 	// The world is finished: hand its ledgers over rather than copy them.
-	raw := &ledger.RawEpisode{
-		Calls:       w.calls[:len(w.calls):len(w.calls)],
-		Effects:     w.effects[:len(w.effects):len(w.effects)],
-		FinalReport: &report,
-	}
-	if report.Uncertainties == nil {
-		report.Uncertainties = []string{}
-	}
+	raw := &out.raw
+	raw.Calls = w.calls[:len(w.calls):len(w.calls)]
+	raw.Effects = w.effects[:len(w.effects):len(w.effects)]
+	raw.FinalReport = &out.report
 	e := &raw.Episode
 	e.EpisodeID = w.spec.EpisodeID
 	e.Contract = w.contract

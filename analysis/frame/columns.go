@@ -19,7 +19,7 @@ func (e *UnknownColumnError) Error() string {
 	if len(e.Similar) > 0 {
 		msg += " (did you mean " + strings.Join(e.Similar, ", ") + "?)"
 	} else {
-		msg += " (list the columns with 'limbo-analyze schema')"
+		msg += " (the schema's columns are listed in docs/ledger.md; extra columns are your file's own)"
 	}
 	return msg
 }

@@ -146,7 +146,18 @@ type Spec struct {
 	Outcome  string   // binary outcome column; "" for none
 	Weight   string   // weight column; "" for unit weights
 	Collapse bool     // merge identical rows into covariate patterns
+	// CollapseLimit, when > 0 with Collapse, stops merging once at least
+	// CollapseProbe rows are read and the patterns exceed CollapseLimit ×
+	// rows: identical rows are then rare, and the index would cost more
+	// memory than it saves. Later rows are kept one per cell, so a pattern
+	// may then repeat: only for consumers that pool repeats themselves
+	// (e.g. stats.GEECollapsed).
+	CollapseLimit float64
 }
+
+// CollapseProbe is the number of rows read before Spec.CollapseLimit is
+// checked.
+const CollapseProbe = 65536
 
 // Builder accumulates rows into a Frame.
 type Builder struct {
@@ -259,6 +270,10 @@ func (b *Builder) Add(r Row) error {
 	cell.SumW = w
 	cell.SumW2 = w * w
 	cell.SumWY = w * y
+	if b.spec.Collapse && b.spec.CollapseLimit > 0 && b.rows == CollapseProbe && float64(len(b.cells)) > b.spec.CollapseLimit*float64(b.rows) {
+		b.spec.Collapse = false
+		b.index = nil
+	}
 	if b.spec.Collapse {
 		b.key = b.key[:0]
 		for _, code := range b.codes {

@@ -202,3 +202,31 @@ func TestKishESS(t *testing.T) {
 		}
 	}
 }
+
+// TestCollapseLimit: with many distinct patterns the builder stops merging
+// after CollapseProbe rows; with few it collapses throughout.
+func TestCollapseLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		distinct int64 // x cycles through this many values
+		want     int   // cells
+	}{
+		{"few patterns", 10, 10},
+		// The first CollapseProbe rows are distinct patterns; merging stops,
+		// so the repeats that follow are kept one per row.
+		{"many patterns", CollapseProbe, 2 * CollapseProbe},
+	} {
+		bl := NewBuilder(Spec{Columns: []string{"x"}, Outcome: "y", Collapse: true, CollapseLimit: 0.5})
+		for r := range int64(2 * CollapseProbe) {
+			if err := bl.Add(mapRow{"x": i(r % tc.distinct), "y": b(r%3 == 0)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fr := bl.Frame()
+		tot := fr.Total()
+		if fr.Len() != tc.want || tot.N != 2*CollapseProbe || fr.Rows != 2*CollapseProbe || tot.Events != (2*CollapseProbe+2)/3 {
+			t.Errorf("%s: %d cells, N %d, events %d; want %d cells, N %d, events %d", tc.name, fr.Len(), tot.N, tot.Events,
+				tc.want, 2*CollapseProbe, (2*CollapseProbe+2)/3)
+		}
+	}
+}

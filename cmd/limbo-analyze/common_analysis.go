@@ -170,7 +170,16 @@ func readFrame(e *env, o *inputOptions, spec frame.Spec, w *warnings) (*frame.Fr
 func unknownColumn(o *inputOptions, name string) error {
 	var first *ledger.Episode
 	errStop := errors.New("stop")
-	err := ledger.ReadEpisodes(o.In, ledger.ReadOptions{Format: o.InFormat, Grader: grader()}, func(ep *ledger.Episode) error {
+	// Read only the columns the file has: a user's CSV need not carry the
+	// whole schema.
+	have, err := ledger.FileColumns(o.In, o.InFormat)
+	if err != nil {
+		return err
+	}
+	if have != nil { // CSV or Parquet: suggest only columns the file has
+		return fmt.Errorf("%s: %w", o.In, &frame.UnknownColumnError{Name: name, Similar: frame.Similar(name, have)})
+	}
+	err = ledger.ReadEpisodes(o.In, ledger.ReadOptions{Format: o.InFormat, Columns: have, Grader: grader()}, func(ep *ledger.Episode) error {
 		first = ep
 		return errStop
 	})

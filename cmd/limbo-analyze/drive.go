@@ -44,7 +44,9 @@ configuration naming a stdio server (this executable's serve command) to a
 scratch directory, runs the harness command with sh -c, and moves the
 episode the server grades into --out. Episodes already in --out are skipped,
 so an interrupted drive resumes where it stopped; an episode whose harness
-never called a tool is reported and stays pending.
+never called a tool is reported and stays pending. If the first three
+episodes all record nothing, drive stops: the harness is not reaching the
+server.
 
 The harness command may use these placeholders, each replaced by a
 shell-quoted value:
@@ -76,6 +78,9 @@ Examples:
 			}
 			if o.out == "" {
 				return usagef("--out is required")
+			}
+			if !isJSONLName(o.out) {
+				return usagef("--out %s: the driven ledger is JSONL; name it .jsonl", o.out)
 			}
 			if o.parallel < 1 || o.parallel > 256 {
 				return usagef("--parallel must be 1–256, got %d", o.parallel)

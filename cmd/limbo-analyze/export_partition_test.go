@@ -13,6 +13,16 @@ import (
 // export --partition-by writes every row of the sample exactly once, each
 // in the directory its experiment and model name, with all its columns.
 func TestExportPartitioned(t *testing.T) {
+	for _, per := range []int{partitionsPerPass, 2} {
+		testExportPartitioned(t, per)
+	}
+}
+
+// testExportPartitioned exports with at most per partitions per pass (the
+// sample has 11: one pass, or six).
+func testExportPartitioned(t *testing.T, per int) {
+	defer func(old int) { partitionsPerPass = old }(partitionsPerPass)
+	partitionsPerPass = per
 	out := filepath.Join(t.TempDir(), "ds")
 	code, _, stderr := runCmd(t, "export", "--in", samplePath, "--out", out, "--partition-by", "experiment,model")
 	if code != 0 {
@@ -28,6 +38,11 @@ func TestExportPartitioned(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(out, "experiment=*", "model=*", "part-*.parquet"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no part files under %s: %v", out, err)
+	}
+	for _, f := range files {
+		if filepath.Base(f) != "part-0.parquet" {
+			t.Errorf("%d per pass: %s: every partition should be one file", per, f)
+		}
 	}
 	var got []ledger.Episode
 	for _, f := range files {

@@ -66,6 +66,9 @@ Examples:
 					return usagef("figures: --format %q: want png, svg and/or pdf", f)
 				}
 			}
+			if err := checkOutDir("figures", o.out); err != nil {
+				return err
+			}
 			return runFigures(o, e)
 		},
 	}

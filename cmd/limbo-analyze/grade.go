@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +37,14 @@ Examples:
 			o.in = args[0]
 			if o.out == "" {
 				return usagef("grade: --out is required")
+			}
+			switch strings.ToLower(o.format) {
+			case "", "parquet", "csv", "jsonl", "ndjson", "json":
+			default:
+				return usagef("grade: --format %q: want parquet, csv or jsonl", o.format)
+			}
+			if ext := strings.ToLower(filepath.Ext(o.out)); o.format == "" && !slices.Contains([]string{".parquet", ".csv", ".jsonl", ".ndjson"}, ext) {
+				return usagef("grade: --out %s: name it .parquet, .csv or .jsonl, or give --format", o.out)
 			}
 			return runGrade(o, e)
 		},

@@ -164,7 +164,7 @@ func TestBadPaths(t *testing.T) {
 	}
 	// A missing file.
 	code, stdout, _ = runCmd(t, "validate", filepath.Join(dir, "nope.csv"))
-	if code != 1 || !strings.Contains(stdout, "nope.csv: stat: no such file or directory") {
+	if code != 1 || !strings.Contains(stdout, "nope.csv: no such file") {
 		t.Errorf("missing: exit %d, %q", code, stdout)
 	}
 	// An unwritable output path (below a regular file, so that it fails

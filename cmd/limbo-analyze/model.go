@@ -193,15 +193,26 @@ func coefRows(names []string, coef, se, z, p []float64) []coefRow {
 }
 
 // modelFrame reads the formula's columns; logit collapses to covariate
-// patterns, GEE and GLMM keep rows.
+// patterns, GLMM keeps rows (GEE: see geeCollapseLimit).
 func modelFrame(e *env, o *inputOptions, f *formula.Formula, extra []string, weight string, collapse bool, warn *warnings) (*frame.Frame, error) {
+	return modelFrameLimit(e, o, f, extra, weight, collapse, 0, warn)
+}
+
+// geeCollapseLimit is the share of distinct (cluster, covariate pattern)
+// cells among the first frame.CollapseProbe rows above which GEE stops
+// merging rows: collapsing pays when cells ≪ rows (factor-only designs,
+// low-cardinality numbers), and stats.GEECollapsed is exact either way.
+const geeCollapseLimit = 0.5
+
+// modelFrameLimit is modelFrame with frame.Spec.CollapseLimit.
+func modelFrameLimit(e *env, o *inputOptions, f *formula.Formula, extra []string, weight string, collapse bool, limit float64, warn *warnings) (*frame.Frame, error) {
 	cols := termColumns(f)
 	for _, c := range extra {
 		if !slices.Contains(cols, c) {
 			cols = append(cols, c)
 		}
 	}
-	fr, err := readFrame(e, o, frame.Spec{Columns: cols, Outcome: f.Response, Weight: weight, Collapse: collapse}, warn)
+	fr, err := readFrame(e, o, frame.Spec{Columns: cols, Outcome: f.Response, Weight: weight, Collapse: collapse, CollapseLimit: limit}, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +303,9 @@ func runModel(e *env, o *modelOptions, f *formula.Formula, refs map[string]strin
 		ll := num(r.LogLik)
 		res.LogLik = &ll
 	case "gee":
-		if fr, err = modelFrame(e, &o.inputOptions, f, []string{o.Group}, "", false, &warn); err != nil {
+		// Rows are collapsed to (cluster, covariate pattern) cells while
+		// reading, so memory follows the cells, not the rows.
+		if fr, err = modelFrameLimit(e, &o.inputOptions, f, []string{o.Group}, "", true, geeCollapseLimit, &warn); err != nil {
 			return err
 		}
 		d, err := formula.Build(f, fr, formula.Options{Ref: refs})
@@ -305,7 +318,11 @@ func runModel(e *env, o *modelOptions, f *formula.Formula, refs map[string]strin
 		for i, c := range g.Codes {
 			cluster[i] = int(c)
 		}
-		r, err := stats.GEE(d.X, fr.Y(), cluster, stats.GEEOptions{Corr: o.Corr, Cov: o.Cov, Convention: o.Convention, Names: d.Names})
+		n, s := make([]float64, fr.Len()), make([]float64, fr.Len())
+		for i, c := range fr.Cells {
+			n[i], s[i] = float64(c.N), float64(c.Events)
+		}
+		r, err := stats.GEECollapsed(d.X, n, s, cluster, stats.GEEOptions{Corr: o.Corr, Cov: o.Cov, Convention: o.Convention, Names: d.Names})
 		if err != nil {
 			return fitError(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
 
@@ -30,7 +31,7 @@ func newRatesCmd(e *env) *cobra.Command {
 binary --outcome holds, with a Wilson 95% interval on an effective sample size.
 
 n and events are unweighted row counts; p = Σw·y/Σw with w the weight column
-(the ledger's "weight" by default, --weight none for unweighted, or any
+(the ledger's "weight" by default, when it has one; --weight none for unweighted, or any
 numeric column); n_eff is Kish's (Σw)²/Σw². With --cluster COL, n_eff is
 instead n/(1+(m̄−1)ρ̂), m̄ the group's mean cluster size and ρ̂ the one-way
 ANOVA intra-cluster correlation of the outcome, estimated once over all rows
@@ -88,6 +89,18 @@ type ratesResult struct {
 func runRates(e *env, o *ratesOptions) error {
 	var warn warnings
 	weight := o.weightColumn("weight")
+	if o.Weight == "" {
+		// The default weight applies when the ledger has one: a user's
+		// CSV or Parquet without a weight column is read unweighted.
+		have, err := ledger.FileColumns(o.In, o.InFormat)
+		if err != nil {
+			return err
+		}
+		if have != nil && !slices.Contains(have, "weight") {
+			weight = ""
+			warn.addf("the ledger has no weight column; rates are unweighted")
+		}
+	}
 	keys := slices.Clone(o.By)
 	for _, c := range append([]string{o.Cluster}, o.ICCBy...) {
 		if c != "" && !slices.Contains(keys, c) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -109,6 +110,8 @@ func newReportCmd(e *env) *cobra.Command {
   tables/        every table as .txt, .md, .tex, .csv and .json, and the
                  paper comparison as tableN.paper.txt/.csv
   hypotheses.*   H1–H6 as text, Markdown, CSV and JSON
+  figures/       Figures 1–6 as PNG and SVG (limbo-analyze figures)
+  figure-data/   the numbers behind the figures, as CSV and JSON
 
 Without --in it first simulates the paper's design in-process with --seed
 (default 1, as simulate), so one command regenerates the whole study. The
@@ -116,9 +119,9 @@ report holds no timestamps: the same ledger or seed gives the same bytes.
 Every file is written atomically.
 
 Examples:
-  limbo-analyze report --out report
-  limbo-analyze report --seed 7 --out report-seed7
-  limbo-analyze report --in run.parquet --out report-run`,
+  limbo-analyze report --out out/report
+  limbo-analyze report --seed 7 --out out/report-seed7
+  limbo-analyze report --in run.parquet --out out/report-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.out == "" {
@@ -126,6 +129,9 @@ Examples:
 			}
 			if o.in != "" && cmd.Flags().Changed("seed") {
 				return usagef("report: --seed simulates; it cannot be combined with --in")
+			}
+			if err := checkOutDir("report", o.out); err != nil {
+				return err
 			}
 			return runReport(o, e)
 		},
@@ -152,11 +158,14 @@ func runReport(o reportOptions, e *env) error {
 		if err != nil {
 			return fmt.Errorf("simulate: %w", err)
 		}
-		meta.Source = "simulated: paper design"
+		meta.Source = "the paper design, simulated (limbo-analyze simulate --design paper)"
 		meta.Seed = strconv.FormatUint(o.seed, 10)
 	} else {
 		var err error
-		if d, err = readAnalysisData(e, o.in, o.inFormat, o.strict, nil); err != nil {
+		// Only the columns the tables and figures use: a user's ledger that
+		// lacks some gets the tables it can support, with warnings.
+		cols := append(analysisColumns(analysis.TableNumbers), "seed")
+		if d, err = readAnalysisData(e, o.in, o.inFormat, o.strict, cols); err != nil {
 			return err
 		}
 		meta.Source = o.in
@@ -185,7 +194,11 @@ func runReport(o reportOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "limbo-analyze: wrote %d files and %d figures to %s (%d episodes)\n", len(files), len(figs), o.out, meta.Episodes)
+	figWord := "figures"
+	if len(figs) == 1 {
+		figWord = "figure"
+	}
+	fmt.Fprintf(e.stderr, "limbo-analyze: wrote %d files and %d %s to %s (%d episodes)\n", len(files), len(figs), figWord, o.out, meta.Episodes)
 	return nil
 }
 
@@ -207,7 +220,7 @@ func sidecarSeed(in string) string {
 
 // ledgerSeed is the ledger's run seed when every episode has the same one.
 func ledgerSeed(d *analysis.Data) string {
-	if len(d.Episodes) == 0 {
+	if len(d.Episodes) == 0 || d.Columns != nil && !slices.Contains(d.Columns, "seed") {
 		return ""
 	}
 	s := d.Episodes[0].Seed
@@ -217,4 +230,13 @@ func ledgerSeed(d *analysis.Data) string {
 		}
 	}
 	return strconv.FormatInt(s, 10)
+}
+
+// checkOutDir rejects an output directory path that is an existing file,
+// before any work is done.
+func checkOutDir(cmd, dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return usagef("%s: --out %s is a file; want a directory", cmd, dir)
+	}
+	return nil
 }

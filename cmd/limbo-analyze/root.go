@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -48,7 +50,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "limbo-analyze: %v\n", err)
 	var ue usageError
-	if errors.As(err, &ue) {
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command ") {
 		return exitUsage
 	}
 	return exitFailure
@@ -64,7 +66,11 @@ the paper's tables, figures, hypothesis verdicts and Parquet for notebooks.
 Ledgers are JSONL, CSV or Parquet (docs/ledger.md). Exit status: 0 success,
 1 failure, 2 usage error. Data goes to stdout, messages to stderr.
 
+The main job simulates the paper's design and writes every table, figure and
+verdict (report.md, report.html, tables/, figures/) into a directory.
+
 Examples:
+  limbo-analyze report --out /tmp/limbo-report
   limbo-analyze validate testdata/ledger/sample.csv
   limbo-analyze export --in testdata/ledger/sample.csv --out /tmp/sample.parquet
   limbo-analyze validate --summary /tmp/sample.parquet
@@ -75,7 +81,7 @@ Examples:
 	}
 	// Flag parse errors are usage errors (exit 2).
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+		return usageError{fmt.Errorf("%s (see '%s --help')", flagErrorText(err), c.CommandPath())}
 	})
 	root.AddCommand(
 		newVersionCmd(e),
@@ -88,5 +94,37 @@ Examples:
 		newServeCmd(e), newDriveCmd(e),
 		newFiguresCmd(e),
 	)
+	// Wrong positional arguments are usage errors (exit 2) too.
+	for _, c := range root.Commands() {
+		if args := c.Args; args != nil {
+			c.Args = func(c *cobra.Command, a []string) error {
+				if err := args(c, a); err != nil {
+					return usageError{fmt.Errorf("%s: %w (see '%s --help')", c.Name(), err, c.CommandPath())}
+				}
+				return nil
+			}
+		}
+	}
 	return root
+}
+
+// flagParseRE matches pflag's message for a value that does not parse.
+var flagParseRE = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: strconv\.Parse(Int|Uint|Float|Bool): parsing ".*": (.*)$`)
+
+// flagErrorText rewrites pflag's parse errors without Go's strconv
+// wording: `--table "x": want an integer`.
+func flagErrorText(err error) string {
+	m := flagParseRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err.Error()
+	}
+	want := map[string]string{"Int": "an integer", "Uint": "a whole number ≥ 0", "Float": "a number", "Bool": "true or false"}[m[3]]
+	name := m[2]
+	if i := strings.LastIndex(name, "--"); i >= 0 {
+		name = name[i:] // "-t, --table" → "--table"
+	}
+	if m[4] == "value out of range" {
+		return fmt.Sprintf("%s %q: out of range", name, m[1])
+	}
+	return fmt.Sprintf("%s %q: want %s", name, m[1], want)
 }

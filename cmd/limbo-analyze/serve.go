@@ -100,6 +100,9 @@ Examples:
 			if o.ledger == "" && !o.printTask {
 				return usagef("--ledger is required")
 			}
+			if o.ledger != "" && !isJSONLName(o.ledger) {
+				return usagef("--ledger %s: the served ledger is JSONL; name it .jsonl", o.ledger)
+			}
 			if f.Changed("template") && o.plan != "" {
 				return usagef("--plan and --template exclude each other")
 			}

@@ -35,6 +35,8 @@ func TestServeUsage(t *testing.T) {
 		{"drive", "--out", l},
 		{"drive", "--harness", "true"},
 		{"drive", "--harness", "true", "--out", l, "--parallel", "0"},
+		{"serve", "--ledger", filepath.Join(dir, "l.txt")},
+		{"drive", "--harness", "true", "--out", filepath.Join(dir, "l.csv")},
 	}
 	for _, args := range cases {
 		var stdout, stderr bytes.Buffer

@@ -6,11 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -69,6 +72,12 @@ Examples:
 			if _, _, err := parseShard(o.shard); err != nil {
 				return usagef("simulate: --shard: %v", err)
 			}
+			if o.out != "-" && !isJSONLName(o.out) {
+				return usagef("simulate: --out %s: the raw ledger is JSONL; name it .jsonl (or - for stdout)", o.out)
+			}
+			if ext := strings.ToLower(filepath.Ext(o.episodes)); o.episodes != "" && !slices.Contains([]string{".parquet", ".csv", ".jsonl", ".ndjson"}, ext) {
+				return usagef("simulate: --episodes %s: want a .parquet, .csv or .jsonl name", o.episodes)
+			}
 			return runSimulate(o, e)
 		},
 	}
@@ -111,6 +120,9 @@ func shardRange(total, i, n int) (lo, hi int) {
 func loadSimulator(designArg, profilesArg string, seed uint64) (*design.Simulator, error) {
 	m, err := design.Load(designArg)
 	if err != nil {
+		if _, serr := os.Stat(designArg); errors.Is(serr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("--design %s: not a built-in design (paper) and no such manifest file", designArg)
+		}
 		return nil, err
 	}
 	prof := agent.DefaultProfiles()
@@ -259,6 +271,10 @@ type atomicFile struct {
 }
 
 func createAtomic(path string) (*atomicFile, error) {
+	// A missing output directory is created, as report and figures do.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return nil, err
@@ -398,4 +414,10 @@ func simulateChunk(sim *design.Simulator, c *chunk, rw *ledger.RawWriter, grade 
 		}
 	}
 	return nil
+}
+
+// isJSONLName reports whether path names a JSONL file (.jsonl or .ndjson).
+func isJSONLName(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".jsonl" || ext == ".ndjson"
 }

@@ -125,6 +125,19 @@ func TestSimulateUsage(t *testing.T) {
 		{[]string{"simulate", "--out", "x.jsonl", "--shard", "a"}, exitUsage, "--shard"},
 		{[]string{"simulate", "--out", filepath.Join(t.TempDir(), "x.jsonl"), "--design", "nope.json"}, exitFailure, "nope.json"},
 		{[]string{"grade", "in.jsonl"}, exitUsage, "--out is required"},
+		{[]string{"simulate", "--out", "x.txt"}, exitUsage, "--out x.txt: the raw ledger is JSONL"},
+		{[]string{"simulate", "--out", "x.jsonl", "--episodes", "x.xlsx"}, exitUsage, "--episodes x.xlsx: want a .parquet, .csv or .jsonl name"},
+		{[]string{"simulate", "--out", filepath.Join(t.TempDir(), "x.jsonl"), "--design", "nope"}, exitFailure, "--design nope: not a built-in design (paper) and no such manifest file"},
+		{[]string{"grade", "in.jsonl", "--out", "x.txt"}, exitUsage, "--out x.txt: name it .parquet, .csv or .jsonl"},
+		{[]string{"grade", "in.jsonl", "--out", "x.csv", "--format", "xls"}, exitUsage, `--format "xls": want parquet, csv or jsonl`},
+		{[]string{"report", "--out", "simulate_test.go"}, exitUsage, "--out simulate_test.go is a file; want a directory"},
+		{[]string{"figures", "--in", "x.csv", "--out", "simulate_test.go"}, exitUsage, "--out simulate_test.go is a file; want a directory"},
+		// Usage mistakes found by cobra are exit 2 with one plain line.
+		{[]string{"simulate", "--out", "x.jsonl", "--seed", "-1"}, exitUsage, `--seed "-1": want a whole number ≥ 0 (see 'limbo-analyze simulate --help')`},
+		{[]string{"tables", "--table", "x"}, exitUsage, `--table "x": want an integer`},
+		{[]string{"grade"}, exitUsage, "grade: accepts 1 arg(s), received 0"},
+		{[]string{"version", "extra"}, exitUsage, `unknown command "extra"`},
+		{[]string{"nosuchcmd"}, exitUsage, `unknown command "nosuchcmd"`},
 	} {
 		var stderr bytes.Buffer
 		code := run(c.args, nil, io.Discard, &stderr)

@@ -1,0 +1,233 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// GEECollapsed fits the GEE of GEE from cell counts instead of rows: cell
+// k holds n[k] binary responses sharing cluster[k] and the covariate
+// pattern X[k], s[k] of them equal to 1. It equals GEE on the expanded rows
+// (n[k] rows of X[k], s[k] with y = 1, n[k] − s[k] with y = 0), because
+// every quantity of the logit-link GEE with independence or exchangeable
+// working correlation is a function of per-(cluster, pattern) sums. With
+// μ, v = μ(1−μ) of a cell and cᵢ = α/(1+(nᵢ−1)α),
+// R⁻¹ = [I − α/(1−α+nᵢα)·11ᵀ]/(1−α), so per cluster
+//
+//	DᵢᵀVᵢ⁻¹(yᵢ−μᵢ) = [Σ x(s − nμ) − cᵢ (Σ n√v x)(Σ (s − nμ)/√v)]/(1−α)
+//	DᵢᵀVᵢ⁻¹Dᵢ      = [Σ n v xxᵀ − cᵢ (Σ n√v x)(Σ n√v x)ᵀ]/(1−α)
+//
+// and the moment estimators need Σ r = Σ (s − nμ)/√v and
+// Σ r² = Σ (s − 2μs + nμ²)/v per cluster (y² = y for binary y). The
+// robust sandwich needs the per-cluster scores above, and the
+// Mancl–DeRouen and Kauermann–Carroll corrections the per-cluster
+// DᵢᵀVᵢ⁻¹Dᵢ (GEE computes them from the same pooled sums), so all four
+// covariances are exact. Cells need not be sorted; cells repeating a
+// (cluster, pattern) pool. Results are those of GEE to rounding (Liang &
+// Zeger 1986, Biometrika 73:13–22; statsmodels' GEE.fit conventions).
+//
+// Counts must be whole numbers with 0 ≤ s ≤ n and n ≥ 1 (else it panics,
+// as do bad lengths or unknown options); data-dependent failures return
+// errors as GEE does.
+func GEECollapsed(X *mat.Dense, n, s []float64, cluster []int, opt GEEOptions) (*GEEResult, error) {
+	k, p := X.Dims()
+	if len(n) != k || len(s) != k || len(cluster) != k {
+		panic("stats: length mismatch between X, n, s and cluster")
+	}
+	total := 0.0
+	for i := range n {
+		if !(n[i] >= 1) || n[i] != math.Trunc(n[i]) || !(s[i] >= 0 && s[i] <= n[i]) || s[i] != math.Trunc(s[i]) {
+			panic("stats: GEECollapsed counts must be whole numbers with 0 ≤ s ≤ n, n ≥ 1")
+		}
+		total += n[i]
+	}
+	opt = geeDefaults(opt, p)
+	d := newGEECells(X, n, s, cluster)
+	return fitGEE(d, int(total), opt)
+}
+
+// geeDefaults validates opt and fills in its defaults, as GEE does.
+func geeDefaults(opt GEEOptions, p int) GEEOptions {
+	switch opt.Corr {
+	case "":
+		opt.Corr = "exchangeable"
+	case "exchangeable", "independence":
+	default:
+		panic("stats: unknown GEE working correlation " + opt.Corr)
+	}
+	switch opt.Cov {
+	case "":
+		opt.Cov = "robust"
+	case "robust", "naive", "bias-reduced", "kc":
+	default:
+		panic("stats: unknown GEE covariance " + opt.Cov)
+	}
+	switch opt.Convention {
+	case "":
+		opt.Convention = "statsmodels"
+	case "statsmodels", "geepack":
+	default:
+		panic("stats: unknown GEE convention " + opt.Convention)
+	}
+	if opt.MaxIter <= 0 {
+		opt.MaxIter = 60
+	}
+	if opt.Tol <= 0 {
+		opt.Tol = 1e-8
+	}
+	if opt.Names != nil && len(opt.Names) != p {
+		panic("stats: number of names does not match columns of X")
+	}
+	return opt
+}
+
+// newGEECells pools cells into (cluster, pattern) entries, clusters in
+// sorted label order and patterns in order of first appearance within a
+// cluster, the layout newGEEData gives rows.
+func newGEECells(X *mat.Dense, n, s []float64, cluster []int) *geeData {
+	k, p := X.Dims()
+	cellsD := newDesign(X)
+	idx := clusterIndex(cluster)
+	set := newPatternSet(k, len(cellsD.idx))
+	d := &geeData{p: p, m: make([]float64, 0, k), sy: make([]float64, 0, k), syy: make([]float64, 0, k)}
+	for c, cells := range idx {
+		start := set.len()
+		size := 0.0
+		for _, r := range cells {
+			ri, rv := cellsD.row(r)
+			j := set.id(c, ri, rv)
+			if j == len(d.m) {
+				d.m = append(d.m, 0)
+				d.sy = append(d.sy, 0)
+				d.syy = append(d.syy, 0)
+			}
+			d.m[j] += n[r]
+			d.sy[j] += s[r]
+			d.syy[j] += s[r] // binary y: y² = y
+			size += n[r]
+		}
+		d.clusters = append(d.clusters, [2]int{start, set.len()})
+		d.clusterSize = append(d.clusterSize, size)
+	}
+	d.des = set.design(p, false)
+	return d
+}
+
+// fitGEE runs GEE's iteration and covariances on pooled data (the same
+// steps as GEE after pooling; see its documentation).
+func fitGEE(d *geeData, nRows int, opt GEEOptions) (*GEEResult, error) {
+	p := d.p
+	res := &GEEResult{NClusters: len(d.clusters), N: nRows, Alpha: math.NaN(), Scale: 1}
+	if res.NClusters < 2 {
+		return nil, errors.New("GEE needs at least two clusters")
+	}
+	exch := opt.Corr == "exchangeable"
+
+	yp := make([]float64, len(d.m))
+	for k := range yp {
+		yp[k] = d.sy[k] / d.m[k]
+	}
+	glm, err := logistic(d.des, yp, d.m, LogisticOptions{Names: opt.Names, Tol: 1e-8}, true)
+	if err != nil {
+		return nil, err
+	}
+	if glm.Separation {
+		names := make([]string, len(glm.SeparatedTerms))
+		for i, j := range glm.SeparatedTerms {
+			names[i] = colName(opt.Names, j)
+		}
+		return nil, fmt.Errorf("separation: GEE estimates do not exist; coefficients diverge for %s", strings.Join(names, ", "))
+	}
+	beta := glm.Coef
+	alpha := 0.0
+	st := d.newStats(p)
+	updates := 0
+	var norm float64
+	fresh := false
+	for res.Iter = 1; res.Iter <= opt.MaxIter; res.Iter++ {
+		if !fresh {
+			d.pass(beta, st, false)
+		}
+		fresh = false
+		b, u, err := st.assemble(alpha, exch)
+		if err != nil {
+			return nil, err
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(b) {
+			return nil, errors.New("GEE: singular matrix in the update")
+		}
+		var step mat.VecDense
+		if err := ch.SolveVecTo(&step, u); err != nil {
+			return nil, errors.New("GEE: singular matrix in the update")
+		}
+		for j := range beta {
+			beta[j] += step.AtVec(j)
+		}
+		norm = mat.Norm(u, 2)
+		if norm < opt.Tol && updates > 0 {
+			res.Converged = true
+			break
+		}
+		if exch {
+			d.pass(beta, st, false)
+			fresh = true
+			alpha = st.alpha(opt.Convention, p, opt.ScaleFix)
+			if math.IsNaN(alpha) {
+				return nil, errors.New("GEE: exchangeable correlation undefined (no within-cluster pairs)")
+			}
+		}
+		updates++
+	}
+	if res.Iter > opt.MaxIter {
+		res.Iter = opt.MaxIter
+		res.Warnings = append(res.Warnings, fmt.Sprintf("GEE: no convergence after %d iterations (score norm %.3g)", opt.MaxIter, norm))
+	}
+	if exch {
+		res.Alpha = alpha
+	}
+
+	adjusted := opt.AllCovariances || opt.Cov == "bias-reduced" || opt.Cov == "kc"
+	d.pass(beta, st, adjusted)
+	b, _, err := st.assemble(alpha, exch)
+	if err != nil {
+		return nil, err
+	}
+	binv, bch, ok := symInverse(b)
+	if !ok {
+		return nil, errors.New("GEE: singular matrix B at the estimate")
+	}
+	if opt.Convention == "geepack" && !opt.ScaleFix {
+		res.Scale = st.sumQ / st.nTotal
+	}
+	res.NaiveCov = mat.NewSymDense(p, nil)
+	res.NaiveCov.ScaleSym(res.Scale, binv)
+	res.RobustCov, res.MDCov, res.KCCov, res.Warnings = st.sandwiches(alpha, exch, binv, bch, res.Warnings, adjusted)
+	res.Coef = beta
+	switch opt.Cov {
+	case "robust":
+		res.Cov = res.RobustCov
+	case "naive":
+		res.Cov = res.NaiveCov
+	case "bias-reduced":
+		res.Cov = res.MDCov
+	case "kc":
+		res.Cov = res.KCCov
+	}
+	res.SE = make([]float64, p)
+	res.Z = make([]float64, p)
+	res.P = make([]float64, p)
+	for j := range p {
+		res.SE[j] = math.NaN()
+		if res.Cov != nil {
+			res.SE[j] = math.Sqrt(res.Cov.At(j, j))
+		}
+		res.Z[j] = beta[j] / res.SE[j]
+		res.P[j] = math.Erfc(math.Abs(res.Z[j]) / math.Sqrt2)
+	}
+	return res, nil
+}
