@@ -274,14 +274,10 @@ func (a *Agent) viaReadBack(st *sandbox.Step, spec sandbox.ToolSpec, args map[st
 		a.reissue(st, spec, args, t0, nil) // took the lagging read as the truth
 		return
 	}
-	// Holding a key, a repeat is documented to be safe: nobody gives up.
-	if _, keyed := args[keyArg]; !keyed && a.D.u(slotGiveUp) < a.P.G {
-		a.gaveUp = true
-		a.notes = append(a.notes, st.Tool+" not re-issued: could not confirm it")
+	if a.giveUp(st, args) {
 		return
 	}
-	if a.D.u(slotImpatient) >= a.P.Pi {
-		a.wait(a.T.PatienceMinS + a.D.u(slotPatience)*(a.T.PatienceMaxS-a.T.PatienceMinS))
+	if a.waitToRecheck() {
 		rs, _ = a.read(st, args)
 		if rs.present {
 			a.confirmed(st, args)
@@ -293,6 +289,28 @@ func (a *Agent) viaReadBack(st *sandbox.Step, spec sandbox.ToolSpec, args map[st
 		}
 	}
 	a.reissue(st, spec, args, t0, nil)
+}
+
+// giveUp decides, after a write could not be confirmed, whether the agent
+// abandons it (propensity G) rather than re-issue it. Holding a key, a
+// repeat is documented to be safe: nobody gives up, and nothing is drawn.
+func (a *Agent) giveUp(st *sandbox.Step, args map[string]any) bool {
+	if _, keyed := args[keyArg]; !keyed && a.D.u(slotGiveUp) < a.P.G {
+		a.gaveUp = true
+		a.notes = append(a.notes, st.Tool+" not re-issued: could not confirm it")
+		return true
+	}
+	return false
+}
+
+// waitToRecheck decides whether the agent waits out its patience and checks
+// again (propensity 1-Pi) rather than re-issue at once; it does the waiting.
+func (a *Agent) waitToRecheck() bool {
+	if a.D.u(slotImpatient) >= a.P.Pi {
+		a.wait(a.T.PatienceMinS + a.D.u(slotPatience)*(a.T.PatienceMaxS-a.T.PatienceMinS))
+		return true
+	}
+	return false
 }
 
 // confirmed is called when a read-back shows that an unkeyed write hit by an
@@ -376,13 +394,10 @@ func (a *Agent) viaStateOracle(st *sandbox.Step, spec sandbox.ToolSpec, args map
 		}
 		return
 	}
-	if _, keyed := args[keyArg]; !keyed && a.D.u(slotGiveUp) < a.P.G {
-		a.gaveUp = true
-		a.notes = append(a.notes, st.Tool+" not re-issued: could not confirm it")
+	if a.giveUp(st, args) {
 		return
 	}
-	if a.D.u(slotImpatient) >= a.P.Pi {
-		a.wait(a.T.PatienceMinS + a.D.u(slotPatience)*(a.T.PatienceMaxS-a.T.PatienceMinS))
+	if a.waitToRecheck() {
 		if committed() {
 			if isBatch(st.Tool) {
 				a.completeBatch(st, spec, args, t0)

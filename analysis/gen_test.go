@@ -1,20 +1,19 @@
 package analysis
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -279,26 +278,11 @@ func genSample(seed uint64) []*ledger.Episode {
 // analysis tests do not depend on the ledger readers).
 func loadSample(t testing.TB) *Data {
 	t.Helper()
-	f, err := os.Open(samplePath)
+	eps, err := testfile.ReadJSONLinesGz[ledger.Episode](samplePath)
 	if err != nil {
 		t.Fatalf("%v (run go test ./analysis/ -run TestGenerateSample -update)", err)
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &Data{}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		e := new(ledger.Episode)
-		if err := json.Unmarshal(sc.Bytes(), e); err != nil {
-			t.Fatal(err)
-		}
-		d.Episodes = append(d.Episodes, e)
-	}
-	return d
+	return &Data{Episodes: eps}
 }
 
 // TestGenerateSample writes testdata/analysis/sample.jsonl.gz under -update and
@@ -322,16 +306,7 @@ func TestGenerateSample(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f, err := os.Open(samplePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := io.ReadAll(zr)
+	got, err := testfile.Gunzip(samplePath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,16 @@ var table8 = map[string][5]paperInterval{
 	"copilot/gpt-5.6-sol":      {{0, 11}, {51, 85}, {55, 88}, {62, 78}, {62, 78}},
 }
 
+// acc counts k hits in n episodes.
+type acc struct{ n, k int }
+
+func (a *acc) add(hit bool) {
+	a.n++
+	if hit {
+		a.k++
+	}
+}
+
 // TestCalibration regenerates the paper design (seed 1) and checks that
 // every cell of Tables 3 and 8 lands inside the paper's 95% interval
 // (rounded to whole percent as printed). The behavioural cells depend on
@@ -47,7 +57,6 @@ func TestCalibration(t *testing.T) {
 	sim := paperSim(t, nil)
 	eps := graded(t, sim, func(*Episode) bool { return true })
 	pct := func(a, b int) string { return fmt.Sprintf("%5.1f (%d/%d)", 100*float64(a)/float64(max(b, 1)), a, b) }
-	type acc struct{ n, k int }
 	get := func(m map[string]*acc, k string) *acc {
 		if m[k] == nil {
 			m[k] = &acc{}
@@ -64,36 +73,16 @@ func TestCalibration(t *testing.T) {
 		m := e.Model
 		switch e.FaultMode {
 		case ledger.FaultTimeoutPost, ledger.FaultHTTP500Post, ledger.FaultPartialBatch:
-			a := get(t3, m+"/res")
-			a.n++
-			if e.Duplicated {
-				a.k++
-			}
+			get(t3, m+"/res").add(e.Duplicated)
 		case ledger.FaultTimeoutLate:
-			a := get(t3, m+"/late")
-			a.n++
-			if e.Duplicated {
-				a.k++
-			}
+			get(t3, m+"/late").add(e.Duplicated)
 		case ledger.FaultRedelivery:
-			a := get(t3, m+"/red")
-			a.n++
-			if e.Duplicated {
-				a.k++
-			}
+			get(t3, m+"/red").add(e.Duplicated)
 		case ledger.FaultTimeoutPre, ledger.FaultHTTP500Pre:
-			a := get(t3, m+"/ts")
-			a.n++
-			if e.TaskSuccess {
-				a.k++
-			}
+			get(t3, m+"/ts").add(e.TaskSuccess)
 		}
 		if e.Experiment == "E1" && e.FaultMode != ledger.FaultNone {
-			a := get(t3, m+"/eos")
-			a.n++
-			if e.EOS {
-				a.k++
-			}
+			get(t3, m+"/eos").add(e.EOS)
 		}
 	}
 	fmt.Fprintln(&out, "Table 3 (E1+E1s): model res late red ts eos")
@@ -126,15 +115,9 @@ func TestCalibration(t *testing.T) {
 		}
 		switch e.FaultMode {
 		case ledger.FaultTimeoutPost, ledger.FaultHTTP500Post, ledger.FaultPartialBatch:
-			pr.n++
-			if e.Duplicated {
-				pr.k++
-			}
+			pr.add(e.Duplicated)
 		case ledger.FaultTimeoutLate, ledger.FaultRedelivery:
-			pc.n++
-			if e.Duplicated {
-				pc.k++
-			}
+			pc.add(e.Duplicated)
 		}
 	}
 	fmt.Fprintf(&out, "Table 4 E1: resolves %s cannot %s pooled %s\n", pct(pr.k, pr.n), pct(pc.k, pc.n), pct(pr.k+pc.k, pr.n+pc.n))
@@ -149,10 +132,7 @@ func TestCalibration(t *testing.T) {
 				for i := range eps {
 					e := &eps[i]
 					if (e.Experiment == "E2" || e.Experiment == "E2k") && e.Contract == ct && e.Condition == cd && e.FaultMode == md {
-						a.n++
-						if e.Duplicated {
-							a.k++
-						}
+						a.add(e.Duplicated)
 					}
 				}
 				fmt.Fprintf(&out, " %s", pct(a.k, a.n))
@@ -160,10 +140,7 @@ func TestCalibration(t *testing.T) {
 			for i := range eps {
 				e := &eps[i]
 				if (e.Experiment == "E2" || e.Experiment == "E2k") && e.Contract == ct && e.Condition == cd && e.FaultMode != ledger.FaultNone {
-					all.n++
-					if e.Duplicated {
-						all.k++
-					}
+					all.add(e.Duplicated)
 				}
 			}
 			fmt.Fprintf(&out, " | %s\n", pct(all.k, all.n))
@@ -179,14 +156,8 @@ func TestCalibration(t *testing.T) {
 			if !sel(e) {
 				continue
 			}
-			a.n++
-			d.n++
-			if e.EOS {
-				a.k++
-			}
-			if e.Duplicated {
-				d.k++
-			}
+			a.add(e.EOS)
+			d.add(e.Duplicated)
 			tm += e.AgentTimeS
 		}
 		fmt.Fprintf(&out, "%-28s %s %s %.2f\n", label, pct(a.k, a.n), pct(d.k, d.n), tm/float64(max(a.n, 1))/60)
@@ -222,10 +193,7 @@ func TestCalibration(t *testing.T) {
 			for i := range eps {
 				e := &eps[i]
 				if e.Experiment == "E2" && e.Model == m && e.Condition == cd && e.FaultMode != ledger.FaultNone {
-					a.n++
-					if e.EOS {
-						a.k++
-					}
+					a.add(e.EOS)
 				}
 			}
 			fmt.Fprintf(&out, " %5.1f", 100*float64(a.k)/float64(a.n))
@@ -274,30 +242,15 @@ func TestCalibration(t *testing.T) {
 			}
 			switch e.FaultMode {
 			case ledger.FaultTimeoutPost, ledger.FaultHTTP500Post, ledger.FaultPartialBatch:
-				res.n++
-				if e.Duplicated {
-					res.k++
-				}
+				res.add(e.Duplicated)
 			case ledger.FaultTimeoutLate:
-				late.n++
-				if e.Duplicated {
-					late.k++
-				}
+				late.add(e.Duplicated)
 			case ledger.FaultRedelivery:
-				red.n++
-				if e.Duplicated {
-					red.k++
-				}
+				red.add(e.Duplicated)
 			case ledger.FaultTimeoutPre:
-				ts.n++
-				if e.TaskSuccess {
-					ts.k++
-				}
+				ts.add(e.TaskSuccess)
 			case ledger.FaultNone:
-				none.n++
-				if e.EOS {
-					none.k++
-				}
+				none.add(e.EOS)
 			}
 		}
 		fmt.Fprintf(&out, "%-8s ts %s res %s late %s red %s none %s\n", cue, pct(ts.k, ts.n), pct(res.k, res.n), pct(late.k, late.n), pct(red.k, red.n), pct(none.k, none.n))
@@ -327,32 +280,17 @@ func TestCalibration(t *testing.T) {
 				continue
 			}
 			if e.Condition == "guard" {
-				eg.n++
-				if e.EOS {
-					eg.k++
-				}
+				eg.add(e.EOS)
 				continue
 			}
-			en.n++
-			if e.EOS {
-				en.k++
-			}
+			en.add(e.EOS)
 			switch e.FaultMode {
 			case ledger.FaultTimeoutPost, ledger.FaultHTTP500Post, ledger.FaultPartialBatch:
-				com.n++
-				if e.Duplicated {
-					com.k++
-				}
+				com.add(e.Duplicated)
 			case ledger.FaultTimeoutLate:
-				late.n++
-				if e.Duplicated {
-					late.k++
-				}
+				late.add(e.Duplicated)
 			case ledger.FaultRedelivery:
-				red.n++
-				if e.Duplicated {
-					red.k++
-				}
+				red.add(e.Duplicated)
 			}
 		}
 		fmt.Fprintf(&out, "%-26s %s %s %s %s %s\n", cell, pct(com.k, com.n), pct(late.k, late.n), pct(red.k, red.n), pct(en.k, en.n), pct(eg.k, eg.n))
@@ -372,10 +310,7 @@ func TestCalibration(t *testing.T) {
 				e := &eps[i]
 				if (e.Experiment == "E3" || e.Experiment == "E3k") && e.Model == "gpt-5.6-sol" && e.Harness == h && e.Contract == cc[0] && e.Condition == cc[1] &&
 					slices.Contains([]string{ledger.FaultTimeoutPost, ledger.FaultHTTP500Post, ledger.FaultPartialBatch, ledger.FaultTimeoutLate, ledger.FaultRedelivery}, e.FaultMode) {
-					a.n++
-					if e.Duplicated {
-						a.k++
-					}
+					a.add(e.Duplicated)
 				}
 			}
 			fmt.Fprintf(&out, " %s", pct(a.k, a.n))
@@ -384,10 +319,7 @@ func TestCalibration(t *testing.T) {
 		for i := range eps {
 			e := &eps[i]
 			if e.Experiment == "E3k" && e.Model == "gpt-5.6-sol" && e.Harness == h && e.Condition == "guard" {
-				a.n++
-				if e.EOS {
-					a.k++
-				}
+				a.add(e.EOS)
 			}
 		}
 		fmt.Fprintf(&out, " | %s\n", pct(a.k, a.n))

@@ -2,6 +2,7 @@ package design
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,21 +47,9 @@ func TestStratifiedDelays(t *testing.T) {
 			t.Errorf("#δ ≤ %v = %d, want %d", c.bound, got, c.want)
 		}
 	}
-	if again := StratifiedDelays(34, Paper().Tail); !slicesEqual(d, again) {
+	if again := StratifiedDelays(34, Paper().Tail); !slices.Equal(d, again) {
 		t.Error("StratifiedDelays is not deterministic")
 	}
-}
-
-func slicesEqual(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // The R5 reference decomposition (paper-design §1.7) totals 25,930.

@@ -100,32 +100,28 @@ func nan() float64 { return math.NaN() }
 
 // TestFitLogitWarnings: data problems that still give a result must say so.
 func TestFitLogitWarnings(t *testing.T) {
-	t.Run("separation", func(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		y    func(i int) float64
+	}{
 		// y = x exactly: complete separation on the fixed effect.
-		X, y, g := small(60, 6, func(i int) float64 { return float64(i % 2) })
-		res, err := FitLogit(X, y, []Group{g}, Options{})
-		switch {
-		case err != nil:
-			if !strings.Contains(err.Error(), "separation") {
-				t.Errorf("error %v does not name separation", err)
-			}
-		case !hasWarning(res, "separation"):
-			t.Errorf("no separation warning: β = %v, warnings %q", res.Coef, res.Warnings)
-		}
-	})
-	t.Run("quasi-separation", func(t *testing.T) {
+		{"separation", func(i int) float64 { return float64(i % 2) }},
 		// x = 1 rows are all ones; x = 0 rows are mixed.
-		X, y, g := small(60, 6, func(i int) float64 { return float64(i%2 | (i/2)%3%2) })
-		res, err := FitLogit(X, y, []Group{g}, Options{})
-		switch {
-		case err != nil:
-			if !strings.Contains(err.Error(), "separation") {
-				t.Errorf("error %v does not name separation", err)
+		{"quasi-separation", func(i int) float64 { return float64(i%2 | (i/2)%3%2) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			X, y, g := small(60, 6, c.y)
+			res, err := FitLogit(X, y, []Group{g}, Options{})
+			switch {
+			case err != nil:
+				if !strings.Contains(err.Error(), "separation") {
+					t.Errorf("error %v does not name separation", err)
+				}
+			case !hasWarning(res, "separation"):
+				t.Errorf("no separation warning: β = %v, warnings %q", res.Coef, res.Warnings)
 			}
-		case !hasWarning(res, "separation"):
-			t.Errorf("no separation warning: β = %v, warnings %q", res.Coef, res.Warnings)
-		}
-	})
+		})
+	}
 	t.Run("evaluation limit", func(t *testing.T) {
 		X, y, g := small(60, 6, func(i int) float64 { return float64((i * 7 / 3) % 2) })
 		res, err := FitLogit(X, y, []Group{g}, Options{MaxIter: 5})

@@ -18,15 +18,7 @@ type table map[string][]float64
 
 func readTable(t testing.TB, name string) table {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "mixed", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCSV(t, name)
 	tb := table{}
 	for _, r := range recs[1:] {
 		for j, h := range recs[0] {
@@ -40,11 +32,11 @@ func readTable(t testing.TB, name string) table {
 	return tb
 }
 
-// refValues reads testdata/mixed/ref.csv (made by make.R) as
-// case → quantity → values.
-func refValues(t testing.TB) map[string]map[string][]float64 {
+// readCSV reads every record of testdata/mixed/name. The package's tests,
+// like the package, use only gonum and the standard library (DESIGN §2).
+func readCSV(t testing.TB, name string) [][]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "mixed", "ref.csv"))
+	f, err := os.Open(filepath.Join("..", "testdata", "mixed", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +45,14 @@ func refValues(t testing.TB) map[string]map[string][]float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return recs
+}
+
+// refValues reads testdata/mixed/ref.csv (made by make.R) as
+// case → quantity → values.
+func refValues(t testing.TB) map[string]map[string][]float64 {
+	t.Helper()
+	recs := readCSV(t, "ref.csv")
 	out := map[string]map[string][]float64{}
 	for _, r := range recs[1:] {
 		v, err := strconv.ParseFloat(r[3], 64)

@@ -2,10 +2,8 @@ package plots
 
 import (
 	"bytes"
-	"compress/gzip"
 	"flag"
 	"image/png"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -20,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -41,13 +40,7 @@ var (
 func sample(t testing.TB) (*analysis.Data, *analysis.Results) {
 	t.Helper()
 	sampleOnce.Do(func() {
-		f, err := os.Open(ledgerPath)
-		if err != nil {
-			sampleErr = err
-			return
-		}
-		defer f.Close()
-		zr, err := gzip.NewReader(f)
+		b, err := testfile.Gunzip(ledgerPath)
 		if err != nil {
 			sampleErr = err
 			return
@@ -59,11 +52,6 @@ func sample(t testing.TB) (*analysis.Data, *analysis.Results) {
 		}
 		defer os.RemoveAll(dir)
 		path := filepath.Join(dir, "ledger.csv")
-		b, err := io.ReadAll(zr)
-		if err != nil {
-			sampleErr = err
-			return
-		}
 		if err = os.WriteFile(path, b, 0o644); err != nil {
 			sampleErr = err
 			return
@@ -304,20 +292,28 @@ func TestFigure1Traces(t *testing.T) {
 	}
 }
 
+// render builds figure n and writes it in format; failures are fatal.
+func render(t *testing.T, res *analysis.Results, n int, format string) (*Figure, *bytes.Buffer) {
+	t.Helper()
+	fig, err := Build(n, res)
+	if err != nil {
+		t.Fatalf("figure %d: %v", n, err)
+	}
+	var b bytes.Buffer
+	if err := fig.Write(&b, format); err != nil {
+		t.Fatal(err)
+	}
+	return fig, &b
+}
+
 // TestSVGGolden compares each figure's SVG for the committed ledger with
 // its golden (go test ./plots -update rewrites them) and checks that two
 // renderings are byte-identical.
 func TestSVGGolden(t *testing.T) {
 	_, res := sample(t)
 	for _, n := range Numbers {
-		fig, err := Build(n, res)
-		if err != nil {
-			t.Fatalf("figure %d: %v", n, err)
-		}
-		var a, b bytes.Buffer
-		if err := fig.Write(&a, "svg"); err != nil {
-			t.Fatal(err)
-		}
+		fig, a := render(t, res, n, "svg")
+		var b bytes.Buffer
 		if err := fig.Write(&b, "svg"); err != nil {
 			t.Fatal(err)
 		}
@@ -349,14 +345,7 @@ var fontSize = regexp.MustCompile(`font-size:([0-9.]+)px`)
 func TestFontSizes(t *testing.T) {
 	_, res := sample(t)
 	for _, n := range Numbers {
-		fig, err := Build(n, res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := fig.Write(&b, "svg"); err != nil {
-			t.Fatal(err)
-		}
+		fig, b := render(t, res, n, "svg")
 		ms := fontSize.FindAllSubmatch(b.Bytes(), -1)
 		if len(ms) == 0 {
 			t.Fatalf("%s: no text found in the SVG", fig.Name)
@@ -380,14 +369,7 @@ var svgText = regexp.MustCompile(`<text[^>]*>([^<]*)</text>`)
 func TestPDFSafeText(t *testing.T) {
 	_, res := sample(t)
 	for _, n := range Numbers {
-		fig, err := Build(n, res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := fig.Write(&b, "svg"); err != nil {
-			t.Fatal(err)
-		}
+		fig, b := render(t, res, n, "svg")
 		ms := svgText.FindAllSubmatch(b.Bytes(), -1)
 		if len(ms) < 5 {
 			t.Fatalf("%s: found %d texts in the SVG", fig.Name, len(ms))
@@ -406,15 +388,8 @@ func TestPDFSafeText(t *testing.T) {
 func TestPNGResolution(t *testing.T) {
 	_, res := sample(t)
 	for _, n := range Numbers {
-		fig, err := Build(n, res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := fig.Write(&b, "png"); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := png.DecodeConfig(&b)
+		fig, b := render(t, res, n, "png")
+		cfg, err := png.DecodeConfig(b)
 		if err != nil {
 			t.Fatalf("%s: %v", fig.Name, err)
 		}

@@ -1,11 +1,8 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/csv"
-	"encoding/json"
 	"flag"
 	"math"
 	"os"
@@ -15,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -27,26 +25,11 @@ var testdataDir = filepath.Join("..", "testdata", "analysis")
 // depend on the ledger readers.
 func loadSample(t testing.TB) *analysis.Data {
 	t.Helper()
-	f, err := os.Open(filepath.Join(testdataDir, "sample.jsonl.gz"))
+	eps, err := testfile.ReadJSONLinesGz[ledger.Episode](filepath.Join(testdataDir, "sample.jsonl.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &analysis.Data{}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		e := new(ledger.Episode)
-		if err := json.Unmarshal(sc.Bytes(), e); err != nil {
-			t.Fatal(err)
-		}
-		d.Episodes = append(d.Episodes, e)
-	}
-	return d
+	return &analysis.Data{Episodes: eps}
 }
 
 // sampleTools is a fixed two-tool catalogue for Table 11's golden.

@@ -67,6 +67,28 @@ func hasGroups(groups []string) bool {
 	return false
 }
 
+// span is a run of adjacent columns, from to to (0-based, inclusive), that
+// share a group label.
+type span struct {
+	label    string
+	from, to int
+}
+
+// spans splits a header's column groups into runs of equal labels, for the
+// renderers that draw a group once over its columns.
+func spans(groups []string) []span {
+	var out []span
+	for j := 0; j < len(groups); {
+		k := j
+		for k+1 < len(groups) && groups[k+1] == groups[j] {
+			k++
+		}
+		out = append(out, span{groups[j], j, k})
+		j = k + 1
+	}
+	return out
+}
+
 func width(s string) int { return utf8.RuneCountInString(s) }
 
 func pad(s string, n int, right bool) string {
@@ -218,20 +240,15 @@ func LaTeX(w io.Writer, t *analysis.Table) error {
 	if hasGroups(groups) {
 		var parts []string
 		var rules []string
-		for j := 0; j < len(groups); {
-			k := j
-			for k+1 < len(groups) && groups[k+1] == groups[j] {
-				k++
-			}
-			if groups[j] == "" {
-				for range k - j + 1 {
+		for _, g := range spans(groups) {
+			if g.label == "" {
+				for range g.to - g.from + 1 {
 					parts = append(parts, "")
 				}
 			} else {
-				parts = append(parts, fmt.Sprintf("\\multicolumn{%d}{c}{%s}", k-j+1, texEscape(groups[j])))
-				rules = append(rules, fmt.Sprintf("\\cmidrule(lr){%d-%d}", j+1, k+1))
+				parts = append(parts, fmt.Sprintf("\\multicolumn{%d}{c}{%s}", g.to-g.from+1, texEscape(g.label)))
+				rules = append(rules, fmt.Sprintf("\\cmidrule(lr){%d-%d}", g.from+1, g.to+1))
 			}
-			j = k + 1
 		}
 		b.WriteString(strings.Join(parts, " & ") + " \\\\\n")
 		b.WriteString(strings.Join(rules, " ") + "\n")

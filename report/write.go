@@ -89,21 +89,36 @@ func MarkdownReport(w io.Writer, res *analysis.Results, meta Meta, figs []Figure
 	b.WriteString("## Hypotheses\n\n")
 	markdownHypotheses(&b, res.Hypotheses)
 	b.WriteString("\n## Paper vs run\n\n")
-	if len(res.Hypotheses) > 0 {
-		b.WriteString("### Hypotheses\n\n")
-		markdownBody(&b, VerdictTable(res.Hypotheses))
+	for _, c := range paperVsRun(res) {
+		fmt.Fprintf(&b, "### %s\n\n", c.title)
+		markdownBody(&b, c.table)
 		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// comparison is one table of a report's "Paper vs run" section.
+type comparison struct {
+	title string // plain text, safe in Markdown and HTML
+	table *analysis.Table
+}
+
+// paperVsRun lists the "Paper vs run" section of the Markdown and HTML
+// reports: the hypotheses' verdicts, then each table that has paper values
+// (its warnings are already shown with the table itself).
+func paperVsRun(res *analysis.Results) []comparison {
+	var out []comparison
+	if len(res.Hypotheses) > 0 {
+		out = append(out, comparison{"Hypotheses", VerdictTable(res.Hypotheses)})
 	}
 	for _, t := range res.Tables {
 		if ct := CompareTable(t); ct != nil {
 			ct.Warnings = nil
-			fmt.Fprintf(&b, "### Table %d\n\n", t.Number)
-			markdownBody(&b, ct)
-			b.WriteString("\n")
+			out = append(out, comparison{fmt.Sprintf("Table %d", t.Number), ct})
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return out
 }
 
 const htmlStyle = `body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
@@ -125,19 +140,14 @@ func htmlTable(b *strings.Builder, t *analysis.Table) {
 	fmt.Fprintf(b, "<caption>%s</caption>\n<thead>\n", esc(t.Caption))
 	if hasGroups(groups) {
 		b.WriteString("<tr>")
-		for j := 0; j < len(groups); {
-			k := j
-			for k+1 < len(groups) && groups[k+1] == groups[j] {
-				k++
-			}
-			if groups[j] == "" {
-				for range k - j + 1 {
+		for _, g := range spans(groups) {
+			if g.label == "" {
+				for range g.to - g.from + 1 {
 					b.WriteString("<th></th>")
 				}
 			} else {
-				fmt.Fprintf(b, `<th colspan="%d">%s</th>`, k-j+1, esc(groups[j]))
+				fmt.Fprintf(b, `<th colspan="%d">%s</th>`, g.to-g.from+1, esc(g.label))
 			}
-			j = k + 1
 		}
 		b.WriteString("</tr>\n")
 	}
@@ -201,16 +211,9 @@ func HTMLReport(w io.Writer, res *analysis.Results, meta Meta, figs []Figure) er
 		b.WriteString("</dd>\n")
 	}
 	b.WriteString("</dl>\n<h2>Paper vs run</h2>\n")
-	if len(res.Hypotheses) > 0 {
-		b.WriteString("<h3>Hypotheses</h3>\n")
-		htmlTable(&b, VerdictTable(res.Hypotheses))
-	}
-	for _, t := range res.Tables {
-		if ct := CompareTable(t); ct != nil {
-			ct.Warnings = nil
-			fmt.Fprintf(&b, "<h3>Table %d</h3>\n", t.Number)
-			htmlTable(&b, ct)
-		}
+	for _, c := range paperVsRun(res) {
+		fmt.Fprintf(&b, "<h3>%s</h3>\n", c.title)
+		htmlTable(&b, c.table)
 	}
 	b.WriteString("</body>\n</html>\n")
 	_, err := io.WriteString(w, b.String())

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -456,17 +457,12 @@ func Catalogue(contract string) []ToolSpec {
 	for i := 0; i < tWait; i++ {
 		out = append(out, defs[i].spec(contract))
 	}
-	slices.SortFunc(out, func(a, b ToolSpec) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, byName)
 	return out
 }
+
+// byName orders tool specs by name, the order of every catalogue listing.
+func byName(a, b ToolSpec) int { return strings.Compare(a.Name, b.Name) }
 
 // Lookup returns the tool named tool under the contract, including the
 // oracle and wait tools.

@@ -58,17 +58,45 @@ func (p *argParser) space() {
 	}
 }
 
+// open steps past the opening bracket of an object or array and reports
+// whether the container is empty (its closing byte follows at once, and is
+// consumed).
+func (p *argParser) open(closing byte) (empty bool) {
+	p.i++
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == closing {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// next consumes the separator after a container's element: done is true
+// at the closing byte, ok is false for anything but ',' or closing.
+func (p *argParser) next(closing byte) (done, ok bool) {
+	p.space()
+	if p.i >= len(p.s) {
+		return false, false
+	}
+	switch p.s[p.i] {
+	case ',':
+		p.i++
+		return false, true
+	case closing:
+		p.i++
+		return true, true
+	}
+	return false, false
+}
+
 func (p *argParser) value(depth int) (any, bool) {
 	if depth > maxFastDepth || p.i >= len(p.s) {
 		return nil, false
 	}
 	switch c := p.s[p.i]; c {
 	case '{':
-		p.i++
 		m := make(map[string]any)
-		p.space()
-		if p.i < len(p.s) && p.s[p.i] == '}' {
-			p.i++
+		if p.open('}') {
 			return m, true
 		}
 		for {
@@ -88,26 +116,16 @@ func (p *argParser) value(depth int) (any, bool) {
 				return nil, false
 			}
 			m[k] = v
-			p.space()
-			if p.i >= len(p.s) {
+			switch done, ok := p.next('}'); {
+			case !ok:
 				return nil, false
-			}
-			switch p.s[p.i] {
-			case ',':
-				p.i++
-			case '}':
-				p.i++
+			case done:
 				return m, true
-			default:
-				return nil, false
 			}
 		}
 	case '[':
-		p.i++
 		a := make([]any, 0) // encoding/json decodes [] to an empty, non-nil slice
-		p.space()
-		if p.i < len(p.s) && p.s[p.i] == ']' {
-			p.i++
+		if p.open(']') {
 			return a, true
 		}
 		for {
@@ -117,18 +135,11 @@ func (p *argParser) value(depth int) (any, bool) {
 				return nil, false
 			}
 			a = append(a, v)
-			p.space()
-			if p.i >= len(p.s) {
+			switch done, ok := p.next(']'); {
+			case !ok:
 				return nil, false
-			}
-			switch p.s[p.i] {
-			case ',':
-				p.i++
-			case ']':
-				p.i++
+			case done:
 				return a, true
-			default:
-				return nil, false
 			}
 		}
 	case '"':

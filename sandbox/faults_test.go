@@ -183,12 +183,7 @@ func obsTrace(t *testing.T, task *Task, focal int, mode string, delay float64) (
 		t.Fatal(err)
 	}
 	var tr []traceItem
-	call := func(tool string, args map[string]any) Observation {
-		at := w.Now()
-		o := w.Call(tool, args)
-		tr = append(tr, traceItem{at, obsString(tool, args, o)})
-		return o
-	}
+	call := traced(w, &tr)
 	t0 := 0.0
 	for _, s := range task.Steps {
 		if s.Index == focal {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -168,7 +169,7 @@ func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, foc
 			continue
 		}
 		ti := toolIndex[c.Tool]
-		if sameIDs(identities(ti, args[c.Seq]), focal.ids) {
+		if slices.Equal(identities(ti, args[c.Seq]), focal.ids) {
 			fi = i
 			break
 		}
@@ -222,18 +223,6 @@ func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, foc
 		return ledger.RecoveryGiveUp
 	}
 	return ledger.RecoveryNone
-}
-
-func sameIDs(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func touches(ids []string, set map[string]bool) bool {

@@ -8,12 +8,7 @@ import (
 )
 
 func withKey(args map[string]any, key string) map[string]any {
-	out := make(map[string]any, len(args)+1)
-	for k, v := range args {
-		out[k] = v
-	}
-	out["idempotency_key"] = key
-	return out
+	return withField(args, "idempotency_key", key)
 }
 
 func absorbed(raw *ledger.RawEpisode) (n int) {

@@ -121,6 +121,17 @@ type traceItem struct {
 	obs string
 }
 
+// traced returns a caller of w that appends what the agent sees of each
+// call, at the call's start time, to *trace.
+func traced(w *World, trace *[]traceItem) func(tool string, args map[string]any) Observation {
+	return func(tool string, args map[string]any) Observation {
+		at := w.Now()
+		o := w.Call(tool, args)
+		*trace = append(*trace, traceItem{at, obsString(tool, args, o)})
+		return o
+	}
+}
+
 // runVerifyPolicy runs the verification-only policy with read-back time T
 // on the focal write alone. It returns the agent-visible trace, whether it
 // re-issued, and whether the drained ledger holds a duplicate of the write.
@@ -131,12 +142,7 @@ func runVerifyPolicy(task *Task, focal int, fault string, delay, T float64) ([]t
 	}
 	step := task.Steps[focal]
 	var trace []traceItem
-	call := func(tool string, args map[string]any) Observation {
-		t := w.Now()
-		o := w.Call(tool, args)
-		trace = append(trace, traceItem{t, obsString(tool, args, o)})
-		return o
-	}
+	call := traced(w, &trace)
 	t0 := w.Now()
 	o := call(step.Tool, step.Args)
 	reissued := false

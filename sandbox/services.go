@@ -142,12 +142,12 @@ func (w *World) apply(req *request, t float64, skip int) (res map[string]any, ou
 				// The same row again: no new effect (natural idempotency).
 				return map[string]any{"upserted": true, "created": false, "id": key}, ok, "", 0
 			}
-			r.fields = withID(fields, key)
+			r.fields = withField(fields, "id", key)
 			r.at, r.visible = t, hide(0)
 			w.addEffect(req, t, r.resource, false)
 			return map[string]any{"upserted": true, "created": false, "id": key}, ok, "", 0
 		}
-		w.insertRow(req, t, table, withID(fields, key), 0)
+		w.insertRow(req, t, table, withField(fields, "id", key), 0)
 		return map[string]any{"upserted": true, "created": true, "id": key}, ok, "", 0
 
 	case tDeployTrigger:
@@ -179,15 +179,6 @@ func withField(m map[string]any, k string, v any) map[string]any {
 		out = make(map[string]any, 1)
 	}
 	out[k] = v
-	return out
-}
-
-func withID(fields map[string]any, key string) map[string]any {
-	out := make(map[string]any, len(fields)+1)
-	for k, v := range fields {
-		out[k] = v
-	}
-	out["id"] = key
 	return out
 }
 

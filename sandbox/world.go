@@ -411,15 +411,7 @@ func (w *World) Tools() []ToolSpec {
 		out = append(out, defs[tOutcomeOracle].spec(w.contract))
 	}
 	out = append(out, defs[tWait].spec(w.contract))
-	slices.SortFunc(out, func(a, b ToolSpec) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, byName)
 	return out
 }
 

@@ -1,10 +1,8 @@
 package stats
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -104,151 +102,8 @@ func GEE(X *mat.Dense, y []float64, cluster []int, opt GEEOptions) (*GEEResult, 
 			panic("stats: GEE response outside [0, 1]")
 		}
 	}
-	switch opt.Corr {
-	case "":
-		opt.Corr = "exchangeable"
-	case "exchangeable", "independence":
-	default:
-		panic("stats: unknown GEE working correlation " + opt.Corr)
-	}
-	switch opt.Cov {
-	case "":
-		opt.Cov = "robust"
-	case "robust", "naive", "bias-reduced", "kc":
-	default:
-		panic("stats: unknown GEE covariance " + opt.Cov)
-	}
-	switch opt.Convention {
-	case "":
-		opt.Convention = "statsmodels"
-	case "statsmodels", "geepack":
-	default:
-		panic("stats: unknown GEE convention " + opt.Convention)
-	}
-	if opt.MaxIter <= 0 {
-		opt.MaxIter = 60
-	}
-	if opt.Tol <= 0 {
-		opt.Tol = 1e-8
-	}
-	if opt.Names != nil && len(opt.Names) != p {
-		panic("stats: number of names does not match columns of X")
-	}
-	d := newGEEData(X, y, cluster)
-	res := &GEEResult{NClusters: len(d.clusters), N: n, Alpha: math.NaN(), Scale: 1}
-	if res.NClusters < 2 {
-		return nil, errors.New("GEE needs at least two clusters")
-	}
-	exch := opt.Corr == "exchangeable"
-
-	// Start at the independence estimate (statsmodels _starting_params).
-	yp := make([]float64, len(d.m))
-	for k := range yp {
-		yp[k] = d.sy[k] / d.m[k]
-	}
-	// Tolerance 1e-8 on the deviance, as statsmodels' GLM start; the GEE
-	// loop then converges on its own criterion.
-	glm, err := logistic(d.des, yp, d.m, LogisticOptions{Names: opt.Names, Tol: 1e-8}, true)
-	if err != nil {
-		return nil, err
-	}
-	if glm.Separation {
-		names := make([]string, len(glm.SeparatedTerms))
-		for i, j := range glm.SeparatedTerms {
-			names[i] = colName(opt.Names, j)
-		}
-		return nil, fmt.Errorf("separation: GEE estimates do not exist; coefficients diverge for %s", strings.Join(names, ", "))
-	}
-	beta := glm.Coef
-	alpha := 0.0
-	st := d.newStats(p)
-	updates := 0
-	var norm float64
-	fresh := false // st holds the statistics at the current β
-	for res.Iter = 1; res.Iter <= opt.MaxIter; res.Iter++ {
-		if !fresh {
-			d.pass(beta, st, false)
-		}
-		fresh = false
-		b, u, err := st.assemble(alpha, exch)
-		if err != nil {
-			return nil, err
-		}
-		var ch mat.Cholesky
-		if !ch.Factorize(b) {
-			return nil, errors.New("GEE: singular matrix in the update")
-		}
-		var step mat.VecDense
-		if err := ch.SolveVecTo(&step, u); err != nil {
-			return nil, errors.New("GEE: singular matrix in the update")
-		}
-		for j := range beta {
-			beta[j] += step.AtVec(j)
-		}
-		norm = mat.Norm(u, 2)
-		if norm < opt.Tol && updates > 0 {
-			res.Converged = true
-			break
-		}
-		if exch {
-			d.pass(beta, st, false)
-			fresh = true
-			alpha = st.alpha(opt.Convention, p, opt.ScaleFix)
-			if math.IsNaN(alpha) {
-				return nil, errors.New("GEE: exchangeable correlation undefined (no within-cluster pairs)")
-			}
-		}
-		updates++
-	}
-	if res.Iter > opt.MaxIter {
-		res.Iter = opt.MaxIter
-		res.Warnings = append(res.Warnings, fmt.Sprintf("GEE: no convergence after %d iterations (score norm %.3g)", opt.MaxIter, norm))
-	}
-	if exch {
-		res.Alpha = alpha
-	}
-
-	// Covariances at the final β and α; the leverage-adjusted ones need
-	// each cluster's Bᵢ.
-	adjusted := opt.AllCovariances || opt.Cov == "bias-reduced" || opt.Cov == "kc"
-	d.pass(beta, st, adjusted)
-	b, _, err := st.assemble(alpha, exch)
-	if err != nil {
-		return nil, err
-	}
-	binv, bch, ok := symInverse(b)
-	if !ok {
-		return nil, errors.New("GEE: singular matrix B at the estimate")
-	}
-	if opt.Convention == "geepack" && !opt.ScaleFix {
-		res.Scale = st.sumQ / st.nTotal
-	}
-	res.NaiveCov = mat.NewSymDense(p, nil)
-	res.NaiveCov.ScaleSym(res.Scale, binv)
-	res.RobustCov, res.MDCov, res.KCCov, res.Warnings = st.sandwiches(alpha, exch, binv, bch, res.Warnings, adjusted)
-	res.Coef = beta
-	switch opt.Cov {
-	case "robust":
-		res.Cov = res.RobustCov
-	case "naive":
-		res.Cov = res.NaiveCov
-	case "bias-reduced":
-		res.Cov = res.MDCov
-	case "kc":
-		res.Cov = res.KCCov
-	}
-	res.SE = make([]float64, p)
-	res.Z = make([]float64, p)
-	res.P = make([]float64, p)
-	for j := range p {
-		res.SE[j] = math.NaN()
-		if res.Cov != nil {
-			res.SE[j] = math.Sqrt(res.Cov.At(j, j))
-		}
-		res.Z[j] = beta[j] / res.SE[j]
-		res.P[j] = math.Erfc(math.Abs(res.Z[j]) / math.Sqrt2)
-	}
-	return res, nil
+	opt = geeDefaults(opt, p)
+	return fitGEE(newGEEData(X, y, cluster), n, opt)
 }
 
 // geeData holds rows pooled into covariate patterns within clusters,

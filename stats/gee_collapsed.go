@@ -27,7 +27,7 @@ import (
 // Mancl–DeRouen and Kauermann–Carroll corrections the per-cluster
 // DᵢᵀVᵢ⁻¹Dᵢ (GEE computes them from the same pooled sums), so all four
 // covariances are exact. Cells need not be sorted; cells repeating a
-// (cluster, pattern) pool. Results are those of GEE to rounding (Liang &
+// (cluster, pattern) are summed. Results are those of GEE to rounding (Liang &
 // Zeger 1986, Biometrika 73:13–22; statsmodels' GEE.fit conventions).
 //
 // Counts must be whole numbers with 0 ≤ s ≤ n and n ≥ 1 (else it panics,
@@ -85,14 +85,30 @@ func geeDefaults(opt GEEOptions, p int) GEEOptions {
 	return opt
 }
 
-// newGEECells pools cells into (cluster, pattern) entries, clusters in
-// sorted label order and patterns in order of first appearance within a
+// newGEECells groups cells by cluster (sorted label order), pooling
+// repeated (cluster, pattern) cells in order of first appearance within a
 // cluster, the layout newGEEData gives rows.
 func newGEECells(X *mat.Dense, n, s []float64, cluster []int) *geeData {
 	k, p := X.Dims()
 	cellsD := newDesign(X)
 	idx := clusterIndex(cluster)
 	set := newPatternSet(k, len(cellsD.idx))
+	// Pooling repeated (cluster, pattern) cells only saves work (the
+	// statistics are sums), so skip the hashing when at least 95% of the
+	// first 2000 cells in cluster order are distinct, as newGEEData does.
+	probe := newPatternSet(2000, 0)
+	sampled := 0
+	for c, cells := range idx {
+		for _, r := range cells {
+			if sampled == 2000 {
+				break
+			}
+			ri, rv := cellsD.row(r)
+			probe.id(c, ri, rv)
+			sampled++
+		}
+	}
+	set.noPool = probe.len() > sampled*19/20
 	d := &geeData{p: p, m: make([]float64, 0, k), sy: make([]float64, 0, k), syy: make([]float64, 0, k)}
 	for c, cells := range idx {
 		start := set.len()
@@ -117,8 +133,9 @@ func newGEECells(X *mat.Dense, n, s []float64, cluster []int) *geeData {
 	return d
 }
 
-// fitGEE runs GEE's iteration and covariances on pooled data (the same
-// steps as GEE after pooling; see its documentation).
+// fitGEE runs the GEE iteration and covariances on data pooled into
+// (cluster, pattern) cells; GEE and GEECollapsed differ only in how they
+// pool. See GEE for the method and its sources.
 func fitGEE(d *geeData, nRows int, opt GEEOptions) (*GEEResult, error) {
 	p := d.p
 	res := &GEEResult{NClusters: len(d.clusters), N: nRows, Alpha: math.NaN(), Scale: 1}
@@ -127,6 +144,9 @@ func fitGEE(d *geeData, nRows int, opt GEEOptions) (*GEEResult, error) {
 	}
 	exch := opt.Corr == "exchangeable"
 
+	// Start at the independence estimate (statsmodels _starting_params),
+	// with tolerance 1e-8 on the deviance as statsmodels' GLM start; the GEE
+	// loop then converges on its own criterion.
 	yp := make([]float64, len(d.m))
 	for k := range yp {
 		yp[k] = d.sy[k] / d.m[k]
@@ -147,7 +167,7 @@ func fitGEE(d *geeData, nRows int, opt GEEOptions) (*GEEResult, error) {
 	st := d.newStats(p)
 	updates := 0
 	var norm float64
-	fresh := false
+	fresh := false // st holds the statistics at the current β
 	for res.Iter = 1; res.Iter <= opt.MaxIter; res.Iter++ {
 		if !fresh {
 			d.pass(beta, st, false)

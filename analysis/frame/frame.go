@@ -317,9 +317,19 @@ func (b *Builder) Frame() *Frame {
 	return f
 }
 
+// Sort sorts c.Levels as Builder.Frame does (numerically when every level
+// is a number, else bytewise), sets LevelNum and Numeric, remaps c.Codes
+// and returns the map from old to new codes, for callers that intern
+// levels themselves.
+func (c *Column) Sort() []int32 { return sortLevels(c) }
+
+// Number converts a value to a number as weights are read: numbers and
+// booleans, and strings that parse as numbers (extra CSV columns are text).
+func Number(v ledger.Value) (float64, bool) { return numberOf(v) }
+
 // sortLevels sorts c.Levels (numerically when all are numbers) and remaps
 // c.Codes.
-func sortLevels(c *Column) {
+func sortLevels(c *Column) []int32 {
 	n := len(c.Levels)
 	num := make([]float64, n)
 	c.Numeric = true
@@ -353,6 +363,7 @@ func sortLevels(c *Column) {
 	for i, code := range c.Codes {
 		c.Codes[i] = remap[code]
 	}
+	return remap
 }
 
 func levelNumber(k ledger.Kind, s string) float64 {

@@ -92,24 +92,43 @@ func schemaKind(name string) (ledger.Kind, bool) {
 // readFrame streams the ledger through the --where filter into a frame
 // built by spec. It returns an error naming the file when nothing is left.
 func readFrame(e *env, o *inputOptions, spec frame.Spec, w *warnings) (*frame.Frame, error) {
+	b := frame.NewBuilder(spec)
+	if _, err := scanWhere(e, o, spec.Columns, spec.Outcome, spec.Weight, func(ep *ledger.Episode, _ int64) error { return b.Add(ep) }); err != nil {
+		return nil, err
+	}
+	fr := b.Frame()
+	for _, c := range slices.Sorted(maps.Keys(fr.Dropped)) {
+		w.addf("%d row(s) with a missing %s left out", fr.Dropped[c], c)
+	}
+	if fr.Len() == 0 {
+		return nil, fmt.Errorf("%s: no episode left after dropping rows with missing values", o.In)
+	}
+	return fr, nil
+}
+
+// scanWhere streams the ledger of o through its --where filter and calls
+// add with each episode kept and its row (0-based, among all read). Only
+// columns, outcome, weight and the columns --where names are decoded
+// (Parquet); extra (user) columns are named too, so the reader keeps them.
+// Errors name the file, the row or episode, or an unknown column with close
+// matches; a ledger without episodes, or with none kept, is an error. It
+// returns the number of episodes read.
+func scanWhere(e *env, o *inputOptions, columns []string, outcome, weight string, add func(ep *ledger.Episode, row int64) error) (read int64, err error) {
 	where, err := formula.ParseWhere(o.Where)
 	if err != nil {
-		return nil, usagef("--where: %v", err)
+		return 0, usagef("--where: %v", err)
 	}
 	if err := where.Check(schemaKind); err != nil {
-		return nil, usagef("--where: %v", err)
+		return 0, usagef("--where: %v", err)
 	}
-	// Only these columns are decoded (Parquet); extra (user) columns are
-	// named too, so the reader keeps them.
-	need := slices.Concat(spec.Columns, where.Columns(), []string{spec.Outcome, spec.Weight})
+	need := slices.Concat(columns, where.Columns(), []string{outcome, weight})
 	var cols []string
 	for _, c := range need {
 		if c != "" && !slices.Contains(cols, c) {
 			cols = append(cols, c)
 		}
 	}
-	b := frame.NewBuilder(spec)
-	var read, kept int64
+	var kept int64
 	first := true
 	opt := ledger.ReadOptions{
 		Format:  o.InFormat,
@@ -137,32 +156,25 @@ func readFrame(e *env, o *inputOptions, spec frame.Spec, w *warnings) (*frame.Fr
 			return nil
 		}
 		kept++
-		return b.Add(ep)
+		return add(ep, read-1)
 	})
 	if err != nil {
 		var pr ledger.Problem
 		if errors.As(err, &pr) {
 			if pr.Msg == "no such column" && pr.Line == 0 && slices.Contains(cols, pr.Field) {
-				return nil, unknownColumn(o, pr.Field)
+				return read, unknownColumn(o, pr.Field)
 			}
-			return nil, err
+			return read, err
 		}
-		return nil, fmt.Errorf("%s: %w", o.In, err)
+		return read, fmt.Errorf("%s: %w", o.In, err)
 	}
 	if read == 0 {
-		return nil, fmt.Errorf("%s: the ledger has no episodes", o.In)
+		return read, fmt.Errorf("%s: the ledger has no episodes", o.In)
 	}
 	if kept == 0 {
-		return nil, fmt.Errorf("%s: no episode matches --where %q (%d read)", o.In, o.Where, read)
+		return read, fmt.Errorf("%s: no episode matches --where %q (%d read)", o.In, o.Where, read)
 	}
-	fr := b.Frame()
-	for _, c := range slices.Sorted(maps.Keys(fr.Dropped)) {
-		w.addf("%d row(s) with a missing %s left out", fr.Dropped[c], c)
-	}
-	if fr.Len() == 0 {
-		return nil, fmt.Errorf("%s: no episode left after dropping rows with missing values", o.In)
-	}
-	return fr, nil
+	return read, nil
 }
 
 // unknownColumn names a column the ledger lacks, with close matches among

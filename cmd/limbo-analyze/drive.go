@@ -88,8 +88,8 @@ Examples:
 			if o.timeout <= 0 || o.grace <= 0 {
 				return usagef("--timeout and --grace must be positive")
 			}
-			if o.limits.ThinkS < 0 || o.limits.MaxCalls < 0 || o.limits.MaxTimeS < 0 || o.limits.MaxArgBytes < 0 {
-				return usagef("--think-s, --max-calls, --max-time-s and --max-arg-bytes must not be negative")
+			if err := checkLimits(o.limits); err != nil {
+				return err
 			}
 			return runDrive(cmd.Context(), e, o)
 		},
@@ -104,10 +104,7 @@ Examples:
 	f.StringVar(&o.logDir, "log-dir", "", "directory for each harness's output (<plan index>.log); default: discarded")
 	f.StringVar(&o.serverExe, "server", "", "limbo-analyze executable that serves the episodes (default: this one)")
 	f.BoolVar(&o.raw, "raw", false, "also write calls, effects and the final report into each ledger line")
-	f.Float64Var(&o.limits.ThinkS, "think-s", mcp.DefaultThinkS, "virtual seconds of thinking added before every call")
-	f.IntVar(&o.limits.MaxCalls, "max-calls", mcp.DefaultMaxCalls, "tool calls per episode")
-	f.Float64Var(&o.limits.MaxTimeS, "max-time-s", mcp.DefaultMaxTimeS, "virtual-time budget per episode (seconds)")
-	f.IntVar(&o.limits.MaxArgBytes, "max-arg-bytes", mcp.DefaultMaxArgBytes, "bytes of one call's arguments")
+	addLimitFlags(c, &o.limits)
 	f.StringVar(&o.model, "model", mcp.DefaultLabel, "model label of the default plan")
 	f.StringVar(&o.harnessLabel, "harness-label", mcp.DefaultLabel, "harness label of the default plan")
 	f.Uint64Var(&o.seed, "seed", 1, "run seed of the default plan")

@@ -2,35 +2,18 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 )
 
 // plotsLedger unpacks the small committed ledger of the figure tests.
 func plotsLedger(t *testing.T) string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "plots", "ledger.csv.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "ledger.csv")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testfile.GunzipTemp(t, filepath.Join("..", "..", "testdata", "plots", "ledger.csv.gz"), "ledger.csv")
 }
 
 func TestFiguresCommand(t *testing.T) {

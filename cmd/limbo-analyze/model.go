@@ -49,6 +49,8 @@ func newModelCmd(e *env) *cobra.Command {
 --family gee     marginal model with --group clusters, --corr exchangeable
                  (default) or independence, --cov robust (default),
                  bias-reduced (Mancl–DeRouen), kc (Kauermann–Carroll) or naive.
+                 Rows are collapsed to (cluster, covariate pattern) cells,
+                 which is exact, so memory follows the cells, not the rows.
 --family glmm    random intercepts for each (1|g) term, Laplace (--nagq 1,
                  default) or adaptive Gauss–Hermite (--nagq N, one group).
 

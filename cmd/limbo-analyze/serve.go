@@ -111,8 +111,8 @@ Examples:
 					return usagef("--%s describes a single episode and needs --template", name)
 				}
 			}
-			if o.limits.ThinkS < 0 || o.limits.MaxCalls < 0 || o.limits.MaxTimeS < 0 || o.limits.MaxArgBytes < 0 {
-				return usagef("--think-s, --max-calls, --max-time-s and --max-arg-bytes must not be negative")
+			if err := checkLimits(o.limits); err != nil {
+				return err
 			}
 			return runServe(cmd.Context(), e, o)
 		},
@@ -125,10 +125,7 @@ Examples:
 	f.StringVar(&o.ledger, "ledger", "", "ledger to append graded episodes to (JSONL)")
 	f.BoolVar(&o.printTask, "print-task", false, "print the next pending episode's task instruction and exit")
 	f.BoolVar(&o.raw, "raw", false, "also write calls, effects and the final report into each ledger line")
-	f.Float64Var(&o.limits.ThinkS, "think-s", mcp.DefaultThinkS, "virtual seconds of thinking added before every call")
-	f.IntVar(&o.limits.MaxCalls, "max-calls", mcp.DefaultMaxCalls, "tool calls per episode")
-	f.Float64Var(&o.limits.MaxTimeS, "max-time-s", mcp.DefaultMaxTimeS, "virtual-time budget per episode (seconds)")
-	f.IntVar(&o.limits.MaxArgBytes, "max-arg-bytes", mcp.DefaultMaxArgBytes, "bytes of one call's arguments")
+	addLimitFlags(c, &o.limits)
 	f.DurationVar(&o.idle, "idle-timeout", 10*time.Minute, "close an HTTP session idle this long")
 	f.StringVar(&o.model, "model", mcp.DefaultLabel, "model label of the default or single-episode plan")
 	f.StringVar(&o.harness, "harness", mcp.DefaultLabel, "harness label of the default or single-episode plan")
@@ -242,4 +239,23 @@ func writeCloser(w io.Writer) io.WriteCloser {
 		return wc
 	}
 	return nopWriteCloser{w}
+}
+
+// addLimitFlags registers the per-episode budget flags. serve and drive
+// share them: drive hands the same values on to the serve processes it
+// starts.
+func addLimitFlags(c *cobra.Command, l *mcp.Limits) {
+	f := c.Flags()
+	f.Float64Var(&l.ThinkS, "think-s", mcp.DefaultThinkS, "virtual seconds of thinking added before every call")
+	f.IntVar(&l.MaxCalls, "max-calls", mcp.DefaultMaxCalls, "tool calls per episode")
+	f.Float64Var(&l.MaxTimeS, "max-time-s", mcp.DefaultMaxTimeS, "virtual-time budget per episode (seconds)")
+	f.IntVar(&l.MaxArgBytes, "max-arg-bytes", mcp.DefaultMaxArgBytes, "bytes of one call's arguments")
+}
+
+// checkLimits rejects negative budgets (a usage error).
+func checkLimits(l mcp.Limits) error {
+	if l.ThinkS < 0 || l.MaxCalls < 0 || l.MaxTimeS < 0 || l.MaxArgBytes < 0 {
+		return usagef("--think-s, --max-calls, --max-time-s and --max-arg-bytes must not be negative")
+	}
+	return nil
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -21,24 +20,7 @@ import (
 // JSONL file and returns its path.
 func analysisSample(t testing.TB) string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "analysis", "sample.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "sample.jsonl")
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testfile.GunzipTemp(t, filepath.Join("..", "..", "testdata", "analysis", "sample.jsonl.gz"), "sample.jsonl")
 }
 
 func TestTablesCLI(t *testing.T) {

@@ -106,11 +106,10 @@ func runTOST(e *env, o *tostOptions) error {
 	var r stats.TOSTResult
 	res := tostResult{A: o.A, B: o.B, Margin: o.Margin}
 	if len(o.PairedBy) > 0 {
-		fr, err := readFrame(e, &o.inputOptions, pairSpec(o.Outcome, o.Arm, o.PairedBy, ""), &warn)
+		pr, err := readPairing(e, &o.inputOptions, o.Outcome, o.Arm, o.PairedBy, "", o.A, []string{o.B}, &warn)
 		if err != nil {
 			return err
 		}
-		pr := newPairing(fr, o.PairedBy, o.Arm)
 		la, err := armLevel(pr.arm, "--a", o.A)
 		if err != nil {
 			return err

@@ -1,0 +1,6 @@
+// Package testfile holds the helpers that several packages' tests share for
+// reading the committed test data (gzipped sample ledgers), so that each
+// test package does not carry its own copy. It is imported by tests only,
+// and imports the standard library only, so that it can never form an
+// import cycle with the package under test.
+package testfile
