@@ -96,8 +96,16 @@ func toParquet(b *testing.B, in string, opt ReadOptions) {
 	clk.report(b, benchRows)
 }
 
-func BenchmarkCSVToParquet(b *testing.B) { toParquet(b, benchFile(b, ".csv", 0), ReadOptions{}) }
+// The writers copy what they are given, so conversion reads with Reuse
+// (as export can); the Keep variants hand fn episodes it may keep.
+func BenchmarkCSVToParquet(b *testing.B) {
+	toParquet(b, benchFile(b, ".csv", 0), ReadOptions{Reuse: true})
+}
+func BenchmarkCSVToParquetKeep(b *testing.B) { toParquet(b, benchFile(b, ".csv", 0), ReadOptions{}) }
 func BenchmarkGradedJSONLToParquet(b *testing.B) {
+	toParquet(b, benchFile(b, ".jsonl", 0), ReadOptions{Reuse: true})
+}
+func BenchmarkGradedJSONLToParquetKeep(b *testing.B) {
 	toParquet(b, benchFile(b, ".jsonl", 0), ReadOptions{})
 }
 
@@ -143,12 +151,12 @@ func BenchmarkRawJSONLToParquet(b *testing.B) {
 	clk.report(b, benchRows)
 }
 
-func benchParquetRead(b *testing.B, cols []string) {
+func benchParquetRead(b *testing.B, cols []string, reuse bool) {
 	in := benchFile(b, ".parquet", 0)
 	clk := startCPU(b)
 	for b.Loop() {
 		n := 0
-		if err := ReadEpisodes(in, ReadOptions{Columns: cols}, func(*Episode) error { n++; return nil }); err != nil || n != benchRows {
+		if err := ReadEpisodes(in, ReadOptions{Columns: cols, Reuse: reuse}, func(*Episode) error { n++; return nil }); err != nil || n != benchRows {
 			b.Fatal(err, n)
 		}
 	}
@@ -156,11 +164,13 @@ func benchParquetRead(b *testing.B, cols []string) {
 }
 
 // The columns a typical analysis command needs.
-func BenchmarkParquetReadColumns(b *testing.B) {
-	benchParquetRead(b, []string{"model", "condition", "fault_mode", "fault_fired", "eos", "duplicated", "weight"})
-}
+var analysisCols = []string{"model", "condition", "fault_mode", "fault_fired", "eos", "duplicated", "weight"}
 
-func BenchmarkParquetReadAll(b *testing.B) { benchParquetRead(b, nil) }
+// Analysis commands keep the episodes (Keep); a streaming consumer such
+// as validate or export need not (Reuse).
+func BenchmarkParquetReadColumns(b *testing.B)      { benchParquetRead(b, analysisCols, false) }
+func BenchmarkParquetReadColumnsReuse(b *testing.B) { benchParquetRead(b, analysisCols, true) }
+func BenchmarkParquetReadAll(b *testing.B)          { benchParquetRead(b, nil, false) }
 
 // TestWriteBigLedger writes a large synthetic ledger for measuring
 // validate's peak memory by hand; it runs only when LIMBO_BIG_LEDGER names

@@ -178,6 +178,7 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 	rep := newReporter(path, &opt)
 	rows := 0
 	lastErrLine := -1
+	alloc := episodeAlloc{reuse: opt.Reuse}
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -206,7 +207,7 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 			}
 			continue
 		}
-		e := &Episode{}
+		e := alloc.next()
 		var ps []Problem
 		for j, s := range rec {
 			if dst[j] == skip {

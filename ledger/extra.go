@@ -35,7 +35,7 @@ func ExtraColumns(path, format string) ([]string, error) {
 	rep := newReporter(path, &ReadOptions{Errors: func(Problem) {}})
 	err = jsonlLines(path, rep, func(line int, b []byte) error {
 		var r RawEpisode
-		info, err := decodeLine(b, &r, func(string, string) {})
+		info, err := decodeLine(b, &r, nil, func(string, string) {})
 		if err != nil {
 			return nil // reported by the reader proper
 		}

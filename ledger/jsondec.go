@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -31,6 +32,55 @@ type jdec struct {
 	top   bool // the current object is the top-level episode
 	// col is the episode column of the last key read by key (-1 if none).
 	col int
+	// strs, if set, remembers the file's recent string values per column.
+	strs *strCache
+	// pos is the index in order of the last key read by key (-1 if not
+	// there), which object uses for its duplicate check.
+	pos int
+}
+
+// strCache remembers recent values of each episode string column of a
+// file in a small direct-mapped cache, so that the values repeated from
+// row to row (models, templates, tasks) are neither looked up in a map
+// nor copied again.
+type strCache struct {
+	v [64][8]string
+}
+
+// lookup returns the cached value equal to raw, if any.
+func (c *strCache) lookup(col int, raw []byte) (string, bool) {
+	s := c.v[col][slot(raw)&7]
+	return s, s == string(raw)
+}
+
+func (c *strCache) put(col int, s string) { c.v[col][slot(s)&7] = s }
+
+// strC decodes the value of episode column col through d.strs when set,
+// then (on a miss) with strK, or str when known is false (values not in
+// the global table of known strings).
+func (d *jdec) strC(field string, col int, known bool) (string, error) {
+	slow := d.str
+	if known {
+		slow = d.strK
+	}
+	if d.strs == nil || d.peek() != '"' {
+		return slow(field)
+	}
+	end := bytesIndexQuoteOrEscape(d.b[d.i+1:])
+	if end < 0 || d.b[d.i+1+end] != '"' {
+		return slow(field)
+	}
+	// A hit is exact: raw has no escapes and equals a value decoded
+	// before, so it decodes to itself.
+	if v, ok := d.strs.lookup(col, d.b[d.i+1:d.i+1+end]); ok {
+		d.i += end + 2
+		return v, nil
+	}
+	v, err := slow(field)
+	if err == nil {
+		d.strs.put(col, v)
+	}
+	return v, err
 }
 
 func (d *jdec) ws() {
@@ -176,6 +226,7 @@ func (d *jdec) key(field string) (string, error) {
 			raw := d.b[d.i+1 : d.i+1+end]
 			if d.next < len(d.order) && string(raw) == d.order[d.next] {
 				d.i += end + 2
+				d.pos = d.next
 				d.next++
 				d.col = -1
 				if d.top {
@@ -191,11 +242,16 @@ func (d *jdec) key(field string) (string, error) {
 				}
 				// Resynchronise the prediction (an optional field was
 				// left out, or fields come in another order).
+				d.pos = -1
 				for j := d.next; j < len(d.order); j++ {
 					if d.order[j] == k.name {
 						d.next = j + 1
+						d.pos = j
 						break
 					}
+				}
+				if d.pos < 0 {
+					d.pos = slices.Index(d.order, k.name)
 				}
 				return k.name, nil
 			}
@@ -204,6 +260,7 @@ func (d *jdec) key(field string) (string, error) {
 	// Escaped or unknown key.
 	d.col = -1
 	k, err := d.str(field + "(key)")
+	d.pos = slices.Index(d.order, k)
 	if err == nil && d.top {
 		if ki, ok := knownKeys[k]; ok {
 			d.col = ki.col
@@ -565,7 +622,10 @@ func (d *jdec) object(field string, member func(key string) error) error {
 		d.i++
 		return nil
 	}
-	var seen [48]string // small objects: linear duplicate check without allocation
+	// Keys of the expected order are checked for duplicates by their
+	// position in it; others (few) by a linear search, then a map.
+	var seenPos uint64
+	var seen [48]string
 	n := 0
 	var seenMap map[string]bool
 	for {
@@ -576,13 +636,19 @@ func (d *jdec) object(field string, member func(key string) error) error {
 			}
 			return err
 		}
-		if n < len(seen) {
+		if p := d.pos; p >= 0 && p < 64 {
+			if seenPos&(1<<uint(p)) != 0 {
+				return d.errAt(join(field, key), "duplicate field")
+			}
+			seenPos |= 1 << uint(p)
+		} else if n < len(seen) {
 			for _, k := range seen[:n] {
 				if k == key {
 					return d.errAt(join(field, key), "duplicate field")
 				}
 			}
 			seen[n] = key
+			n++
 		} else {
 			if seenMap == nil {
 				seenMap = map[string]bool{}
@@ -595,7 +661,6 @@ func (d *jdec) object(field string, member func(key string) error) error {
 			}
 			seenMap[key] = true
 		}
-		n++
 		if err := d.expect(join(field, key), ':', "':'"); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -21,8 +22,9 @@ type lineInfo struct {
 // decodeLine decodes one JSONL line into r. Unknown top-level fields are
 // kept in r.Extra (strings as they are, other values as JSON text); unknown
 // fields inside calls, effects and final_report are reported through warn.
-func decodeLine(b []byte, r *RawEpisode, warn func(field, msg string)) (lineInfo, error) {
-	d := jdec{b: b, order: episodeKeyOrder, top: true, col: -1}
+// strs (nil for none) is the file's cache of string values.
+func decodeLine(b []byte, r *RawEpisode, strs *strCache, warn func(field, msg string)) (lineInfo, error) {
+	d := jdec{b: b, order: episodeKeyOrder, top: true, col: -1, strs: strs}
 	var info lineInfo
 	e := &r.Episode
 	err := d.object("", func(key string) error {
@@ -99,10 +101,13 @@ func decodeCol(d *jdec, e *Episode, i int, field string) error {
 	var err error
 	switch {
 	case r.s != nil:
-		if i == colEpisodeID || i == colPairKey {
+		switch i {
+		case colEpisodeID:
 			*r.s, err = d.str(field) // unique per row: no point looking it up
-		} else {
-			*r.s, err = d.strK(field)
+		case colPairKey:
+			*r.s, err = d.strC(field, i, false) // shared by a few rows
+		default:
+			*r.s, err = d.strC(field, i, true)
 		}
 	case r.i != nil:
 		*r.i, err = d.int64v(field)
@@ -140,22 +145,50 @@ func (w nestedWarner) unknown(key string) {
 	w.warn(w.kind+"["+strconv.Itoa(w.i)+"]."+key, "unknown field ignored")
 }
 
-func decodeCall(d *jdec, c *Call, warn nestedWarner) error {
-	var have uint8
+// decodeNested decodes one call or effect object: set decodes a known
+// key and reports false for an unknown one (warned about and skipped);
+// every field in required must be present.
+func decodeNested(d *jdec, warn nestedWarner, required []string, set func(key string) (known bool, err error)) error {
+	var have uint32
 	err := d.object("", func(key string) error {
-		f := key
+		known, err := set(key)
+		if !known {
+			warn.unknown(key)
+			_, err = d.skip(key, 0)
+			return err
+		}
+		if j := slices.Index(required, key); j >= 0 {
+			have |= 1 << uint(j)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for j, name := range required {
+		if have&(1<<uint(j)) == 0 {
+			return &fieldError{name, "missing"}
+		}
+	}
+	return nil
+}
+
+var (
+	callRequired   = []string{"seq", "t_s", "tool", "outcome"}
+	effectRequired = []string{"seq", "service", "tool", "committed_at_s", "source"}
+)
+
+func decodeCall(d *jdec, c *Call, warn nestedWarner) error {
+	return decodeNested(d, warn, callRequired, func(f string) (bool, error) {
 		var err error
-		switch key {
+		switch f {
 		case "episode_id":
 			c.EpisodeID, err = d.str(f)
 		case "seq":
-			have |= 1
 			c.Seq, err = d.int64v(f)
 		case "t_s":
-			have |= 2
 			c.TS, err = d.float64v(f)
 		case "tool":
-			have |= 4
 			c.Tool, err = d.strK(f)
 		case "args":
 			// Arguments are JSON text; accept them nested as well.
@@ -169,43 +202,27 @@ func decodeCall(d *jdec, c *Call, warn nestedWarner) error {
 		case "idempotency_key":
 			c.IdempotencyKey, err = d.str(f)
 		case "outcome":
-			have |= 8
 			c.Outcome, err = d.strK(f)
 		case "latency_s":
 			c.LatencyS, err = d.float64v(f)
 		default:
-			warn.unknown(key)
-			_, err = d.skip(f, 0)
+			return false, nil
 		}
-		return err
+		return true, err
 	})
-	if err != nil {
-		return err
-	}
-	for bit, name := range []string{"seq", "t_s", "tool", "outcome"} {
-		if have&(1<<uint(bit)) == 0 {
-			return &fieldError{name, "missing"}
-		}
-	}
-	return nil
 }
 
 func decodeEffect(d *jdec, x *Effect, warn nestedWarner) error {
-	var have uint8
-	err := d.object("", func(key string) error {
-		f := key
+	return decodeNested(d, warn, effectRequired, func(f string) (bool, error) {
 		var err error
-		switch key {
+		switch f {
 		case "episode_id":
 			x.EpisodeID, err = d.str(f)
 		case "seq":
-			have |= 1
 			x.Seq, err = d.int64v(f)
 		case "service":
-			have |= 2
 			x.Service, err = d.strK(f)
 		case "tool":
-			have |= 4
 			x.Tool, err = d.strK(f)
 		case "resource_id":
 			x.ResourceID, err = d.str(f)
@@ -216,30 +233,18 @@ func decodeEffect(d *jdec, x *Effect, warn nestedWarner) error {
 		case "issued_at_s":
 			x.IssuedAtS, err = d.float64v(f)
 		case "committed_at_s":
-			have |= 8
 			x.CommittedAtS, err = d.float64v(f)
 		case "source":
-			have |= 16
 			x.Source, err = d.strK(f)
 		case "absorbed":
 			x.Absorbed, err = d.boolv(f)
 		case "focal":
 			x.Focal, err = d.boolv(f)
 		default:
-			warn.unknown(key)
-			_, err = d.skip(f, 0)
+			return false, nil
 		}
-		return err
+		return true, err
 	})
-	if err != nil {
-		return err
-	}
-	for bit, name := range []string{"seq", "service", "tool", "committed_at_s", "source"} {
-		if have&(1<<uint(bit)) == 0 {
-			return &fieldError{name, "missing"}
-		}
-	}
-	return nil
 }
 
 func decodeReport(d *jdec, fr *FinalReport, field string, warn func(field, msg string)) error {
@@ -344,18 +349,22 @@ func appendFloat(b []byte, v float64) []byte {
 	return strconv.AppendFloat(b, v, 'f', -1, 64)
 }
 
-// appendString writes s as a JSON string. Invalid UTF-8 is replaced by
-// U+FFFD so that the output is always valid JSON.
-func appendString(b []byte, s string) []byte {
+// AppendJSONString appends s to b as a JSON string, as encoding/json
+// writes it without HTML escaping: '"', '\\' and control characters
+// escaped (\n, \r, \t by name, the others as \u00XX), invalid UTF-8
+// replaced by \ufffd, and U+2028 and U+2029 (valid JSON, but line breaks
+// to JavaScript) escaped. The ledger's JSONL writers and the sandbox's
+// canonical JSON share it, so that both write the same bytes.
+func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
 			i++
 			continue
 		}
-		if c < 0x80 {
+		if c < utf8.RuneSelf {
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -374,22 +383,22 @@ func appendString(b []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, "\ufffd"...)
+		var esc string
+		switch {
+		case r == utf8.RuneError && size == 1:
+			esc = `\ufffd`
+		case r == '\u2028':
+			esc = `\u2028`
+		case r == '\u2029':
+			esc = `\u2029`
+		default:
 			i += size
-			start = i
 			continue
 		}
-		// U+2028 and U+2029 are valid JSON but break JavaScript; escape them.
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigit[r&0xF])
-			i += size
-			start = i
-			continue
-		}
+		b = append(b, s[start:i]...)
+		b = append(b, esc...)
 		i += size
+		start = i
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
@@ -397,20 +406,39 @@ func appendString(b []byte, s string) []byte {
 
 const hexDigit = "0123456789abcdef"
 
-func appendKey(b []byte, key string, first bool) []byte {
-	if !first {
-		b = append(b, ',')
-	}
-	b = appendString(b, key)
-	return append(b, ':')
+// jsonObj appends the members of a JSON object, minding the commas.
+type jsonObj struct {
+	b    []byte
+	more bool // a member was written
 }
 
-// appendCol appends column i of e as a JSON value.
-func appendCol(b []byte, e *Episode, i int) []byte {
-	r := e.ref(i)
+func openObj(b []byte) jsonObj { return jsonObj{b: append(b, '{')} }
+
+func (o *jsonObj) key(k string) {
+	if o.more {
+		o.b = append(o.b, ',')
+	}
+	o.more = true
+	o.b = AppendJSONString(o.b, k)
+	o.b = append(o.b, ':')
+}
+
+func (o *jsonObj) str(k, v string) { o.key(k); o.b = AppendJSONString(o.b, v) }
+
+// col appends column i of e.
+func (o *jsonObj) col(e *Episode, i int) {
+	o.key(EpisodeColumns[i].Name)
+	o.b = appendRef(o.b, e.ref(i))
+}
+
+// end closes the object.
+func (o *jsonObj) end() []byte { return append(o.b, '}') }
+
+// appendRef appends the field r points at as a JSON value.
+func appendRef(b []byte, r fieldRef) []byte {
 	switch {
 	case r.s != nil:
-		return appendString(b, *r.s)
+		return AppendJSONString(b, *r.s)
 	case r.i != nil:
 		return strconv.AppendInt(b, *r.i, 10)
 	case r.f != nil:
@@ -424,138 +452,90 @@ func appendCol(b []byte, e *Episode, i int) []byte {
 	}
 }
 
+// appendNested appends a call or effect x as a JSON object of its columns
+// in order; the episode_id (column 0) only where it differs from the
+// episode's, which a raw line otherwise implies.
+func appendNested[T any](b []byte, x *T, cols []Column, ref func(*T, int) fieldRef, episodeID string) []byte {
+	o := openObj(b)
+	for i, c := range cols {
+		r := ref(x, i)
+		if i == 0 && (*r.s == "" || *r.s == episodeID) {
+			continue
+		}
+		o.key(c.Name)
+		o.b = appendRef(o.b, r)
+	}
+	return o.end()
+}
+
 // appendEpisodeJSON appends e as a graded JSONL row: the schema columns in
 // order (cost_usd left out when nil), then the extra columns in the order
 // given.
 func appendEpisodeJSON(b []byte, e *Episode, extra []string) []byte {
-	b = append(b, '{')
-	first := true
-	for i, c := range EpisodeColumns {
-		if i == colCostUSD && e.CostUSD == nil {
-			continue
+	o := openObj(b)
+	for i := range EpisodeColumns {
+		if i != colCostUSD || e.CostUSD != nil {
+			o.col(e, i)
 		}
-		b = appendKey(b, c.Name, first)
-		first = false
-		b = appendCol(b, e, i)
 	}
 	for _, k := range extra {
 		// A line without the field (JSONL rows need not agree) stays
 		// without it.
 		if v, ok := e.Extra[k]; ok {
-			b = appendKey(b, k, false)
-			b = appendString(b, v)
+			o.str(k, v)
 		}
 	}
-	return append(b, '}', '\n')
+	return append(o.end(), '\n')
 }
 
 // appendRawJSON appends r as a canonical raw JSONL line: the design
 // columns in order, cost_usd if set, calls, effects, final_report, then
 // extra fields sorted by name.
 func appendRawJSON(b []byte, r *RawEpisode) []byte {
-	b = append(b, '{')
-	first := true
 	e := &r.Episode
-	for i, c := range EpisodeColumns {
-		if !designCols.has(i) && !(i == colCostUSD && e.CostUSD != nil) {
-			continue
+	o := openObj(b)
+	for i := range EpisodeColumns {
+		if designCols.has(i) || (i == colCostUSD && e.CostUSD != nil) {
+			o.col(e, i)
 		}
-		b = appendKey(b, c.Name, first)
-		first = false
-		b = appendCol(b, e, i)
 	}
-	b = appendKey(b, "calls", first)
-	b = append(b, '[')
+	o.key("calls")
+	o.b = append(o.b, '[')
 	for j := range r.Calls {
-		c := &r.Calls[j]
 		if j > 0 {
-			b = append(b, ',')
+			o.b = append(o.b, ',')
 		}
-		b = append(b, '{')
-		fst := true
-		if c.EpisodeID != "" && c.EpisodeID != e.EpisodeID {
-			b = appendKey(b, "episode_id", true)
-			b = appendString(b, c.EpisodeID)
-			fst = false
-		}
-		b = appendKey(b, "seq", fst)
-		b = strconv.AppendInt(b, c.Seq, 10)
-		b = appendKey(b, "t_s", false)
-		b = appendFloat(b, c.TS)
-		b = appendKey(b, "tool", false)
-		b = appendString(b, c.Tool)
-		b = appendKey(b, "args", false)
-		b = appendString(b, c.Args)
-		b = appendKey(b, "idempotency_key", false)
-		b = appendString(b, c.IdempotencyKey)
-		b = appendKey(b, "outcome", false)
-		b = appendString(b, c.Outcome)
-		b = appendKey(b, "latency_s", false)
-		b = appendFloat(b, c.LatencyS)
-		b = append(b, '}')
+		o.b = appendNested(o.b, &r.Calls[j], CallColumns, (*Call).ref, e.EpisodeID)
 	}
-	b = append(b, ']')
-	b = appendKey(b, "effects", false)
-	b = append(b, '[')
+	o.b = append(o.b, ']')
+	o.key("effects")
+	o.b = append(o.b, '[')
 	for j := range r.Effects {
-		x := &r.Effects[j]
 		if j > 0 {
-			b = append(b, ',')
+			o.b = append(o.b, ',')
 		}
-		b = append(b, '{')
-		fst := true
-		if x.EpisodeID != "" && x.EpisodeID != e.EpisodeID {
-			b = appendKey(b, "episode_id", true)
-			b = appendString(b, x.EpisodeID)
-			fst = false
-		}
-		b = appendKey(b, "seq", fst)
-		b = strconv.AppendInt(b, x.Seq, 10)
-		b = appendKey(b, "service", false)
-		b = appendString(b, x.Service)
-		b = appendKey(b, "tool", false)
-		b = appendString(b, x.Tool)
-		b = appendKey(b, "resource_id", false)
-		b = appendString(b, x.ResourceID)
-		b = appendKey(b, "idempotency_key", false)
-		b = appendString(b, x.IdempotencyKey)
-		b = appendKey(b, "attempt", false)
-		b = strconv.AppendInt(b, x.Attempt, 10)
-		b = appendKey(b, "issued_at_s", false)
-		b = appendFloat(b, x.IssuedAtS)
-		b = appendKey(b, "committed_at_s", false)
-		b = appendFloat(b, x.CommittedAtS)
-		b = appendKey(b, "source", false)
-		b = appendString(b, x.Source)
-		b = appendKey(b, "absorbed", false)
-		b = strconv.AppendBool(b, x.Absorbed)
-		b = appendKey(b, "focal", false)
-		b = strconv.AppendBool(b, x.Focal)
-		b = append(b, '}')
+		o.b = appendNested(o.b, &r.Effects[j], EffectColumns, (*Effect).ref, e.EpisodeID)
 	}
-	b = append(b, ']')
-	b = appendKey(b, "final_report", false)
-	if r.FinalReport == nil {
-		b = append(b, "null"...)
+	o.b = append(o.b, ']')
+	o.key("final_report")
+	if fr := r.FinalReport; fr == nil {
+		o.b = append(o.b, "null"...)
 	} else {
-		b = append(b, '{')
-		b = appendKey(b, "status", true)
-		b = appendString(b, r.FinalReport.Status)
-		b = appendKey(b, "uncertainties", false)
-		b = append(b, '[')
-		for j, u := range r.FinalReport.Uncertainties {
+		n := openObj(o.b)
+		n.str("status", fr.Status)
+		n.key("uncertainties")
+		n.b = append(n.b, '[')
+		for j, u := range fr.Uncertainties {
 			if j > 0 {
-				b = append(b, ',')
+				n.b = append(n.b, ',')
 			}
-			b = appendString(b, u)
+			n.b = AppendJSONString(n.b, u)
 		}
-		b = append(b, ']', '}')
+		n.b = append(n.b, ']')
+		o.b = n.end()
 	}
-	if len(e.Extra) > 0 {
-		for _, k := range sortedKeys(e.Extra) {
-			b = appendKey(b, k, false)
-			b = appendString(b, e.Extra[k])
-		}
+	for _, k := range sortedKeys(e.Extra) {
+		o.str(k, e.Extra[k])
 	}
-	return append(b, '}', '\n')
+	return append(o.end(), '\n')
 }

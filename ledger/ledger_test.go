@@ -467,3 +467,29 @@ func TestJSONKeyOrderAndEscapes(t *testing.T) {
 		t.Fatalf("got %+v\nwant %+v\nfrom %s", got, e, line)
 	}
 }
+
+// TestJSONDuplicateKeys: a repeated field is an error naming it, whether
+// it repeats in the canonical order, out of order, escaped, unknown or
+// inside a call.
+func TestJSONDuplicateKeys(t *testing.T) {
+	line := strings.TrimSuffix(string(appendRawJSON(nil, synthRaw(1, 2))), "}\n")
+	for _, c := range []struct{ name, line, field string }{
+		{"canonical", strings.Replace(line, `"experiment":`, `"model":"x","experiment":`, 1), "model"},
+		{"after", line + `,"episode_id":"x"}`, "episode_id"},
+		{"escaped", line + `,"episode\u005fid":"x"}`, "episode_id"},
+		{"unknown", line + `,"site":"a","site":"b"}`, "site"},
+		{"nested", strings.Replace(line, `"seq":0,`, `"seq":0,"seq":0,`, 1), "calls[0].seq"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := ReadRaw(writeFile(t, "x.jsonl", c.line+"\n"), ReadOptions{}, func(*RawEpisode) error { return nil })
+			var p Problem
+			if !errors.As(err, &p) || p.Field != c.field || !strings.Contains(p.Msg, "duplicate field") {
+				t.Fatalf("got %v, want a duplicate %s", err, c.field)
+			}
+		})
+	}
+	// The line itself, and the same fields in another order, are fine.
+	if err := ReadRaw(writeFile(t, "x.jsonl", line+"}\n"), ReadOptions{}, func(*RawEpisode) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -168,6 +168,16 @@ type reader struct {
 	// intern keeps one copy of repeated strings (models, conditions), so
 	// that episodes a caller retains do not pin Arrow buffers.
 	intern map[string]string
+	// Typed fast paths for the arrays the ledger writes, which set uses
+	// instead of the closures above: dictionary-decoded strings (dictIdx
+	// indexes dictVals), int64, float64 and boolean columns; nulls is
+	// false when the batch has none.
+	dictIdx  []int32
+	dictVals []string
+	i64s     []int64
+	f64s     []float64
+	bools    *array.Boolean
+	nulls    bool
 }
 
 func (rd *reader) internStr(s string) string {
@@ -183,11 +193,12 @@ func (rd *reader) internStr(s string) string {
 
 // bind prepares typed access to a for the next batch.
 func (rd *reader) bind(a arrow.Array) {
-	rd.isNul = noNulls
-	if a.NullN() > 0 {
+	rd.isNul, rd.nulls = noNulls, a.NullN() > 0
+	if rd.nulls {
 		rd.isNul = a.IsNull
 	}
 	rd.str, rd.i64, rd.f64, rd.owned = nil, nil, nil, false
+	rd.dictIdx, rd.dictVals, rd.i64s, rd.f64s, rd.bools = nil, nil, nil, nil, nil
 	if d, ok := a.(*array.Dictionary); ok {
 		if sv, ok := d.Dictionary().(*array.String); ok {
 			// Decode each dictionary value once per batch; rows then
@@ -198,8 +209,19 @@ func (rd *reader) bind(a arrow.Array) {
 			}
 			rd.str = func(r int) string { return vals[d.GetValueIndex(r)] }
 			rd.owned = true
+			if idx, ok := d.Indices().(*array.Int32); ok {
+				rd.dictIdx, rd.dictVals = idx.Int32Values(), vals
+			}
 			return
 		}
+	}
+	switch a := a.(type) {
+	case *array.Int64:
+		rd.i64s = a.Int64Values()
+	case *array.Float64:
+		rd.f64s = a.Float64Values()
+	case *array.Boolean:
+		rd.bools = a
 	}
 	switch a := a.(type) {
 	case *array.String:
@@ -266,6 +288,23 @@ func noNulls(int) bool { return false }
 // set stores row r into field ref f; it returns a problem message for a
 // null in a required column or a non-0/1 integer in a boolean column.
 func (rd *reader) set(r int, f fieldRef) string {
+	if !rd.nulls {
+		// The common case, without closures.
+		switch {
+		case rd.dictVals != nil && f.s != nil:
+			*f.s = rd.dictVals[rd.dictIdx[r]]
+			return ""
+		case rd.f64s != nil && f.f != nil:
+			*f.f = rd.f64s[r]
+			return ""
+		case rd.i64s != nil && f.i != nil:
+			*f.i = rd.i64s[r]
+			return ""
+		case rd.bools != nil && f.b != nil:
+			*f.b = rd.bools.Value(r)
+			return ""
+		}
+	}
 	if rd.isNul(r) {
 		if f.opt != nil {
 			*f.opt = nil
@@ -425,8 +464,9 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 	if m.has(colEpisodeID) {
 		ids = newIDSet()
 	}
+	alloc := episodeAlloc{reuse: opt.Reuse}
 	err = p.scan(plan, func(n, r int, rds []reader) error {
-		e := &Episode{}
+		e := alloc.next()
 		var ps []Problem
 		for i, c := range plan {
 			rd := &rds[i]

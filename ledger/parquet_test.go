@@ -2,8 +2,11 @@ package ledger
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -197,5 +200,50 @@ func TestParquetColumnsWithExtras(t *testing.T) {
 	err = ReadEpisodes(path, ReadOptions{Strict: true}, func(*Episode) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "site: extra column") {
 		t.Errorf("strict: got %v", err)
+	}
+}
+
+// TestParquetRowGroups round-trips a table of several row groups whose
+// dictionaries differ from group to group (one larger than a dictionary
+// page may be), read with and without Reuse.
+func TestParquetRowGroups(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 130k rows")
+	}
+	n := 2*rowGroupRows + 37
+	ep := func(i int) *Episode {
+		e := synthEpisode(i)
+		e.Experiment = "E" + strconv.Itoa(1+i/50_000) // changes inside a row group
+		// A unique task per row: a dictionary of several MB per row group,
+		// beyond the writer's dictionary page limit.
+		e.Task += "/" + strconv.Itoa(i) + strings.Repeat("x", 40)
+		e.Extra = map[string]string{"site": "s" + strconv.Itoa(i%(1+i/rowGroupRows))}
+		return e
+	}
+	eps := make([]*Episode, n)
+	for i := range eps {
+		eps[i] = ep(i)
+	}
+	path := filepath.Join(t.TempDir(), "x.parquet")
+	writeEpisodes(t, path, eps, []string{"site"})
+	kept := readAll(t, path, ReadOptions{})
+	if len(kept) != n {
+		t.Fatalf("read %d rows, wrote %d", len(kept), n)
+	}
+	for i, e := range kept {
+		if !reflect.DeepEqual(e, eps[i]) {
+			t.Fatalf("kept row %d differs:\n got %+v\nwant %+v", i, e, eps[i])
+		}
+	}
+	i := 0
+	err := ReadEpisodes(path, ReadOptions{Reuse: true}, func(e *Episode) error {
+		if !reflect.DeepEqual(e, eps[i]) {
+			return fmt.Errorf("reused row %d differs:\n got %+v\nwant %+v", i, e, eps[i])
+		}
+		i++
+		return nil
+	})
+	if err != nil || i != n {
+		t.Fatal(err, i)
 	}
 }

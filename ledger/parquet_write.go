@@ -3,6 +3,7 @@ package ledger
 import (
 	"bufio"
 	"errors"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -31,26 +32,72 @@ func arrowType(k Kind) arrow.DataType {
 
 // pqWriter streams rows into a Parquet file one row group at a time.
 type pqWriter struct {
-	a    *atomicFile
-	bw   *bufio.Writer
-	fw   *pqarrow.FileWriter
-	rb   *array.RecordBuilder
-	bld  []array.Builder
-	rows int
-	done bool
+	a      *atomicFile
+	bw     *bufio.Writer
+	fw     *pqarrow.FileWriter
+	schema *arrow.Schema
+	bld    []array.Builder // per field; nil for a dictionary column
+	dict   []*dictCol      // per field; non-nil for a dictionary column
+	rows   int
+	done   bool
+}
+
+// dictCol dictionary-encodes a string column of one row group itself: a
+// Go map finds a value's index without allocating, where arrow-go's
+// encoder, given plain strings, allocates for every value. The Parquet
+// file is the same (a dictionary page, then the indices).
+type dictCol struct {
+	idx  map[string]int32
+	vals *array.StringBuilder
+	ids  *array.Int32Builder
+	// The last value and its index: runs of one value skip the map.
+	last  string
+	lastI int32
+}
+
+var dictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+
+func newDictCol() *dictCol {
+	return &dictCol{
+		idx:  map[string]int32{},
+		vals: array.NewStringBuilder(memory.DefaultAllocator),
+		ids:  array.NewInt32Builder(memory.DefaultAllocator),
+	}
+}
+
+func (d *dictCol) Append(s string) {
+	if len(d.idx) > 0 && s == d.last {
+		d.ids.Append(d.lastI)
+		return
+	}
+	i, ok := d.idx[s]
+	if !ok {
+		i = int32(len(d.idx))
+		s = strings.Clone(s) // s may share a whole CSV record
+		d.idx[s] = i
+		d.vals.Append(s)
+	}
+	d.last, d.lastI = s, i
+	d.ids.Append(i)
+}
+
+// newArray returns the row group's column and starts the next.
+func (d *dictCol) newArray() arrow.Array {
+	ids, vals := d.ids.NewArray(), d.vals.NewArray()
+	defer ids.Release()
+	defer vals.Release()
+	clear(d.idx)
+	return array.NewDictionaryArray(dictType, ids, vals)
+}
+
+func (d *dictCol) release() {
+	d.vals.Release()
+	d.ids.Release()
 }
 
 // newPQWriter starts a Parquet file with cols (then extra string columns)
 // and the key-value metadata naming table.
 func newPQWriter(a *atomicFile, table string, cols []Column, extra []string) (*pqWriter, error) {
-	fields := make([]arrow.Field, 0, len(cols)+len(extra))
-	for _, c := range cols {
-		fields = append(fields, arrow.Field{Name: c.Name, Type: arrowType(c.Kind), Nullable: c.Optional})
-	}
-	for _, x := range extra {
-		fields = append(fields, arrow.Field{Name: x, Type: arrow.BinaryTypes.String})
-	}
-	schema := arrow.NewSchema(fields, nil)
 	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithCompressionLevel(1),
@@ -61,19 +108,40 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string) (*p
 	// Dictionary-encode the string columns (DESIGN §3) except those that
 	// are unique per row, where a dictionary only costs time before the
 	// writer falls back to plain encoding anyway. Numbers and booleans are
-	// plain: their dictionaries cost more hashing than they save.
+	// plain: their dictionaries cost more hashing than they save. The
+	// schema columns are encoded here (dictCol); a user's extra columns,
+	// whose cardinality is unknown, by arrow-go, which falls back to plain
+	// encoding when a dictionary grows too large.
+	fields := make([]arrow.Field, 0, len(cols)+len(extra))
+	var dict []*dictCol
 	for _, c := range cols {
+		f := arrow.Field{Name: c.Name, Type: arrowType(c.Kind), Nullable: c.Optional}
+		var d *dictCol
 		if c.Kind == KindString && !(highCardinality[c.Name] && !(table != "episodes" && c.Name == "episode_id")) {
 			opts = append(opts, parquet.WithDictionaryFor(c.Name, true))
+			f.Type, d = dictType, newDictCol()
 		}
+		fields = append(fields, f)
+		dict = append(dict, d)
 	}
 	for _, x := range extra {
+		fields = append(fields, arrow.Field{Name: x, Type: arrow.BinaryTypes.String})
+		dict = append(dict, nil)
 		opts = append(opts, parquet.WithDictionaryFor(x, true))
 	}
+	schema := arrow.NewSchema(fields, nil)
 	props := parquet.NewWriterProperties(opts...)
-	w := &pqWriter{a: a, bw: bufio.NewWriterSize(a.f, 1<<20)}
-	fw, err := pqarrow.NewFileWriter(schema, w.bw, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	w := &pqWriter{a: a, bw: bufio.NewWriterSize(a.f, 1<<20), schema: schema, dict: dict}
+	// The Arrow schema is not stored in the file: it would tell Arrow
+	// readers (pandas) to read the dictionary columns as categoricals;
+	// the Parquet schema alone reads them back as strings.
+	fw, err := pqarrow.NewFileWriter(schema, w.bw, props, pqarrow.DefaultWriterProps())
 	if err != nil {
+		for _, d := range dict {
+			if d != nil {
+				d.release()
+			}
+		}
 		return nil, wrapWrite(a.path, err)
 	}
 	w.fw = fw
@@ -82,18 +150,42 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string) (*p
 			return nil, wrapWrite(a.path, err)
 		}
 	}
-	w.rb = array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	w.bld = w.rb.Fields()
-	for _, b := range w.bld {
-		b.Reserve(rowGroupRows)
+	w.bld = make([]array.Builder, len(fields))
+	for j, f := range fields {
+		if dict[j] == nil {
+			w.bld[j] = array.NewBuilder(memory.DefaultAllocator, f.Type)
+		}
 	}
+	w.reserve()
 	return w, nil
+}
+
+// reserve sizes the builders for a row group, so that they do not grow
+// by copying.
+func (w *pqWriter) reserve() {
+	for j, b := range w.bld {
+		if b != nil {
+			b.Reserve(rowGroupRows)
+		} else {
+			w.dict[j].ids.Reserve(rowGroupRows)
+		}
+	}
+}
+
+// strAppender is a string column: a dictCol or an *array.StringBuilder.
+type strAppender interface{ Append(string) }
+
+func (w *pqWriter) strCol(j int) strAppender {
+	if d := w.dict[j]; d != nil {
+		return d
+	}
+	return w.bld[j].(*array.StringBuilder)
 }
 
 func (w *pqWriter) appendRef(j int, r fieldRef) {
 	switch {
 	case r.s != nil:
-		w.bld[j].(*array.StringBuilder).Append(*r.s)
+		w.strCol(j).Append(*r.s)
 	case r.i != nil:
 		w.bld[j].(*array.Int64Builder).Append(*r.i)
 	case r.f != nil:
@@ -120,10 +212,33 @@ func (w *pqWriter) flush() error {
 	if w.rows == 0 {
 		return nil
 	}
-	rec := w.rb.NewRecordBatch()
+	cols := make([]arrow.Array, len(w.bld))
+	for j, b := range w.bld {
+		if b != nil {
+			cols[j] = b.NewArray()
+		} else {
+			cols[j] = w.dict[j].newArray()
+		}
+	}
+	rec := array.NewRecordBatch(w.schema, cols, int64(w.rows))
+	for _, c := range cols {
+		c.Release()
+	}
 	defer rec.Release()
 	w.rows = 0
+	w.reserve()
 	return wrapWrite(w.a.path, w.fw.Write(rec))
+}
+
+// release frees the builders.
+func (w *pqWriter) release() {
+	for j, b := range w.bld {
+		if b != nil {
+			b.Release()
+		} else {
+			w.dict[j].release()
+		}
+	}
 }
 
 func (w *pqWriter) close() error {
@@ -132,7 +247,7 @@ func (w *pqWriter) close() error {
 	}
 	w.done = true
 	err := w.flush()
-	w.rb.Release()
+	w.release()
 	// FileWriter.Close writes the footer; it does not close w.bw (not an
 	// io.Closer), so the atomic file stays ours to commit.
 	if cerr := w.fw.Close(); err == nil {
@@ -153,7 +268,7 @@ func (w *pqWriter) abort() error {
 		return nil
 	}
 	w.done = true
-	w.rb.Release()
+	w.release()
 	return w.a.abort()
 }
 
@@ -162,7 +277,7 @@ type parquetEpisodeWriter struct {
 	extra []string
 	// Typed builders of the schema columns, by kind, in column order: the
 	// per-row path appends without type switches.
-	strs  []*array.StringBuilder
+	strs  []strAppender
 	ints  []*array.Int64Builder
 	flts  []*array.Float64Builder
 	bools []*array.BooleanBuilder
@@ -177,9 +292,11 @@ func newParquetEpisodeWriter(a *atomicFile, extra []string) (*parquetEpisodeWrit
 	}
 	p := &parquetEpisodeWriter{w: w, extra: extra}
 	for i, c := range EpisodeColumns {
+		if c.Kind == KindString {
+			p.strs = append(p.strs, w.strCol(i))
+			continue
+		}
 		switch b := w.bld[i].(type) {
-		case *array.StringBuilder:
-			p.strs = append(p.strs, b)
 		case *array.Int64Builder:
 			p.ints = append(p.ints, b)
 		case *array.BooleanBuilder:

@@ -37,6 +37,58 @@ type ReadOptions struct {
 	// files, missing columns, a failing fn. Used by validate to report
 	// every problem.
 	Errors func(Problem)
+	// Reuse lets the reader decode every row into the same Episode (and,
+	// for JSONL, the same RawEpisode), so that reading allocates nothing
+	// per row. fn must then not keep the pointers it is given, nor the
+	// Extra map, past its return: copy what it needs (the writers do).
+	// Without Reuse fn may keep them.
+	Reuse bool
+}
+
+// episodeSlab is how many episodes are allocated at once when fn may keep
+// them: one allocation per slab instead of one per row. An episode kept by
+// fn keeps its slab (about 6 kB) alive (ReadEpisodes says so).
+const episodeSlab = 16
+
+// episodeAlloc hands out the Episode each row is decoded into: a fresh
+// zero one, from a slab, or with Reuse the same one reset.
+type episodeAlloc struct {
+	reuse bool
+	slab  []Episode
+}
+
+func (a *episodeAlloc) next() *Episode {
+	if a.reuse {
+		if a.slab == nil {
+			a.slab = make([]Episode, 1)
+		}
+		e := &a.slab[0]
+		x := e.Extra
+		clear(x) // the same extra columns are set again on every row
+		*e = Episode{Extra: x}
+		return e
+	}
+	if len(a.slab) == 0 {
+		a.slab = make([]Episode, episodeSlab)
+	}
+	e := &a.slab[0]
+	a.slab = a.slab[1:]
+	return e
+}
+
+// rawAlloc is episodeAlloc for raw JSONL lines.
+type rawAlloc struct {
+	reuse bool
+	r     *RawEpisode
+}
+
+func (a *rawAlloc) next() *RawEpisode {
+	if !a.reuse || a.r == nil {
+		a.r = &RawEpisode{}
+		return a.r
+	}
+	*a.r = RawEpisode{}
+	return a.r
 }
 
 // errNeedsGrader is the message for a raw line read without a grader.
@@ -103,7 +155,10 @@ func errMsg(err error) string {
 // line (or row) and field, or the error fn returned. Memory does not grow
 // with the file, except 12 bytes per episode for the duplicate check.
 //
-// fn may keep the *Episode it is given.
+// fn may keep the *Episode it is given unless opt.Reuse is set. Episodes
+// are allocated 16 at a time, so a kept one keeps the memory of up to 15
+// others alive: a caller that keeps a sparse subset of a large file
+// should keep copies (c := *e).
 func ReadEpisodes(path string, opt ReadOptions, fn func(*Episode) error) error {
 	format, err := formatOf(path, opt.Format)
 	if err != nil {
@@ -146,6 +201,7 @@ type reporter struct {
 	buf     []Problem
 	collect func(Problem)
 	chk     checker
+	strs    strCache // JSONL string values seen (decodeLine)
 }
 
 func newReporter(file string, opt *ReadOptions) *reporter {
@@ -263,7 +319,7 @@ func jsonlLines(path string, rep *reporter, fn func(line int, b []byte) error) e
 // ok is false if the line could not be decoded.
 func decodeRow(rep *reporter, line int, b []byte, r *RawEpisode) (info lineInfo, ok bool, err error) {
 	var ps []Problem
-	info, derr := decodeLine(b, r, func(field, msg string) {
+	info, derr := decodeLine(b, r, &rep.strs, func(field, msg string) {
 		ps = append(ps, Problem{Field: field, Msg: msg, Warning: true})
 	})
 	if derr != nil {
@@ -314,15 +370,8 @@ func readJSONLEpisodes(path string, opt ReadOptions, fn func(*Episode) error) er
 }
 
 func readJSONL(path string, opt ReadOptions, fn func(*Episode, *RawEpisode) error) error {
-	rep := newReporter(path, &opt)
-	ids := newIDSet()
 	need := needCols(opt.Columns)
-	return jsonlLines(path, rep, func(line int, b []byte) error {
-		r := &RawEpisode{}
-		info, ok, err := decodeRow(rep, line, b, r)
-		if err != nil || !ok {
-			return err
-		}
+	return jsonlRecords(path, &opt, func(rep *reporter, ids *idSet, line int, r *RawEpisode, info lineInfo) error {
 		e := &r.Episode
 		if info.raw {
 			if bad, err := rep.row(line, missingCols(info.present, designCols)); err != nil || bad {
@@ -364,15 +413,25 @@ func readJSONL(path string, opt ReadOptions, fn func(*Episode, *RawEpisode) erro
 	})
 }
 
-func readJSONLRaw(path string, opt ReadOptions, fn func(*RawEpisode) error) error {
-	rep := newReporter(path, &opt)
+// jsonlRecords decodes each line of a JSONL ledger into a raw episode and
+// hands the lines that decode to fn, with the file's reporter and set of
+// episode ids.
+func jsonlRecords(path string, opt *ReadOptions, fn func(rep *reporter, ids *idSet, line int, r *RawEpisode, info lineInfo) error) error {
+	rep := newReporter(path, opt)
 	ids := newIDSet()
+	alloc := rawAlloc{reuse: opt.Reuse}
 	return jsonlLines(path, rep, func(line int, b []byte) error {
-		r := &RawEpisode{}
+		r := alloc.next()
 		info, ok, err := decodeRow(rep, line, b, r)
 		if err != nil || !ok {
 			return err
 		}
+		return fn(rep, ids, line, r, info)
+	})
+}
+
+func readJSONLRaw(path string, opt ReadOptions, fn func(*RawEpisode) error) error {
+	return jsonlRecords(path, &opt, func(rep *reporter, ids *idSet, line int, r *RawEpisode, info lineInfo) error {
 		var ps []Problem
 		m := allCols
 		if info.raw {

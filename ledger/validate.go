@@ -94,11 +94,16 @@ type checker struct {
 	// a slot is valid when its bit in okSet is set.
 	ok    [64][16]string
 	okSet [64]uint16
+	// more holds, per column, up to maxPassed values that passed, for
+	// those that collide in ok (an enumeration of a dozen values does).
+	more [64]map[string]bool
 }
 
+const maxPassed = 1024
+
 // slot picks v's cache slot from its length and end bytes.
-func slot(v string) int {
-	if v == "" {
+func slot[S string | []byte](v S) int {
+	if len(v) == 0 {
 		return 0
 	}
 	return (len(v)*31 + int(v[0]) + 7*int(v[len(v)-1])) & 15
@@ -124,7 +129,18 @@ func (ck *checker) episode(e *Episode, m colMask, add func(Problem)) {
 			if ck.okSet[i]&(1<<k) != 0 && v == ck.ok[i][k] {
 				continue
 			}
-			if checkString(i, v, add) {
+			passed := ck.more[i][v]
+			if !passed && checkString(i, v, add) {
+				passed = true
+				if ck.more[i] == nil {
+					ck.more[i] = map[string]bool{}
+				}
+				if len(ck.more[i]) < maxPassed {
+					v = strings.Clone(v) // v may share a whole CSV record
+					ck.more[i][v] = true
+				}
+			}
+			if passed {
 				ck.ok[i][k] = v
 				ck.okSet[i] |= 1 << k
 			}
@@ -260,6 +276,19 @@ func validateNested(r *RawEpisode, add func(Problem)) {
 			errf(f, "empty")
 		}
 	}
+	// own gives a nested row without an episode_id the episode's and
+	// reports one that differs; ok is false for a negative seq.
+	own := func(id *string, seq int64) (ok bool) {
+		if *id == "" {
+			*id = r.EpisodeID
+		} else if *id != r.EpisodeID {
+			errf("episode_id", strconv.Quote(*id)+" differs from the episode's "+strconv.Quote(r.EpisodeID))
+		}
+		if seq < 0 {
+			errf("seq", "negative")
+		}
+		return seq >= 0
+	}
 	hasSeq := func(seq int64) bool {
 		for i := range r.Calls {
 			if r.Calls[i].Seq == seq {
@@ -273,14 +302,7 @@ func validateNested(r *RawEpisode, add func(Problem)) {
 	for i := range r.Calls {
 		idx = i
 		c := &r.Calls[i]
-		if c.EpisodeID == "" {
-			c.EpisodeID = r.EpisodeID
-		} else if c.EpisodeID != r.EpisodeID {
-			errf("episode_id", strconv.Quote(c.EpisodeID)+" differs from the episode's "+strconv.Quote(r.EpisodeID))
-		}
-		if c.Seq < 0 {
-			errf("seq", "negative")
-		} else if c.Seq <= last {
+		if own(&c.EpisodeID, c.Seq) && c.Seq <= last {
 			warnf("seq", "not increasing ("+strconv.FormatInt(c.Seq, 10)+" after "+strconv.FormatInt(last, 10)+")")
 		}
 		last = max(last, c.Seq)
@@ -303,14 +325,7 @@ func validateNested(r *RawEpisode, add func(Problem)) {
 	for i := range r.Effects {
 		idx = i
 		f := &r.Effects[i]
-		if f.EpisodeID == "" {
-			f.EpisodeID = r.EpisodeID
-		} else if f.EpisodeID != r.EpisodeID {
-			errf("episode_id", strconv.Quote(f.EpisodeID)+" differs from the episode's "+strconv.Quote(r.EpisodeID))
-		}
-		if f.Seq < 0 {
-			errf("seq", "negative")
-		} else if len(r.Calls) > 0 && !hasSeq(f.Seq) {
+		if own(&f.EpisodeID, f.Seq) && len(r.Calls) > 0 && !hasSeq(f.Seq) {
 			warnf("seq", "no call with seq "+strconv.FormatInt(f.Seq, 10))
 		}
 		if f.Attempt < 0 {

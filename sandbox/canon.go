@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // appendCanon appends the canonical JSON of v (object keys sorted, no
@@ -22,7 +24,7 @@ func appendCanon(b []byte, v any, skip string) []byte {
 		}
 		return append(b, "false"...)
 	case string:
-		return appendQuoted(b, x)
+		return ledger.AppendJSONString(b, x)
 	case float64:
 		return appendNumber(b, x)
 	case float32:
@@ -70,7 +72,7 @@ func appendCanon(b []byte, v any, skip string) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendQuoted(b, ms[i].k)
+			b = ledger.AppendJSONString(b, ms[i].k)
 			b = append(b, ':')
 			b = appendCanon(b, ms[i].v, "")
 		}
@@ -117,7 +119,7 @@ func appendCanonArgs(b []byte, ti int, args map[string]any) []byte {
 			b = append(b, ',')
 		}
 		n++
-		b = appendQuoted(b, k)
+		b = ledger.AppendJSONString(b, k)
 		b = append(b, ':')
 		b = appendCanon(b, v, "")
 	}
@@ -144,56 +146,6 @@ func appendNumber(b []byte, f float64) []byte {
 }
 
 const hexDigits = "0123456789abcdef"
-
-// appendQuoted appends s as a JSON string, as encoding/json would without
-// HTML escaping.
-func appendQuoted(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
 
 // canonString returns the canonical JSON of args without the idempotency key.
 func canonString(args map[string]any) string {

@@ -112,7 +112,8 @@ func readFrame(e *env, o *inputOptions, spec frame.Spec, w *warnings) (*frame.Fr
 // (Parquet); extra (user) columns are named too, so the reader keeps them.
 // Errors name the file, the row or episode, or an unknown column with close
 // matches; a ledger without episodes, or with none kept, is an error. It
-// returns the number of episodes read.
+// returns the number of episodes read. add must copy what it needs: the
+// reader decodes every row into the same Episode.
 func scanWhere(e *env, o *inputOptions, columns []string, outcome, weight string, add func(ep *ledger.Episode, row int64) error) (read int64, err error) {
 	where, err := formula.ParseWhere(o.Where)
 	if err != nil {
@@ -136,6 +137,9 @@ func scanWhere(e *env, o *inputOptions, columns []string, outcome, weight string
 		Grader:  grader(),
 		Strict:  o.Strict,
 		Warn:    func(p ledger.Problem) { fmt.Fprintf(e.stderr, "limbo-analyze: %v\n", p) },
+		// add copies the values it needs (frames, pairings), so one
+		// Episode is decoded into again and again.
+		Reuse: true,
 	}
 	err = ledger.ReadEpisodes(o.In, opt, func(ep *ledger.Episode) error {
 		read++

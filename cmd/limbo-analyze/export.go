@@ -107,7 +107,7 @@ func runExport(o exportOptions, e *env) error {
 	wp := newWarnPrinter(e.stderr)
 	defer wp.flush()
 	n := 0
-	opt := ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wp.warn}
+	opt := ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wp.warn, Reuse: true} // rows are written, never kept
 	err = ledger.ReadGraded(o.in, opt, func(ep *ledger.Episode, raw *ledger.RawEpisode) error {
 		n++
 		if err := w.Write(ep); err != nil {

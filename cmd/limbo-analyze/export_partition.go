@@ -39,7 +39,7 @@ func runExportPartitioned(o exportOptions, e *env) error {
 	var parts []string
 	group := map[string]int{}
 	n, droppedNested := 0, false
-	opt := ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wp.warn}
+	opt := ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wp.warn, Reuse: true} // rows are written, never kept
 	err = ledger.ReadGraded(o.in, opt, func(ep *ledger.Episode, raw *ledger.RawEpisode) error {
 		n++
 		droppedNested = droppedNested || raw != nil

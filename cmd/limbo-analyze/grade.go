@@ -68,6 +68,7 @@ func runGrade(o gradeOptions, e *env) error {
 	opt := ledger.ReadOptions{
 		Grader: sandbox.Grade,
 		Strict: o.strict,
+		Reuse:  true, // rows are written, never kept
 		Warn: func(p ledger.Problem) {
 			if warned++; warned <= shown {
 				fmt.Fprintf(e.stderr, "limbo-analyze: warning: %v\n", p)

@@ -189,6 +189,7 @@ func runValidate(o validateOptions, e *env) error {
 		opt := ledger.ReadOptions{
 			Grader: g,
 			Strict: o.strict,
+			Reuse:  true, // rows are counted and summarised, never kept
 			Warn:   wp.warn,
 			Errors: func(p ledger.Problem) {
 				fileErrs++
