@@ -17,9 +17,10 @@ import (
 	"time"
 )
 
-// BenchmarkHTTPEpisodes measures whole episodes (connect, read the task,
-// play blind retry, finish, close; the server grades and appends with
-// fsync) by 16 concurrent scripted clients over loopback streamable HTTP.
+// BenchmarkHTTPEpisodes measures whole episodes (connect, take the task
+// from the initialize result, play blind retry, finish, close; the server
+// grades and appends with a group-committed fsync) by 16 concurrent
+// scripted clients over loopback streamable HTTP.
 // Each iteration serves a fresh 128-episode plan into a fresh ledger.
 func BenchmarkHTTPEpisodes(b *testing.B) {
 	const batch, workers = 128, 16
@@ -33,7 +34,8 @@ func BenchmarkHTTPEpisodes(b *testing.B) {
 	defer ts.Close()
 	dir := b.TempDir()
 	// As serve does: the SDK's decoder allocates a 32 KiB buffer per
-	// message, and a lazier collector halves the CPU per episode.
+	// unmarshal (about 75 per episode, client and server: ~2.5 MB), and a
+	// lazier collector halves the CPU per episode.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	ctx := context.Background()
 	n := 0
@@ -47,27 +49,9 @@ func BenchmarkHTTPEpisodes(b *testing.B) {
 		srv := NewServer(plan, l, Options{Limits: Limits{ThinkS: 10}})
 		h := srv.Handler()
 		cur.Store(&h)
-		var wg sync.WaitGroup
-		next := atomic.Int64{}
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					i := int(next.Add(1) - 1)
-					if i >= batch {
-						return
-					}
-					// Sessions take episodes in arrival order, so the
-					// policy is not tied to the episode here.
-					if err := playHTTP(ctx, ts.URL, "native", policies[i], legacy); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
+		// Sessions take episodes in arrival order, so the policy is not
+		// tied to the episode here.
+		playConcurrently(ctx, b, ts.URL, workers, policies[:batch])
 		<-srv.Done()
 		l.Close()
 	}
@@ -75,6 +59,31 @@ func BenchmarkHTTPEpisodes(b *testing.B) {
 	// The machine may be shared: CPU per episode (client and server
 	// together) says what a free core would do.
 	b.ReportMetric((cpuTime()-cpu0).Seconds()*1e3/float64(batch*n), "cpu-ms/episode")
+}
+
+// playConcurrently plays one scripted episode per policy, native
+// contract, over streamable HTTP at url from the given number of
+// concurrent clients, each taking the next policy in turn.
+func playConcurrently(ctx context.Context, b *testing.B, url string, workers int, policies []string) {
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(policies) {
+					return
+				}
+				if err := playHTTP(ctx, url, "native", policies[i], legacy); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // cpuTime is the process's user plus system CPU time.
@@ -158,25 +167,7 @@ func BenchmarkHTTPServerProcess(b *testing.B) {
 			b.Fatal(err)
 		}
 		url := "http://" + strings.TrimSpace(strings.TrimPrefix(line, "listening "))
-		var wg sync.WaitGroup
-		var next atomic.Int64
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					i := int(next.Add(1) - 1)
-					if i >= batch {
-						return
-					}
-					if err := playHTTP(ctx, url, "native", pols[i], legacy); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
+		playConcurrently(ctx, b, url, workers, pols[:batch])
 		if err := cmd.Wait(); err != nil { // exits once every episode is recorded
 			b.Fatal(err)
 		}

@@ -7,7 +7,9 @@
 // are the sandbox's tools under the episode's contract, with their
 // descriptions and JSON schemas, plus a finish tool through which the
 // agent reports its status and uncertainties. The task instruction is
-// offered as a prompt, a resource and the server instructions.
+// offered as a prompt, a resource and the server instructions; the
+// initialize result's _meta "limbo/task" names the task ("T01#0"), as the
+// resource's _meta does, for scripted clients.
 //
 // # Time
 //
@@ -23,6 +25,7 @@
 // When an episode ends (finish, disconnect, call budget or virtual-time
 // budget) it is graded with the sandbox's grader and appended to the
 // ledger as one JSON line, written with a single write to an O_APPEND
-// file and synced. A restarted server reads the ledger, drops a torn last
+// file and synced before the finish call is answered; concurrent
+// sessions share fsyncs (group commit). A restarted server reads the ledger, drops a torn last
 // line, and skips the episodes already recorded.
 package mcp

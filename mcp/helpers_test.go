@@ -178,7 +178,10 @@ func playHTTP(ctx context.Context, url, contract, policy string, version string)
 		return err
 	}
 	defer cs.Close()
-	task, err := scripted.SessionTask(ctx, cs)
+	// The task named in the initialize result, as a harness reading the
+	// instructions would; the stdio tests and the harness read the task
+	// resource instead.
+	task, err := scripted.InitTask(cs)
 	if err != nil {
 		return err
 	}

@@ -210,6 +210,12 @@ func TestLedgerConcurrentAppends(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// Group commit: every append returned after an fsync that covered its
+	// line, with at most one fsync per append.
+	if l.synced != l.written || l.written != n || l.syncs < 1 || l.syncs > n {
+		t.Errorf("synced %d of %d lines with %d fsyncs, want all %d with 1..%d", l.synced, l.written, l.syncs, n, n)
+	}
+	t.Logf("%d appends, %d fsyncs", n, l.syncs)
 	l.Close()
 	l, err = OpenLedger(path, nil)
 	if err != nil {

@@ -357,6 +357,13 @@ func (s *Server) newEpisodeServer(shape string, r *run) *episodeServer {
 			res, err := next(ctx, method, req)
 			if ir, ok := res.(*sdk.InitializeResult); ok && cur != nil {
 				ir.Instructions = cur.instruction()
+				// The task id, as the task resource's _meta gives it, so a
+				// client that reads the instructions needs no further
+				// round trip to know its task.
+				if ir.Meta == nil {
+					ir.Meta = sdk.Meta{}
+				}
+				ir.Meta["limbo/task"] = cur.task.ID
 			}
 			if first {
 				go func() {

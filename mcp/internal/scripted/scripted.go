@@ -221,6 +221,18 @@ func contentText(res *sdk.CallToolResult) string {
 	return b.String()
 }
 
+// InitTask rebuilds the task the server named in its initialize result's
+// _meta ("limbo/task"), which saves the resource round trip of
+// SessionTask.
+func InitTask(cs *sdk.ClientSession) (*sandbox.Task, error) {
+	ir := cs.InitializeResult()
+	if ir == nil {
+		return nil, errors.New("session is not initialized")
+	}
+	id, _ := ir.Meta["limbo/task"].(string)
+	return taskByID(id, "initialize result _meta limbo/task")
+}
+
 // SessionTask reads the task the server offers (resource limbo://task,
 // whose _meta names the task as "T01#0") and rebuilds it.
 func SessionTask(ctx context.Context, cs *sdk.ClientSession) (*sandbox.Task, error) {
@@ -232,9 +244,15 @@ func SessionTask(ctx context.Context, cs *sdk.ClientSession) (*sandbox.Task, err
 		return nil, errors.New("task resource is empty")
 	}
 	id, _ := res.Contents[0].Meta["limbo/task"].(string)
+	return taskByID(id, "task resource _meta limbo/task")
+}
+
+// taskByID rebuilds a task from its id ("T01#0"); where says where the
+// id came from.
+func taskByID(id, where string) (*sandbox.Task, error) {
 	tmpl, inst, ok := strings.Cut(id, "#")
 	if !ok {
-		return nil, fmt.Errorf("task resource names no task (_meta limbo/task = %q)", id)
+		return nil, fmt.Errorf("no task named (%s = %q)", where, id)
 	}
 	n, err := strconv.Atoi(inst)
 	if err != nil {

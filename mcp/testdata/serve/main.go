@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
+	"strconv"
 	"syscall"
 
 	"github.com/limbo-toolkit/limbo/mcp"
@@ -35,8 +37,15 @@ func main() {
 	fs.String("transport", "stdio", "ignored: -http selects HTTP")
 	raw := fs.Bool("raw", false, "raw lines")
 	fs.Parse(args)
+	// For profiling the server alone (BenchmarkHTTPServerProcess).
+	if p := os.Getenv("LIMBO_SERVE_CPUPROFILE"); p != "" {
+		if f, err := os.Create(p + "." + strconv.Itoa(os.Getpid())); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
+	}
 	if err := run(*planPath, *ledgerPath, *addr, lim, *raw); err != nil {
 		fmt.Fprintln(os.Stderr, "serve:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
