@@ -116,47 +116,16 @@ type geeData struct {
 	des         *design
 }
 
+// newGEEData pools rows (cells of count 1) into (cluster, pattern) cells.
 func newGEEData(X *mat.Dense, y []float64, cluster []int) *geeData {
-	n, p := X.Dims()
-	rowsD := newDesign(X)
-	idx := clusterIndex(cluster)
-	set := newPatternSet(n, len(rowsD.idx))
-	// Pooling pays only when rows repeat within clusters; judge from the
-	// first 2000 rows in cluster order and skip the hashing when at least
-	// 95% of them are distinct.
-	probe := newPatternSet(2000, 0)
-	sampled := 0
-	for c, rows := range idx {
-		for _, r := range rows {
-			if sampled == 2000 {
-				break
-			}
-			ri, rv := rowsD.row(r)
-			probe.id(c, ri, rv)
-			sampled++
-		}
+	n, _ := X.Dims()
+	ones := make([]float64, n)
+	yy := make([]float64, n)
+	for i, v := range y {
+		ones[i] = 1
+		yy[i] = v * v
 	}
-	set.noPool = probe.len() > sampled*19/20
-	d := &geeData{p: p, m: make([]float64, 0, n), sy: make([]float64, 0, n), syy: make([]float64, 0, n)}
-	for c, rows := range idx {
-		start := set.len()
-		for _, r := range rows {
-			ri, rv := rowsD.row(r)
-			k := set.id(c, ri, rv)
-			if k == len(d.m) {
-				d.m = append(d.m, 0)
-				d.sy = append(d.sy, 0)
-				d.syy = append(d.syy, 0)
-			}
-			d.m[k]++
-			d.sy[k] += y[r]
-			d.syy[k] += y[r] * y[r]
-		}
-		d.clusters = append(d.clusters, [2]int{start, set.len()})
-		d.clusterSize = append(d.clusterSize, float64(len(rows)))
-	}
-	d.des = set.design(p, false)
-	return d
+	return poolGEE(X, ones, y, yy, cluster)
 }
 
 // geeStats are the α-free sufficient statistics of one pass at β.

@@ -85,17 +85,22 @@ func geeDefaults(opt GEEOptions, p int) GEEOptions {
 	return opt
 }
 
-// newGEECells groups cells by cluster (sorted label order), pooling
-// repeated (cluster, pattern) cells in order of first appearance within a
-// cluster, the layout newGEEData gives rows.
+// newGEECells pools binary cells (count n, events s; y² = y, so Σy² = s).
 func newGEECells(X *mat.Dense, n, s []float64, cluster []int) *geeData {
+	return poolGEE(X, n, s, s, cluster)
+}
+
+// poolGEE groups cells (a row is a cell of count 1) by cluster in sorted
+// label order, pooling repeated (cluster, pattern) cells in order of first
+// appearance within a cluster; cell k carries count n[k], Σy s[k] and Σy²
+// ss[k]. Pooling only saves work (the statistics are sums), so the hashing
+// is skipped when at least 95% of the first 2000 cells in cluster order are
+// distinct.
+func poolGEE(X *mat.Dense, n, s, ss []float64, cluster []int) *geeData {
 	k, p := X.Dims()
 	cellsD := newDesign(X)
 	idx := clusterIndex(cluster)
 	set := newPatternSet(k, len(cellsD.idx))
-	// Pooling repeated (cluster, pattern) cells only saves work (the
-	// statistics are sums), so skip the hashing when at least 95% of the
-	// first 2000 cells in cluster order are distinct, as newGEEData does.
 	probe := newPatternSet(2000, 0)
 	sampled := 0
 	for c, cells := range idx {
@@ -123,7 +128,7 @@ func newGEECells(X *mat.Dense, n, s []float64, cluster []int) *geeData {
 			}
 			d.m[j] += n[r]
 			d.sy[j] += s[r]
-			d.syy[j] += s[r] // binary y: y² = y
+			d.syy[j] += ss[r]
 			size += n[r]
 		}
 		d.clusters = append(d.clusters, [2]int{start, set.len()})
