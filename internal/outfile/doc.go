@@ -1,0 +1,34 @@
+// Package outfile commits the toolkit's output files so that a failure or a
+// crash never leaves a half-written file at an output path and never
+// destroys an input.
+//
+// # One file
+//
+// Create returns a File that is written to a temporary file in the target's
+// directory, named with the prefix TempPrefix. Close commits it: fsync the
+// file, rename it over the target, fsync the directory, so that after a
+// power loss the path holds the old content or the new, never an empty or
+// partial file. Abort (or a failed Close) removes the temporary file.
+//
+// # A unit of files
+//
+// A Unit groups the outputs of one command (a Parquet table and its calls
+// and effects siblings; a raw ledger, its episode table and its sidecar; a
+// report directory). Its files are staged as above and renamed into place
+// only by Unit.Commit, which either puts every file in place, removes the
+// stale paths the unit replaces, or — on any error — restores what was
+// there before. Directories the unit created are removed again on Abort.
+//
+// # Stale temporaries
+//
+// A live writer holds an exclusive flock on its temporary file. The first
+// Create in a directory removes the files of our prefix that nobody holds a
+// lock on: the leftovers of a process killed with SIGKILL.
+//
+// # Inputs and locks
+//
+// SameFile compares paths by identity (device and inode, symlinks
+// resolved), so that a command can refuse an output that is one of its
+// inputs however it is spelled. Lock takes an exclusive lock beside a file
+// (for a ledger that a long run appends to) and says who holds it.
+package outfile

@@ -1,0 +1,287 @@
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// TempPrefix starts the name of every temporary file this package creates,
+// so that stale ones are recognisably ours and nothing else is removed.
+const TempPrefix = ".limbo-tmp-"
+
+// Hooks for tests: the fsync calls, in the order the commit makes them.
+var (
+	syncFile = func(f *os.File) error { return f.Sync() }
+	syncDir  = fsyncDir
+	rename   = os.Rename
+)
+
+// File is an output file that appears at its path only when committed.
+// Write errors name the output path, never the temporary file.
+type File struct {
+	path   string // the output path, as given
+	tmp    string // the temporary file's path
+	f      *os.File
+	unit   *Unit // nil for a file committed on its own
+	staged bool  // written and synced, waiting for the unit's commit
+	done   bool  // committed or aborted
+}
+
+// Create creates the output file path: a temporary file in path's
+// directory (created if missing) that Close renames into place. It refuses
+// a path that is an existing directory.
+func Create(path string) (*File, error) {
+	f, _, err := create(path)
+	return f, err
+}
+
+// create is Create that also reports the directories it made.
+func create(path string) (*File, []string, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, nil, &os.PathError{Op: "create", Path: path, Err: errors.New("is a directory")}
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	made, err := mkdirAll(dir)
+	if err != nil {
+		return nil, made, &os.PathError{Op: "create", Path: path, Err: underlying(err)}
+	}
+	CleanStale(dir)
+	// A long base name would make the temporary name exceed NAME_MAX.
+	if len(base) > 100 {
+		base = base[:100]
+	}
+	f, err := os.CreateTemp(dir, TempPrefix+base+".*")
+	if err != nil {
+		return nil, made, &os.PathError{Op: "create", Path: path, Err: underlying(err)}
+	}
+	if err := lockFD(f, false); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, made, &os.PathError{Op: "create", Path: path, Err: underlying(err)}
+	}
+	// CreateTemp makes the file 0600; an output is an ordinary file.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, made, &os.PathError{Op: "create", Path: path, Err: underlying(err)}
+	}
+	return &File{path: path, tmp: f.Name(), f: f}, made, nil
+}
+
+// Name returns the output path (not the temporary file's).
+func (f *File) Name() string { return f.path }
+
+// Write writes p to the temporary file.
+func (f *File) Write(p []byte) (int, error) {
+	n, err := f.f.Write(p)
+	if err != nil {
+		err = &os.PathError{Op: "write", Path: f.path, Err: underlying(err)}
+	}
+	return n, err
+}
+
+// Close finishes the file: fsync, and for a file of its own, rename into
+// place and fsync the directory. A file created by a Unit is committed by
+// the unit. On error the temporary file is removed.
+func (f *File) Close() error {
+	if f.done || f.staged {
+		return &os.PathError{Op: "close", Path: f.path, Err: os.ErrClosed}
+	}
+	if err := syncFile(f.f); err != nil {
+		f.Abort()
+		return &os.PathError{Op: "write", Path: f.path, Err: underlying(err)}
+	}
+	if f.unit != nil {
+		// The descriptor stays open: its lock marks the file as live.
+		f.staged = true
+		return nil
+	}
+	f.done = true
+	defer f.f.Close()
+	if err := rename(f.tmp, f.path); err != nil {
+		os.Remove(f.tmp)
+		return &os.PathError{Op: "commit", Path: f.path, Err: underlying(err)}
+	}
+	if err := syncDir(filepath.Dir(f.path)); err != nil {
+		return &os.PathError{Op: "sync directory of", Path: f.path, Err: underlying(err)}
+	}
+	return nil
+}
+
+// Abort discards the file; it is a no-op after Close or Abort. A file of
+// a Unit that is aborted is left out of the unit's commit.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.f.Close()
+	os.Remove(f.tmp)
+}
+
+// WriteFile writes data to path atomically (Create, Write, Close).
+func WriteFile(path string, data []byte) error {
+	return Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Write creates path atomically with the content fn writes.
+func Write(path string, fn func(io.Writer) error) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Close()
+}
+
+// underlying strips the path that an os error carries, which for a write
+// is the temporary file's: the caller names the output instead.
+func underlying(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// fsyncDir makes a rename in dir durable. File systems that cannot sync a
+// directory (EINVAL) are accepted as they are.
+func fsyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
+		return err
+	}
+	return nil
+}
+
+// mkdirAll is os.MkdirAll that returns the directories it created, deepest
+// last, so that an abort can remove them again.
+func mkdirAll(dir string) ([]string, error) {
+	var missing []string
+	for d := filepath.Clean(dir); ; {
+		if _, err := os.Stat(d); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		missing = append(missing, d)
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	var made []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return made, err
+		}
+		made = append(made, missing[i])
+	}
+	return made, nil
+}
+
+var cleaned sync.Map // directory → struct{}: cleaned once per process
+
+// CleanStale removes the temporary files of our prefix in dir that no live
+// writer holds (a writer killed with SIGKILL leaves its temporary file; the
+// kernel releases its lock). It runs once per directory per process; errors
+// are ignored, since a leftover is harmless to correctness. It returns the
+// number of files removed.
+func CleanStale(dir string) int {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	if _, loaded := cleaned.LoadOrStore(abs, struct{}{}); loaded {
+		return 0
+	}
+	if !canLock {
+		return 0
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), TempPrefix) || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		// Held by a live writer: leave it.
+		if lockFD(f, false) == nil {
+			if os.Remove(p) == nil {
+				n++
+			}
+		}
+		f.Close()
+	}
+	return n
+}
+
+// SameFile reports whether paths a and b name the same existing file (the
+// same device and inode once symlinks are resolved). A path that does not
+// exist is the same as nothing.
+func SameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	if err != nil {
+		return false
+	}
+	return os.SameFile(fa, fb)
+}
+
+// InputError says that an output would overwrite (or remove) an input.
+type InputError struct {
+	Output, Input string
+}
+
+func (e *InputError) Error() string {
+	if filepath.Clean(e.Output) == filepath.Clean(e.Input) {
+		return fmt.Sprintf("output %s is the input; it would be destroyed (write to another file)", e.Output)
+	}
+	return fmt.Sprintf("output %s is the input %s (the same file through a link); it would be destroyed (write to another file)", e.Output, e.Input)
+}
+
+// CheckNotInput returns an *InputError if output is the same file as any
+// of inputs (see SameFile); nil otherwise.
+func CheckNotInput(output string, inputs ...string) error {
+	for _, in := range inputs {
+		if in != "" && in != "-" && SameFile(output, in) {
+			return &InputError{Output: output, Input: in}
+		}
+	}
+	return nil
+}
