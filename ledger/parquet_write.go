@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 // rowGroupRows is the number of rows buffered per Parquet row group: large
@@ -400,8 +402,12 @@ func (t *tableWriter[T]) Close() error { return t.w.close() }
 func (t *tableWriter[T]) Abort() error { return t.w.abort() }
 
 // CreateCalls creates a Parquet calls table at path.
-func CreateCalls(path string) (CallWriter, error) {
-	a, err := createAtomic(path)
+func CreateCalls(path string) (CallWriter, error) { return CreateCallsIn(nil, path) }
+
+// CreateCallsIn is CreateCalls for one output of a unit u (nil for a file
+// of its own).
+func CreateCallsIn(u *outfile.Unit, path string) (CallWriter, error) {
+	a, err := createAtomic(u, path)
 	if err != nil {
 		return nil, err
 	}
@@ -414,8 +420,12 @@ func CreateCalls(path string) (CallWriter, error) {
 }
 
 // CreateEffects creates a Parquet effects table at path.
-func CreateEffects(path string) (EffectWriter, error) {
-	a, err := createAtomic(path)
+func CreateEffects(path string) (EffectWriter, error) { return CreateEffectsIn(nil, path) }
+
+// CreateEffectsIn is CreateEffects for one output of a unit u (nil for a
+// file of its own).
+func CreateEffectsIn(u *outfile.Unit, path string) (EffectWriter, error) {
+	a, err := createAtomic(u, path)
 	if err != nil {
 		return nil, err
 	}

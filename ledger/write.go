@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 // EpisodeWriter writes graded episodes to a ledger file. Nothing is
@@ -33,28 +35,30 @@ const (
 	MetaTable          = "limbo.table" // episodes, calls or effects
 )
 
-// atomicFile is a temporary file in the target's directory that becomes
-// the target on commit.
+// atomicFile is an output file committed by package outfile: on its own,
+// or as one file of a Unit (Close stages it, the unit commits).
 type atomicFile struct {
 	path string
-	f    *os.File
+	f    *outfile.File
 	done bool
 }
 
-func createAtomic(path string) (*atomicFile, error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
+func createAtomic(u *outfile.Unit, path string) (*atomicFile, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, Problem{File: path, Msg: "is a directory; cannot write a ledger there"}
 	}
-	// A missing output directory is created, as report and figures do.
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, Problem{File: path, Msg: "cannot create output: " + errMsg(err)}
+	var f *outfile.File
+	var err error
+	if u != nil {
+		f, err = u.Create(path)
+	} else {
+		f, err = outfile.Create(path)
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
+		var ie *outfile.InputError
+		if errors.As(err, &ie) {
+			return nil, err
+		}
 		return nil, Problem{File: path, Msg: "cannot create output: " + errMsg(err)}
 	}
 	return &atomicFile{path: path, f: f}, nil
@@ -65,20 +69,8 @@ func (a *atomicFile) commit() error {
 		return errors.New("ledger: writer already closed")
 	}
 	a.done = true
-	if err := a.f.Sync(); err != nil {
-		a.f.Close()
-		os.Remove(a.f.Name())
-		return Problem{File: a.path, Msg: "write: " + errMsg(err)}
-	}
 	if err := a.f.Close(); err != nil {
-		os.Remove(a.f.Name())
-		return Problem{File: a.path, Msg: "write: " + errMsg(err)}
-	}
-	// CreateTemp makes the file 0600; a ledger is an ordinary output file.
-	os.Chmod(a.f.Name(), 0o644)
-	if err := os.Rename(a.f.Name(), a.path); err != nil {
-		os.Remove(a.f.Name())
-		return Problem{File: a.path, Msg: "cannot create output: " + errMsg(err)}
+		return wrapWrite(a.path, err)
 	}
 	return nil
 }
@@ -88,8 +80,8 @@ func (a *atomicFile) abort() error {
 		return nil
 	}
 	a.done = true
-	a.f.Close()
-	return os.Remove(a.f.Name())
+	a.f.Abort()
+	return nil
 }
 
 // CreateEpisodes creates an episode ledger at path in format ("jsonl" for
@@ -97,6 +89,12 @@ func (a *atomicFile) abort() error {
 // user's extra columns, written after the schema columns in this order
 // from each episode's Extra.
 func CreateEpisodes(path string, format string, extraCols []string) (EpisodeWriter, error) {
+	return CreateEpisodesIn(nil, path, format, extraCols)
+}
+
+// CreateEpisodesIn is CreateEpisodes for one output of a unit u (nil for a
+// file of its own): Close stages the file and u.Commit puts it in place.
+func CreateEpisodesIn(u *outfile.Unit, path string, format string, extraCols []string) (EpisodeWriter, error) {
 	format, err := formatOf(path, format)
 	if err != nil {
 		return nil, Problem{File: path, Msg: err.Error()}
@@ -106,7 +104,7 @@ func CreateEpisodes(path string, format string, extraCols []string) (EpisodeWrit
 			return nil, Problem{File: path, Field: x, Msg: "extra column name is empty or a schema column"}
 		}
 	}
-	a, err := createAtomic(path)
+	a, err := createAtomic(u, path)
 	if err != nil {
 		return nil, err
 	}
@@ -153,11 +151,17 @@ func (w *jsonlEpisodeWriter) Close() error {
 
 func (w *jsonlEpisodeWriter) Abort() error { return w.a.abort() }
 
+// wrapWrite names the output path of a failed write. Errors of package
+// outfile already carry their operation ("write", "commit").
 func wrapWrite(path string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return Problem{File: path, Msg: "write: " + errMsg(err)}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return Problem{File: path, Msg: errMsg(err)}
+	}
+	return Problem{File: path, Msg: "write: " + err.Error()}
 }
 
 // CSV.
@@ -269,8 +273,12 @@ type AtomicRawFile struct {
 }
 
 // CreateRaw creates a raw JSONL ledger at path, visible only after Close.
-func CreateRaw(path string) (*AtomicRawFile, error) {
-	a, err := createAtomic(path)
+func CreateRaw(path string) (*AtomicRawFile, error) { return CreateRawIn(nil, path) }
+
+// CreateRawIn is CreateRaw for one output of a unit u (nil for a file of
+// its own).
+func CreateRawIn(u *outfile.Unit, path string) (*AtomicRawFile, error) {
+	a, err := createAtomic(u, path)
 	if err != nil {
 		return nil, err
 	}

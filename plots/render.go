@@ -1,7 +1,7 @@
 package plots
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 // Numbers are the figures this package draws.
@@ -107,12 +108,44 @@ func tableOf(res *analysis.Results, n int) *analysis.Table {
 	return res.Table(n)
 }
 
-// RenderAll writes every figure the data supports into dir as
-// figureN.FORMAT for each of formats (atomically: a temporary file in dir,
-// then a rename). It returns the paths written, in figure then format
-// order, and one warning per figure it skipped for lack of data. An
-// unknown format or a failed write is an error.
+// RenderAll writes every figure the data supports into dir, an existing
+// directory, as figureN.FORMAT for each of formats, all or none (package
+// outfile: temporary files in dir, synced and renamed into place). It
+// returns the paths written, in figure then format order, and one warning
+// per figure it skipped for lack of data. An unknown format or a failed
+// write is an error, and then no figure is written.
 func RenderAll(res *analysis.Results, dir string, formats []string) (files, skipped []string, err error) {
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, nil, err
+	} else if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("%s: not a directory", dir)
+	}
+	u := outfile.NewUnit()
+	defer u.Abort() // no-op after Commit
+	outs, skipped, err := RenderTo(u, res, dir, formats)
+	if err != nil {
+		return nil, skipped, err
+	}
+	if err := u.Commit(); err != nil {
+		return nil, skipped, err
+	}
+	for _, o := range outs {
+		files = append(files, o.Path)
+	}
+	return files, skipped, nil
+}
+
+// Output is one figure file rendered by RenderTo.
+type Output struct {
+	Path string
+	Data []byte // the file's content (for embedding the PNGs in a report)
+}
+
+// RenderTo renders every figure the data supports as dir/figureN.FORMAT for
+// each of formats into the unit u, which the caller commits with its other
+// outputs. It returns the files, in figure then format order, and one
+// warning per figure it skipped for lack of data.
+func RenderTo(u *outfile.Unit, res *analysis.Results, dir string, formats []string) (files []Output, skipped []string, err error) {
 	for _, f := range formats {
 		if !slices.Contains(Formats, f) {
 			return nil, nil, fmt.Errorf("unknown figure format %q (want png, svg or pdf)", f)
@@ -120,7 +153,7 @@ func RenderAll(res *analysis.Results, dir string, formats []string) (files, skip
 	}
 	// Figures are independent: draw them concurrently, report in order.
 	type result struct {
-		files []string
+		files []Output
 		skip  string
 		err   error
 	}
@@ -137,11 +170,16 @@ func RenderAll(res *analysis.Results, dir string, formats []string) (files, skip
 			}
 			for _, format := range formats {
 				path := filepath.Join(dir, fig.Name+"."+format)
-				if err := writeAtomic(path, func(w io.Writer) error { return fig.Write(w, format) }); err != nil {
+				var buf bytes.Buffer
+				if err := fig.Write(&buf, format); err != nil {
+					out[i].err = fmt.Errorf("%s: %w", path, err)
+					return
+				}
+				if err := u.WriteFile(path, buf.Bytes()); err != nil {
 					out[i].err = err
 					return
 				}
-				out[i].files = append(out[i].files, path)
+				out[i].files = append(out[i].files, Output{Path: path, Data: buf.Bytes()})
 			}
 		}()
 	}
@@ -156,35 +194,7 @@ func RenderAll(res *analysis.Results, dir string, formats []string) (files, skip
 		}
 	}
 	if err != nil {
-		return files, skipped, err
+		return nil, skipped, err
 	}
 	return files, skipped, nil
-}
-
-// writeAtomic writes path through a temporary file in its directory.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(tmp)
-	if err = write(bw); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 // Meta says what made a report. Nothing in it changes between runs of the
@@ -32,32 +33,14 @@ type Figure struct {
 	PNG     []byte
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so readers never see a half-written file.
+// WriteFileAtomic writes data to path, in an existing directory, through
+// a temporary file there that is synced and renamed into place (package
+// outfile), so readers never see a half-written file.
 func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	if _, err := os.Stat(filepath.Dir(path)); err != nil {
 		return err
 	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return outfile.WriteFile(path, data)
 }
 
 // MarkdownReport writes report.md: the run's provenance, a heading
@@ -220,21 +203,36 @@ func HTMLReport(w io.Writer, res *analysis.Results, meta Meta, figs []Figure) er
 	return err
 }
 
-// WriteAll writes the whole report into dir (created if needed), every file
-// atomically: report.md, report.html, tables/tableN.{txt,md,tex,csv,json}
-// and the paper comparisons tables/tableN.paper.{txt,csv}, the figures'
-// data figure-data/figureN.{csv,json}, and hypotheses.{txt,md,csv,json}. It returns the files written, in order.
+// WriteAll writes the whole report into dir (created if needed), all files
+// or none (WriteAllTo, committed): report.md, report.html,
+// tables/tableN.{txt,md,tex,csv,json} and the paper comparisons
+// tables/tableN.paper.{txt,csv}, the figures' data
+// figure-data/figureN.{csv,json}, and hypotheses.{txt,md,csv,json}. It
+// returns the files written, in order.
 func WriteAll(dir string, res *analysis.Results, meta Meta, figs []Figure) ([]string, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "tables"), 0o755); err != nil {
+	u := outfile.NewUnit()
+	defer u.Abort() // no-op after Commit
+	files, err := WriteAllTo(u, dir, res, meta, figs)
+	if err != nil {
 		return nil, err
 	}
+	if err := u.Commit(); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// WriteAllTo adds the files of WriteAll to the unit u, which the caller
+// commits with its other outputs (the figures), so that a failure half-way
+// leaves no partial report. It returns the files, relative to dir, in order.
+func WriteAllTo(u *outfile.Unit, dir string, res *analysis.Results, meta Meta, figs []Figure) ([]string, error) {
 	var files []string
 	put := func(rel string, render func(io.Writer) error) error {
 		var buf bytes.Buffer
 		if err := render(&buf); err != nil {
 			return fmt.Errorf("%s: %w", rel, err)
 		}
-		if err := WriteFileAtomic(filepath.Join(dir, rel), buf.Bytes()); err != nil {
+		if err := u.WriteFile(filepath.Join(dir, rel), buf.Bytes()); err != nil {
 			return err
 		}
 		files = append(files, rel)
@@ -262,9 +260,6 @@ func WriteAll(dir string, res *analysis.Results, meta Meta, figs []Figure) ([]st
 	}
 	// The data behind the figures, for plots and notebooks.
 	for _, t := range res.Figures.Tables() {
-		if err := os.MkdirAll(filepath.Join(dir, "figure-data"), 0o755); err != nil {
-			return files, err
-		}
 		for _, f := range []string{"csv", "json"} {
 			if err := put(filepath.Join("figure-data", t.ID()+"."+Ext(f)), func(w io.Writer) error { return Table(w, t, f) }); err != nil {
 				return files, err

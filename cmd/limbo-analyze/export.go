@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -49,8 +50,8 @@ Examples:
 			default:
 				return usagef("export: --format must be jsonl, csv or parquet, not %q", o.format)
 			}
-			if a, b := filepath.Clean(o.in), filepath.Clean(o.out); a == b {
-				return usagef("export: --out must differ from --in")
+			if err := checkOutputs("export", ledgerFiles(o.out), ledgerFiles(o.in)); err != nil {
+				return err
 			}
 			return runExport(o, e)
 		},
@@ -86,7 +87,12 @@ func runExport(o exportOptions, e *env) error {
 			return usagef("export: cannot tell the output format from %q; give --format", o.out)
 		}
 	}
-	w, err := ledger.CreateEpisodes(o.out, outFormat, extra)
+	// The episode table and, for a raw ledger exported to Parquet, its calls
+	// and effects are one unit: all appear or none, and siblings an earlier
+	// export left beside an episode table are removed.
+	u := outfile.NewUnit(ledgerFiles(o.in)...)
+	defer u.Abort() // no-op after Commit
+	w, err := ledger.CreateEpisodesIn(u, o.out, outFormat, extra)
 	if err != nil {
 		return err
 	}
@@ -123,10 +129,10 @@ func runExport(o exportOptions, e *env) error {
 		if calls == nil {
 			cp, ep := ledger.SiblingPaths(o.out)
 			var err error
-			if calls, err = ledger.CreateCalls(cp); err != nil {
+			if calls, err = ledger.CreateCallsIn(u, cp); err != nil {
 				return err
 			}
-			if effects, err = ledger.CreateEffects(ep); err != nil {
+			if effects, err = ledger.CreateEffectsIn(u, ep); err != nil {
 				return err
 			}
 		}
@@ -155,6 +161,17 @@ func runExport(o exportOptions, e *env) error {
 		if err := effects.Close(); err != nil {
 			return err
 		}
+	} else if outFormat == "parquet" {
+		cp, ep := ledger.SiblingPaths(o.out)
+		if err := u.Remove(cp); err != nil {
+			return err
+		}
+		if err := u.Remove(ep); err != nil {
+			return err
+		}
+	}
+	if err := u.Commit(); err != nil {
+		return err
 	}
 	fmt.Fprintf(e.stderr, "wrote %d %s to %s\n", n, plural(n, "episode", "episodes"), o.out)
 	if droppedNested {

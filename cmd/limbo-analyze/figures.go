@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/plots"
 )
 
@@ -69,6 +69,9 @@ Examples:
 			if err := checkOutDir("figures", o.out); err != nil {
 				return err
 			}
+			if err := checkOutputs("figures", []string{o.out}, ledgerFiles(o.in)); err != nil {
+				return err
+			}
 			return runFigures(o, e)
 		},
 	}
@@ -87,15 +90,21 @@ func runFigures(o figuresOptions, e *env) error {
 		return err
 	}
 	res := analysis.Analyze(d, analysis.Options{})
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return err
-	}
-	files, skipped, err := plots.RenderAll(res, o.out, o.formats)
+	// The figures are one unit: all appear, or none.
+	u := outfile.NewUnit(ledgerFiles(o.in)...)
+	defer u.Abort() // no-op after Commit
+	files, skipped, err := plots.RenderTo(u, res, o.out, o.formats)
 	for _, s := range skipped {
 		fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", s)
 	}
-	for _, f := range files {
-		fmt.Fprintln(e.stdout, f)
+	if err != nil {
+		return err
 	}
-	return err
+	if err := u.Commit(); err != nil {
+		return err
+	}
+	for _, f := range files {
+		fmt.Fprintln(e.stdout, f.Path)
+	}
+	return nil
 }

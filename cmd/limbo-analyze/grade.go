@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
@@ -46,6 +47,9 @@ Examples:
 			if ext := strings.ToLower(filepath.Ext(o.out)); o.format == "" && !slices.Contains([]string{".parquet", ".csv", ".jsonl", ".ndjson"}, ext) {
 				return usagef("grade: --out %s: name it .parquet, .csv or .jsonl, or give --format", o.out)
 			}
+			if err := checkOutputs("grade", ledgerFiles(o.out), ledgerFiles(o.in)); err != nil {
+				return err
+			}
 			return runGrade(o, e)
 		},
 	}
@@ -56,7 +60,11 @@ Examples:
 }
 
 func runGrade(o gradeOptions, e *env) error {
-	w, err := ledger.CreateEpisodes(o.out, o.format, nil)
+	// One unit: an episode table written over an earlier raw export
+	// replaces its calls and effects siblings too.
+	u := outfile.NewUnit(ledgerFiles(o.in)...)
+	defer u.Abort() // no-op after Commit
+	w, err := ledger.CreateEpisodesIn(u, o.out, o.format, nil)
 	if err != nil {
 		return err
 	}
@@ -81,5 +89,17 @@ func runGrade(o gradeOptions, e *env) error {
 	if warned > shown {
 		fmt.Fprintf(e.stderr, "limbo-analyze: %d more warnings not shown\n", warned-shown)
 	}
-	return w.Close()
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if f := strings.ToLower(o.format); f == "parquet" || f == "" && formatByExt(o.out) == "parquet" {
+		cp, ep := ledger.SiblingPaths(o.out)
+		if err := u.Remove(cp); err != nil {
+			return err
+		}
+		if err := u.Remove(ep); err != nil {
+			return err
+		}
+	}
+	return u.Commit()
 }

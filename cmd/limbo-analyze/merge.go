@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 type mergeOptions struct {
@@ -48,8 +50,11 @@ Examples:
 				return usagef("merge: give the shard ledgers to merge")
 			}
 			for _, a := range args {
-				if filepath.Clean(a) == filepath.Clean(o.out) {
+				if filepath.Clean(a) == filepath.Clean(o.out) || outfile.SameFile(a, o.out) {
 					return usagef("merge: --out %s is one of the shards", o.out)
+				}
+				if o.out != "-" && (filepath.Clean(metaPath(a)) == filepath.Clean(metaPath(o.out)) || outfile.SameFile(metaPath(a), metaPath(o.out))) {
+					return usagef("merge: --out %s would replace the sidecar of shard %s", o.out, a)
 				}
 			}
 			o.shards = args
@@ -160,16 +165,22 @@ func runMerge(o mergeOptions, e *env) error {
 		}
 	}
 
+	// The merged ledger and its sidecar are one unit.
+	ins := make([]string, 0, 2*len(shards))
+	for _, s := range shards {
+		ins = append(ins, s.path, metaPath(s.path))
+	}
+	u := outfile.NewUnit(ins...)
+	defer u.Abort() // no-op after Commit
 	var out io.Writer
-	var raw *atomicFile
+	var raw *outfile.File
 	if o.out == "-" {
 		out = e.stdout
 	} else {
 		var err error
-		if raw, err = createAtomic(o.out); err != nil {
+		if raw, err = u.Create(o.out); err != nil {
 			return err
 		}
-		defer raw.abort() // no-op after close
 		out = raw
 	}
 	for _, s := range shards {
@@ -180,7 +191,7 @@ func runMerge(o mergeOptions, e *env) error {
 	if raw == nil {
 		return nil
 	}
-	if err := raw.close(); err != nil {
+	if err := raw.Close(); err != nil {
 		return err
 	}
 	m := shards[0].meta
@@ -189,7 +200,10 @@ func runMerge(o mergeOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(metaPath(o.out), append(b, '\n')); err != nil {
+	if err := u.WriteFile(metaPath(o.out), append(b, '\n')); err != nil {
+		return err
+	}
+	if err := u.Commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "merged %d shards, %d episodes, into %s\n", len(shards), m.Episodes, o.out)

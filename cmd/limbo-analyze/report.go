@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/plots"
 	"github.com/limbo-toolkit/limbo/report"
@@ -51,28 +54,21 @@ var simulatePaper = func(seed uint64, fn func(*ledger.Episode) error) error {
 // also embedded in report.html.
 var figureFormats = []string{"png", "svg"}
 
-// renderFigures draws the paper's figures into dir (package plots) and
-// returns the PNGs for embedding, with a warning per figure the data could
-// not support.
-func renderFigures(res *analysis.Results, dir string) ([]report.Figure, []string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, err
-	}
-	files, skipped, err := plots.RenderAll(res, dir, figureFormats)
+// renderFigures draws the paper's figures into dir as files of the unit u
+// (package plots) and returns the PNGs for embedding, with a warning per
+// figure the data could not support.
+func renderFigures(u *outfile.Unit, res *analysis.Results, dir string) ([]report.Figure, []string, error) {
+	files, skipped, err := plots.RenderTo(u, res, dir, figureFormats)
 	if err != nil {
 		return nil, skipped, err
 	}
 	var figs []report.Figure
 	for _, f := range files {
-		if filepath.Ext(f) != ".png" {
+		if filepath.Ext(f.Path) != ".png" {
 			continue
 		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return figs, skipped, err
-		}
-		name := filepath.Base(f)
-		figs = append(figs, report.Figure{Name: name, Caption: figureCaption(name), PNG: b})
+		name := filepath.Base(f.Path)
+		figs = append(figs, report.Figure{Name: name, Caption: figureCaption(name), PNG: f.Data})
 	}
 	return figs, skipped, nil
 }
@@ -116,7 +112,11 @@ func newReportCmd(e *env) *cobra.Command {
 Without --in it first simulates the paper's design in-process with --seed
 (default 1, as simulate), so one command regenerates the whole study. The
 report holds no timestamps: the same ledger or seed gives the same bytes.
-Every file is written atomically.
+The report is written as one unit: every file is staged beside its final
+path and all are renamed into place together once all are written, so a
+failure (a full disk, a file-size limit) leaves DIR as it was — and no DIR at
+all if this run would have created it. Files in DIR that the report does not
+write are left alone.
 
 Examples:
   limbo-analyze report --out out/report
@@ -132,6 +132,11 @@ Examples:
 			}
 			if err := checkOutDir("report", o.out); err != nil {
 				return err
+			}
+			if o.in != "" {
+				if err := checkOutputs("report", []string{o.out}, ledgerFiles(o.in)); err != nil {
+					return err
+				}
 			}
 			return runReport(o, e)
 		},
@@ -179,19 +184,34 @@ func runReport(o reportOptions, e *env) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", w)
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return err
+	// Every file of the report is one unit: staged beside its final path
+	// and renamed into place only when all are written, so a failure leaves
+	// the directory as it was (and removes it if this run created it).
+	var ins []string
+	if o.in != "" {
+		ins = ledgerFiles(o.in)
 	}
-	figs, skipped, err := renderFigures(res, filepath.Join(o.out, "figures"))
+	u := outfile.NewUnit(ins...)
+	defer u.Abort() // no-op after Commit
+	figs, skipped, err := renderFigures(u, res, filepath.Join(o.out, "figures"))
 	if err != nil {
-		// Figures are an extra: the tables still get written.
+		// Figures are an extra: a figure that cannot be drawn is left out,
+		// but a failure to write (a full disk) fails the report.
+		var pe *fs.PathError
+		var ie *outfile.InputError
+		if errors.As(err, &pe) || errors.As(err, &ie) {
+			return err
+		}
 		fmt.Fprintf(e.stderr, "limbo-analyze: warning: figures: %v\n", err)
 	}
 	for _, s := range skipped {
 		fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", s)
 	}
-	files, err := report.WriteAll(o.out, res, meta, figs)
+	files, err := report.WriteAllTo(u, o.out, res, meta, figs)
 	if err != nil {
+		return err
+	}
+	if err := u.Commit(); err != nil {
 		return err
 	}
 	figWord := "figures"

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 // Exit codes (DESIGN §5).
@@ -50,7 +52,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "limbo-analyze: %v\n", err)
 	var ue usageError
-	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command ") {
+	var ie *outfile.InputError
+	if errors.As(err, &ue) || errors.As(err, &ie) || strings.HasPrefix(err.Error(), "unknown command ") {
 		return exitUsage
 	}
 	return exitFailure

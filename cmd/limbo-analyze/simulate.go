@@ -24,6 +24,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/agent"
 	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
@@ -77,6 +78,20 @@ Examples:
 			}
 			if ext := strings.ToLower(filepath.Ext(o.episodes)); o.episodes != "" && !slices.Contains([]string{".parquet", ".csv", ".jsonl", ".ndjson"}, ext) {
 				return usagef("simulate: --episodes %s: want a .parquet, .csv or .jsonl name", o.episodes)
+			}
+			outs := map[string]string{"--out": o.out, "--episodes": o.episodes}
+			if o.out != "-" {
+				outs["the sidecar"] = metaPath(o.out)
+			}
+			if err := checkOutputsDistinct("simulate", outs); err != nil {
+				return err
+			}
+			ins := []string{o.profiles}
+			if o.design != "paper" {
+				ins = append(ins, o.design)
+			}
+			if err := checkOutputs("simulate", []string{o.out, o.episodes, metaPath(o.out)}, ins); err != nil {
+				return err
 			}
 			return runSimulate(o, e)
 		},
@@ -171,21 +186,24 @@ func runSimulate(o simulateOptions, e *env) error {
 		jobs = runtime.GOMAXPROCS(0)
 	}
 
+	// The raw ledger, its sidecar and the episode table are one unit: all
+	// appear, or none (a failure on the last leaves no first behind).
+	u := outfile.NewUnit(o.design, o.profiles)
+	defer u.Abort() // no-op after Commit
 	var out io.Writer
-	var raw *atomicFile
+	var raw *outfile.File
 	if o.out == "-" {
 		out = e.stdout
 	} else {
-		if raw, err = createAtomic(o.out); err != nil {
+		if raw, err = u.Create(o.out); err != nil {
 			return err
 		}
-		defer raw.abort() // no-op after close
 		out = raw
 	}
 	bw := bufio.NewWriterSize(out, 1<<16)
 	var epw ledger.EpisodeWriter
 	if o.episodes != "" {
-		if epw, err = ledger.CreateEpisodes(o.episodes, "", nil); err != nil {
+		if epw, err = ledger.CreateEpisodesIn(u, o.episodes, "", nil); err != nil {
 			return err
 		}
 		defer epw.Abort()
@@ -224,13 +242,25 @@ func runSimulate(o simulateOptions, e *env) error {
 			return err
 		}
 	}
+	if epw != nil && formatByExt(o.episodes) == "parquet" {
+		cp, ep := ledger.SiblingPaths(o.episodes)
+		if err := u.Remove(cp); err != nil {
+			return err
+		}
+		if err := u.Remove(ep); err != nil {
+			return err
+		}
+	}
 	if raw != nil {
-		if err := raw.close(); err != nil {
+		if err := raw.Close(); err != nil {
 			return err
 		}
-		if err := writeMeta(o, sim, si, sn, lo, hi); err != nil {
+		if err := writeMeta(u, o, sim, si, sn, lo, hi); err != nil {
 			return err
 		}
+	}
+	if err := u.Commit(); err != nil {
+		return err
 	}
 	if bar != nil {
 		bar.Finish()
@@ -244,7 +274,8 @@ func metaPath(out string) string {
 	return strings.TrimSuffix(out, ext) + ".meta.json"
 }
 
-func writeMeta(o simulateOptions, sim *design.Simulator, si, sn, lo, hi int) error {
+// writeMeta adds the sidecar of the run to the unit u.
+func writeMeta(u *outfile.Unit, o simulateOptions, sim *design.Simulator, si, sn, lo, hi int) error {
 	dm, _ := json.Marshal(sim.Plan.Manifest)
 	pm, _ := json.Marshal(sim.Profiles)
 	dh, ph := sha256.Sum256(dm), sha256.Sum256(pm)
@@ -259,71 +290,7 @@ func writeMeta(o simulateOptions, sim *design.Simulator, si, sn, lo, hi int) err
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(metaPath(o.out), append(b, '\n'))
-}
-
-// atomicFile is an output file that appears at its path only when closed:
-// it is written to a temporary file in the same directory and renamed.
-type atomicFile struct {
-	*os.File
-	path string
-	done bool
-}
-
-func createAtomic(path string) (*atomicFile, error) {
-	// A missing output directory is created, as report and figures do.
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return nil, err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
-	}
-	return &atomicFile{File: f, path: path}, nil
-}
-
-func (a *atomicFile) close() error {
-	if a.done {
-		return nil
-	}
-	a.done = true
-	if err := a.File.Close(); err != nil {
-		os.Remove(a.File.Name())
-		return err
-	}
-	if err := os.Rename(a.File.Name(), a.path); err != nil {
-		os.Remove(a.File.Name())
-		return err
-	}
-	return nil
-}
-
-func (a *atomicFile) abort() {
-	if a.done {
-		return
-	}
-	a.done = true
-	a.File.Close()
-	os.Remove(a.File.Name())
-}
-
-// writeFileAtomic writes data to a temporary file in path's directory and
-// renames it into place.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := createAtomic(path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.abort()
-		return err
-	}
-	return f.close()
+	return u.WriteFile(metaPath(o.out), append(b, '\n'))
 }
 
 // chunk is a contiguous run of episodes simulated by one worker: their raw
