@@ -1,0 +1,301 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const rawSamplePath = "../../testdata/ledger/sample.jsonl"
+
+// copyTo copies src to a new file dst and returns dst.
+func copyTo(t *testing.T, src, dst string) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// hidden lists the hidden entries of dir (temporary files of any naming).
+func hidden(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func mustNotExist(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s exists after a failed run (%v)", p, err)
+		}
+	}
+}
+
+// Issue 17, items 1–4: a command never writes over one of its inputs,
+// however the output is spelled (another path, a symlink, a hard link).
+// It exits 2, writes nothing and leaves the input byte-identical.
+func TestOutputIsInput(t *testing.T) {
+	dir := t.TempDir()
+	raw := copyTo(t, rawSamplePath, filepath.Join(dir, "s.jsonl"))
+	want, _ := os.ReadFile(raw)
+	abs, _ := filepath.Abs(raw)
+	sym := filepath.Join(dir, "sym.jsonl")
+	hard := filepath.Join(dir, "hard.jsonl")
+	if err := os.Symlink(raw, sym); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(raw, hard); err != nil {
+		t.Fatal(err)
+	}
+	design := filepath.Join(dir, "d.meta.json")
+	os.WriteFile(design, []byte("{}"), 0o644)
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"export absolute path", []string{"export", "--in", raw, "--out", abs}},
+		{"export dotted path", []string{"export", "--in", raw, "--out", dir + "/./s.jsonl"}},
+		{"export symlink", []string{"export", "--in", raw, "--out", sym}},
+		{"export hard link", []string{"export", "--in", raw, "--out", hard}},
+		{"export symlinked input", []string{"export", "--in", sym, "--out", raw}},
+		{"grade", []string{"grade", raw, "--out", raw}},
+		{"grade hard link", []string{"grade", raw, "--out", hard}},
+		{"simulate out is episodes", []string{"simulate", "--shard", "1/5000", "--out", filepath.Join(dir, "x.jsonl"), "--episodes", filepath.Join(dir, "x.jsonl")}},
+		{"simulate episodes is out through a link", []string{"simulate", "--shard", "1/5000", "--out", raw, "--episodes", sym}},
+		{"simulate sidecar is the design", []string{"simulate", "--design", design, "--out", filepath.Join(dir, "d.jsonl")}},
+		{"report in its own output dir", []string{"report", "--in", dir, "--out", dir}},
+		{"figures in its own output dir", []string{"figures", "--in", dir, "--out", dir}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := os.ReadDir(dir)
+			code, _, stderr := runCmd(t, tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d; stderr %s", code, exitUsage, stderr)
+			}
+			if !strings.Contains(stderr, "same file") && !strings.Contains(stderr, "is the input") {
+				t.Errorf("stderr %q does not say the output is an input", stderr)
+			}
+			if got, _ := os.ReadFile(raw); !bytes.Equal(got, want) {
+				t.Fatalf("input changed (%d bytes, was %d)", len(got), len(want))
+			}
+			if after, _ := os.ReadDir(dir); len(after) != len(before) {
+				t.Errorf("%d entries in the directory after, %d before", len(after), len(before))
+			}
+		})
+	}
+}
+
+// Items 5 and 6: a failure on one output of simulate leaves none of them.
+func TestSimulateAllOrNothing(t *testing.T) {
+	cases := []struct {
+		name    string
+		blocker string // made a directory so that this output cannot be written
+		args    []string
+		outputs []string
+	}{
+		{"sidecar blocked", "r.meta.json", []string{"--out", "r.jsonl"}, []string{"r.jsonl"}},
+		{"raw ledger blocked", "q.jsonl", []string{"--out", "q.jsonl", "--episodes", "q.parquet"}, []string{"q.parquet", "q.meta.json"}},
+		{"episodes blocked", "p.parquet", []string{"--out", "p.jsonl", "--episodes", "p.parquet"}, []string{"p.jsonl", "p.meta.json"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.Mkdir(filepath.Join(dir, tc.blocker), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"simulate", "--shard", "1/2000"}
+			for _, a := range tc.args {
+				if strings.Contains(a, ".") {
+					a = filepath.Join(dir, a)
+				}
+				args = append(args, a)
+			}
+			code, _, stderr := runCmd(t, args...)
+			if code != exitFailure || !strings.Contains(stderr, tc.blocker) {
+				t.Errorf("exit %d, stderr %q; want 1 and a message naming %s", code, stderr, tc.blocker)
+			}
+			for _, o := range tc.outputs {
+				mustNotExist(t, filepath.Join(dir, o))
+			}
+			if h := hidden(t, dir); len(h) > 0 {
+				t.Errorf("temporary files left: %v", h)
+			}
+		})
+	}
+}
+
+// Item 9: an episode table exported over a former raw export replaces the
+// whole unit: the old calls and effects go, and the result validates.
+func TestExportReplacesStaleSiblings(t *testing.T) {
+	dir := t.TempDir()
+	e := filepath.Join(dir, "e.parquet")
+	if code, _, stderr := runCmd(t, "export", "--in", rawSamplePath, "--out", e); code != 0 {
+		t.Fatalf("raw export: %s", stderr)
+	}
+	calls, effects := filepath.Join(dir, "e.calls.parquet"), filepath.Join(dir, "e.effects.parquet")
+	for _, p := range []string{calls, effects} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("raw export wrote no %s: %v", p, err)
+		}
+	}
+	if code, _, stderr := runCmd(t, "export", "--in", samplePath, "--out", e); code != 0 {
+		t.Fatalf("episode export: %s", stderr)
+	}
+	mustNotExist(t, calls, effects)
+	if code, _, stderr := runCmd(t, "validate", e); code != 0 {
+		t.Errorf("validate after re-export: exit %d\n%s", code, stderr)
+	}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// builtBinary builds limbo-analyze once per test run, for tests about
+// processes (resource limits, SIGKILL).
+func builtBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary and runs it as a process")
+	}
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "limbo-outputs-test")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "limbo-analyze")
+		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+			binErr = errors.New(string(out))
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("go build: %v", binErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// shellLimited runs the binary in dir under sh with `ulimit -f blocks`
+// (512-byte blocks in POSIX sh) and returns its exit code and stderr.
+func shellLimited(t *testing.T, dir string, blocks int, args ...string) (int, string) {
+	t.Helper()
+	bin := builtBinary(t)
+	sh := append([]string{"-c", `ulimit -f "$1"; shift; exec "$@"`, "sh", strconv.Itoa(blocks), bin}, args...)
+	cmd := exec.Command("sh", sh...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), stderr.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, stderr.String()
+}
+
+// Items 7 and 8: a file-size limit hit half-way leaves no output at all
+// (no report directory; no episode table without its calls), and the
+// message names the output once: no "write: write:", no temporary file.
+func TestFileSizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	raw := filepath.Join(dir, "r.jsonl")
+	if code, _, stderr := runCmd(t, "simulate", "--shard", "1/100", "--out", raw); code != 0 {
+		t.Fatalf("simulate: %s", stderr)
+	}
+	cases := []struct {
+		name    string
+		blocks  int
+		args    []string
+		outputs []string
+	}{
+		// 20 KB: the report's tables fit, its figures and report.html do not.
+		{"report", 40, []string{"report", "--in", raw, "--out", "rep"}, []string{"rep"}},
+		// 20 KB: e.parquet (13 KB) fits, e.calls.parquet (34 KB) does not.
+		{"export", 40, []string{"export", "--in", raw, "--out", "e.parquet"}, []string{"e.parquet", "e.calls.parquet", "e.effects.parquet"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stderr := shellLimited(t, dir, tc.blocks, tc.args...)
+			if code != exitFailure {
+				t.Errorf("exit %d, want 1; stderr %s", code, stderr)
+			}
+			if strings.Contains(stderr, "write: write") || strings.Contains(stderr, ".tmp") || strings.Contains(stderr, "limbo-tmp") || !strings.Contains(stderr, "file too large") {
+				t.Errorf("message %q: want one naming the output and the cause", stderr)
+			}
+			for _, o := range tc.outputs {
+				mustNotExist(t, filepath.Join(dir, o))
+			}
+			if h := hidden(t, dir); len(h) > 0 {
+				t.Errorf("temporary files left: %v", h)
+			}
+		})
+	}
+}
+
+// Item 12: the temporary file of a run killed with SIGKILL is removed by
+// the next run that writes in that directory.
+func TestKilledRunTemporariesCleaned(t *testing.T) {
+	bin := builtBinary(t)
+	dir := t.TempDir()
+	for range 2 {
+		cmd := exec.Command(bin, "simulate", "--out", filepath.Join(dir, "big.jsonl"), "--episodes", filepath.Join(dir, "big.parquet"), "--jobs", "1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Kill it once its temporary files exist (long before it ends:
+		// the paper's design takes tens of seconds).
+		deadline := time.Now().Add(30 * time.Second)
+		for len(hidden(t, dir)) < 2 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+	}
+	if h := hidden(t, dir); len(h) < 2 {
+		t.Fatalf("the killed runs left %v; the test needs their temporaries", h)
+	}
+	if code, _, stderr := runCmd(t, "simulate", "--shard", "1/5000", "--out", filepath.Join(dir, "small.jsonl")); code != 0 {
+		t.Fatalf("simulate: %s", stderr)
+	}
+	if h := hidden(t, dir); len(h) > 0 {
+		t.Errorf("temporaries of the killed runs left after a new run: %v", h)
+	}
+	mustNotExist(t, filepath.Join(dir, "big.jsonl"), filepath.Join(dir, "big.parquet"))
+}
