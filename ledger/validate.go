@@ -190,7 +190,8 @@ func (ck *checker) episode(e *Episode, m colMask, add func(Problem)) {
 		late := slices.Contains(LateModes, e.FaultMode)
 		if late && e.FaultFired && e.DelayS == 0 {
 			warnf("delay_s", "0 for late mode "+e.FaultMode+" that fired")
-		} else if !late && e.DelayS > 0 {
+		} else if !late && e.DelayS > 0 && !math.IsInf(e.DelayS, 0) {
+			// An infinite delay (1e400 in a CSV) is already an error.
 			warnf("delay_s", fmtFloat(e.DelayS)+" for non-late mode "+e.FaultMode)
 		}
 	}
@@ -337,7 +338,8 @@ func validateNested(r *RawEpisode, add func(Problem)) {
 		str("idempotency_key", f.IdempotencyKey, false)
 		nonNeg("issued_at_s", f.IssuedAtS)
 		nonNeg("committed_at_s", f.CommittedAtS)
-		if f.CommittedAtS < f.IssuedAtS {
+		// Non-finite times are already errors; no warning on top.
+		if f.CommittedAtS < f.IssuedAtS && !math.IsInf(f.IssuedAtS, 0) && !math.IsInf(f.CommittedAtS, 0) {
 			warnf("committed_at_s", "before issued_at_s")
 		}
 		if !Sources.Has(f.Source) {

@@ -299,3 +299,58 @@ func TestKilledRunTemporariesCleaned(t *testing.T) {
 	}
 	mustNotExist(t, filepath.Join(dir, "big.jsonl"), filepath.Join(dir, "big.parquet"))
 }
+
+// Issue 17, exit codes: a bad flag value is a usage error (exit 2) whatever
+// the command, and nothing is created.
+func TestUsageExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	l := filepath.Join(dir, "l.jsonl")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"rates", "--in", samplePath, "--in-format", "xml", "--outcome", "duplicated"}, `--in-format "xml"`},
+		{[]string{"tables", "--in", samplePath, "--in-format", "xml"}, `--in-format "xml"`},
+		{[]string{"serve", "--template", "T99", "--ledger", l}, `"T99"`},
+		{[]string{"serve", "--template", "T03", "--fault", "nosuch", "--ledger", l}, `"nosuch"`},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args[:1], " ")+" "+tc.want, func(t *testing.T) {
+			code, _, stderr := runCmd(t, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and a message naming %s", code, stderr, tc.want)
+			}
+			mustNotExist(t, l)
+		})
+	}
+}
+
+// Issue 17: a number too large for a float64 in a CSV cell gives the one
+// real error, not a plausibility warning about the infinity on top.
+func TestCSVOverflowOneError(t *testing.T) {
+	lines := readSample(t)
+	hdr := strings.Split(lines[0], ",")
+	col := -1
+	for i, h := range hdr {
+		if h == "delay_s" {
+			col = i
+		}
+	}
+	if col < 0 {
+		t.Fatal("sample has no delay_s column")
+	}
+	row := strings.Split(lines[1], ",") // a fault_mode none row: no quoted commas before delay_s
+	if len(row) != len(hdr) {
+		t.Fatalf("row 1 has quoted commas; pick another row")
+	}
+	row[col] = "1e400"
+	p := filepath.Join(t.TempDir(), "big.csv")
+	os.WriteFile(p, []byte(lines[0]+"\n"+strings.Join(row, ",")+"\n"), 0o644)
+	code, stdout, stderr := runCmd(t, "validate", p)
+	if code != exitFailure {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if all := stdout + stderr; !strings.Contains(all, "delay_s: infinite") || strings.Contains(all, "warning") {
+		t.Errorf("output %q: want the one error, no warning", all)
+	}
+}

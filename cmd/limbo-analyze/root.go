@@ -97,6 +97,23 @@ Examples:
 		newServeCmd(e), newDriveCmd(e),
 		newFiguresCmd(e),
 	)
+	// A ledger format no reader knows is a usage error (exit 2), for every
+	// command that takes --in-format, before any input is opened.
+	for _, c := range root.Commands() {
+		if c.Flags().Lookup("in-format") == nil {
+			continue
+		}
+		pre := c.PreRunE
+		c.PreRunE = func(c *cobra.Command, a []string) error {
+			if err := checkInFormat(c); err != nil {
+				return err
+			}
+			if pre != nil {
+				return pre(c, a)
+			}
+			return nil
+		}
+	}
 	// Wrong positional arguments are usage errors (exit 2) too.
 	for _, c := range root.Commands() {
 		if args := c.Args; args != nil {
@@ -109,6 +126,16 @@ Examples:
 		}
 	}
 	return root
+}
+
+// checkInFormat validates the --in-format flag of c.
+func checkInFormat(c *cobra.Command) error {
+	v, _ := c.Flags().GetString("in-format")
+	switch strings.ToLower(v) {
+	case "", "jsonl", "ndjson", "json", "csv", "parquet":
+		return nil
+	}
+	return usagef("%s: --in-format %q: want jsonl, csv or parquet", c.Name(), v)
 }
 
 // flagParseRE matches pflag's message for a value that does not parse.

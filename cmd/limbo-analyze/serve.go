@@ -150,7 +150,13 @@ func (o *serveOptions) loadPlan() (*mcp.Plan, error) {
 		ep := o.one
 		ep.Model, ep.Harness = o.model, o.harness
 		ep.SeedFrom(o.seed)
-		return mcp.NewPlan([]mcp.Episode{ep})
+		p, err := mcp.NewPlan([]mcp.Episode{ep})
+		if err != nil {
+			// The single episode comes from the flags: a bad value is a
+			// usage error (exit 2).
+			return nil, usageError{fmt.Errorf("--template episode: %w", err)}
+		}
+		return p, nil
 	}
 	return mcp.DefaultPlan(o.seed, o.model, o.harness)
 }
