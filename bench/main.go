@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 // suite is one package's benchmarks; stage maps a benchmark name to the
@@ -263,20 +265,5 @@ func command(stdout io.Writer, name string, args ...string) error {
 	return nil
 }
 
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	os.Chmod(f.Name(), 0o644)
-	return os.Rename(f.Name(), path)
-}
+// writeAtomic writes path through the toolkit's one atomic-output helper.
+func writeAtomic(path string, data []byte) error { return outfile.WriteFile(path, data) }

@@ -12,8 +12,8 @@ import (
 	"flag"
 	"fmt"
 	"image/color"
+	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +23,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 // sizes maps the ledger names bench/scale.sh uses to their row counts.
@@ -130,19 +132,8 @@ func run(in, out string) error {
 	for j, p := range []*plot.Plot{cpu, rss} {
 		p.Draw(tiles.At(dc, j, 0))
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp*")
-	if err != nil {
+	return outfile.Write(out, func(w io.Writer) error {
+		_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w)
 		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(tmp); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	os.Chmod(tmp.Name(), 0o644)
-	return os.Rename(tmp.Name(), out)
+	})
 }
