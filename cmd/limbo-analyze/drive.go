@@ -46,7 +46,8 @@ episode the server grades into --out. Episodes already in --out are skipped,
 so an interrupted drive resumes where it stopped; an episode whose harness
 never called a tool is reported and stays pending. If the first three
 episodes all record nothing, drive stops: the harness is not reaching the
-server.
+server. Nothing left to do is success: when --out already holds every planned
+episode, drive says so and exits 0 (serve does the same).
 
 The harness command may use these placeholders, each replaced by a
 shell-quoted value:

@@ -67,7 +67,12 @@ func newRootCmd(e *env) *cobra.Command {
 the paper's tables, figures, hypothesis verdicts and Parquet for notebooks.
 
 Ledgers are JSONL, CSV or Parquet (docs/ledger.md). Exit status: 0 success,
-1 failure, 2 usage error. Data goes to stdout, messages to stderr.
+1 failure, 2 usage error (a bad flag value, or an output that is one of the
+inputs, even through a link). serve and drive exit 0 when the ledger already
+holds every planned episode. Data goes to stdout, messages to stderr.
+
+Outputs appear atomically and a command's outputs together (all or none);
+a failure leaves nothing behind.
 
 The main job simulates the paper's design and writes every table, figure and
 verdict (report.md, report.html, tables/, figures/) into a directory.

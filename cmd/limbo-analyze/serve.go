@@ -66,6 +66,10 @@ stderr. Over HTTP (--transport http, streamable HTTP on --addr, loopback
 only unless --allow-remote), every new session takes the next pending
 episode, and serve exits when all are recorded.
 
+Nothing left to do is success: when the ledger already holds every planned
+episode, serve says so on stderr and exits 0 without serving, as drive does.
+--print-task then exits 1, since there is no task to print.
+
 Without --plan the plan is the E2 instance-0 design: every focal write
 under timeout_pre, timeout_post, timeout_late, http500_pre, http500_post
 and redelivery, plus partial_batch on the batch write; native contract,
@@ -196,7 +200,10 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		return err
 	}
 	if srv.Pending() == 0 {
-		return fmt.Errorf("every episode of the plan is already in %s", o.ledger)
+		// Nothing left to do is success, as for drive: the ledger holds the
+		// whole plan (documented in --help and the README).
+		fmt.Fprintf(e.stderr, "limbo-analyze serve: every episode of the plan is already in %s; nothing to serve\n", o.ledger)
+		return nil
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

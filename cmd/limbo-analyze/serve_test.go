@@ -153,9 +153,10 @@ func TestServeStdio(t *testing.T) {
 	if ep.Model != "m1" || ep.FaultMode != ledger.FaultTimeoutPost || ep.Template != "T03" || !ep.FaultFired || ep.ToolCalls != int64(len(task.Steps)) || !ep.UncertaintyListed {
 		t.Errorf("recorded episode: %+v", ep)
 	}
-	// Run again: the episode is recorded, nothing to serve.
+	// Run again: the episode is recorded, nothing to serve, which is
+	// success (exit 0), as for drive.
 	var stdout2, stderr2 bytes.Buffer
-	if c := run([]string{"serve", "--template", "T03", "--focal-index", "0", "--fault", "timeout_post", "--model", "m1", "--ledger", ledgerPath}, strings.NewReader(""), &stdout2, &stderr2); c != exitFailure ||
+	if c := run([]string{"serve", "--template", "T03", "--focal-index", "0", "--fault", "timeout_post", "--model", "m1", "--ledger", ledgerPath}, strings.NewReader(""), &stdout2, &stderr2); c != exitOK ||
 		!strings.Contains(stderr2.String(), "already in") {
 		t.Errorf("second serve: exit %d, %q", c, stderr2.String())
 	}
