@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 
 	"gonum.org/v1/plot/vg"
@@ -144,7 +145,8 @@ type Output struct {
 // RenderTo renders every figure the data supports as dir/figureN.FORMAT for
 // each of formats into the unit u, which the caller commits with its other
 // outputs. It returns the files, in figure then format order, and one
-// warning per figure it skipped for lack of data.
+// warning per figure it skipped for lack of data; the files of a skipped
+// figure that an earlier run left in dir are removed on commit.
 func RenderTo(u *outfile.Unit, res *analysis.Results, dir string, formats []string) (files []Output, skipped []string, err error) {
 	for _, f := range formats {
 		if !slices.Contains(Formats, f) {
@@ -166,6 +168,12 @@ func RenderTo(u *outfile.Unit, res *analysis.Results, dir string, formats []stri
 			fig, err := Build(n, res)
 			if err != nil {
 				out[i].skip = err.Error()
+				// A figure an earlier run drew from other data is stale.
+				for _, format := range formats {
+					if err := u.Remove(filepath.Join(dir, "figure"+strconv.Itoa(n)+"."+format)); err != nil {
+						out[i].err = err
+					}
+				}
 				return
 			}
 			for _, format := range formats {
