@@ -86,6 +86,8 @@ func TestOutputIsInput(t *testing.T) {
 		{"simulate out is episodes", []string{"simulate", "--shard", "1/5000", "--out", filepath.Join(dir, "x.jsonl"), "--episodes", filepath.Join(dir, "x.jsonl")}},
 		{"simulate episodes is out through a link", []string{"simulate", "--shard", "1/5000", "--out", raw, "--episodes", sym}},
 		{"simulate sidecar is the design", []string{"simulate", "--design", design, "--out", filepath.Join(dir, "d.jsonl")}},
+		{"merge out is a shard through a hard link", []string{"merge", "--out", hard, raw}},
+		{"merge out is a shard through a symlink", []string{"merge", "--out", sym, raw}},
 		{"report in its own output dir", []string{"report", "--in", dir, "--out", dir}},
 		{"figures in its own output dir", []string{"figures", "--in", dir, "--out", dir}},
 	}
@@ -96,7 +98,7 @@ func TestOutputIsInput(t *testing.T) {
 			if code != exitUsage {
 				t.Errorf("exit %d, want %d; stderr %s", code, exitUsage, stderr)
 			}
-			if !strings.Contains(stderr, "same file") && !strings.Contains(stderr, "is the input") {
+			if !strings.Contains(stderr, "same file") && !strings.Contains(stderr, "is the input") && !strings.Contains(stderr, "is one of the shards") {
 				t.Errorf("stderr %q does not say the output is an input", stderr)
 			}
 			if got, _ := os.ReadFile(raw); !bytes.Equal(got, want) {

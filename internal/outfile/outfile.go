@@ -197,7 +197,11 @@ func mkdirAll(dir string) ([]string, error) {
 	}
 	var made []string
 	for i := len(missing) - 1; i >= 0; i-- {
-		if err := os.Mkdir(missing[i], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		err := os.Mkdir(missing[i], 0o755)
+		if errors.Is(err, fs.ErrExist) {
+			continue // made meanwhile by someone else: not ours to remove
+		}
+		if err != nil {
 			return made, err
 		}
 		made = append(made, missing[i])
