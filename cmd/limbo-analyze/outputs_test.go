@@ -252,6 +252,18 @@ func TestFileSizeLimit(t *testing.T) {
 		// 20 KB: e.parquet (13 KB) fits, e.calls.parquet (34 KB) does not.
 		{"export", 40, []string{"export", "--in", raw, "--out", "e.parquet"}, []string{"e.parquet", "e.calls.parquet", "e.effects.parquet"}},
 	}
+	// An earlier report in old/ (and a file of the user's) stays as it was.
+	old := filepath.Join(dir, "old")
+	os.MkdirAll(old, 0o755)
+	for _, f := range []string{"report.md", "keep.txt"} {
+		os.WriteFile(filepath.Join(old, f), []byte("earlier "+f), 0o644)
+	}
+	cases = append(cases, struct {
+		name    string
+		blocks  int
+		args    []string
+		outputs []string
+	}{"report over an earlier one", 40, []string{"report", "--in", raw, "--out", "old"}, []string{"old/report.html", "old/tables", "old/figures"}})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stderr := shellLimited(t, dir, tc.blocks, tc.args...)
@@ -268,6 +280,14 @@ func TestFileSizeLimit(t *testing.T) {
 				t.Errorf("temporary files left: %v", h)
 			}
 		})
+	}
+	for _, f := range []string{"report.md", "keep.txt"} {
+		if b, err := os.ReadFile(filepath.Join(old, f)); string(b) != "earlier "+f {
+			t.Errorf("old/%s = %q (%v), want it untouched", f, b, err)
+		}
+	}
+	if h := hidden(t, old); len(h) > 0 {
+		t.Errorf("temporary files left in old/: %v", h)
 	}
 }
 
