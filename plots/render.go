@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
 // Numbers are the figures this package draws.
@@ -41,8 +42,8 @@ func Build(n int, res *analysis.Results) (*Figure, error) {
 	var err error
 	switch n {
 	case 1:
-		var tr []Trace
-		if tr, err = Figure1Traces(); err == nil {
+		var tr []sandbox.Figure1Trace
+		if tr, err = sandbox.Figure1Traces(); err == nil {
 			f = figure1(tr)
 		}
 	case 2:
