@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,7 +35,7 @@ type FaultNote struct {
 	Mode   string  // ledger.Fault*
 	DelayS float64 // in-flight delay of a late commit, else 0
 	// Seq is the call the fault was injected on (the focal write's first
-	// issue), 0 when it never fired.
+	// issue), 0 when it never fired or the mode is none.
 	Seq int64
 	// Text describes the fault for a reader: what the agent saw and what
 	// happened underneath.
@@ -125,7 +126,7 @@ func TraceOf(raw *ledger.RawEpisode, ep *ledger.Episode) (Trace, error) {
 			} else {
 				seenFocal = true
 				tc.Role = RoleFocal
-				if ep.FaultFired {
+				if ep.FaultFired && ep.FaultMode != ledger.FaultNone {
 					tc.Faulted = true
 					tr.Fault.Seq = c.Seq
 				}
@@ -169,7 +170,7 @@ func TraceOf(raw *ledger.RawEpisode, ep *ledger.Episode) (Trace, error) {
 
 // observed says what the agent saw of a call.
 func observed(c *ledger.Call) string {
-	lat := strconv.FormatFloat(c.LatencyS, 'f', -1, 64)
+	lat := seconds(c.LatencyS)
 	switch c.Outcome {
 	case ledger.OutcomeOK:
 		if c.Tool == ToolWait {
@@ -198,7 +199,7 @@ func observed(c *ledger.Call) string {
 
 // faultText describes the planned fault and where it struck.
 func faultText(ep *ledger.Episode, seq int64) string {
-	delay := strconv.FormatFloat(ep.DelayS, 'f', -1, 64)
+	delay := seconds(ep.DelayS)
 	var what string
 	switch ep.FaultMode {
 	case ledger.FaultNone:
@@ -245,14 +246,18 @@ func origin(e *ledger.Effect) string {
 	}
 	switch e.Source {
 	case ledger.SourceLate:
-		d := strconv.FormatFloat(e.CommittedAtS-e.IssuedAtS, 'f', -1, 64)
-		return "late commit of " + call + " (δ = " + d + " s)"
+		return "late commit of " + call + " (δ = " + seconds(e.CommittedAtS-e.IssuedAtS) + " s)"
 	case ledger.SourceRedelivery:
 		return "redelivery of " + call
 	case ledger.SourcePartial:
 		return "partial batch of " + call
 	}
 	return call
+}
+
+// seconds writes a duration for a reader, to the tenth of a second.
+func seconds(s float64) string {
+	return strconv.FormatFloat(math.Round(s*10)/10, 'f', -1, 64)
 }
 
 // nouns names the effect of each write tool, singular.

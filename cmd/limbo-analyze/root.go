@@ -92,7 +92,7 @@ Examples:
 		newTablesCmd(e), newHypothesesCmd(e), newReportCmd(e),
 		newRatesCmd(e), newPairedCmd(e), newShapleyCmd(e), newModelCmd(e), newTOSTCmd(e),
 		newServeCmd(e), newDriveCmd(e),
-		newFiguresCmd(e),
+		newFiguresCmd(e), newViewCmd(e),
 	)
 	// Wrong positional arguments are usage errors (exit 2) too.
 	for _, c := range root.Commands() {
