@@ -305,7 +305,6 @@ func TestSample(t *testing.T) {
 	}
 }
 
-
 // TestWrite checks the atomic write: a new directory, the replacement of
 // an earlier site, the refusal to overwrite anything else, and the list
 // data's front-coded ids.
