@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 if [ ! -x /usr/bin/chromium ]; then
 	echo "installing chromium (apt)"
-	apt-get install -y chromium >/dev/null
+	apt-get install -y chromium >/dev/null || { apt-get update >/dev/null && apt-get install -y chromium >/dev/null; }
 fi
 (cd "$tmp" && npm install --silent --no-audit --no-fund playwright-core >/dev/null)
 cp scripts/browser/check.mjs "$tmp/check.mjs"
