@@ -35,6 +35,7 @@
   function val(name, i) { var d = dim[name]; return d ? d.levels[d.codes[i]] : ''; }
   function fmtInt(n) { return n.toLocaleString('en-US'); }
   function fmtPct(p) { return isFinite(p) ? (100 * p).toFixed(1) + '%' : '—'; }
+  function fmtNum(v) { return String(Math.round(v * 1000) / 1000); }
   function fmtS(s) { return (Math.round(s * 10) / 10).toString(); }
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -244,11 +245,20 @@
 
   function timelineSVG(d, idLabel) {
     var W = 1000, L = 70, R = 20;
-    var end = 0;
-    d.calls.forEach(function (c) { end = Math.max(end, c.t + c.lat); });
-    d.effects.forEach(function (e) { end = Math.max(end, e.committed); });
-    end = Math.max(30, Math.ceil((end + 10) / 30) * 30);
-    var x = function (t) { return L + (W - L - R) * t / end; };
+    var end = 0, active = 0;
+    d.calls.forEach(function (c) { end = Math.max(end, c.t + c.lat); active = Math.max(active, c.t + c.lat); });
+    d.effects.forEach(function (e) { end = Math.max(end, e.committed); if (e.source !== 'late') active = Math.max(active, e.committed); });
+    var round30 = function (t) { return Math.max(30, Math.ceil((t + 10) / 30) * 30); };
+    end = round30(end);
+    active = round30(active);
+    // A late commit long after the agent stopped (a heavy-tail δ of up to
+    // 2 h) would crush the calls into a sliver: then the axis breaks, the
+    // agent's activity keeps 70% of the width and the wait until the
+    // commit is drawn compressed after a marked gap.
+    var broken = end > 3 * active, GAP = 14, split = L + 0.7 * (W - L - R);
+    var x = broken ? function (t) {
+      return t <= active ? L + (split - L) * t / active : split + GAP + (W - R - split - GAP) * (t - active) / (end - active);
+    } : function (t) { return L + (W - L - R) * t / end; };
     var cw = 6.2; // average glyph width of the 11 px font, for label placement
     var above = new Placer(), below = new Placer();
     var callLabels = d.calls.map(function (c) {
@@ -273,13 +283,25 @@
     o.push('<g class="axis">');
     [agentY, ledgerY].forEach(function (y) { o.push('<line x1="' + L + '" y1="' + y + '" x2="' + (W - R) + '" y2="' + y + '" stroke="#b0b0b0" stroke-width="1"/>'); });
     o.push('<text x="4" y="' + (agentY + 4) + '">agent</text><text x="4" y="' + (ledgerY + 4) + '">ledger</text>');
-    var step = [10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600].find(function (s) { return end / s <= 8; }) || 3600;
+    var niceStep = function (span) { return [10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600].find(function (s) { return span / s <= 8; }) || 3600; };
     var axY = H - 20;
-    o.push('<line x1="' + L + '" y1="' + axY + '" x2="' + (W - R) + '" y2="' + axY + '" stroke="#444"/>');
-    for (var t = 0; t <= end + 1e-9; t += step) {
+    var tick = function (t) {
       o.push('<line x1="' + x(t) + '" y1="' + axY + '" x2="' + x(t) + '" y2="' + (axY + 4) + '" stroke="#444"/><text x="' + x(t) + '" y="' + (axY + 15) + '" text-anchor="middle">' + t + '</text>');
+    };
+    var step = niceStep(broken ? active : end), t;
+    if (broken) {
+      o.push('<line x1="' + L + '" y1="' + axY + '" x2="' + split + '" y2="' + axY + '" stroke="#444"/><line x1="' + (split + GAP) + '" y1="' + axY + '" x2="' + (W - R) + '" y2="' + axY + '" stroke="#444"/>');
+      [agentY, ledgerY, axY].forEach(function (y) {
+        o.push('<path d="M' + (split + 2) + ' ' + (y + 6) + 'l4 -12M' + (split + GAP - 6) + ' ' + (y + 6) + 'l4 -12" stroke="#444" stroke-width="1.2"/>');
+      });
+      for (t = 0; t <= active + 1e-9; t += step) tick(t);
+      var step2 = niceStep(end - active);
+      for (t = Math.ceil((active + step2 / 2) / step2) * step2; t <= end + 1e-9; t += step2) tick(t);
+    } else {
+      o.push('<line x1="' + L + '" y1="' + axY + '" x2="' + (W - R) + '" y2="' + axY + '" stroke="#444"/>');
+      for (t = 0; t <= end + 1e-9; t += step) tick(t);
     }
-    o.push('<text x="' + (W - R) + '" y="' + (axY - 4) + '" text-anchor="end">simulated seconds since the episode began</text></g>');
+    o.push('<text x="' + L + '" y="' + (axY - 5) + '">simulated seconds since the episode began' + (broken ? ' (the axis breaks at ' + active + ' s: the wait for the late commit is compressed)' : '') + '</text></g>');
     // Effects: dotted link from the send that caused them, a glyph, a label.
     effs.forEach(function (f) {
       var e = f.e, cx = x(e.committed);
@@ -323,14 +345,14 @@
     ['file', 'experiment', 'model', 'harness', 'condition', 'cue', 'contract', 'task', 'template', 'service', 'focal_write', 'platform', 'write_class', 'read_path', 'fault_mode', 'recovery'].forEach(function (n) {
       if (dim[n]) h += '<dt>' + esc(n) + '</dt><dd>' + esc(val(n, i) || '—') + '</dd>';
     });
-    ['delay_s', 'weight', 'instance', 'focal_index'].forEach(function (n) { if (num[n]) h += '<dt>' + n + '</dt><dd>' + num[n][i] + '</dd>'; });
+    ['delay_s', 'weight', 'instance', 'focal_index'].forEach(function (n) { if (num[n]) h += '<dt>' + n + '</dt><dd>' + fmtNum(num[n][i]) + '</dd>'; });
     return h + '</dl>';
   }
   function gradesDL(i) {
     var fl = D.flags[i], yes = function (b) { return (fl & FLAG[b]) ? 'yes' : 'no'; };
     var h = '<dl class="fields">';
     ['duplicated', 'task_success', 'eos', 'overclaim', 'fault_fired', 'reported_success', 'uncertainty_listed', 'reversible'].forEach(function (b) { h += '<dt>' + b + '</dt><dd>' + yes(b) + '</dd>'; });
-    ['expected_commits', 'focal_commits', 'tool_calls', 'agent_time_s'].forEach(function (n) { if (num[n]) h += '<dt>' + n + '</dt><dd>' + num[n][i] + '</dd>'; });
+    ['expected_commits', 'focal_commits', 'tool_calls', 'agent_time_s'].forEach(function (n) { if (num[n]) h += '<dt>' + n + '</dt><dd>' + fmtNum(num[n][i]) + '</dd>'; });
     return h + '</dl>';
   }
 
@@ -374,7 +396,7 @@
         h += '<h3 id="calls-h">Calls (' + d.calls.length + ')</h3><table class="data" id="calls" aria-labelledby="calls-h"><thead><tr><th scope="col" class="num">seq</th><th scope="col" class="num">t (s)</th><th scope="col">tool</th><th scope="col">role</th><th scope="col">arguments</th><th scope="col">key</th><th scope="col">observed</th></tr></thead><tbody>';
         d.calls.forEach(function (c) {
           h += '<tr data-seq="' + c.seq + '" data-t="' + c.t + '" data-tool="' + esc(c.tool) + '" data-outcome="' + esc(c.outcome) + '"' + (c.faulted ? ' class="faulted"' : '') + '><td class="num">' + c.seq + '</td><td class="num">' + fmtS(c.t) + '</td><td>' + esc(c.tool) + '</td><td>' + esc(c.role) +
-            (c.faulted ? ' <span class="mark m-err">▲ fault injected</span>' : '') + '</td><td class="args">' + esc(c.args) + '</td><td><code>' + esc(c.key) + '</code></td><td' +
+            (c.faulted ? ' <span class="mark m-err">▲ fault injected</span>' : '') + '</td><td class="args">' + esc(c.args) + '</td><td class="key"><code>' + esc(c.key) + '</code></td><td' +
             (c.outcome !== 'ok' ? ' class="mark m-err"' : '') + '>' + (c.outcome !== 'ok' ? '⚠ ' : '') + esc(c.observed) + '</td></tr>';
         });
         h += '</tbody></table>';
