@@ -254,6 +254,27 @@ func TestParquetExport(t *testing.T) {
 		t.Error("Parquet and JSONL lists differ")
 	}
 
+	// A malformed calls table fails naming its file and row.
+	cw, err = ledger.CreateCalls(callsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range raws[0].Calls {
+		c.EpisodeID = raws[0].EpisodeID
+		if i == 1 {
+			c.Outcome = "fine"
+		}
+		if err := cw.Write(&c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := view.Build([]string{pq}, view.Options{}); err == nil || !strings.Contains(err.Error(), callsPath+":2") || !strings.Contains(err.Error(), "outcome") {
+		t.Errorf("malformed calls table: %v, want an error naming %s:2 and outcome", err, callsPath)
+	}
+
 	// The episode table alone.
 	alone := filepath.Join(t.TempDir(), "alone.parquet")
 	b, _ := os.ReadFile(pq)
