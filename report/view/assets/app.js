@@ -215,6 +215,7 @@
   }
 
   var ROLE_COLOUR = { 'focal write': '#D55E00', 're-issue': '#0072B2', 'read-back': '#56B4E9', 'write': '#E69F00', 'read': '#9ccbe8', 'wait': '#A0A0A0', 'oracle': '#CC79A7', 'unknown tool': '#1a1a1a' };
+  var ROLE_SHORT = { 'focal write': 'focal', 're-issue': 're-issue', 'read-back': 'read-back', 'wait': 'wait', 'oracle': 'oracle' };
   var OUT_SHORT = { ok: '', timeout: 'timeout', http400: '400', http404: '404', http409: '409', http412: '412', http429: '429', http500: '500', conn_refused: 'refused' };
 
   function effectGlyph(e) {
@@ -262,7 +263,9 @@
     var cw = 6.2; // average glyph width of the 11 px font, for label placement
     var above = new Placer(), below = new Placer();
     var callLabels = d.calls.map(function (c) {
-      var s = '#' + c.seq + (OUT_SHORT[c.outcome] ? ' ' + OUT_SHORT[c.outcome] : (OUT_SHORT[c.outcome] === '' ? '' : ' ' + c.outcome));
+      // The role in words as well as in colour (wait bars are grey and say so).
+      var s = '#' + c.seq + (ROLE_SHORT[c.role] ? ' ' + ROLE_SHORT[c.role] : '') +
+        (OUT_SHORT[c.outcome] ? ': ' + OUT_SHORT[c.outcome] : (OUT_SHORT[c.outcome] === '' ? '' : ': ' + c.outcome));
       var x0 = x(c.t), w = s.length * cw;
       return { s: s, x0: Math.min(x0, W - R - w), lvl: above.level(Math.min(x0, W - R - w), Math.min(x0, W - R - w) + w) };
     });
