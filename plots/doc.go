@@ -8,11 +8,11 @@
 // Entry points: RenderAll writes every figure the results support into a
 // directory; Build and (*Figure).Write render one figure to any writer.
 //
-// Figure 1 is the exception that proves the rule: it is drawn from actual
-// sandbox traces (trace.go drives package sandbox with a scripted
-// verify-then-retry client, with and without a reused idempotency key, in
-// the W_absent and W_late worlds), which is why this package imports
-// sandbox, for Figure 1 only.
+// Figure 1 draws actual sandbox traces: sandbox.Figure1Traces runs a
+// scripted verify-then-retry client, with and without a reused idempotency
+// key, in the W_absent and W_late worlds, and reads each episode as a
+// timeline (sandbox.TraceOf, the same traces the episode viewer draws).
+// This package only draws them; it imports sandbox for Figure 1 only.
 //
 // Style: the Okabe–Ito colour-blind-safe palette, Liberation fonts (embedded
 // by gonum/plot) at 7–8 pt on figures sized for a 3.3 in column or a 6.9 in

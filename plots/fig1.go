@@ -22,7 +22,7 @@ const (
 // timeline draws one trace: calls as bars from send to answer on the agent
 // lane, committed effects as markers on the ledger lane, each labelled,
 // labels stacked in levels so that none overlaps another.
-type timeline struct{ tr Trace }
+type timeline struct{ tr sandbox.Figure1Trace }
 
 func (t timeline) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return 0, t.end(), -0.6, 1.7
@@ -46,9 +46,9 @@ func (t timeline) callLabel(i int) (string, color.Color) {
 	switch {
 	case c.Tool == sandbox.ToolWait:
 		return "wait", rgb(0xA0, 0xA0, 0xA0)
-	case c.Tool == traceTool && i == 0:
+	case c.Role == sandbox.RoleFocal:
 		return "charge: " + c.Outcome, colour(4)
-	case c.Tool == traceTool:
+	case c.Role == sandbox.RoleReissue:
 		return "re-issue: " + outcomeText(c.Outcome), colour(3)
 	default:
 		found := i+1 >= len(t.tr.Calls) // no re-issue followed: the read found it
@@ -135,7 +135,7 @@ func (t timeline) Plot(c draw.Canvas, plt *plot.Plot) {
 		if !e.Focal {
 			continue
 		}
-		label, g := effectLabel(e)
+		label, g := effectLabel(e.Effect)
 		x, y := tx(e.CommittedAtS), ty(ledgerLane)
 		// A dotted link from the send that caused the effect.
 		c.StrokeLine2(draw.LineStyle{Color: g.Color, Width: 0.4, Dashes: []vg.Length{1, 1.5}}, tx(e.IssuedAtS), ty(agentLane)-barH, x, y+g.Radius)
@@ -150,7 +150,7 @@ func (t timeline) Plot(c draw.Canvas, plt *plot.Plot) {
 }
 
 // figure1 tiles the four traces: worlds across, clients down.
-func figure1(trs []Trace) figure {
+func figure1(trs []sandbox.Figure1Trace) figure {
 	return figure{name: "figure1", w: pageWidth, h: 3.1 * vg.Inch, draw: func(c draw.Canvas) {
 		end := 0.0
 		for _, tr := range trs {

@@ -248,50 +248,6 @@ func TestPlottedValuesEqualTableCells(t *testing.T) {
 	})
 }
 
-// TestFigure1Traces checks the sandbox traces Figure 1 draws: the worlds
-// look the same to the client until the late commit (Proposition 1), the
-// fresh re-issue duplicates only in W_late, and the reused key leaves one
-// charge in both worlds (Proposition 2).
-func TestFigure1Traces(t *testing.T) {
-	trs, err := Figure1Traces()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(trs) != 4 {
-		t.Fatalf("%d traces, want 4", len(trs))
-	}
-	want := []struct {
-		world, client string
-		commits       int
-	}{
-		{"W_absent", "fresh re-issue", 1}, {"W_late", "fresh re-issue", 2},
-		{"W_absent", "same key", 1}, {"W_late", "same key", 1},
-	}
-	for i, w := range want {
-		tr := trs[i]
-		if tr.World != w.world || tr.Client != w.client || tr.Commits != w.commits {
-			t.Errorf("trace %d: %s/%s with %d commits, want %s/%s with %d", i, tr.World, tr.Client, tr.Commits, w.world, w.client, w.commits)
-		}
-	}
-	for _, pair := range [][2]int{{0, 1}, {2, 3}} {
-		a, b := trs[pair[0]], trs[pair[1]]
-		// Same calls, times and outcomes before the late commit at 90 s.
-		for i := range min(len(a.Calls), len(b.Calls)) {
-			ca, cb := a.Calls[i], b.Calls[i]
-			if ca.TS >= traceDelay {
-				break
-			}
-			if ca.Tool != cb.Tool || ca.TS != cb.TS {
-				t.Errorf("%s: call %d differs between worlds: %s@%v vs %s@%v", a.Client, i, ca.Tool, ca.TS, cb.Tool, cb.TS)
-			}
-			// The keyed re-issue meets the held original (409) only in W_late.
-			if ca.Outcome != cb.Outcome && !(a.Client == "same key" && i == len(a.Calls)-1) {
-				t.Errorf("%s: call %d outcome %s vs %s", a.Client, i, ca.Outcome, cb.Outcome)
-			}
-		}
-	}
-}
-
 // render builds figure n and writes it in format; failures are fatal.
 func render(t *testing.T, res *analysis.Results, n int, format string) (*Figure, *bytes.Buffer) {
 	t.Helper()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
 // Numbers are the figures this package draws.
@@ -36,15 +37,16 @@ func (f *Figure) Write(w io.Writer, format string) error { return f.f.write(w, f
 
 // Build prepares figure n (1–6) from the analysis results: the figure data
 // of Figures 2, 3 and 6 (res.Figures) and Tables 6 and 7 for Figures 4 and
-// 5; Figure 1 runs the sandbox and reads nothing. It returns an error saying
-// what is missing when the data cannot support the figure.
+// 5; Figure 1 draws the sandbox's traces (sandbox.Figure1Traces) and reads
+// nothing. It returns an error saying what is missing when the data cannot
+// support the figure.
 func Build(n int, res *analysis.Results) (*Figure, error) {
 	var f figure
 	var err error
 	switch n {
 	case 1:
-		var tr []Trace
-		if tr, err = Figure1Traces(); err == nil {
+		var tr []sandbox.Figure1Trace
+		if tr, err = sandbox.Figure1Traces(); err == nil {
 			f = figure1(tr)
 		}
 	case 2:

@@ -100,7 +100,7 @@ Examples:
 		newTablesCmd(e), newHypothesesCmd(e), newReportCmd(e),
 		newRatesCmd(e), newPairedCmd(e), newShapleyCmd(e), newModelCmd(e), newTOSTCmd(e),
 		newServeCmd(e), newDriveCmd(e),
-		newFiguresCmd(e),
+		newFiguresCmd(e), newViewCmd(e),
 	)
 	// A ledger format no reader knows is a usage error (exit 2), for every
 	// command that takes --in-format, before any input is opened.

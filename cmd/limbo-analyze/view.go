@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/report/view"
+)
+
+// viewOptions are the flags of `view`.
+type viewOptions struct {
+	ledgers     []string
+	inFormat    string
+	out         string
+	serve       string
+	allowRemote bool
+	maxEpisodes int
+	strict      bool
+}
+
+func newViewCmd(e *env) *cobra.Command {
+	var o viewOptions
+	cmd := &cobra.Command{
+		Use:   "view LEDGER... (--out DIR | --serve 127.0.0.1:PORT)",
+		Short: "Browse episodes: a static site with filters, rates and each episode's timeline",
+		Long: `view turns one or more ledgers into an episode viewer: a self-contained
+static site (plain HTML, CSS and JavaScript; no network, it opens from file://)
+written to DIR with --out, or served with --serve.
+
+The list shows every episode with its design fields and grades, filters by
+model, harness, condition, contract, fault mode, template, outcome and more,
+and updates the counts and rates of the filtered set as the filters change;
+the filters live in the URL, so a view can be shared. An episode's page draws
+its timeline on the virtual clock as Figure 1 does: each call with its
+arguments and what the agent observed (timeouts and errors marked), the
+injected fault and where it struck, each effect on the ledger with its origin
+(the issuing call, a late commit, a redelivery, a keyed repeat absorbed), the
+final report against the grader's verdict, and the verdict in words ("two
+charges for one logical charge: calls 2 and 5"). ← and → (or k and j) move to
+the previous and next episode of the filtered list; Esc goes back to it.
+
+Raw JSONL ledgers are graded on read. A Parquet export is read with its
+calls and effects tables (X.calls.parquet, X.effects.parquet) beside it; an
+episode table without calls (CSV, graded JSONL, Parquet alone) gives the list
+and the grades only, and the pages say so. Beyond --max-episodes the site
+keeps every k-th episode and says it is a sample.
+
+--out writes the site atomically (a temporary directory, then renamed) and
+replaces DIR only if it is empty or an earlier view site. --serve listens on
+the loopback interface unless --allow-remote is given (the pages show every
+argument the agents sent); stop it with Ctrl-C.
+
+Examples:
+  limbo-analyze view testdata/ledger/sample.jsonl --out /tmp/limbo-view
+  limbo-analyze simulate --out run.jsonl && limbo-analyze view run.jsonl --serve 127.0.0.1:8080
+  limbo-analyze export --in run.jsonl --out run.parquet && limbo-analyze view run.parquet --out site`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.ledgers = args
+			if (o.out == "") == (o.serve == "") {
+				return usagef("view: give one of --out DIR or --serve HOST:PORT")
+			}
+			if o.maxEpisodes < 1 {
+				return usagef("view: --max-episodes %d: want at least 1", o.maxEpisodes)
+			}
+			if o.serve != "" {
+				addr, err := view.ServeAddr(o.serve, o.allowRemote)
+				if err != nil {
+					return usageError{fmt.Errorf("view: %w", err)}
+				}
+				o.serve = addr
+			}
+			return runView(cmd.Context(), o, e)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.out, "out", "", "directory to write the site into")
+	f.StringVar(&o.serve, "serve", "", "serve the site at HOST:PORT instead (loopback by default, e.g. 127.0.0.1:8080)")
+	f.BoolVar(&o.allowRemote, "allow-remote", false, "let --serve listen on a non-loopback address")
+	f.IntVar(&o.maxEpisodes, "max-episodes", view.DefaultMaxEpisodes, "largest number of episodes in the site; beyond it every k-th episode is kept")
+	f.StringVar(&o.inFormat, "in-format", "", "ledger format: jsonl, csv or parquet (default: from each file's extension)")
+	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
+	return cmd
+}
+
+// runView builds the site and writes or serves it.
+func runView(ctx context.Context, o viewOptions, e *env) error {
+	site, err := view.Build(o.ledgers, view.Options{
+		Format:      o.inFormat,
+		Strict:      o.strict,
+		Warn:        func(p ledger.Problem) { fmt.Fprintf(e.stderr, "limbo-analyze: %v\n", p) },
+		MaxEpisodes: o.maxEpisodes,
+	})
+	if err != nil {
+		return err
+	}
+	m := site.Data.Meta
+	for _, n := range m.Notes {
+		fmt.Fprintf(e.stderr, "limbo-analyze: view: %s\n", n)
+	}
+	if o.out != "" {
+		if err := site.Write(o.out); err != nil {
+			return fmt.Errorf("view: %w", err)
+		}
+		list, total := site.Size()
+		fmt.Fprintf(e.stderr, "wrote %d episodes (%d with timelines) to %s: %d files, %.1f MB (%.1f MB for the list page); open %s\n",
+			m.Shown, m.Timeline, o.out, len(site.Files()), float64(total)/1e6, float64(list)/1e6, o.out+"/index.html")
+		return nil
+	}
+	ln, err := net.Listen("tcp", o.serve)
+	if err != nil {
+		return fmt.Errorf("view: --serve: %w", err)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv := &http.Server{Handler: site.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	fmt.Fprintf(e.stderr, "serving %d episodes at http://%s/ (Ctrl-C to stop)\n", m.Shown, ln.Addr())
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("view: --serve: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Real-browser test of `limbo-analyze view`: simulate the paper's ledger
+# (25,930 episodes), build the viewer site, and drive Debian's chromium with
+# playwright-core: open the site from file://, apply filters and check the
+# count and events against `limbo-analyze rates`, open a duplicated episode
+# and check its calls and effects against the raw ledger, step with the
+# keyboard, and time opening, filtering and showing an episode (each under
+# VIEW_MAX_MS, 2000 ms by default). Screenshots go to $VIEW_SHOTS if set.
+# Installs chromium (apt) and playwright-core (npm, into a temporary folder)
+# when missing.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ ! -x /usr/bin/chromium ]; then
+	echo "installing chromium (apt)"
+	apt-get install -y chromium >/dev/null || { apt-get update >/dev/null && apt-get install -y chromium >/dev/null; }
+fi
+(cd "$tmp" && npm install --silent --no-audit --no-fund playwright-core >/dev/null)
+cp scripts/browser/check.mjs "$tmp/check.mjs"
+
+go build -o "$tmp/limbo-analyze" ./cmd/limbo-analyze
+la="$tmp/limbo-analyze"
+"$la" simulate --out "$tmp/paper.jsonl"
+"$la" view "$tmp/paper.jsonl" --out "$tmp/site"
+
+# The filter the browser applies, and what rates says of it.
+model=gpt-4.1
+fault=timeout_late
+"$la" rates --in "$tmp/paper.jsonl" --outcome duplicated \
+	--where "model == \"$model\" && fault_mode == \"$fault\"" --format json > "$tmp/rates.json"
+
+shots=${VIEW_SHOTS:-$tmp/shots}
+mkdir -p "$shots"
+(cd "$tmp" && node check.mjs "$tmp/site" "$tmp/paper.jsonl" "$tmp/rates.json" "$model" "$fault" "$shots")
