@@ -40,6 +40,29 @@ type Params struct {
 	// write hit by an ambiguous fault had taken effect (paper-design §3.5
 	// item 1; [I], docs/simulation.md).
 	Abandon float64 `json:"abandon,omitempty"`
+
+	// Mechanisms shared by every model, copied from the profile file's
+	// "mechanisms" block by Effective (never set per model).
+	Mech Mechanisms `json:"-"`
+}
+
+// Mechanisms are the global parameters of behavioural mechanisms: each acts
+// on what the agent observes (a tool's documented read lag, the clock), the
+// same way for every model, and is 0 (off) unless the profile file sets it.
+type Mechanisms struct {
+	// EventualTrust is how much more an empty read is believed once the
+	// agent has waited out the read path's documented lag: the propensity
+	// to re-issue at once after such a read becomes 1 − (1−π)(1−t). A read
+	// of a strong path (no documented lag) is unaffected. Why: the tool
+	// description promises visibility within the bound, so a read after it
+	// looks authoritative, although a late commit can still be in flight.
+	EventualTrust float64 `json:"eventual_trust"`
+	// VerifyHalfLifeS makes verifying cost: after an ambiguous fault the
+	// propensity to read back (v_to, v_500) is multiplied by 2^(−lag/h) for
+	// a read path documented to lag by lag seconds (h in seconds; 0 = no
+	// cost). Why: a read that must wait minutes to be meaningful is skipped
+	// more often than an immediate one. Wait-Δ policies verify regardless.
+	VerifyHalfLifeS float64 `json:"verify_halflife_s"`
 }
 
 // shift is a sparse set of additive changes to Params; absent fields are 0.
@@ -122,6 +145,7 @@ type Profiles struct {
 	// difficulty shared by every model, condition and arm (0 = none; see
 	// Params.Harden).
 	TemplateSD float64          `json:"template_sd,omitempty"`
+	Mechanisms Mechanisms       `json:"mechanisms"`
 	Time       Timing           `json:"time"`
 	Report     shiftless        `json:"report"`
 	CuePlain   shift            `json:"cue_plain"`
@@ -203,6 +227,12 @@ func (p *Profiles) validate() error {
 	if err := prob("noise", p.Noise); err != nil {
 		return err
 	}
+	if err := prob("mechanisms.eventual_trust", p.Mechanisms.EventualTrust); err != nil {
+		return err
+	}
+	if h := p.Mechanisms.VerifyHalfLifeS; !(h >= 0 && h <= 1e6) {
+		return fmt.Errorf("mechanisms.verify_halflife_s: must be in [0, 1e6] seconds, got %v", h)
+	}
 	if !(p.TemplateSD >= 0 && p.TemplateSD <= 5) {
 		return fmt.Errorf("template_sd: must be in [0,5], got %v", p.TemplateSD)
 	}
@@ -278,6 +308,7 @@ func (p *Profiles) Effective(model, harness, condition, cue string) (Params, err
 		return Params{}, fmt.Errorf("no profile for model %q", model)
 	}
 	e := m.Params
+	e.Mech = p.Mechanisms
 	if m.Compl == 0 && m.Quiet == 0 {
 		e.Compl, e.Quiet = p.Report.Completed, p.Report.Silent
 	}
