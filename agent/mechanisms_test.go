@@ -96,3 +96,51 @@ func TestVerifyCost(t *testing.T) {
 		}
 	}
 }
+
+// Care in isolation: the aware prompt's one logit shift raises an uncertain
+// model's careful propensities (mai-code verifies after a 500 with 0.20,
+// aware 0.53) and leaves a model that always verifies at 1; it does not
+// touch hasty propensities or keys, and other conditions are unchanged.
+func TestCare(t *testing.T) {
+	prof := DefaultProfiles()
+	d := prof.Care["aware"]
+	if d <= 0 {
+		t.Fatalf("care.aware = %v, want a positive shift in the embedded profiles", d)
+	}
+	expit := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+	logit := func(p float64) float64 { return math.Log(p / (1 - p)) }
+	for _, c := range []struct {
+		model string
+	}{{"mai-code-1.1-flash"}, {"gemini-3.8-flash"}, {"gpt-6-astra"}} {
+		van, err := prof.Effective(c.model, "minimal", "vanilla", ledger.CueDefault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		aw, err := prof.Effective(c.model, "minimal", "aware", ledger.CueDefault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []struct {
+			name     string
+			van, got float64
+		}{{"v_to", van.VTo, aw.VTo}, {"v_500", van.V500, aw.V500}, {"w", van.W, aw.W}, {"s", van.S, aw.S}} {
+			want := f.van
+			if f.van > 0 && f.van < 1 {
+				want = expit(logit(f.van) + d)
+			}
+			if math.Abs(f.got-want) > 1e-12 {
+				t.Errorf("%s aware %s = %v, want %v (vanilla %v)", c.model, f.name, f.got, want, f.van)
+			}
+		}
+		if aw.Pi != van.Pi || aw.G != van.G || aw.KNat != van.KNat || aw.R != van.R {
+			t.Errorf("%s: aware moved a hasty propensity or a key habit: %+v vs %+v", c.model, aw, van)
+		}
+		rf, _ := prof.Effective(c.model, "minimal", "reflect", ledger.CueDefault)
+		if rf != van {
+			t.Errorf("%s: reflect differs from vanilla: %+v vs %+v", c.model, rf, van)
+		}
+	}
+	if p := (Params{V500: 0.2}).Care(0); p.V500 != 0.2 {
+		t.Errorf("Care(0) moved v_500 to %v", p.V500)
+	}
+}

@@ -150,8 +150,12 @@ type Profiles struct {
 	Report     shiftless        `json:"report"`
 	CuePlain   shift            `json:"cue_plain"`
 	Conditions map[string]shift `json:"conditions"`
-	Harnesses  map[string]shift `json:"harnesses"`
-	Models     []Model          `json:"models"`
+	// Care maps a condition to how much its prompt raises every model's
+	// careful propensities (v_to, v_500, w, s) on the logit scale
+	// (Params.Care). One number per condition, the same for every model.
+	Care      map[string]float64 `json:"care,omitempty"`
+	Harnesses map[string]shift   `json:"harnesses"`
+	Models    []Model            `json:"models"`
 }
 
 // shiftless is the report block: the pooled reporting propensities of
@@ -256,6 +260,11 @@ func (p *Profiles) validate() error {
 			return err
 		}
 	}
+	for c, d := range p.Care {
+		if !(d >= -10 && d <= 10) {
+			return fmt.Errorf("care.%s: logit shift must be in [-10,10], got %v", c, d)
+		}
+	}
 	for h, s := range p.Harnesses {
 		if err := checkShift("harnesses."+h, s); err != nil {
 			return err
@@ -301,7 +310,8 @@ func (p *Profiles) Model(name string) (*Model, bool) {
 
 // Effective returns a model's propensities in a cell: the base values plus
 // the harness perturbation, the condition shifts (global, then the model's
-// own) and the plain-cue effect, each clamped to [0,1].
+// own), the condition's care (a logit shift of the careful propensities)
+// and the plain-cue effect, each clamped to [0,1].
 func (p *Profiles) Effective(model, harness, condition, cue string) (Params, error) {
 	m, ok := p.Model(model)
 	if !ok {
@@ -319,6 +329,7 @@ func (p *Profiles) Effective(model, harness, condition, cue string) (Params, err
 	}
 	e.apply(p.Conditions[condition])
 	e.apply(m.Conditions[condition])
+	e = e.Care(p.Care[condition])
 	if cue == "plain" {
 		e.apply(p.CuePlain)
 	}

@@ -112,6 +112,7 @@ def main():
     ap.add_argument("--bin", default="")
     ap.add_argument("--work", default="")
     ap.add_argument("--json", default="")
+    ap.add_argument("--detail", default="", help="comma-separated table ids (table7,...) to print cell by cell")
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="limbo-fidelity-")
     binp = a.bin
@@ -126,6 +127,8 @@ def main():
     total = collections.Counter()
     verdicts = collections.defaultdict(collections.Counter)
     h1 = collections.defaultdict(list)
+    detail = collections.defaultdict(lambda: [None, [], 0])  # (table, row) -> paper, runs, within
+    want = set(filter(None, a.detail.split(",")))
     for s in seeds:
         tables, hyps, iccs = one_seed(binp, s, work, a.profiles)
         for c, v in iccs.items():
@@ -136,8 +139,14 @@ def main():
                 d, p, q = cells["diff"], cells["paper"], cells["run"]
                 if d["kind"] == "pp" and d["value"] is not None and p["kind"] == "percent":
                     total[tb["id"]] += 1
-                    if abs(d["value"]) <= a.thresh:
+                    ok = abs(d["value"]) <= a.thresh
+                    if ok:
                         within[tb["id"]] += 1
+                    if tb["id"] in want:
+                        dd = detail[(tb["id"], r["key"])]
+                        dd[0] = p["value"]
+                        dd[1].append(q["value"])
+                        dd[2] += ok
                 if tb["id"] == "table3":
                     m, col = r["key"].split("|")
                     if m in T3_MODELS and p["lo"] is not None and q["lo"] is not None and p["hi"] > p["lo"]:
@@ -178,6 +187,10 @@ def main():
         print(f"  {hid}: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts[hid].items())))
     for k, v in sorted(h1.items()):
         print(f"  H1 {k}: median {statistics.median(v):.2f} (range {min(v):.2f}–{max(v):.2f})")
+    if want:
+        print(f"Cells (paper, mean run over seeds, seeds within {a.thresh:g} points):")
+        for (tid, key), (pv, runs, ok) in detail.items():
+            print(f"  {tid:8s} {key:40s} {pv:6.1f} {statistics.mean(runs):6.1f} {ok}/{len(runs)}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1, sort_keys=True)
