@@ -62,6 +62,14 @@ def icc_anova(y, cl):
     return max(0.0, (msb - msw) / den)
 
 
+def wilson(p, n, z=1.959963984540054):
+    """Wilson score interval for a proportion p on (effective) size n."""
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5 / d
+    return max(0.0, c - h), min(1.0, c + h)
+
+
 def run(cmd, out=None):
     with open(out, "w") if out else open(os.devnull, "w") as f:
         subprocess.run(cmd, check=True, stdout=f)
@@ -80,6 +88,7 @@ def one_seed(binp, seed, work, profiles):
     tables = json.load(open(tj))
     hyps = json.load(open(hj))
     e1 = collections.defaultdict(lambda: ([], []))
+    cells = collections.defaultdict(lambda: [0, 0, set()])  # (model, col) -> n, k, templates
     with open(eps) as f:
         for line in f:
             e = json.loads(line)
@@ -91,6 +100,8 @@ def one_seed(binp, seed, work, profiles):
                 cols.append(("dup_resolves", e["duplicated"]))
             if fm == "timeout_late":
                 cols.append(("dup_late", e["duplicated"]))
+            if fm in RESOLVES or fm in ("timeout_late", "timeout_late_tail", "redelivery"):
+                cols.append(("dup_committed", e["duplicated"]))
             if fm in ("timeout_pre", "http500_pre"):
                 cols.append(("ts_pre", e["task_success"]))
             if e["experiment"] == "E1" and fm != "none":
@@ -98,10 +109,26 @@ def one_seed(binp, seed, work, profiles):
             for c, v in cols:
                 e1[c][0].append(1.0 if v else 0.0)
                 e1[c][1].append(e["template"])
+                ce = cells[(e["model"], c)]
+                ce[0] += 1
+                ce[1] += 1 if v else 0
+                ce[2].add(e["template"])
     iccs = {c: icc_anova(*e1[c]) for c in e1}
+    # What-if: one ICC for every column of Table 3, that of the duplicate
+    # outcome over E1's committed faults and redelivery pooled (Table 4's
+    # preregistered scope), instead of one per column.
+    rho = icc_anova(*e1["dup_committed"])
+    iccs["pooled"] = rho
+    pooled_w = {}
+    for (m, c), (n, k, tm) in cells.items():
+        if c == "dup_committed":
+            continue
+        neff = n / (1 + (n / len(tm) - 1) * rho)
+        lo, hi = wilson(k / n, neff)
+        pooled_w[(m, c)] = 100 * (hi - lo)
     for p in (raw, eps, tj, hj):
         os.remove(p)
-    return tables, hyps, iccs
+    return tables, hyps, iccs, pooled_w
 
 
 def main():
@@ -121,6 +148,7 @@ def main():
         subprocess.run(["go", "build", "-o", binp, "./cmd/limbo-analyze"], check=True)
     seeds = seeds_arg(a.seeds)
     ratios = collections.defaultdict(list)
+    pratios = collections.defaultdict(list)
     t3diff = collections.defaultdict(list)
     icc = collections.defaultdict(list)
     within = collections.Counter()
@@ -130,7 +158,7 @@ def main():
     detail = collections.defaultdict(lambda: [None, [], 0])  # (table, row) -> paper, runs, within
     want = set(filter(None, a.detail.split(",")))
     for s in seeds:
-        tables, hyps, iccs = one_seed(binp, s, work, a.profiles)
+        tables, hyps, iccs, pooled_w = one_seed(binp, s, work, a.profiles)
         for c, v in iccs.items():
             icc[c].append(v)
         for tb in tables:
@@ -151,6 +179,8 @@ def main():
                     m, col = r["key"].split("|")
                     if m in T3_MODELS and p["lo"] is not None and q["lo"] is not None and p["hi"] > p["lo"]:
                         ratios[col].append((q["hi"] - q["lo"]) / (p["hi"] - p["lo"]))
+                        if (m, col) in pooled_w:
+                            pratios[col].append(pooled_w[(m, col)] / (p["hi"] - p["lo"]))
                         t3diff[col].append(d["value"])
         for h in hyps:
             verdicts[h["id"]][h["verdict"]] += 1
@@ -168,9 +198,15 @@ def main():
         dm = statistics.mean(t3diff[c]) if t3diff[c] else float("nan")
         out["t3_width_ratio"][c] = r
         print(f"  {c:16s} {r:5.2f}   diff {dm:+5.1f}")
+    print("  what-if, every column with the ICC of duplication over committed faults and redelivery ('pooled' below):")
+    out["t3_width_ratio_pooled_icc"] = {}
+    for c in T3_COLS:
+        if pratios[c]:
+            out["t3_width_ratio_pooled_icc"][c] = statistics.mean(pratios[c])
+            print(f"  {c:16s} {statistics.mean(pratios[c]):5.2f}")
     print("Template ICC over E1 (mean over seeds):")
     out["icc"] = {}
-    for c in T3_COLS:
+    for c in T3_COLS + ["pooled"]:
         if c in icc:
             v = [x for x in icc[c] if x == x]
             out["icc"][c] = statistics.mean(v) if v else float("nan")
