@@ -50,12 +50,13 @@ def tables(binp, work, prof, seed):
 
 
 def cells(tbls):
-    """(table, row) -> (paper, run) for every percentage with a published value."""
+    """(table, row) -> (paper, run) for every percentage or percentage-point
+    difference (Table 10's deltas, Table 13's gains) with a published value."""
     out = {}
     for tb in tbls:
         for r in tb["rows"]:
             c = {x["column"]: x for x in r["cells"]}
-            if c["paper"]["kind"] == "percent" and c["paper"]["value"] is not None and c["run"]["value"] is not None:
+            if c["paper"]["kind"] in ("percent", "pp") and c["paper"]["value"] is not None and c["run"]["value"] is not None:
                 out[(tb["id"], r["key"])] = (c["paper"]["value"], c["run"]["value"])
     return out
 
@@ -78,6 +79,7 @@ def main():
     ap.add_argument("--bin", default="")
     ap.add_argument("--work", default="")
     ap.add_argument("--out", default="")
+    ap.add_argument("--fitted", default="", help="skip the fit and use this E1-fitted profile")
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="limbo-oos-")
     binp = a.bin or os.path.join(work, "limbo-analyze")
@@ -94,7 +96,7 @@ def main():
     prof = json.loads(json.dumps(base))
     byname = {m["name"]: m for m in prof["models"]}
     path = os.path.join(work, "e1fit.json")
-    for it in range(a.iters):
+    for it in range(0 if a.fitted else a.iters):
         for p, m, *_ in fit:
             byname[m][p] = round(sum(br[(p, m)]) / 2, 4)
         json.dump(prof, open(path, "w"))
@@ -107,8 +109,12 @@ def main():
             else:
                 br[(p, m)] = [byname[m][p], hi]
         print(f"iteration {it + 1}: " + ", ".join(f"{m} {p}={byname[m][p]}" for p, m, *_ in fit), file=sys.stderr)
-    for p, m, *_ in fit:
-        byname[m][p] = round(sum(br[(p, m)]) / 2, 3)
+    if a.fitted:
+        prof = json.load(open(a.fitted))
+        byname = {m["name"]: m for m in prof["models"]}
+    else:
+        for p, m, *_ in fit:
+            byname[m][p] = round(sum(br[(p, m)]) / 2, 3)
     json.dump(prof, open(path, "w"), indent=1)
     if a.out:
         json.dump(prof, open(a.out, "w"), indent=1)
