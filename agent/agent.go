@@ -2,6 +2,7 @@ package agent
 
 import (
 	"maps"
+	"math"
 	"strconv"
 	"strings"
 
@@ -231,6 +232,10 @@ func (a *Agent) viaReadBack(st *sandbox.Step, spec sandbox.ToolSpec, args map[st
 		v = a.P.V500
 	}
 	waitPolicy := a.Cond.Kind == KindWait
+	lag := spec.DocumentedLagFor(args)
+	if h := a.P.Mech.VerifyHalfLifeS; h > 0 && lag > 0 {
+		v *= math.Exp2(-lag / h)
+	}
 	verify := waitPolicy || a.D.u(slotVerify) < v
 	if _, _, ok := sandbox.ReadArgsFor(st.Tool, args); !ok {
 		verify = false
@@ -239,7 +244,6 @@ func (a *Agent) viaReadBack(st *sandbox.Step, spec sandbox.ToolSpec, args map[st
 		a.reissue(st, spec, args, t0, nil)
 		return
 	}
-	lag := spec.DocumentedLagFor(args)
 	// A wait-Δ policy includes the documented lag in its bound.
 	respect := lag == 0 || waitPolicy || a.D.u(slotLag) < a.P.W
 	earliest := t0
@@ -277,7 +281,11 @@ func (a *Agent) viaReadBack(st *sandbox.Step, spec sandbox.ToolSpec, args map[st
 	if a.giveUp(st, args) {
 		return
 	}
-	if a.waitToRecheck() {
+	trust := 0.0
+	if lag > 0 {
+		trust = a.P.Mech.EventualTrust // the documented bound has been waited out
+	}
+	if a.waitToRecheck(trust) {
 		rs, _ = a.read(st, args)
 		if rs.present {
 			a.confirmed(st, args)
@@ -304,9 +312,15 @@ func (a *Agent) giveUp(st *sandbox.Step, args map[string]any) bool {
 }
 
 // waitToRecheck decides whether the agent waits out its patience and checks
-// again (propensity 1-Pi) rather than re-issue at once; it does the waiting.
-func (a *Agent) waitToRecheck() bool {
-	if a.D.u(slotImpatient) >= a.P.Pi {
+// again (propensity (1−π)(1−trust)) rather than re-issue at once; it does
+// the waiting. trust is how much the empty read that led here is believed
+// beyond the model's habit (Mechanisms.EventualTrust).
+func (a *Agent) waitToRecheck(trust float64) bool {
+	pi := a.P.Pi
+	if trust > 0 {
+		pi = 1 - (1-pi)*(1-trust)
+	}
+	if a.D.u(slotImpatient) >= pi {
 		a.wait(a.T.PatienceMinS + a.D.u(slotPatience)*(a.T.PatienceMaxS-a.T.PatienceMinS))
 		return true
 	}
@@ -397,7 +411,7 @@ func (a *Agent) viaStateOracle(st *sandbox.Step, spec sandbox.ToolSpec, args map
 	if a.giveUp(st, args) {
 		return
 	}
-	if a.waitToRecheck() {
+	if a.waitToRecheck(0) {
 		if committed() {
 			if isBatch(st.Tool) {
 				a.completeBatch(st, spec, args, t0)

@@ -44,3 +44,21 @@ func shiftLogit(x, s float64) float64 {
 	}
 	return 1 / (1 + math.Exp(-(math.Log(x/(1-x)) + s)))
 }
+
+// Care returns p with its careful propensities (v_to, v_500, w, s) moved
+// by d on the logit scale: a prompt that makes the risk of a duplicate
+// salient (the aware condition) makes every model more careful where it is
+// not already certain; a propensity of exactly 0 or 1 stays put, so models
+// that always verify are unchanged. Care(0) returns p unchanged.
+//
+// Why: it replaces per-model shifts of the aware cells (Table 7) by one
+// mechanism whose effect follows from each model's own habits.
+func (p Params) Care(d float64) Params {
+	if d == 0 {
+		return p
+	}
+	for _, f := range []*float64{&p.VTo, &p.V500, &p.W, &p.S} {
+		*f = shiftLogit(*f, d)
+	}
+	return p
+}

@@ -28,6 +28,14 @@
 // "completed" after an ambiguous fault with propensity "completed" and lists
 // no uncertainty with propensity "silent" (paper-design §3.4).
 //
+// Three mechanisms act the same way on every model (profile block
+// "mechanisms" and "care"): verifying costs (the chance of reading back
+// falls as 2^(−lag/h) with the read path's documented lag); an empty read
+// taken after waiting out a documented lag is believed more (eventual
+// trust, raising the chance of re-issuing at once); and a prompt condition
+// may raise every model's careful propensities by one logit shift
+// (Params.Care), which leaves models that always verify unchanged.
+//
 // Two knobs are off in the embedded profiles (docs/simulation.md explains
 // why): "abandon", handing the rest of the task over after a read-back
 // shows that an unkeyed ambiguous write had taken effect, and the top-level

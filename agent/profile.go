@@ -40,6 +40,29 @@ type Params struct {
 	// write hit by an ambiguous fault had taken effect (paper-design §3.5
 	// item 1; [I], docs/simulation.md).
 	Abandon float64 `json:"abandon,omitempty"`
+
+	// Mechanisms shared by every model, copied from the profile file's
+	// "mechanisms" block by Effective (never set per model).
+	Mech Mechanisms `json:"-"`
+}
+
+// Mechanisms are the global parameters of behavioural mechanisms: each acts
+// on what the agent observes (a tool's documented read lag, the clock), the
+// same way for every model, and is 0 (off) unless the profile file sets it.
+type Mechanisms struct {
+	// EventualTrust is how much more an empty read is believed once the
+	// agent has waited out the read path's documented lag: the propensity
+	// to re-issue at once after such a read becomes 1 − (1−π)(1−t). A read
+	// of a strong path (no documented lag) is unaffected. Why: the tool
+	// description promises visibility within the bound, so a read after it
+	// looks authoritative, although a late commit can still be in flight.
+	EventualTrust float64 `json:"eventual_trust"`
+	// VerifyHalfLifeS makes verifying cost: after an ambiguous fault the
+	// propensity to read back (v_to, v_500) is multiplied by 2^(−lag/h) for
+	// a read path documented to lag by lag seconds (h in seconds; 0 = no
+	// cost). Why: a read that must wait minutes to be meaningful is skipped
+	// more often than an immediate one. Wait-Δ policies verify regardless.
+	VerifyHalfLifeS float64 `json:"verify_halflife_s"`
 }
 
 // shift is a sparse set of additive changes to Params; absent fields are 0.
@@ -122,12 +145,17 @@ type Profiles struct {
 	// difficulty shared by every model, condition and arm (0 = none; see
 	// Params.Harden).
 	TemplateSD float64          `json:"template_sd,omitempty"`
+	Mechanisms Mechanisms       `json:"mechanisms"`
 	Time       Timing           `json:"time"`
 	Report     shiftless        `json:"report"`
 	CuePlain   shift            `json:"cue_plain"`
 	Conditions map[string]shift `json:"conditions"`
-	Harnesses  map[string]shift `json:"harnesses"`
-	Models     []Model          `json:"models"`
+	// Care maps a condition to how much its prompt raises every model's
+	// careful propensities (v_to, v_500, w, s) on the logit scale
+	// (Params.Care). One number per condition, the same for every model.
+	Care      map[string]float64 `json:"care,omitempty"`
+	Harnesses map[string]shift   `json:"harnesses"`
+	Models    []Model            `json:"models"`
 }
 
 // shiftless is the report block: the pooled reporting propensities of
@@ -203,6 +231,12 @@ func (p *Profiles) validate() error {
 	if err := prob("noise", p.Noise); err != nil {
 		return err
 	}
+	if err := prob("mechanisms.eventual_trust", p.Mechanisms.EventualTrust); err != nil {
+		return err
+	}
+	if h := p.Mechanisms.VerifyHalfLifeS; !(h >= 0 && h <= 1e6) {
+		return fmt.Errorf("mechanisms.verify_halflife_s: must be in [0, 1e6] seconds, got %v", h)
+	}
 	if !(p.TemplateSD >= 0 && p.TemplateSD <= 5) {
 		return fmt.Errorf("template_sd: must be in [0,5], got %v", p.TemplateSD)
 	}
@@ -224,6 +258,11 @@ func (p *Profiles) validate() error {
 	for c, s := range p.Conditions {
 		if err := checkShift("conditions."+c, s); err != nil {
 			return err
+		}
+	}
+	for c, d := range p.Care {
+		if !(d >= -10 && d <= 10) {
+			return fmt.Errorf("care.%s: logit shift must be in [-10,10], got %v", c, d)
 		}
 	}
 	for h, s := range p.Harnesses {
@@ -271,13 +310,15 @@ func (p *Profiles) Model(name string) (*Model, bool) {
 
 // Effective returns a model's propensities in a cell: the base values plus
 // the harness perturbation, the condition shifts (global, then the model's
-// own) and the plain-cue effect, each clamped to [0,1].
+// own), the condition's care (a logit shift of the careful propensities)
+// and the plain-cue effect, each clamped to [0,1].
 func (p *Profiles) Effective(model, harness, condition, cue string) (Params, error) {
 	m, ok := p.Model(model)
 	if !ok {
 		return Params{}, fmt.Errorf("no profile for model %q", model)
 	}
 	e := m.Params
+	e.Mech = p.Mechanisms
 	if m.Compl == 0 && m.Quiet == 0 {
 		e.Compl, e.Quiet = p.Report.Completed, p.Report.Silent
 	}
@@ -288,6 +329,7 @@ func (p *Profiles) Effective(model, harness, condition, cue string) (Params, err
 	}
 	e.apply(p.Conditions[condition])
 	e.apply(m.Conditions[condition])
+	e = e.Care(p.Care[condition])
 	if cue == "plain" {
 		e.apply(p.CuePlain)
 	}

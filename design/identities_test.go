@@ -223,6 +223,9 @@ func TestCarefulProfile(t *testing.T) {
 	}
 	m.Conditions = nil
 	prof.Noise = 0
+	// Careful also means no global mechanism that skips a costly read or
+	// believes an empty read after the bound (agent.Mechanisms).
+	prof.Mechanisms = agent.Mechanisms{}
 	sim := paperSim(t, prof)
 	eps := graded(t, sim, func(e *Episode) bool {
 		return (e.Experiment == "E2" || e.Experiment == "E2k") && e.Model == "gpt-6-sol" && e.Condition == "vanilla"
