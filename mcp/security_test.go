@@ -145,7 +145,10 @@ func TestStdioBadInput(t *testing.T) {
 	if got[0].ReportedSuccess {
 		t.Error("an episode ended by its budget reports no success")
 	}
-	// Only the ledger was written.
+	// Only the ledger was written; its lock goes with the close.
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("files in the ledger's directory: %v", entries)
