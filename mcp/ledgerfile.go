@@ -273,3 +273,19 @@ func EncodeLine(graded ledger.Episode, raw *ledger.RawEpisode, withRaw bool) ([]
 	}
 	return json.Marshal(&graded)
 }
+
+// encodeServedLine is EncodeLine with the served episode's factors that
+// the ledger schema has no column for, as top-level fields: readers keep
+// them as extra columns ("annotations": "true" or "false"), so analyses
+// can filter and group by them.
+func encodeServedLine(ep *Episode, graded ledger.Episode, raw *ledger.RawEpisode, withRaw bool) ([]byte, error) {
+	line, err := EncodeLine(graded, raw, withRaw)
+	if err != nil || len(line) < 2 || line[len(line)-1] != '}' {
+		return line, err
+	}
+	extra := `,"annotations":false}`
+	if ep.Annotations {
+		extra = `,"annotations":true}`
+	}
+	return append(line[:len(line)-1], extra...), nil
+}

@@ -298,7 +298,7 @@ func FuzzLineGuard(f *testing.F) {
 			if len(line) == 0 {
 				continue
 			}
-			if _, code, _ := checkMessage(line); code != 0 {
+			if _, code, _, _ := checkMessage(line); code != 0 {
 				t.Fatalf("passed on a bad message %q", line)
 			}
 			if len(line) > 257 {
