@@ -58,6 +58,10 @@ type Options struct {
 	// header is refused with 403, as the MCP specification asks of local
 	// servers against DNS rebinding.
 	AllowedOrigins []string
+	// BodyTimeout bounds the time to receive one HTTP request body, so a
+	// client that trickles its body cannot hold a connection for ever.
+	// Zero: 30 seconds.
+	BodyTimeout time.Duration
 }
 
 // Server serves a plan's pending episodes, one per MCP session, and
@@ -89,6 +93,9 @@ func NewServer(plan *Plan, l *Ledger, opts Options) *Server {
 	}
 	if opts.NewCaller == nil {
 		opts.NewCaller = ConditionCaller
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = 30 * time.Second
 	}
 	if opts.FinishGrace <= 0 {
 		opts.FinishGrace = 3 * time.Second
@@ -572,14 +579,16 @@ func (s *Server) Handler() http.Handler {
 			h.ServeHTTP(w, req)
 			return
 		}
-		// The body has BodyTimeout to arrive whole: a client that trickles
+		// The body has opts.BodyTimeout to arrive whole: a client that trickles
 		// it must not hold a connection (and a goroutine) for ever. The
 		// deadline is lifted before the SDK answers.
 		rc := http.NewResponseController(w)
-		_ = rc.SetReadDeadline(time.Now().Add(BodyTimeout))
+		_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
 		body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, int64(s.opts.MaxMessageBytes)))
-		_ = rc.SetReadDeadline(time.Time{})
 		if err != nil {
+			// The deadline stays: the server would otherwise wait for the
+			// rest of the body before answering.
+			w.Header().Set("Connection", "close")
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
 				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
@@ -588,6 +597,7 @@ func (s *Server) Handler() http.Handler {
 			}
 			return
 		}
+		_ = rc.SetReadDeadline(time.Time{})
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		if req.Header.Get(sessionHeader) != "" {
 			h.ServeHTTP(w, req)
@@ -639,9 +649,6 @@ func (s *Server) Handler() http.Handler {
 // sessionlessDiscover is the first request of clients of the sessionless
 // protocol versions.
 const sessionlessDiscover = "server/discover"
-
-// BodyTimeout bounds the time to receive one request body over HTTP.
-const BodyTimeout = 30 * time.Second
 
 // originAllowed accepts a loopback origin (a page served from this
 // machine) or one listed in AllowedOrigins.
@@ -700,7 +707,7 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, allowRemote bool, r
 		return err
 	}
 	// Headers must arrive within ReadHeaderTimeout and bodies within
-	// BodyTimeout (set per request by the handler, which lifts it before
+	// opts.BodyTimeout (set per request by the handler, which lifts it before
 	// answering so that SSE streams live on); idle keep-alive connections
 	// are closed after IdleTimeout.
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
