@@ -28,6 +28,8 @@ type serveOptions struct {
 	raw         bool
 	limits      mcp.Limits
 	idle        time.Duration
+	annotate    bool
+	origins     []string
 
 	// Default plan labels and seed.
 	model, harness string
@@ -64,7 +66,20 @@ Over stdio (the default), serve runs the next pending episode and exits
 when the client disconnects; stdout carries only JSON-RPC, messages go to
 stderr. Over HTTP (--transport http, streamable HTTP on --addr, loopback
 only unless --allow-remote), every new session takes the next pending
-episode, and serve exits when all are recorded.
+episode, and serve exits when all are recorded (after a short grace for
+the clients to close their sessions). A session that has made no tool call
+yet (a harness's connection check, such as claude mcp list) gives up its
+episode to a new session when nothing else is pending. Requests from a
+browser origin other than a loopback one are refused (403) unless named by
+--allow-origin. A ledger is served by one process at a time: a second
+serve or drive on it stops and names the holder of its lock.
+
+--annotations lists every tool with MCP tool annotations (readOnlyHint,
+destructiveHint, idempotentHint, openWorldHint). Harnesses use them for
+permissions and agents may read them, so they are an experimental factor,
+off by default as in the paper; an annotated episode's id carries
+"+annotations" after the condition, and every served ledger line records
+the factor as "annotations": true or false.
 
 Without --plan the plan is the E2 instance-0 design: every focal write
 under timeout_pre, timeout_post, timeout_late, http500_pre, http500_post
@@ -127,6 +142,8 @@ Examples:
 	f.BoolVar(&o.raw, "raw", false, "also write calls, effects and the final report into each ledger line")
 	addLimitFlags(c, &o.limits)
 	f.DurationVar(&o.idle, "idle-timeout", 10*time.Minute, "close an HTTP session idle this long")
+	f.BoolVar(&o.annotate, "annotations", false, "list the tools with MCP tool annotations (an experimental factor; off in the paper)")
+	f.StringSliceVar(&o.origins, "allow-origin", nil, "browser origin (scheme://host:port) accepted besides loopback ones; repeatable")
 	f.StringVar(&o.model, "model", mcp.DefaultLabel, "model label of the default or single-episode plan")
 	f.StringVar(&o.harness, "harness", mcp.DefaultLabel, "harness label of the default or single-episode plan")
 	f.Uint64Var(&o.seed, "seed", 1, "world seed of the default or single-episode plan")
@@ -141,8 +158,17 @@ Examples:
 	return c
 }
 
-// loadPlan reads the plan the options name.
+// loadPlan reads the plan the options name; --annotations turns the
+// factor on in every episode.
 func (o *serveOptions) loadPlan() (*mcp.Plan, error) {
+	p, err := o.basePlan()
+	if err != nil || !o.annotate {
+		return p, err
+	}
+	return mcp.WithAnnotations(p)
+}
+
+func (o *serveOptions) basePlan() (*mcp.Plan, error) {
 	switch {
 	case o.plan != "":
 		return mcp.ReadPlan(o.plan)
@@ -174,12 +200,13 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	}
 	defer l.Close()
 	srv := mcp.NewServer(plan, l, mcp.Options{
-		Limits:      o.limits,
-		Raw:         o.raw,
-		Version:     version,
-		Log:         e.stderr,
-		IdleTimeout: o.idle,
-		NewCaller:   callerFactory(),
+		Limits:         o.limits,
+		Raw:            o.raw,
+		Version:        version,
+		Log:            e.stderr,
+		IdleTimeout:    o.idle,
+		NewCaller:      callerFactory(),
+		AllowedOrigins: o.origins,
 	})
 	if o.printTask {
 		_, idx, ok := srv.Next()
