@@ -343,3 +343,81 @@ func TestLedgerLock(t *testing.T) {
 		t.Errorf("a user's empty ledger was removed: %v", err)
 	}
 }
+
+// TestToolListing lists the tools over HTTP with the SDK client, with and
+// without the annotations factor: the schemas carry the sandbox's limits,
+// the annotations appear only when the plan asks, no list advertises
+// listChanged, and the factor reaches the ledger line.
+func TestToolListing(t *testing.T) {
+	for _, annotated := range []bool{false, true} {
+		plan := onePlan(t, Episode{Template: "T01", FaultMode: ledger.FaultNone, Seed: 3, Annotations: annotated})
+		srv, url, path := httpServer(t, plan, Options{})
+		ctx := testContext(t)
+		cs := connectHTTP(t, ctx, url)
+		caps := cs.InitializeResult().Capabilities
+		if caps.Tools == nil || caps.Tools.ListChanged || caps.Prompts == nil || caps.Prompts.ListChanged || caps.Resources == nil || caps.Resources.ListChanged {
+			t.Errorf("capabilities: %+v %+v %+v, want tools, prompts and resources without listChanged", caps.Tools, caps.Prompts, caps.Resources)
+		}
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools := map[string]*sdk.Tool{}
+		for _, tl := range res.Tools {
+			tools[tl.Name] = tl
+			if (tl.Annotations != nil) != annotated {
+				t.Errorf("annotations=%t: tool %s has annotations %+v", annotated, tl.Name, tl.Annotations)
+			}
+		}
+		prop := func(tool, param string) map[string]any {
+			t.Helper()
+			b, _ := json.Marshal(tools[tool].InputSchema)
+			var s struct {
+				Properties map[string]map[string]any `json:"properties"`
+			}
+			json.Unmarshal(b, &s)
+			return s.Properties[param]
+		}
+		if p := prop("billing_create_charge", "amount_cents"); p["minimum"] != 1.0 || p["maximum"] == nil {
+			t.Errorf("amount_cents schema %v, want minimum 1 and a maximum", p)
+		}
+		if p := prop("social_publish", "platform"); len(p["enum"].([]any)) != 4 {
+			t.Errorf("platform schema %v, want the four platforms", p)
+		}
+		if p := prop("wait", "seconds"); p["minimum"] != 0.0 || p["maximum"] != 86400.0 {
+			t.Errorf("wait schema %v", p)
+		}
+		if p := prop("data_insert_many", "rows"); p["minItems"] != 1.0 || p["maxItems"] != 500.0 {
+			t.Errorf("rows schema %v", p)
+		}
+		if annotated {
+			pub, list := tools["social_publish"].Annotations, tools["billing_list_charges"].Annotations
+			if pub.ReadOnlyHint || pub.IdempotentHint || pub.DestructiveHint == nil || *pub.DestructiveHint || pub.OpenWorldHint == nil || !*pub.OpenWorldHint {
+				t.Errorf("social_publish annotations %+v: want an additive, non-idempotent, open-world write", pub)
+			}
+			if del := tools["social_delete_post"].Annotations; del.DestructiveHint == nil || !*del.DestructiveHint || !del.IdempotentHint {
+				t.Errorf("social_delete_post annotations %+v: want destructive and idempotent", del)
+			}
+			if !list.ReadOnlyHint || !list.IdempotentHint {
+				t.Errorf("billing_list_charges annotations %+v: want read-only", list)
+			}
+		}
+		if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "social_list_posts", Arguments: map[string]any{"platform": "mastodon"}}); err != nil {
+			t.Fatal(err)
+		}
+		fin, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "finish", Arguments: map[string]any{"status": "failed", "uncertainties": []string{}}})
+		if err != nil || fin.IsError || fin.StructuredContent == nil {
+			t.Fatalf("finish: %v %+v", err, fin)
+		}
+		cs.Close()
+		<-srv.Done()
+		data, _ := os.ReadFile(path)
+		want := `"annotations":` + strconv.FormatBool(annotated) + "}"
+		if !strings.HasSuffix(strings.TrimSpace(string(data)), want) {
+			t.Errorf("ledger line does not end with %s: %s", want, data)
+		}
+		if got := strings.Contains(plan.Episodes[0].EpisodeID, "+annotations"); got != annotated {
+			t.Errorf("episode id %q", plan.Episodes[0].EpisodeID)
+		}
+	}
+}
