@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
+	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
 // serveOptions are the flags of serve.
@@ -58,7 +61,8 @@ client timeout, and the wait tool moves it on. An episode ends on finish,
 when the client disconnects, or when it exhausts --max-calls or
 --max-time-s; it is then graded and appended to the ledger as one line
 (written with one write and synced). A restarted serve skips the episodes
-the ledger already holds, so a plan is worked through across restarts. A
+the ledger already holds, so a plan is worked through across restarts; when
+it holds them all, serve says so and exits 0, as drive does. A
 session that leaves without calling any tool is not an episode: its
 episode stays pending.
 
@@ -124,6 +128,19 @@ Examples:
 			for _, name := range []string{"instance", "focal-index", "fault", "contract", "condition", "guard", "delay-s"} {
 				if f.Changed(name) && !f.Changed("template") {
 					return usagef("--%s describes a single episode and needs --template", name)
+				}
+			}
+			if f.Changed("template") {
+				// Flag values outside their fixed sets are usage errors, as
+				// for every other enumerated flag.
+				if !slices.Contains(sandbox.Templates(), o.one.Template) {
+					return usagef("--template %q: want one of %s", o.one.Template, strings.Join(sandbox.Templates(), ", "))
+				}
+				if !ledger.FaultModes.Has(o.one.FaultMode) {
+					return usagef("--fault %q: want one of %s", o.one.FaultMode, strings.Join(ledger.FaultModes.Values, ", "))
+				}
+				if !ledger.Contracts.Has(o.one.Contract) {
+					return usagef("--contract %q: want %s", o.one.Contract, strings.Join(ledger.Contracts.Values, " or "))
 				}
 			}
 			if err := checkLimits(o.limits); err != nil {
@@ -211,13 +228,16 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	if o.printTask {
 		_, idx, ok := srv.Next()
 		if !ok {
-			return fmt.Errorf("every episode of the plan is already in %s", o.ledger)
+			return fmt.Errorf("every episode of the plan is already in %s: no task to print", o.ledger)
 		}
 		_, err := fmt.Fprintln(e.stdout, mcp.Instruction(plan, idx))
 		return err
 	}
 	if srv.Pending() == 0 {
-		return fmt.Errorf("every episode of the plan is already in %s", o.ledger)
+		// Nothing left to do is success, as for drive: a rerun (or a
+		// requeued job) after the plan is done must not look like a failure.
+		fmt.Fprintf(e.stderr, "limbo-analyze serve: all %d episodes of the plan are already in %s; nothing to serve\n", plan.Len(), o.ledger)
+		return nil
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -35,6 +35,10 @@ func TestServeUsage(t *testing.T) {
 		{"serve", "--fault", "timeout_pre", "--ledger", l},
 		{"serve", "--transport", "http", "--addr", "0.0.0.0:8765", "--ledger", l},
 		{"serve", "--think-s", "-1", "--ledger", l},
+		{"serve", "--template", "T99", "--ledger", l},
+		{"serve", "--template", "T01", "--fault", "nosuch", "--ledger", l},
+		{"serve", "--template", "T01", "--contract", "nosuch", "--ledger", l},
+		{"drive", "--harness", "true", "--out", l, "--shard", "5/4"},
 		{"drive", "--out", l},
 		{"drive", "--harness", "true"},
 		{"drive", "--harness", "true", "--out", l, "--parallel", "0"},
@@ -156,10 +160,11 @@ func TestServeStdio(t *testing.T) {
 	if ep.Model != "m1" || ep.FaultMode != ledger.FaultTimeoutPost || ep.Template != "T03" || !ep.FaultFired || ep.ToolCalls != int64(len(task.Steps)) || !ep.UncertaintyListed {
 		t.Errorf("recorded episode: %+v", ep)
 	}
-	// Run again: the episode is recorded, nothing to serve.
+	// Run again: the episode is recorded, nothing to serve, which is
+	// success (as for drive) and leaves the ledger as it was.
 	var stdout2, stderr2 bytes.Buffer
-	if c := run([]string{"serve", "--template", "T03", "--focal-index", "0", "--fault", "timeout_post", "--model", "m1", "--ledger", ledgerPath}, strings.NewReader(""), &stdout2, &stderr2); c != exitFailure ||
-		!strings.Contains(stderr2.String(), "already in") {
+	if c := run([]string{"serve", "--template", "T03", "--focal-index", "0", "--fault", "timeout_post", "--model", "m1", "--ledger", ledgerPath}, strings.NewReader(""), &stdout2, &stderr2); c != exitOK ||
+		!strings.Contains(stderr2.String(), "already in") || stdout2.Len() != 0 {
 		t.Errorf("second serve: exit %d, %q", c, stderr2.String())
 	}
 }
