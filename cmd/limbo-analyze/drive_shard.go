@@ -39,6 +39,9 @@ func shardPlan(plan *mcp.Plan, shard string) (*mcp.Plan, *driveMeta, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if n > plan.Len() {
+		return nil, nil, fmt.Errorf("--shard %s: %d shards for a plan of %d episodes would leave shards empty; use at most %d", shard, n, plan.Len(), plan.Len())
+	}
 	data, err := plan.Marshal()
 	if err != nil {
 		return nil, nil, err
