@@ -274,6 +274,19 @@ func (r *run) disconnect() {
 	r.end(EndDisconnect, nil)
 }
 
+// reclaim ends an episode that has seen no tool call and no report,
+// without recording it, so that another session can take it over. It
+// reports whether it did.
+func (r *run) reclaim() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended || r.requests > 0 {
+		return false
+	}
+	r.ended, r.reason = true, "reclaimed"
+	return true
+}
+
 // idle reports whether the episode ended, or would end now, with no call
 // and no report: a session that only looked (listed tools) and left.
 func (r *run) idle() bool {

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -47,12 +48,10 @@ func buildBins(t testing.TB) string {
 		if binErr != nil {
 			return
 		}
-		for _, pkg := range []string{"serve", "harness"} {
-			out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, pkg), "./testdata/"+pkg).CombinedOutput()
-			if err != nil {
-				binErr = fmt.Errorf("go build ./testdata/%s: %v\n%s", pkg, err, out)
-				return
-			}
+		// One go build for both: the link steps run in parallel.
+		out, err := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./testdata/serve", "./testdata/harness").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build ./testdata/serve ./testdata/harness: %v\n%s", err, out)
 		}
 	})
 	if binErr != nil {
@@ -200,4 +199,21 @@ func writePlan(t testing.TB, plan *Plan) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// testContext is a context that ends shortly before the test binary's own
+// deadline (go test -timeout), so a slow run (-race, a loaded machine)
+// fails with the test's message rather than a fixed wall-clock budget
+// chosen for a fast one. Without a deadline it never ends.
+func testContext(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	if tt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if d, ok := tt.Deadline(); ok {
+			// Leave room for the test to report and clean up.
+			ctx, cancel = context.WithDeadline(ctx, d.Add(-time.Until(d)/20-time.Second))
+		}
+	}
+	t.Cleanup(cancel)
+	return ctx
 }

@@ -20,6 +20,10 @@ import (
 type Ledger struct {
 	path string
 	f    *os.File
+	lock *FileLock
+	// created: OpenLedger made the file, so Close removes it again if no
+	// episode was written (a run that recorded nothing leaves nothing).
+	created bool
 
 	mu      sync.Mutex
 	done    map[string]bool
@@ -44,11 +48,23 @@ const maxLedgerLine = 64 << 20
 // of the episodes it holds and truncates a torn last line (one without its
 // newline, which only a crash mid-write leaves). warn, if not nil, is told
 // about a truncation. Lines must be JSON objects with an episode_id; any
-// other line is an error naming the file and line.
-func OpenLedger(path string, warn func(string)) (*Ledger, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+// other line is an error naming the file and line. The ledger is locked
+// (LockFile) until Close: a second OpenLedger of the same file fails with
+// an error naming the holder.
+func OpenLedger(path string, warn func(string)) (l *Ledger, err error) {
+	fi, statErr := os.Stat(path)
+	if statErr == nil && fi.IsDir() {
 		return nil, ledger.Problem{File: path, Msg: "is a directory, not a ledger file"}
 	}
+	lock, err := LockFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			lock.Unlock()
+		}
+	}()
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		var pe *os.PathError
@@ -57,7 +73,7 @@ func OpenLedger(path string, warn func(string)) (*Ledger, error) {
 		}
 		return nil, ledger.Problem{File: path, Msg: err.Error()}
 	}
-	l := &Ledger{path: path, f: f, done: map[string]bool{}}
+	l = &Ledger{path: path, f: f, lock: lock, created: errors.Is(statErr, os.ErrNotExist), done: map[string]bool{}}
 	good, err := l.scan()
 	if err != nil {
 		f.Close()
@@ -226,8 +242,25 @@ func (l *Ledger) syncThrough(seq uint64) error {
 	return nil
 }
 
-// Close closes the file.
-func (l *Ledger) Close() error { return l.f.Close() }
+// Close closes the file and releases its lock. A ledger file that
+// OpenLedger created and that received no episode is removed: a run that
+// recorded nothing (a harness that never reached the server) must not
+// leave an empty ledger that looks like a finished run with no episodes.
+func (l *Ledger) Close() error {
+	l.mu.Lock()
+	empty := l.created && l.n == 0
+	l.mu.Unlock()
+	err := l.f.Close()
+	if empty && err == nil {
+		if fi, serr := os.Stat(l.path); serr == nil && fi.Size() == 0 {
+			err = os.Remove(l.path)
+		}
+	}
+	if uerr := l.lock.Unlock(); err == nil {
+		err = uerr
+	}
+	return err
+}
 
 // EncodeLine renders the ledger line of an ended episode: the graded
 // episode, or with raw the graded design and outcome fields together with
@@ -239,4 +272,20 @@ func EncodeLine(graded ledger.Episode, raw *ledger.RawEpisode, withRaw bool) ([]
 		return json.Marshal(&r)
 	}
 	return json.Marshal(&graded)
+}
+
+// encodeServedLine is EncodeLine with the served episode's factors that
+// the ledger schema has no column for, as top-level fields: readers keep
+// them as extra columns ("annotations": "true" or "false"), so analyses
+// can filter and group by them.
+func encodeServedLine(ep *Episode, graded ledger.Episode, raw *ledger.RawEpisode, withRaw bool) ([]byte, error) {
+	line, err := EncodeLine(graded, raw, withRaw)
+	if err != nil || len(line) < 2 || line[len(line)-1] != '}' {
+		return line, err
+	}
+	extra := `,"annotations":false}`
+	if ep.Annotations {
+		extra = `,"annotations":true}`
+	}
+	return append(line[:len(line)-1], extra...), nil
 }

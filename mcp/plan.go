@@ -38,6 +38,11 @@ type Episode struct {
 	ClientTimeoutS float64  `json:"client_timeout_s,omitempty"` // default 30
 	Oracles        []string `json:"oracles"`                    // default (absent or null) from the condition: state-oracle, outcome-oracle; [] for none
 	Weight         float64  `json:"weight,omitempty"`           // default 1
+	// Annotations lists the tools with MCP tool annotations (readOnlyHint,
+	// destructiveHint, idempotentHint, openWorldHint). Harnesses use them
+	// for permissions and agents may read them, so they are a factor of
+	// the experiment; off by default, as in the paper.
+	Annotations bool `json:"annotations,omitempty"`
 }
 
 // Defaults for planned episodes.
@@ -67,6 +72,9 @@ func (e *Episode) EpisodeKey() string {
 	cond := e.Condition
 	if e.Guard && cond != "guard" {
 		cond += "+guard"
+	}
+	if e.Annotations {
+		cond += "+annotations"
 	}
 	id := e.Experiment + "/" + e.Harness + "/" + e.Contract + "/" + cond + "/" + e.Cue + "/" + e.PairKey()
 	if e.FaultMode == ledger.FaultTimeoutLateTail {
@@ -372,6 +380,20 @@ func (p *Plan) Marshal() ([]byte, error) {
 	}
 	b.WriteString("]}\n")
 	return b.Bytes(), nil
+}
+
+// WithAnnotations returns a copy of the plan with tool annotations on in
+// every episode; ids derived from the design fields are derived again
+// (they mark the arm), ids given in the plan are kept.
+func WithAnnotations(p *Plan) (*Plan, error) {
+	eps := slices.Clone(p.Episodes)
+	for i := range eps {
+		if !eps[i].Annotations && eps[i].EpisodeID == eps[i].EpisodeKey() {
+			eps[i].EpisodeID = ""
+		}
+		eps[i].Annotations = true
+	}
+	return NewPlan(eps)
 }
 
 // DefaultPlan is the built-in plan: the E2 instance-0 episodes of the

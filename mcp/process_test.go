@@ -64,8 +64,7 @@ func TestResumeAfterKill(t *testing.T) {
 	}
 	planPath := writePlan(t, plan)
 	ledgerPath := filepath.Join(t.TempDir(), "resume.jsonl")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testContext(t)
 
 	cmd, url := startHTTP(t, bin, planPath, ledgerPath)
 	for i := range 5 {

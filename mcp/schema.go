@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
@@ -21,8 +23,29 @@ func InputSchema(params []sandbox.Param) map[string]any {
 			prop["description"] = p.Doc
 		}
 		if p.Type == "array" {
-			// Some clients reject an array schema without items.
-			prop["items"] = map[string]any{}
+			// Some clients reject an array schema without items. The only
+			// array parameter (data_insert_many's rows) holds objects.
+			prop["items"] = map[string]any{"type": "object"}
+		}
+		// The limits the sandbox enforces, stated in the schema too, so
+		// that a client can check a call before sending it.
+		if len(p.Enum) > 0 {
+			prop["enum"] = p.Enum
+		}
+		if p.Minimum != nil {
+			prop["minimum"] = *p.Minimum
+		}
+		if p.Maximum != nil {
+			prop["maximum"] = *p.Maximum
+		}
+		if p.MaxLength > 0 {
+			prop["maxLength"] = p.MaxLength
+		}
+		if p.MinItems > 0 {
+			prop["minItems"] = p.MinItems
+		}
+		if p.MaxItems > 0 {
+			prop["maxItems"] = p.MaxItems
 		}
 		props[p.Name] = prop
 		if p.Required {
@@ -59,7 +82,8 @@ func finishSchema() map[string]any {
 			},
 			"uncertainties": map[string]any{
 				"type":        "array",
-				"items":       map[string]any{"type": "string"},
+				"items":       map[string]any{"type": "string", "maxLength": maxUncertaintyLength},
+				"maxItems":    maxUncertainties,
 				"description": "Anything you could not verify, e.g. an action that may or may not have taken effect.",
 			},
 		},
@@ -95,3 +119,31 @@ var finishSchemaJSON = func() json.RawMessage {
 	}
 	return b
 }()
+
+// ToolAnnotations are the MCP hints of a sandbox tool, derived from the
+// catalogue. Reads are read-only and idempotent. A write is destructive
+// when it changes or removes what exists (delete, refund, status update,
+// upsert: in this catalogue exactly the naturally idempotent writes) and
+// additive otherwise (create, publish, insert, send, trigger, comment);
+// idempotentHint is natural idempotency, not the key, which only helps
+// when the agent repeats it. The six services stand for external systems
+// (open world); the oracle and wait tools are the harness's own.
+func ToolAnnotations(spec sandbox.ToolSpec) *sdk.ToolAnnotations {
+	open := spec.Service != "oracle"
+	a := &sdk.ToolAnnotations{ReadOnlyHint: !spec.Write, OpenWorldHint: &open}
+	if spec.Write {
+		destructive := spec.Idempotent
+		a.DestructiveHint = &destructive
+		a.IdempotentHint = spec.Idempotent
+	} else {
+		a.IdempotentHint = true
+	}
+	return a
+}
+
+// finishAnnotations: finish changes nothing outside the episode but
+// cannot be repeated (the episode is over after it).
+func finishAnnotations() *sdk.ToolAnnotations {
+	closed, no := false, false
+	return &sdk.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &closed}
+}

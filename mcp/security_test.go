@@ -145,7 +145,10 @@ func TestStdioBadInput(t *testing.T) {
 	if got[0].ReportedSuccess {
 		t.Error("an episode ended by its budget reports no success")
 	}
-	// Only the ledger was written.
+	// Only the ledger was written; its lock goes with the close.
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("files in the ledger's directory: %v", entries)
@@ -295,7 +298,7 @@ func FuzzLineGuard(f *testing.F) {
 			if len(line) == 0 {
 				continue
 			}
-			if _, code, _ := checkMessage(line); code != 0 {
+			if _, code, _, _ := checkMessage(line); code != 0 {
 				t.Fatalf("passed on a bad message %q", line)
 			}
 			if len(line) > 257 {

@@ -9,6 +9,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +42,26 @@ type Options struct {
 	MaxMessageBytes int
 	// OnResult, if set, is called with every recorded episode.
 	OnResult func(*Result)
+	// ReclaimAfter: when a new HTTP session finds no pending episode, it
+	// takes over the episode of a session that has made no tool call and
+	// sent nothing for at least this long (zero: at once). Harnesses
+	// check a server by initializing and leaving without DELETE (claude
+	// mcp list); such a session must not hold its episode until the idle
+	// timeout while the real run is refused.
+	ReclaimAfter time.Duration
+	// FinishGrace is how long ServeHTTP keeps answering after the last
+	// episode is recorded, so that clients can close their sessions
+	// (DELETE) cleanly. Zero: 3 seconds.
+	FinishGrace time.Duration
+	// AllowedOrigins are the browser origins (scheme://host[:port])
+	// accepted besides loopback ones. A request with any other Origin
+	// header is refused with 403, as the MCP specification asks of local
+	// servers against DNS rebinding.
+	AllowedOrigins []string
+	// BodyTimeout bounds the time to receive one HTTP request body, so a
+	// client that trickles its body cannot hold a connection for ever.
+	// Zero: 30 seconds.
+	BodyTimeout time.Duration
 }
 
 // Server serves a plan's pending episodes, one per MCP session, and
@@ -56,6 +79,7 @@ type Server struct {
 	closed  bool
 	lastErr error
 	pool    map[string][]*episodeServer
+	live    map[*episodeServer]bool // servers bound to a session
 }
 
 // NewServer returns a server for the plan's episodes that the ledger does
@@ -70,7 +94,13 @@ func NewServer(plan *Plan, l *Ledger, opts Options) *Server {
 	if opts.NewCaller == nil {
 		opts.NewCaller = ConditionCaller
 	}
-	s := &Server{plan: plan, ledger: l, opts: opts, done: make(chan struct{}), pool: map[string][]*episodeServer{}}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = 30 * time.Second
+	}
+	if opts.FinishGrace <= 0 {
+		opts.FinishGrace = 3 * time.Second
+	}
+	s := &Server{plan: plan, ledger: l, opts: opts, done: make(chan struct{}), pool: map[string][]*episodeServer{}, live: map[*episodeServer]bool{}}
 	for i := range plan.Episodes {
 		if !l.Has(plan.Episodes[i].EpisodeID) {
 			s.queue = append(s.queue, i)
@@ -161,7 +191,7 @@ func (s *Server) record(r *run, res *Result) {
 	err := res.Err
 	if err == nil {
 		var line []byte
-		line, err = EncodeLine(res.Graded, res.Raw, s.opts.Raw)
+		line, err = encodeServedLine(r.ep, res.Graded, res.Raw, s.opts.Raw)
 		if err == nil {
 			err = s.ledger.AppendLine(res.Graded.EpisodeID, line)
 		}
@@ -220,9 +250,10 @@ type episodeServer struct {
 	srv   *sdk.Server
 	shape string
 
-	mu      sync.Mutex
-	cur     *run
-	session *sdk.ServerSession // the session of cur, once initialized
+	mu       sync.Mutex
+	cur      *run
+	session  *sdk.ServerSession // the session of cur, once initialized
+	lastSeen time.Time          // the session's last request
 }
 
 // current returns the run of the session a request came in, or nil when
@@ -244,7 +275,7 @@ func (es *episodeServer) attached() bool {
 
 // shapeOf keys the servers that expose the same tools.
 func shapeOf(ep *Episode) string {
-	return ep.Contract + "|" + strings.Join(ep.Oracles, ",")
+	return ep.Contract + "|" + strings.Join(ep.Oracles, ",") + "|" + strconv.FormatBool(ep.Annotations)
 }
 
 const sessionEnded = "the session's episode has ended; no further calls are accepted"
@@ -275,9 +306,50 @@ func (s *Server) recycle(es *episodeServer) {
 	es.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	delete(s.live, es)
 	if len(s.pool[es.shape]) < maxPooled {
 		s.pool[es.shape] = append(s.pool[es.shape], es)
 	}
+}
+
+// liveSessions is the number of sessions bound to an episode server.
+func (s *Server) liveSessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.live)
+}
+
+// reclaim takes the episode of the longest-quiet session that has made no
+// tool call (and has been quiet for ReclaimAfter), closes that session and
+// returns the episode's plan index. The episode stays counted as active:
+// it passes from one session to the other.
+func (s *Server) reclaim() (int, bool) {
+	s.mu.Lock()
+	cands := make([]*episodeServer, 0, len(s.live))
+	for es := range s.live {
+		cands = append(cands, es)
+	}
+	s.mu.Unlock()
+	seen := func(es *episodeServer) time.Time {
+		es.mu.Lock()
+		defer es.mu.Unlock()
+		return es.lastSeen
+	}
+	slices.SortFunc(cands, func(a, b *episodeServer) int { return seen(a).Compare(seen(b)) })
+	for _, es := range cands {
+		es.mu.Lock()
+		r, ss := es.cur, es.session
+		if r == nil || ss == nil || time.Since(es.lastSeen) < s.opts.ReclaimAfter || !r.reclaim() {
+			es.mu.Unlock()
+			continue
+		}
+		es.cur = nil // the old session's requests now get sessionEnded
+		es.mu.Unlock()
+		s.logf("limbo mcp: episode %s: handed to a new session (the session holding it made no tool call)", r.ep.EpisodeID)
+		go ss.Close()
+		return r.idx, true
+	}
+	return -1, false
 }
 
 // maxPooled bounds the idle servers kept per shape.
@@ -288,12 +360,19 @@ const maxPooled = 64
 func (s *Server) newEpisodeServer(shape string, r *run) *episodeServer {
 	es := &episodeServer{shape: shape}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "limbo-sandbox", Version: s.opts.Version}, &sdk.ServerOptions{
-		Capabilities:              &sdk.ServerCapabilities{},
+		// The lists never change during a session: no listChanged.
+		Capabilities: &sdk.ServerCapabilities{
+			Tools: &sdk.ToolCapabilities{}, Prompts: &sdk.PromptCapabilities{}, Resources: &sdk.ResourceCapabilities{},
+		},
 		SupportedProtocolVersions: legacyVersions(),
 	})
 	for _, spec := range r.world.Tools() {
 		name := spec.Name
-		srv.AddTool(&sdk.Tool{Name: name, Description: spec.Description, InputSchema: schemaJSON(r.ep.Contract, spec)},
+		tool := &sdk.Tool{Name: name, Description: spec.Description, InputSchema: schemaJSON(r.ep.Contract, spec)}
+		if r.ep.Annotations {
+			tool.Annotations = ToolAnnotations(spec)
+		}
+		srv.AddTool(tool,
 			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 				cur := es.current(req.Session)
 				if cur == nil {
@@ -303,7 +382,11 @@ func (s *Server) newEpisodeServer(shape string, r *run) *episodeServer {
 				return toolResult(resp, endedMsg, err)
 			})
 	}
-	srv.AddTool(&sdk.Tool{Name: "finish", Description: finishDescription, InputSchema: finishSchemaJSON},
+	finish := &sdk.Tool{Name: "finish", Description: finishDescription, InputSchema: finishSchemaJSON}
+	if r.ep.Annotations {
+		finish.Annotations = finishAnnotations()
+	}
+	srv.AddTool(finish,
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			cur := es.current(req.Session)
 			if cur == nil {
@@ -316,7 +399,12 @@ func (s *Server) newEpisodeServer(shape string, r *run) *episodeServer {
 			if complaint != "" {
 				return textResult(complaint, true), nil
 			}
-			return textResult(msg, false), nil
+			// Structured as the sandbox tools' results are.
+			text, _ := json.Marshal(map[string]any{"outcome": ledger.OutcomeOK, "message": msg})
+			return &sdk.CallToolResult{
+				Content:           []sdk.Content{&sdk.TextContent{Text: string(text)}},
+				StructuredContent: json.RawMessage(text),
+			}, nil
 		})
 	srv.AddPrompt(&sdk.Prompt{Name: "task", Description: "The task to carry out with this server's tools."},
 		func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
@@ -343,17 +431,28 @@ func (s *Server) newEpisodeServer(shape string, r *run) *episodeServer {
 	// the server instructions, and end the episode when the session ends.
 	srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			ss, _ := req.GetSession().(*sdk.ServerSession)
 			if method != "initialize" {
+				es.mu.Lock()
+				if ss != nil && es.session == ss {
+					es.lastSeen = time.Now()
+				}
+				es.mu.Unlock()
 				return next(ctx, method, req)
 			}
-			ss, _ := req.GetSession().(*sdk.ServerSession)
 			es.mu.Lock()
 			cur := es.cur
 			first := cur != nil && es.session == nil && ss != nil
 			if first {
 				es.session = ss
+				es.lastSeen = time.Now()
 			}
 			es.mu.Unlock()
+			if first {
+				s.mu.Lock()
+				s.live[es] = true
+				s.mu.Unlock()
+			}
 			res, err := next(ctx, method, req)
 			if ir, ok := res.(*sdk.InitializeResult); ok && cur != nil {
 				ir.Instructions = cur.instruction()
@@ -430,8 +529,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteC
 		return idx, err
 	}
 	es := s.episodeServerFor(r)
-	lw := &lockedWriter{w: out}
-	t := &sdk.IOTransport{Reader: newLineGuard(in, lw, s.opts.MaxMessageBytes), Writer: lw, MaxLineLength: s.opts.MaxMessageBytes + 2}
+	inf := newInFlight()
+	lw := &lockedWriter{w: out, inFlight: inf}
+	guard := newLineGuard(in, lw, s.opts.MaxMessageBytes)
+	guard.inFlight = inf
+	t := &sdk.IOTransport{Reader: guard, Writer: lw, MaxLineLength: s.opts.MaxMessageBytes + 2}
 	runErr := es.srv.Run(ctx, t)
 	r.disconnect()
 	if err := s.Err(); err != nil {
@@ -469,25 +571,59 @@ func (s *Server) Handler() http.Handler {
 		MaxRequestBodyBytes: int64(s.opts.MaxMessageBytes),
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.Method != http.MethodPost || req.Header.Get(sessionHeader) != "" {
+		if o := req.Header.Get("Origin"); o != "" && !s.originAllowed(o) {
+			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
+			return
+		}
+		if req.Method != http.MethodPost {
 			h.ServeHTTP(w, req)
 			return
 		}
+		// The body has opts.BodyTimeout to arrive whole: a client that trickles
+		// it must not hold a connection (and a goroutine) for ever. The
+		// deadline is lifted before the SDK answers.
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
 		body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, int64(s.opts.MaxMessageBytes)))
 		if err != nil {
-			http.Error(w, "request body too large or unreadable", http.StatusRequestEntityTooLarge)
+			// The deadline stays: the server would otherwise wait for the
+			// rest of the body before answering.
+			w.Header().Set("Connection", "close")
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			} else {
+				http.Error(w, "request body unreadable: "+err.Error(), http.StatusBadRequest)
+			}
 			return
 		}
+		_ = rc.SetReadDeadline(time.Time{})
 		req.Body = io.NopCloser(bytes.NewReader(body))
+		if req.Header.Get(sessionHeader) != "" {
+			h.ServeHTTP(w, req)
+			return
+		}
 		var head struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 		}
-		if json.Unmarshal(body, &head) != nil || head.Method != "initialize" {
+		if json.Unmarshal(body, &head) != nil || head.Method == sessionlessDiscover {
+			// Not a single message (the SDK answers a parse error), or a
+			// newer client's discovery, which the SDK refuses so that the
+			// client falls back to initialize.
 			h.ServeHTTP(w, req)
 			return
 		}
+		if head.Method != "initialize" {
+			// The specification: a server that requires sessions answers a
+			// request without one, other than initialize, with 400.
+			writeRPCError(w, http.StatusBadRequest, head.ID, "limbo: no "+sessionHeader+" header: initialize a session first")
+			return
+		}
 		idx, ok := s.take()
+		if !ok {
+			idx, ok = s.reclaim()
+		}
 		if !ok {
 			writeRPCError(w, http.StatusServiceUnavailable, head.ID, "limbo: every episode of the plan is served; no new session")
 			return
@@ -508,6 +644,28 @@ func (s *Server) Handler() http.Handler {
 			s.release(idx, true, nil)
 		}
 	})
+}
+
+// sessionlessDiscover is the first request of clients of the sessionless
+// protocol versions.
+const sessionlessDiscover = "server/discover"
+
+// originAllowed accepts a loopback origin (a page served from this
+// machine) or one listed in AllowedOrigins.
+func (s *Server) originAllowed(origin string) bool {
+	if slices.Contains(s.opts.AllowedOrigins, origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, msg string) {
@@ -548,7 +706,11 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, allowRemote bool, r
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	// Headers must arrive within ReadHeaderTimeout and bodies within
+	// opts.BodyTimeout (set per request by the handler, which lifts it before
+	// answering so that SSE streams live on); idle keep-alive connections
+	// are closed after IdleTimeout.
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -557,6 +719,12 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, allowRemote bool, r
 	select {
 	case <-ctx.Done():
 	case <-s.Done():
+		// Every episode is recorded; the clients may still close their
+		// sessions (DELETE). Answer them for a short while.
+		deadline := time.Now().Add(s.opts.FinishGrace)
+		for s.liveSessions() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+			time.Sleep(20 * time.Millisecond)
+		}
 	case err := <-errc:
 		return err
 	}

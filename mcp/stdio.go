@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 )
 
 // The SDK's stdio transport ends the connection on the first line that is
@@ -15,31 +16,102 @@ import (
 // JSON-RPC error (parse error, invalid request) on the output and dropped,
 // and the session goes on.
 
-// lockedWriter serializes whole-line writes of the SDK and of lineGuard.
+// lockedWriter serializes whole-line writes of the SDK and of lineGuard,
+// and tells inFlight which requests have been answered.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.WriteCloser
+	mu       sync.Mutex
+	w        io.WriteCloser
+	inFlight *inFlight
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	l.mu.Unlock()
+	if l.inFlight != nil && err == nil {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method *string         `json:"method"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(p), &m) == nil && m.Method == nil && len(m.ID) > 0 {
+			l.inFlight.answered(m.ID)
+		}
+	}
+	return n, err
 }
 
 func (l *lockedWriter) Close() error { return l.w.Close() }
 
 type lineGuard struct {
-	src     *bufio.Reader
-	closer  io.Closer
-	out     io.Writer
-	max     int
-	pending []byte
-	err     error
+	src      *bufio.Reader
+	closer   io.Closer
+	out      io.Writer
+	max      int
+	pending  []byte
+	err      error
+	inFlight *inFlight // nil: EOF is passed on at once
+	drained  bool
 }
 
 func newLineGuard(in io.ReadCloser, out io.Writer, max int) *lineGuard {
 	return &lineGuard{src: bufio.NewReaderSize(in, 64<<10), closer: in, out: out, max: max}
+}
+
+// drainTimeout bounds how long the end of input waits for the answers to
+// requests already received: every tool call is answered in virtual time,
+// so only a wedged handler comes near it.
+const drainTimeout = 10 * time.Second
+
+// inFlight counts the requests passed to the SDK that have no answer yet.
+// A client may write its last requests (finish) and close its end at
+// once; the SDK ends the connection on EOF and would drop their answers,
+// and with them the episode's report. So the guard holds EOF back until
+// every received request is answered.
+type inFlight struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	pending map[string]int
+}
+
+func newInFlight() *inFlight {
+	f := &inFlight{pending: map[string]int{}}
+	f.cond = sync.NewCond(&f.mu)
+	return f
+}
+
+func (f *inFlight) received(id json.RawMessage) {
+	f.mu.Lock()
+	f.pending[string(id)]++
+	f.mu.Unlock()
+}
+
+func (f *inFlight) answered(id json.RawMessage) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k := string(id)
+	if f.pending[k] > 0 {
+		f.pending[k]--
+		if f.pending[k] == 0 {
+			delete(f.pending, k)
+		}
+		f.cond.Broadcast()
+	}
+}
+
+// wait returns when nothing is in flight or after timeout.
+func (f *inFlight) wait(timeout time.Duration) {
+	t := time.AfterFunc(timeout, func() {
+		f.mu.Lock()
+		f.pending = map[string]int{}
+		f.cond.Broadcast()
+		f.mu.Unlock()
+	})
+	defer t.Stop()
+	f.mu.Lock()
+	for len(f.pending) > 0 {
+		f.cond.Wait()
+	}
+	f.mu.Unlock()
 }
 
 func (g *lineGuard) Close() error { return g.closer.Close() }
@@ -47,6 +119,10 @@ func (g *lineGuard) Close() error { return g.closer.Close() }
 func (g *lineGuard) Read(p []byte) (int, error) {
 	for len(g.pending) == 0 {
 		if g.err != nil {
+			if !g.drained && g.inFlight != nil {
+				g.inFlight.wait(drainTimeout)
+			}
+			g.drained = true
 			return 0, g.err
 		}
 		line, tooLong, err := g.readLine()
@@ -56,9 +132,12 @@ func (g *lineGuard) Read(p []byte) (int, error) {
 			g.reply(nil, -32600, "message exceeds the size limit")
 		case len(bytes.TrimSpace(line)) == 0:
 		default:
-			if id, code, msg := checkMessage(line); code != 0 {
+			if id, code, msg, req := checkMessage(line); code != 0 {
 				g.reply(id, code, msg)
 			} else {
+				if req && g.inFlight != nil {
+					g.inFlight.received(id)
+				}
 				g.pending = append(line, '\n')
 			}
 		}
@@ -92,10 +171,11 @@ func (g *lineGuard) readLine() (line []byte, tooLong bool, err error) {
 
 // checkMessage accepts a JSON object with jsonrpc "2.0" and a method, or
 // a response (id with result or error). It returns the JSON-RPC error to
-// answer otherwise.
-func checkMessage(line []byte) (id json.RawMessage, code int, msg string) {
+// answer otherwise; req reports a request (method and id), which awaits
+// an answer.
+func checkMessage(line []byte) (id json.RawMessage, code int, msg string, req bool) {
 	if !json.Valid(line) {
-		return nil, -32700, "parse error: not JSON"
+		return nil, -32700, "parse error: not JSON", false
 	}
 	var m struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -105,15 +185,16 @@ func checkMessage(line []byte) (id json.RawMessage, code int, msg string) {
 		Error   json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(line, &m); err != nil {
-		return nil, -32600, "invalid request: not a JSON-RPC object"
+		return nil, -32600, "invalid request: not a JSON-RPC object", false
 	}
 	if m.JSONRPC != "2.0" {
-		return m.ID, -32600, `invalid request: jsonrpc must be "2.0"`
+		return m.ID, -32600, `invalid request: jsonrpc must be "2.0"`, false
 	}
 	if m.Method == nil && (len(m.ID) == 0 || (len(m.Result) == 0 && len(m.Error) == 0)) {
-		return m.ID, -32600, "invalid request: neither a request nor a response"
+		return m.ID, -32600, "invalid request: neither a request nor a response", false
 	}
-	return nil, 0, ""
+	isReq := m.Method != nil && len(m.ID) > 0 && string(m.ID) != "null"
+	return m.ID, 0, "", isReq
 }
 
 func (g *lineGuard) reply(id json.RawMessage, code int, msg string) {

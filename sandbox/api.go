@@ -29,13 +29,25 @@ type Param struct {
 	Type     string `json:"type"` // "string", "integer", "number", "array", "object"
 	Required bool   `json:"required"`
 	Doc      string `json:"doc"`
+	// The limits the request validator enforces, for schemas (MCP input
+	// schemas): allowed values, numeric bounds, string length, item count.
+	Enum      []string `json:"enum,omitempty"`
+	Minimum   *float64 `json:"minimum,omitempty"`
+	Maximum   *float64 `json:"maximum,omitempty"`
+	MaxLength int      `json:"max_length,omitempty"`
+	MinItems  int      `json:"min_items,omitempty"`
+	MaxItems  int      `json:"max_items,omitempty"`
 }
 
 // ToolSpec is one tool of the catalogue as an agent sees it under a contract.
 type ToolSpec struct {
-	Name        string  `json:"name"`        // "social_publish", "billing_create_charge", ... (paper-design §5.1 names)
-	Service     string  `json:"service"`     // social, billing, tickets, mail, data, deploy (or "oracle" for oracle/wait tools)
-	Write       bool    `json:"write"`       // whether the tool writes
+	Name    string `json:"name"`    // "social_publish", "billing_create_charge", ... (paper-design §5.1 names)
+	Service string `json:"service"` // social, billing, tickets, mail, data, deploy (or "oracle" for oracle/wait tools)
+	Write   bool   `json:"write"`   // whether the tool writes
+	// Idempotent: a write whose repeat with the same arguments has no
+	// further effect by its nature (delete, refund, status update, upsert),
+	// whatever the key.
+	Idempotent  bool    `json:"idempotent,omitempty"`
 	Description string  `json:"description"` // as the agent sees it under the contract (Table 11 text for social/billing)
 	Params      []Param `json:"params"`      // parameters
 

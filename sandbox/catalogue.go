@@ -379,6 +379,7 @@ func (d *toolDef) spec(contract string) ToolSpec {
 		Name:        d.name,
 		Service:     d.service,
 		Write:       d.write,
+		Idempotent:  d.write && d.natural,
 		Description: d.descNative,
 		ReadBack:    d.readBack,
 		contract:    contract,
@@ -387,11 +388,11 @@ func (d *toolDef) spec(contract string) ToolSpec {
 		s.Description = d.descKeys
 	}
 	for _, p := range d.params {
-		s.Params = append(s.Params, Param{Name: p.name, Type: kindName(p.kind), Required: p.required, Doc: p.doc})
+		s.Params = append(s.Params, p.param())
 	}
 	s.KeyHonoured = d.write && (contract == ledger.ContractKeysEverywhere || d.nativeKey || len(d.nativeKeyPlatforms) > 0)
 	if s.KeyHonoured {
-		s.Params = append(s.Params, Param{Name: "idempotency_key", Type: "string", Doc: keyDoc})
+		s.Params = append(s.Params, Param{Name: "idempotency_key", Type: "string", Doc: keyDoc, MaxLength: maxKeyLen})
 		if contract == ledger.ContractNative {
 			s.keyPlatforms = d.nativeKeyPlatforms
 		}
@@ -399,6 +400,27 @@ func (d *toolDef) spec(contract string) ToolSpec {
 	// For social the worst case (weibo); DocumentedLagFor is per platform.
 	s.DocumentedLag = d.documentedLag("")
 	return s
+}
+
+// param is the public form of a parameter, with the limits validate
+// enforces on it.
+func (p *paramDef) param() Param {
+	q := Param{Name: p.name, Type: kindName(p.kind), Required: p.required, Doc: p.doc, Enum: p.enum}
+	bound := func(v float64) *float64 { return &v }
+	switch p.kind {
+	case kString:
+		q.MaxLength = maxString
+	case kInt:
+		q.Minimum, q.Maximum = bound(-maxAmount), bound(maxAmount)
+		if p.positive {
+			q.Minimum = bound(1)
+		}
+	case kNumber:
+		q.Minimum, q.Maximum = bound(0), bound(maxWaitS)
+	case kRows:
+		q.MinItems, q.MaxItems = 1, maxRows
+	}
+	return q
 }
 
 func kindName(k int) string {

@@ -28,6 +28,8 @@ type driveOptions struct {
 	serverExe string
 	raw       bool
 	limits    mcp.Limits
+	shard     string
+	annotate  bool
 
 	model, harnessLabel string
 	seed                uint64
@@ -65,10 +67,23 @@ CLI and Copilot CLI. Without --plan the plan is serve's default (the E2
 instance-0 episodes, native, vanilla), labelled with --model and
 --harness-label. A progress bar goes to stderr when it is a terminal.
 
+--shard I/N drives only the I-th of N contiguous slices of the plan (the
+split simulate --shard uses), so that N jobs (a Slurm array, a Kubernetes
+indexed job) each drive their own slice into their own ledger. Each shard
+is resumable on its own, and writes a sidecar LEDGER.meta.json naming the
+plan (its SHA-256), the shard and its episode ids; merge checks that the
+shards of one plan are all there, once each, and that every planned
+episode is in them exactly once. --annotations lists the tools with MCP
+tool annotations (a factor of the experiment, off by default as in the
+paper). Two drives cannot share one --out: the second stops and names the
+process that holds the ledger's lock.
+
 Examples:
 
   limbo-analyze drive --out claude.jsonl --model claude-sonnet --harness-label claude-code \
     --harness 'claude -p {task} --mcp-config {mcp_config} --strict-mcp-config --allowedTools "mcp__limbo"'
+
+  limbo-analyze drive --plan plan.json --shard 3/8 --out part-3.jsonl --harness '...'
 
   limbo-analyze drive --plan plan.json --out codex.jsonl --parallel 4 \
     --harness 'codex exec -c mcp_servers.limbo.command={mcp_command_json} -c mcp_servers.limbo.args={mcp_args_json} {task}'`,
@@ -92,6 +107,11 @@ Examples:
 			if err := checkLimits(o.limits); err != nil {
 				return err
 			}
+			if o.shard != "" {
+				if _, _, err := parseShard(o.shard); err != nil {
+					return usagef("--shard: %v", err)
+				}
+			}
 			return runDrive(cmd.Context(), e, o)
 		},
 	}
@@ -105,6 +125,8 @@ Examples:
 	f.StringVar(&o.logDir, "log-dir", "", "directory for each harness's output (<plan index>.log); default: discarded")
 	f.StringVar(&o.serverExe, "server", "", "limbo-analyze executable that serves the episodes (default: this one)")
 	f.BoolVar(&o.raw, "raw", false, "also write calls, effects and the final report into each ledger line")
+	f.StringVar(&o.shard, "shard", "", "drive only shard I of N of the plan (I/N), with a sidecar for merge")
+	f.BoolVar(&o.annotate, "annotations", false, "list the tools with MCP tool annotations (an experimental factor)")
 	addLimitFlags(c, &o.limits)
 	f.StringVar(&o.model, "model", mcp.DefaultLabel, "model label of the default plan")
 	f.StringVar(&o.harnessLabel, "harness-label", mcp.DefaultLabel, "harness label of the default plan")
@@ -112,12 +134,11 @@ Examples:
 	return c
 }
 
-func runDrive(ctx context.Context, e *env, o *driveOptions) error {
+func runDrive(ctx context.Context, e *env, o *driveOptions) (err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	var plan *mcp.Plan
-	var err error
 	if o.plan != "" {
 		plan, err = mcp.ReadPlan(o.plan)
 	} else {
@@ -125,6 +146,17 @@ func runDrive(ctx context.Context, e *env, o *driveOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	if o.annotate {
+		if plan, err = mcp.WithAnnotations(plan); err != nil {
+			return err
+		}
+	}
+	var meta *driveMeta
+	if o.shard != "" {
+		if plan, meta, err = shardPlan(plan, o.shard); err != nil {
+			return err
+		}
 	}
 	exe := o.serverExe
 	if exe == "" {
@@ -143,6 +175,20 @@ func runDrive(ctx context.Context, e *env, o *driveOptions) error {
 		return err
 	}
 	defer out.Close()
+	if meta != nil {
+		// Under the ledger's lock: check a resumed shard's sidecar, and
+		// write it (again) once the shard's ledger holds episodes.
+		if err := meta.checkExisting(o.out); err != nil {
+			return err
+		}
+		defer func() {
+			if out.Len() > 0 {
+				if werr := meta.write(o.out); werr != nil && err == nil {
+					err = werr
+				}
+			}
+		}()
+	}
 	pending := 0
 	for i := range plan.Episodes {
 		if !out.Has(plan.Episodes[i].EpisodeID) {

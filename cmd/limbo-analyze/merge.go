@@ -38,6 +38,10 @@ same N), that every shard 1…N is present exactly once, and that each file
 holds exactly the episodes its sidecar declares. Shards may be given in any
 order; they are concatenated in design order. The output appears atomically.
 
+Shards of 'drive --shard I/N' are merged the same way: one plan (by its
+SHA-256), every shard once, and every planned episode exactly once (in any
+order within a shard); the merged ledger lists them in plan order.
+
 Examples:
   for i in 1 2 3 4; do limbo-analyze simulate --seed 7 --shard $i/4 --out part-$i.jsonl; done
   limbo-analyze merge --out run.jsonl part-*.jsonl
@@ -146,6 +150,9 @@ func checkShards(shards []shardFile) error {
 }
 
 func runMerge(o mergeOptions, e *env) error {
+	if isDriveSidecar(o.shards[0]) {
+		return runMergeDriven(o, e)
+	}
 	shards := make([]shardFile, len(o.shards))
 	for k, p := range o.shards {
 		s, err := readShardMeta(p)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
+	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
 // serveOptions are the flags of serve.
@@ -28,6 +31,8 @@ type serveOptions struct {
 	raw         bool
 	limits      mcp.Limits
 	idle        time.Duration
+	annotate    bool
+	origins     []string
 
 	// Default plan labels and seed.
 	model, harness string
@@ -56,7 +61,8 @@ client timeout, and the wait tool moves it on. An episode ends on finish,
 when the client disconnects, or when it exhausts --max-calls or
 --max-time-s; it is then graded and appended to the ledger as one line
 (written with one write and synced). A restarted serve skips the episodes
-the ledger already holds, so a plan is worked through across restarts. A
+the ledger already holds, so a plan is worked through across restarts; when
+it holds them all, serve says so and exits 0, as drive does. A
 session that leaves without calling any tool is not an episode: its
 episode stays pending.
 
@@ -64,11 +70,22 @@ Over stdio (the default), serve runs the next pending episode and exits
 when the client disconnects; stdout carries only JSON-RPC, messages go to
 stderr. Over HTTP (--transport http, streamable HTTP on --addr, loopback
 only unless --allow-remote), every new session takes the next pending
-episode, and serve exits when all are recorded.
+episode, and serve exits when all are recorded (after a short grace for
+the clients to close their sessions). A session that has made no tool call
+yet (a harness's connection check, such as claude mcp list) gives up its
+episode to a new session when nothing else is pending. Requests from a
+browser origin other than a loopback one are refused (403) unless named by
+--allow-origin. A ledger is served by one process at a time: a second
+serve or drive on it stops and names the holder of its lock.
 
-Nothing left to do is success: when the ledger already holds every planned
-episode, serve says so on stderr and exits 0 without serving, as drive does.
---print-task then exits 1, since there is no task to print.
+--annotations lists every tool with MCP tool annotations (readOnlyHint,
+destructiveHint, idempotentHint, openWorldHint). Harnesses use them for
+permissions and agents may read them, so they are an experimental factor,
+off by default as in the paper; an annotated episode's id carries
+"+annotations" after the condition, and every served ledger line records
+the factor as "annotations": true or false.
+
+With nothing pending, --print-task exits 1: there is no task to print.
 
 Without --plan the plan is the E2 instance-0 design: every focal write
 under timeout_pre, timeout_post, timeout_late, http500_pre, http500_post
@@ -115,6 +132,19 @@ Examples:
 					return usagef("--%s describes a single episode and needs --template", name)
 				}
 			}
+			if f.Changed("template") {
+				// Flag values outside their fixed sets are usage errors, as
+				// for every other enumerated flag.
+				if !slices.Contains(sandbox.Templates(), o.one.Template) {
+					return usagef("--template %q: want one of %s", o.one.Template, strings.Join(sandbox.Templates(), ", "))
+				}
+				if !ledger.FaultModes.Has(o.one.FaultMode) {
+					return usagef("--fault %q: want one of %s", o.one.FaultMode, strings.Join(ledger.FaultModes.Values, ", "))
+				}
+				if !ledger.Contracts.Has(o.one.Contract) {
+					return usagef("--contract %q: want %s", o.one.Contract, strings.Join(ledger.Contracts.Values, " or "))
+				}
+			}
 			if err := checkLimits(o.limits); err != nil {
 				return err
 			}
@@ -131,6 +161,8 @@ Examples:
 	f.BoolVar(&o.raw, "raw", false, "also write calls, effects and the final report into each ledger line")
 	addLimitFlags(c, &o.limits)
 	f.DurationVar(&o.idle, "idle-timeout", 10*time.Minute, "close an HTTP session idle this long")
+	f.BoolVar(&o.annotate, "annotations", false, "list the tools with MCP tool annotations (an experimental factor; off in the paper)")
+	f.StringSliceVar(&o.origins, "allow-origin", nil, "browser origin (scheme://host:port) accepted besides loopback ones; repeatable")
 	f.StringVar(&o.model, "model", mcp.DefaultLabel, "model label of the default or single-episode plan")
 	f.StringVar(&o.harness, "harness", mcp.DefaultLabel, "harness label of the default or single-episode plan")
 	f.Uint64Var(&o.seed, "seed", 1, "world seed of the default or single-episode plan")
@@ -145,8 +177,17 @@ Examples:
 	return c
 }
 
-// loadPlan reads the plan the options name.
+// loadPlan reads the plan the options name; --annotations turns the
+// factor on in every episode.
 func (o *serveOptions) loadPlan() (*mcp.Plan, error) {
+	p, err := o.basePlan()
+	if err != nil || !o.annotate {
+		return p, err
+	}
+	return mcp.WithAnnotations(p)
+}
+
+func (o *serveOptions) basePlan() (*mcp.Plan, error) {
 	switch {
 	case o.plan != "":
 		return mcp.ReadPlan(o.plan)
@@ -184,25 +225,26 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	}
 	defer l.Close()
 	srv := mcp.NewServer(plan, l, mcp.Options{
-		Limits:      o.limits,
-		Raw:         o.raw,
-		Version:     version,
-		Log:         e.stderr,
-		IdleTimeout: o.idle,
-		NewCaller:   callerFactory(),
+		Limits:         o.limits,
+		Raw:            o.raw,
+		Version:        version,
+		Log:            e.stderr,
+		IdleTimeout:    o.idle,
+		NewCaller:      callerFactory(),
+		AllowedOrigins: o.origins,
 	})
 	if o.printTask {
 		_, idx, ok := srv.Next()
 		if !ok {
-			return fmt.Errorf("every episode of the plan is already in %s", o.ledger)
+			return fmt.Errorf("every episode of the plan is already in %s: no task to print", o.ledger)
 		}
 		_, err := fmt.Fprintln(e.stdout, mcp.Instruction(plan, idx))
 		return err
 	}
 	if srv.Pending() == 0 {
-		// Nothing left to do is success, as for drive: the ledger holds the
-		// whole plan (documented in --help and the README).
-		fmt.Fprintf(e.stderr, "limbo-analyze serve: every episode of the plan is already in %s; nothing to serve\n", o.ledger)
+		// Nothing left to do is success, as for drive: a rerun (or a
+		// requeued job) after the plan is done must not look like a failure.
+		fmt.Fprintf(e.stderr, "limbo-analyze serve: all %d episodes of the plan are already in %s; nothing to serve\n", plan.Len(), o.ledger)
 		return nil
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

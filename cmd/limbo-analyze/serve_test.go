@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/mcp"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
@@ -32,6 +35,10 @@ func TestServeUsage(t *testing.T) {
 		{"serve", "--fault", "timeout_pre", "--ledger", l},
 		{"serve", "--transport", "http", "--addr", "0.0.0.0:8765", "--ledger", l},
 		{"serve", "--think-s", "-1", "--ledger", l},
+		{"serve", "--template", "T99", "--ledger", l},
+		{"serve", "--template", "T01", "--fault", "nosuch", "--ledger", l},
+		{"serve", "--template", "T01", "--contract", "nosuch", "--ledger", l},
+		{"drive", "--harness", "true", "--out", l, "--shard", "5/4"},
 		{"drive", "--out", l},
 		{"drive", "--harness", "true"},
 		{"drive", "--harness", "true", "--out", l, "--parallel", "0"},
@@ -154,10 +161,10 @@ func TestServeStdio(t *testing.T) {
 		t.Errorf("recorded episode: %+v", ep)
 	}
 	// Run again: the episode is recorded, nothing to serve, which is
-	// success (exit 0), as for drive.
+	// success (as for drive) and leaves the ledger as it was.
 	var stdout2, stderr2 bytes.Buffer
 	if c := run([]string{"serve", "--template", "T03", "--focal-index", "0", "--fault", "timeout_post", "--model", "m1", "--ledger", ledgerPath}, strings.NewReader(""), &stdout2, &stderr2); c != exitOK ||
-		!strings.Contains(stderr2.String(), "already in") {
+		!strings.Contains(stderr2.String(), "already in") || stdout2.Len() != 0 {
 		t.Errorf("second serve: exit %d, %q", c, stderr2.String())
 	}
 }
@@ -189,5 +196,119 @@ func TestDriveCLI(t *testing.T) {
 	stderr.Reset()
 	if code := run(args, nil, &stdout, &stderr); code != exitOK || !strings.Contains(stderr.String(), "all 6 episodes") {
 		t.Errorf("second drive: exit %d, %q", code, stderr.String())
+	}
+
+	// The same plan in three shards, merged: the episodes of the whole
+	// drive, in plan order, each once; an incomplete set is refused.
+	dir := t.TempDir()
+	var parts []string
+	for i := 1; i <= 3; i++ {
+		part := filepath.Join(dir, "part-"+strconv.Itoa(i)+".jsonl")
+		parts = append(parts, part)
+		sargs := append(slices.Clone(args), "--shard", strconv.Itoa(i)+"/3")
+		sargs[slices.Index(sargs, out)] = part
+		if code := run(sargs, nil, &stdout, &stderr); code != exitOK {
+			t.Fatalf("shard %d: exit %d\n%s", i, code, stderr.String())
+		}
+	}
+	merged := filepath.Join(dir, "all.jsonl")
+	stderr.Reset()
+	if code := run([]string{"merge", "--out", merged, parts[2], parts[0], parts[1]}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("merge: exit %d\n%s", code, stderr.String())
+	}
+	want := readIDs(t, out)
+	slices.Sort(want)
+	got := readIDs(t, merged)
+	planned := readIDs(t, plan)
+	if !slices.Equal(got, planned) {
+		t.Errorf("merged ids %v, want the plan's %v", got, planned)
+	}
+	if g := slices.Sorted(slices.Values(got)); !slices.Equal(g, want) {
+		t.Errorf("sharded drive recorded %v, the whole drive %v", g, want)
+	}
+	if code := run([]string{"merge", "--out", filepath.Join(dir, "x.jsonl"), parts[0], parts[1]}, nil, &stdout, &stderr); code != exitFailure {
+		t.Errorf("merge without shard 3: exit %d", code)
+	}
+	// A shard that lost a line (or has one twice) is refused by name.
+	data, _ = os.ReadFile(parts[1])
+	first := data[:bytes.IndexByte(data, '\n')+1]
+	for name, body := range map[string][]byte{"twice": append(slices.Clone(data), first...), "missing": data[len(first):]} {
+		os.WriteFile(parts[1], body, 0o644)
+		stderr.Reset()
+		if code := run([]string{"merge", "--out", filepath.Join(dir, "x.jsonl"), parts[0], parts[1], parts[2]}, nil, &stdout, &stderr); code != exitFailure ||
+			!strings.Contains(stderr.String(), "part-2.jsonl") {
+			t.Errorf("merge with an episode %s: exit %d, %q", name, code, stderr.String())
+		}
+	}
+}
+
+// readIDs lists the episode ids of a ledger or plan file, in file order.
+func readIDs(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(path, ".json") {
+		p, err := mcp.ParsePlan(path, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, e := range p.Episodes {
+			ids = append(ids, e.EpisodeID)
+		}
+		return ids
+	}
+	var ids []string
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte{'\n'}) {
+		var h struct {
+			EpisodeID string `json:"episode_id"`
+		}
+		if err := json.Unmarshal(line, &h); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		ids = append(ids, h.EpisodeID)
+	}
+	return ids
+}
+
+// TestDriveNothingRecorded: a harness that fails before reaching the
+// server leaves no ledger behind (nor a lock file), and drive fails.
+func TestDriveNothingRecorded(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "f.jsonl")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"drive", "--out", out, "--harness", "exit 3", "--grace", "100ms", "--server", "/bin/true"}, nil, &stdout, &stderr)
+	if code != exitFailure || !strings.Contains(stderr.String(), "exit status 3") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a drive that recorded nothing left %v", entries)
+	}
+}
+
+// TestLedgerInUse: while one process holds a ledger, drive and serve on
+// it stop at once and name the holder; nothing is written.
+func TestLedgerInUse(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "L.jsonl")
+	held, err := mcp.OpenLedger(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	for _, args := range [][]string{
+		{"drive", "--out", out, "--harness", "true", "--server", "/bin/true"},
+		{"serve", "--template", "T01", "--ledger", out},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(args, strings.NewReader(""), &stdout, &stderr)
+		if code != exitFailure || !strings.Contains(stderr.String(), "held by pid "+strconv.Itoa(os.Getpid())) {
+			t.Errorf("%s: exit %d, stderr %q", args[0], code, stderr.String())
+		}
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Size() != 0 {
+		t.Errorf("the held ledger changed: %v %v", fi, err)
 	}
 }
