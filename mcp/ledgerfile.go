@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"io"
 	"os"
 	"sync"
@@ -20,7 +21,7 @@ import (
 type Ledger struct {
 	path string
 	f    *os.File
-	lock *FileLock
+	lock *outfile.Lock
 	// created: OpenLedger made the file, so Close removes it again if no
 	// episode was written (a run that recorded nothing leaves nothing).
 	created bool

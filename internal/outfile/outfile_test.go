@@ -317,4 +317,10 @@ func TestTryLock(t *testing.T) {
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("locking created the ledger itself")
 	}
+	if _, err := os.Stat(LockPath(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Unlock left the lock file %s", LockPath(path))
+	}
+	if !errors.Is(le, ErrLocked) {
+		t.Errorf("a LockedError is not ErrLocked")
+	}
 }
