@@ -31,7 +31,7 @@ func TestRatesCLI(t *testing.T) {
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--where", "condition == 3"}, exit: 2, stderr: []string{"cannot compare column condition (string) with 3"}},
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--where", "fault_fired &"}, exit: 2, stderr: []string{"use && or ||"}},
 		{args: []string{"rates", "--in", "DATA"}, exit: 2, stderr: []string{"--outcome is required"}},
-		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--format", "xml"}, exit: 2, stderr: []string{"want text, json or csv"}},
+		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--format", "xml"}, exit: 2, stderr: []string{"want text, json, csv, md or latex"}},
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--icc-by", "model"}, exit: 2, stderr: []string{"--icc-by needs --cluster"}},
 		{args: []string{"rates", "--in", "../../testdata/cli/nope.csv", "--outcome", "eos"}, exit: 1, stderr: []string{"nope.csv"}},
 		// The ICC of a constant outcome is undefined: a warning, Kish n_eff.
