@@ -592,28 +592,26 @@ func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base s
 		row := int32(-1)
 		opt2 := ledger.ReadOptions{Format: q.Format, Columns: []string{"episode_id"}, Grader: q.Grader, Strict: q.Strict,
 			Warn: func(ledger.Problem) {}}
-		for _, in := range q.Inputs {
-			err := ledger.ReadEpisodes(in, opt2, func(ep *ledger.Episode) error {
-				read2++
-				if !pr.kept.get(int(read2 - 1)) {
-					return nil
-				}
-				row++
-				if int(row) >= len(out.slot) {
-					return errors.New("the ledger changed while it was read")
-				}
-				out.slot[row] = -1
-				if need.get(int(row)) {
-					v, _ := ep.Get("episode_id")
-					out.slot[row] = int32(len(out.end))
-					out.bytes = append(out.bytes, v.String()...)
-					out.end = append(out.end, len(out.bytes))
-				}
+		err := q.each(opt2, func(ep *ledger.Episode) error {
+			read2++
+			if !pr.kept.get(int(read2 - 1)) {
 				return nil
-			})
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", in, err)
 			}
+			row++
+			if int(row) >= len(out.slot) {
+				return errors.New("the ledger changed while it was read")
+			}
+			out.slot[row] = -1
+			if need.get(int(row)) {
+				v, _ := ep.Get("episode_id")
+				out.slot[row] = int32(len(out.end))
+				out.bytes = append(out.bytes, v.String()...)
+				out.end = append(out.end, len(out.bytes))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		if read2 != read {
 			return nil, fmt.Errorf("%s: the ledger changed while it was read (%d episodes, then %d)", q.name(), read, read2)

@@ -19,10 +19,14 @@ import (
 // spec. The zero Weight is unweighted.
 type Query struct {
 	Inputs []string // ledger paths, read in order as one ledger
-	Format string   // jsonl, csv or parquet; "" = from each file's extension
-	Where  string   // filter expression (formula.ParseWhere); "" keeps all
-	Weight string   // weight column; "" = unweighted
-	Strict bool     // ledger plausibility warnings are errors
+	// Episodes, when Inputs is empty, are the episodes themselves (already
+	// validated), e.g. Data.Episodes: the paper's tables run the same
+	// analyses on the episodes they hold.
+	Episodes []*ledger.Episode
+	Format   string // jsonl, csv or parquet; "" = from each file's extension
+	Where    string // filter expression (formula.ParseWhere); "" keeps all
+	Weight   string // weight column; "" = unweighted
+	Strict   bool   // ledger plausibility warnings are errors
 	// Grader grades raw JSONL lines on read (the paper's: sandbox.Grade).
 	Grader ledger.Grader
 	// Warn receives the ledger's plausibility warnings as they are read;
@@ -43,7 +47,36 @@ func specf(format string, args ...any) error {
 }
 
 // name is how errors name the query's input.
-func (q *Query) name() string { return strings.Join(q.Inputs, ", ") }
+func (q *Query) name() string {
+	if len(q.Inputs) == 0 {
+		return "the episodes"
+	}
+	return strings.Join(q.Inputs, ", ")
+}
+
+// each streams every episode of the query's source, one input after
+// another, to fn; errors are wrapped with the input's name except
+// ledger.Problems, which name their file. It is the only place that reads.
+func (q *Query) each(opt ledger.ReadOptions, fn func(ep *ledger.Episode) error) error {
+	if len(q.Inputs) == 0 {
+		for _, ep := range q.Episodes {
+			if err := fn(ep); err != nil {
+				return fmt.Errorf("%s: %w", q.name(), err)
+			}
+		}
+		return nil
+	}
+	for _, in := range q.Inputs {
+		if err := ledger.ReadEpisodes(in, opt, fn); err != nil {
+			var pr ledger.Problem
+			if errors.As(err, &pr) {
+				return err
+			}
+			return fmt.Errorf("%s: %w", in, err)
+		}
+	}
+	return nil
+}
 
 // warnings collects the messages a result carries.
 type warnings struct{ list []string }
@@ -77,7 +110,7 @@ func schemaKind(name string) (ledger.Kind, bool) {
 // is an error. It returns the number of episodes read. add must copy what
 // it needs: the reader decodes every row into the same Episode.
 func (q *Query) scan(columns []string, outcome, weight string, add func(ep *ledger.Episode, row int64) error) (read int64, err error) {
-	if len(q.Inputs) == 0 {
+	if len(q.Inputs) == 0 && q.Episodes == nil {
 		return 0, specf("no input: a query needs at least one ledger")
 	}
 	where, err := formula.ParseWhere(q.Where)
@@ -91,38 +124,37 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(ep *ledg
 	var kept int64
 	first := true
 	opt := q.readOptions(cols)
-	for _, in := range q.Inputs {
-		err = ledger.ReadEpisodes(in, opt, func(ep *ledger.Episode) error {
-			read++
-			if first {
-				first = false
-				if err := frame.CheckColumns(ep, where.Columns()); err != nil {
-					return fmt.Errorf("--where: %w", err)
-				}
+	err = q.each(opt, func(ep *ledger.Episode) error {
+		read++
+		if first {
+			first = false
+			if err := frame.CheckColumns(ep, where.Columns()); err != nil {
+				return fmt.Errorf("--where: %w", err)
 			}
-			ok, err := where.Keep(ep)
-			if err != nil {
-				if ep.EpisodeID == "" { // not decoded (Parquet reads only the columns used)
-					return fmt.Errorf("row %d: %w", read, err)
-				}
-				return fmt.Errorf("episode %q: %w", ep.EpisodeID, err)
-			}
-			if !ok {
-				return nil
-			}
-			kept++
-			return add(ep, read-1)
-		})
-		if err != nil {
-			var pr ledger.Problem
-			if errors.As(err, &pr) {
-				if pr.Msg == "no such column" && pr.Line == 0 && slices.Contains(cols, pr.Field) {
-					return read, q.unknownColumn(in, pr.Field)
-				}
-				return read, err
-			}
-			return read, fmt.Errorf("%s: %w", in, err)
 		}
+		ok, err := where.Keep(ep)
+		if err != nil {
+			if ep.EpisodeID == "" { // not decoded (Parquet reads only the columns used)
+				return fmt.Errorf("row %d: %w", read, err)
+			}
+			return fmt.Errorf("episode %q: %w", ep.EpisodeID, err)
+		}
+		if !ok {
+			return nil
+		}
+		kept++
+		return add(ep, read-1)
+	})
+	if err != nil {
+		var pr ledger.Problem
+		if errors.As(err, &pr) && pr.Msg == "no such column" && pr.Line == 0 && slices.Contains(cols, pr.Field) {
+			file := pr.File
+			if file == "" {
+				file = q.name()
+			}
+			return read, q.unknownColumn(file, pr.Field)
+		}
+		return read, err
 	}
 	if read == 0 {
 		return read, fmt.Errorf("%s: the ledger has no episodes", q.name())
