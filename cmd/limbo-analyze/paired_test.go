@@ -15,6 +15,8 @@ func TestPairedCLI(t *testing.T) {
 		{name: "paired_midp_bh", args: []string{"paired", "--in", "DATA", "--outcome", "eos", "--arm", "condition", "--base", "guard", "--pair-by", "pair_key,contract", "--test", "midp", "--adjust", "bh", "--format", "csv"}},
 		{name: "paired_levels_chi2", args: []string{"paired", "--in", "DATA", "--outcome", "duplicated", "--arm", "contract", "--base", "keys-everywhere", "--pair-by", "pair_key,condition", "--levels", "native", "--test", "chi2cc", "--format", "json"}},
 		{name: "paired_weighted", args: []string{"paired", "--in", "DATA", "--outcome", "duplicated", "--arm", "condition", "--base", "vanilla", "--pair-by", "pair_key,contract", "--weight", "weight", "--format", "json"}},
+		{name: "paired_md", args: []string{"paired", "--in", "DATA", "--outcome", "duplicated", "--arm", "condition", "--base", "vanilla", "--pair-by", "pair_key,contract", "--format", "md"}},
+		{name: "paired_latex", args: []string{"paired", "--in", "DATA", "--outcome", "duplicated", "--arm", "condition", "--base", "vanilla", "--pair-by", "pair_key,contract", "--format", "latex"}},
 		// Bad input.
 		{args: []string{"paired", "--in", "DATA", "--outcome", "eos", "--arm", "condition", "--base", "vanila", "--pair-by", "pair_key"}, exit: 1, stderr: []string{`no episode has condition = "vanila"`, "levels present: aware, guard, vanilla"}},
 		{args: []string{"paired", "--in", "DATA", "--outcome", "eos", "--arm", "condition", "--base", "vanilla", "--pair-by", "pair_key", "--where", `condition == "vanilla"`}, exit: 1, stderr: []string{"only the base level"}},

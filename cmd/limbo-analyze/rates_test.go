@@ -23,6 +23,9 @@ func TestRatesCLI(t *testing.T) {
 		{name: "rates_zero_group", args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--by", "team", "--weight", "w_alt", "--where", `w_alt == 0 || team == "red"`, "--format", "json"},
 			stderr: []string{"group team=blue: all weights are zero"}},
 		{name: "rates_zero_group_csv", args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--by", "team", "--weight", "w_alt", "--where", `w_alt == 0 || team == "red"`, "--format", "csv"}},
+		// Markdown and LaTeX print the numbers as text does.
+		{name: "rates_cluster_md", args: []string{"rates", "--in", "DATA", "--outcome", "duplicated", "--by", "contract", "--cluster", "task", "--format", "md"}},
+		{name: "rates_by_latex", args: []string{"rates", "--in", "DATA", "--outcome", "duplicated", "--by", "contract,fault_mode", "--format", "latex"}},
 		// Bad input.
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--by", "condtion"}, exit: 1, stderr: []string{`unknown column "condtion" (did you mean condition`}},
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--where", "difficulty == 9"}, exit: 1, stderr: []string{"no episode matches --where"}},
