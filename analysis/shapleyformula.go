@@ -1,9 +1,13 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/shapley"
@@ -86,19 +90,22 @@ func Shapley(q Query, spec ShapleySpec) (*ShapleyDecomposition, error) {
 	warn.add(d.Warnings...)
 	y, w := fr.Y(), fr.W()
 	k := len(d.Terms)
-	var separated []string
+	var separated, aliased []string
 	v := func(subset []int) (float64, error) {
 		x, names := d.Select(subset)
-		r, err := stats.Logistic(x, y, w, stats.LogisticOptions{Names: names})
+		r, dropped, err := logisticSpan(x, y, w, names)
 		if err != nil {
-			return 0, fitError(err)
+			return 0, err
+		}
+		var terms []string
+		for _, j := range subset {
+			terms = append(terms, d.Terms[j].Term.String())
 		}
 		if r.Separation {
-			var names []string
-			for _, j := range subset {
-				names = append(names, d.Terms[j].Term.String())
-			}
-			separated = append(separated, "{"+strings.Join(names, ", ")+"}")
+			separated = append(separated, "{"+strings.Join(terms, ", ")+"}")
+		}
+		if len(dropped) > 0 {
+			aliased = append(aliased, "{"+strings.Join(terms, ", ")+"}: "+strings.Join(dropped, ", "))
 		}
 		// Under separation the deviance still converges to its finite
 		// supremum (methods §3.2), which is all a pseudo-R² needs; any
@@ -112,6 +119,9 @@ func Shapley(q Query, spec ShapleySpec) (*ShapleyDecomposition, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(aliased) > 0 {
+		warn.addf("aliased columns left out in %d of %d subset fits (%s); the likelihood of a fit does not change", len(aliased), 1<<k, strings.Join(aliased, "; "))
+	}
 	if len(separated) > 0 {
 		warn.addf("separation in %d of %d subset fits (%s); their pseudo-R² uses the finite supremum log-likelihood", len(separated), 1<<k, strings.Join(separated, " "))
 	}
@@ -121,6 +131,40 @@ func Shapley(q Query, spec ShapleySpec) (*ShapleyDecomposition, error) {
 	}
 	res.Warnings = warn.items()
 	return res, nil
+}
+
+// logisticSpan fits the logistic regression of y on x, leaving out the
+// columns stats.Logistic reports aliased with others: the fitted values,
+// and so every pseudo-R², depend only on the span of the columns. It
+// returns the names of the columns left out.
+func logisticSpan(x *mat.Dense, y, w []float64, names []string) (*stats.LogisticResult, []string, error) {
+	var dropped []string
+	for {
+		r, err := stats.Logistic(x, y, w, stats.LogisticOptions{Names: names})
+		var se *stats.SingularError
+		if !errors.As(err, &se) || len(se.Columns) == 0 || len(se.Columns) >= len(names) {
+			if err != nil {
+				return nil, nil, fitError(err)
+			}
+			return r, dropped, nil
+		}
+		keep := make([]int, 0, len(names))
+		for j := range names {
+			if !slices.Contains(se.Columns, j) {
+				keep = append(keep, j)
+			} else {
+				dropped = append(dropped, names[j])
+			}
+		}
+		n, _ := x.Dims()
+		nx := mat.NewDense(n, len(keep), nil)
+		kept := make([]string, len(keep))
+		for k, j := range keep {
+			nx.SetCol(k, mat.Col(nil, j, x))
+			kept[k] = names[j]
+		}
+		x, names = nx, kept
+	}
 }
 
 // pseudoR2 is the chosen pseudo-R² of a fit (n = Bernoulli rows).
