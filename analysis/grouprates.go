@@ -47,10 +47,10 @@ type RatesResult struct {
 
 // Rates computes, for each group of spec.By, the weighted proportion of the
 // binary outcome with a Wilson interval (Wilson 1927) on an effective
-// sample size: Kish's (Σw)²/Σw² (Kish 1965, §11.7), or with a cluster
-// column the design effect
+// sample size: Kish's (Σw)²/Σw² (Kish 1965, §11.7), with a cluster column
+// divided by the design effect (designNEff)
 //
-//	n_eff = n / (1 + (m̄ − 1) ρ̂),
+//	n_eff = n_Kish / (1 + (m̄ − 1) ρ̂),
 //
 // m̄ the group's mean cluster size and ρ̂ the one-way ANOVA intra-cluster
 // correlation of the outcome over all rows (stats.ICCANOVA), or within
@@ -116,13 +116,11 @@ func Rates(q Query, spec RatesSpec) (*RatesResult, error) {
 	for gi, g := range groups {
 		c := g.cell
 		p := math.Min(1, c.SumWY/c.SumW) // a subset sum cannot exceed the total but for rounding
-		var neff float64
-		if spec.Cluster != "" && !math.IsNaN(res.ICC) {
-			mbar := float64(c.N) / float64(clusterCount[gi])
-			neff = stats.ClusterNEff(float64(c.N), mbar, res.ICC)
-		} else {
-			neff = c.KishESS()
+		clusters := 0
+		if spec.Cluster != "" {
+			clusters = clusterCount[gi]
 		}
+		neff := designNEff(float64(c.N), c.SumW, c.SumW2, clusters, res.ICC)
 		if c.SumW == 0 {
 			p, neff = math.NaN(), math.NaN()
 			warn.addf("group %s: all weights are zero; p is undefined", g.label(spec.By))

@@ -442,7 +442,7 @@ func h4(e1 []*ledger.Episode) *Hypothesis {
 		p[j], neff[j] = nan, nan
 		if g[j].n > 0 {
 			p[j] = g[j].x / g[j].n
-			neff[j] = stats.ClusterNEff(g[j].n, g[j].n/float64(len(g[j].tmpl)), max(rho, 0))
+			neff[j] = designNEff(g[j].n, g[j].n, g[j].n, len(g[j].tmpl), rho)
 		}
 	}
 	r := tostWaldEff(p[0], neff[0], p[1], neff[1], h4Margin)

@@ -34,23 +34,14 @@ func pooledICC(eps []*ledger.Episode, col rateCol) (rho float64, n int) {
 		y = append(y, col.y(e))
 		cl = append(cl, id)
 	}
-	// A constant outcome carries no clustering information: ρ̂ = 0.
-	constant := true
-	for _, v := range y {
-		if v != y[0] {
-			constant = false
-			break
-		}
-	}
-	if constant {
-		return 0, len(y)
-	}
+	// A constant outcome has no ICC (NaN, as in Rates): n_eff falls back
+	// to Kish's.
 	return stats.ICCANOVA(y, cl), len(y)
 }
 
 // rateCell is the rate (percent) of col's outcome over eps in col's scope,
 // with a Wilson interval on the clustered n_eff for the given ρ̂ (NaN ρ̂
-// means no clustering correction could be estimated: the raw n is used).
+// means no clustering correction could be estimated: Kish's n is used).
 func rateCell(eps []*ledger.Episode, col rateCol, rho float64) Cell {
 	var n, sw, sw2, swy float64
 	tmpl := map[string]bool{}
@@ -73,14 +64,7 @@ func rateCell(eps []*ledger.Episode, col rateCol, rho float64) Cell {
 		return c
 	}
 	p := swy / sw
-	// Kish's weighting n (equal to n for unit weights), then the cluster
-	// design effect with m̄ episodes per template present.
-	nk := sw * sw / sw2
-	r := rho
-	if math.IsNaN(r) {
-		r = 0
-	}
-	neff := stats.ClusterNEff(nk, n/float64(len(tmpl)), r)
+	neff := designNEff(n, sw, sw2, len(tmpl), rho)
 	lo, hi := stats.Wilson(p, neff, z95)
 	c.Value, c.Lo, c.Hi, c.NEff = 100*p, 100*lo, 100*hi, neff
 	return c
@@ -91,7 +75,7 @@ func rateCell(eps []*ledger.Episode, col rateCol, rho float64) Cell {
 func rateColumn(t *Table, eps []*ledger.Episode, col rateCol, j int, groupOf func(*ledger.Episode) string, groups []string) {
 	rho, n := pooledICC(eps, col)
 	if n > 0 && math.IsNaN(rho) {
-		t.warnf("%s: intraclass correlation not estimable (fewer than two task templates, or one episode per template); intervals use the raw n", t.columnLabel(col.key))
+		t.warnf("%s: intraclass correlation undefined (fewer than two task templates, one episode per template, or a constant outcome); intervals use Kish's n_eff", t.columnLabel(col.key))
 	}
 	by := map[string][]*ledger.Episode{}
 	for _, e := range eps {

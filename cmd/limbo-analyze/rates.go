@@ -26,12 +26,15 @@ binary --outcome holds, with a Wilson 95% interval on an effective sample size.
 
 n and events are unweighted row counts; p = Σw·y/Σw with w the weight column
 (the ledger's "weight" by default, when it has one; --weight none for unweighted, or any
-numeric column); n_eff is Kish's (Σw)²/Σw². With --cluster COL, n_eff is
-instead n/(1+(m̄−1)ρ̂), m̄ the group's mean cluster size and ρ̂ the one-way
-ANOVA intra-cluster correlation of the outcome, estimated once over all rows
-after --where (with --icc-by, within each stratum and pooled, weighting each
-stratum by its number of clusters). Reading streams: memory grows with the
-number of groups (and clusters), not with the rows.
+numeric column); n_eff is Kish's (Σw)²/Σw². With --cluster COL, Kish's n_eff
+is divided by the design effect 1+(m̄−1)ρ̂, m̄ the group's mean cluster size
+and ρ̂ the one-way ANOVA intra-cluster correlation of the outcome, estimated
+once over all rows after --where (with --icc-by, within each stratum and
+pooled, weighting each stratum by its number of clusters); an undefined ρ̂
+(a constant outcome, singleton clusters) leaves Kish's n_eff, with a
+warning. Unlike the paper's tables, which cluster on task templates, rates
+clusters only on the column you name. Reading streams: memory grows with
+the number of groups (and clusters), not with the rows.
 
 Examples:
   limbo-analyze rates --in runs.parquet --outcome duplicated --by contract,fault_mode

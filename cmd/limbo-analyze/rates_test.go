@@ -8,6 +8,10 @@ import "testing"
 //   - rates_by.json, keys-everywhere/timeout_late: 8 of 72 duplicated,
 //     weights 1 and 2 (model m3): p_w = 0.10416666666666667, Kish
 //     n_eff = (Σw)²/Σw² = 64, Wilson = [0.05051260624482176, 0.20264810775781575].
+//   - rates_cluster.json, keys-everywhere: ρ̂ = 0 over tasks, so n_eff is
+//     Kish's: 70 rows of weight 1 per model m1, m2 and 70 of weight 2 (m3),
+//     (Σw)²/Σw² = 280²/420 = 186.667 (before the engine, 210 = n: the
+//     cluster option ignored the weights).
 func TestRatesCLI(t *testing.T) {
 	runCLICases(t, []cliCase{
 		{name: "rates_by", args: []string{"rates", "--in", "DATA", "--outcome", "duplicated", "--by", "contract,fault_mode", "--format", "json"}},
