@@ -627,49 +627,53 @@ func Table13(d *Data) (*Table, error) {
 		},
 	}
 	t.Rows = newRows(guardComparators, oneLabel(guardComparators), len(t.Columns))
-	byCond := map[string]map[string]*ledger.Episode{}
-	for _, e := range d.Episodes {
-		if e.Experiment != "E2" || e.Contract != ledger.ContractNative || !faulted(e) {
-			continue
-		}
-		m := byCond[e.Condition]
-		if m == nil {
-			m = map[string]*ledger.Episode{}
-			byCond[e.Condition] = m
-		}
-		m[e.PairKey] = e
+	// The engine's pairing (as the paired command): within each pair_key,
+	// guard and other episodes matched k-th with k-th in episode_id order.
+	q := Query{Episodes: d.Episodes, Where: `experiment == "E2" && contract == "native" && fault_mode != "none" && fault_fired`}
+	var w warnings
+	var tabs [6]pairTable
+	pr, err := q.readPairing("eos", "condition", []string{"pair_key"}, "", "guard", guardComparators, &w)
+	guard := int32(-1)
+	if err == nil {
+		guard = int32(slices.Index(pr.arm.Levels, "guard"))
 	}
-	guard := byCond["guard"]
-	if len(guard) == 0 {
+	if guard < 0 {
 		t.warnf("no faulted E2 guard episodes")
 	}
 	ps := make([]float64, len(guardComparators))
-	res := make([]pairStats, len(guardComparators))
 	for i, cond := range guardComparators {
-		var a, b []*ledger.Episode
-		for _, k := range sortedKeys(guard) {
-			if o, ok := byCond[cond][k]; ok {
-				a = append(a, guard[k])
-				b = append(b, o)
-			}
+		ps[i] = nan
+		if guard < 0 {
+			continue
 		}
-		res[i] = paired(a, b, eosOf)
-		ps[i] = res[i].pMcNemar
-		if res[i].n == 0 && len(guard) > 0 {
+		if l := int32(slices.Index(pr.arm.Levels, cond)); l >= 0 {
+			tabs[i] = pr.table(guard, l)
+		}
+		tb := tabs[i]
+		if tb.pairs() == 0 {
 			t.warnf("guard vs %s: no matched pairs", cond)
+			continue
+		}
+		ps[i] = mcnemarP("exact", tb.b, tb.c)
+		if tb.unmatched1+tb.unmatched2 > 0 {
+			t.warnf("guard vs %s: %d guard and %d %s episode(s) without a partner dropped", cond, tb.unmatched1, tb.unmatched2, cond)
 		}
 	}
-	adj := stats.HolmAdjust(ps)
-	for i, s := range res {
+	adj := adjustP("holm", ps)
+	for i, tb := range tabs {
+		n := tb.pairs()
 		c := t.Rows[i].Cells
-		c[0] = numCell(PP, -s.diffPP, 1)
-		c[0].N = s.n
-		c[1] = countCell(s.n)
+		c[0] = numCell(PP, nan, 1)
+		if n > 0 {
+			c[0].Value = tb.gainPP(false)
+		}
+		c[0].N = n
+		c[1] = countCell(n)
 		c[2] = numCell(PValue, adj[i], 2)
-		c[3] = numCell(PValue, s.pMcNemar, 2)
-		c[4] = numCell(Count, float64(s.b), 0)
-		c[5] = numCell(Count, float64(s.c), 0)
-		if s.n == 0 {
+		c[3] = numCell(PValue, ps[i], 2)
+		c[4] = numCell(Count, float64(tb.b), 0)
+		c[5] = numCell(Count, float64(tb.c), 0)
+		if n == 0 {
 			c[4].Value, c[5].Value = nan, nan
 		}
 	}
