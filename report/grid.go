@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/limbo-toolkit/limbo/analysis"
 )
 
 // ResultFormats are the formats of the analysis commands' results.
@@ -18,14 +20,26 @@ var ResultFormats = []string{"text", "json", "csv", "md", "latex"}
 // Grid is a command result as a table: text rounds numbers for people (4
 // significant digits, scientific below 1e-4, one decimal from 1e4), CSV
 // keeps full precision, and Markdown and LaTeX print the numbers as text
-// does. Cells hold string, int, int64, float64, bool or nil; NaN and nil
-// are "NA" in text, Markdown and LaTeX, empty in CSV.
+// does. Cells hold string, int, int64, float64, P, PP, bool or nil; NaN
+// and nil are "NA" in text, Markdown and LaTeX, empty in CSV.
+//
+// p-values (P) and differences in percentage points (PP) print as in
+// the paper's tables (PValue; a sign and one decimal), so a command and
+// the table it reproduces show the same digits. Proportions stay
+// proportions (4 significant digits): the tables print percent.
 type Grid struct {
 	Header []string
 	Rows   [][]any
 	// Digits is the number of significant digits of floats in text (4).
 	Digits int
 }
+
+// P is a p-value cell: PValue for people, full precision in CSV.
+type P float64
+
+// PP is a difference in percentage points: a sign and one decimal for
+// people, full precision in CSV.
+type PP float64
 
 // Add appends a row.
 func (g *Grid) Add(cells ...any) { g.Rows = append(g.Rows, cells) }
@@ -42,6 +56,10 @@ func CSVCell(v any) string {
 			return ""
 		}
 		return strconv.FormatFloat(x, 'g', -1, 64)
+	case P:
+		return CSVCell(float64(x))
+	case PP:
+		return CSVCell(float64(x))
 	case int:
 		return strconv.Itoa(x)
 	case int64:
@@ -69,6 +87,16 @@ func TextCell(v any, digits int) string {
 			return strconv.FormatFloat(x, 'f', 1, 64)
 		}
 		return strconv.FormatFloat(x, 'g', digits, 64)
+	case P:
+		if math.IsNaN(float64(x)) {
+			return "NA"
+		}
+		return PValue(float64(x))
+	case PP:
+		if math.IsNaN(float64(x)) {
+			return "NA"
+		}
+		return human(analysis.Cell{Kind: analysis.PP, Value: float64(x), Digits: 1}, false)
 	}
 	return CSVCell(v)
 }
@@ -86,7 +114,7 @@ func (g *Grid) numeric() []bool {
 	for _, r := range g.Rows {
 		for i, v := range r {
 			switch v.(type) {
-			case float64, int, int64:
+			case float64, int, int64, P, PP:
 				right[i] = true
 			}
 		}

@@ -105,7 +105,7 @@ func Paired(r *analysis.PairedResult) *Output {
 	t := &Grid{Header: []string{"base", "other", "pairs", "b", "c", "gain_pp", "p", "p_adj"}}
 	for _, c := range r.Comparisons {
 		res.Comparisons = append(res.Comparisons, comparisonJSON{c.Base, c.Other, c.Pairs, c.B, c.C, jnum(c.GainPP), jnum(c.P), jnum(c.PAdj)})
-		t.Add(c.Base, c.Other, c.Pairs, c.B, c.C, c.GainPP, c.P, c.PAdj)
+		t.Add(c.Base, c.Other, c.Pairs, c.B, c.C, PP(c.GainPP), P(c.P), P(c.PAdj))
 	}
 	title := []string{fmt.Sprintf("%s: %s vs each other %s, McNemar %s, %s adjustment", s.Outcome, s.Base, s.Arm, s.Test, s.Adjust)}
 	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{t}, Warnings: r.Warnings}
@@ -140,7 +140,7 @@ func TOST(r *analysis.TOSTResult) *Output {
 		res.Pairs = &n
 	}
 	t := &Grid{Header: []string{"a", "b", "n_a", "n_b", "diff", "ci90_lo", "ci90_hi", "method", "p_lower", "p_upper", "p_tost", "equivalent", "newcombe90_lo", "newcombe90_hi"}}
-	t.Add(s.A, s.B, r.NA, r.NB, r.Diff, r.Lo90, r.Hi90, r.Method, r.PLower, r.PUpper, r.PTOST, r.Equivalent, r.NewcombeLo, r.NewcombeHi)
+	t.Add(s.A, s.B, r.NA, r.NB, r.Diff, r.Lo90, r.Hi90, r.Method, P(r.PLower), P(r.PUpper), P(r.PTOST), r.Equivalent, r.NewcombeLo, r.NewcombeHi)
 	tr := &Grid{Header: []string{"field", "value"}}
 	for j, h := range t.Header {
 		tr.Add(h, t.Rows[0][j])
@@ -188,7 +188,7 @@ func Model(r *analysis.ModelResult) *Output {
 	t := &Grid{Header: []string{"term", "estimate", "se", "z", "p", "or", "or_lo", "or_hi"}}
 	for _, c := range r.Coefficients {
 		res.Coefficients = append(res.Coefficients, coefJSON{c.Term, jnum(c.Estimate), jnum(c.SE), jnum(c.Z), jnum(c.P), jnum(c.OR), jnum(c.ORLo), jnum(c.ORHi)})
-		t.Add(c.Term, c.Estimate, c.SE, c.Z, c.P, c.OR, c.ORLo, c.ORHi)
+		t.Add(c.Term, c.Estimate, c.SE, c.Z, P(c.P), c.OR, c.ORLo, c.ORHi)
 	}
 	title := []string{fmt.Sprintf("%s: %s", s.Family, r.Formula), fmt.Sprintf("n = %d, converged = %v", r.N, r.Converged)}
 	if s.Family != "gee" {
