@@ -118,3 +118,27 @@ func ExampleShapley() {
 	// model      0.0061   12.3%
 	// []
 }
+
+// A marginal model of exactly-once success with task clusters (GEE,
+// exchangeable working correlation, robust sandwich) and a random-intercept
+// GLMM of duplicates.
+func ExampleModel_geeAndGLMM() {
+	q := analysis.Query{Inputs: []string{cliLedger}}
+	g, err := analysis.Model(q, analysis.ModelSpec{Family: "gee", Formula: "eos ~ contract", Group: "task"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("GEE: %d clusters, alpha %.4f, contract[native] OR %.3f, p %.3f\n", g.Clusters, g.Alpha, g.Coefficients[1].OR, g.Coefficients[1].P)
+	m, err := analysis.Model(q, analysis.ModelSpec{Family: "glmm", Formula: "duplicated ~ contract + (1|model)"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("GLMM: contract[native] OR %.3f, sd(1|model) %.3f, singular %v\n", m.Coefficients[1].OR, m.Random[0].SD, m.Singular)
+	fmt.Println(m.Warnings)
+	// Output:
+	// GEE: 8 clusters, alpha -0.0018, contract[native] OR 0.659, p 0.126
+	// GLMM: contract[native] OR 2.473, sd(1|model) 0.000, singular true
+	// [boundary (singular) fit: SD of "model" is 0]
+}
