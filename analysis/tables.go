@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/ledger"
-	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // Columns each table reads (beyond these, nothing): a ledger lacking one
@@ -475,40 +474,6 @@ func Table9(d *Data) (*Table, error) {
 	return t, nil
 }
 
-// mcnemarCells is the result of one paired comparison.
-type pairStats struct {
-	n, b, c  int     // pairs; b = only the first arm succeeded; c = only the second
-	p1, p2   float64 // rates of arm 1 and arm 2 (percent)
-	diffPP   float64 // p2 − p1 in percentage points
-	pMcNemar float64
-}
-
-// paired compares y between matched episodes a[i], b[i].
-func paired(a, b []*ledger.Episode, y func(*ledger.Episode) float64) pairStats {
-	s := pairStats{n: len(a)}
-	var s1, s2 float64
-	for i := range a {
-		ya, yb := y(a[i]), y(b[i])
-		s1 += ya
-		s2 += yb
-		switch {
-		case ya == 1 && yb == 0:
-			s.b++
-		case ya == 0 && yb == 1:
-			s.c++
-		}
-	}
-	if s.n == 0 {
-		s.p1, s.p2, s.diffPP, s.pMcNemar = nan, nan, nan, nan
-		return s
-	}
-	n := float64(s.n)
-	s.p1, s.p2 = 100*s1/n, 100*s2/n
-	s.diffPP = s.p2 - s.p1
-	s.pMcNemar = stats.McNemarExact(s.b, s.c)
-	return s
-}
-
 // Table10 is the cue ablation (E6): plain-cue episodes paired by pair_key
 // with the default-cue episode of the same world (E6's own default arm if
 // present, else the matched E1 episode), per fault family, with exact
@@ -544,13 +509,13 @@ func Table10(d *Data) (*Table, error) {
 	families := []struct {
 		key, label, metric string
 		mode               func(string) bool
-		y                  func(*ledger.Episode) float64
+		outcome            string
 	}{
-		{"pre", "not executed (TS)", "TS", isPre, tsOf},
-		{"resolves", "read-back resolves", "dup.", func(m string) bool { return in(m, resolvesModes...) }, dupOf},
-		{"late", "late commit", "dup.", func(m string) bool { return in(m, lateModes...) }, dupOf},
-		{"redelivery", "redelivery", "dup.", func(m string) bool { return m == ledger.FaultRedelivery }, dupOf},
-		{"none", "no fault (EOS)", "EOS", func(m string) bool { return m == ledger.FaultNone }, eosOf},
+		{"pre", "not executed (TS)", "TS", isPre, "task_success"},
+		{"resolves", "read-back resolves", "dup.", func(m string) bool { return in(m, resolvesModes...) }, "duplicated"},
+		{"late", "late commit", "dup.", func(m string) bool { return in(m, lateModes...) }, "duplicated"},
+		{"redelivery", "redelivery", "dup.", func(m string) bool { return m == ledger.FaultRedelivery }, "duplicated"},
+		{"none", "no fault (EOS)", "EOS", func(m string) bool { return m == ledger.FaultNone }, "eos"},
 	}
 	var keys []string
 	var labels [][]string
@@ -564,7 +529,9 @@ func Table10(d *Data) (*Table, error) {
 	}
 	unmatched := 0
 	for i, f := range families {
-		var a, b []*ledger.Episode
+		// Each plain episode with its chosen default: the engine's pairing
+		// (as the paired command) on cue within harness and pair_key.
+		var eps []*ledger.Episode
 		for _, e := range plainArm {
 			if !f.mode(e.FaultMode) {
 				continue
@@ -577,20 +544,34 @@ func Table10(d *Data) (*Table, error) {
 			if f.key != "none" && (!e.FaultFired || !def.FaultFired) {
 				continue
 			}
-			a = append(a, def)
-			b = append(b, e)
+			eps = append(eps, def, e)
 		}
-		s := paired(a, b, f.y)
+		var tb pairTable
+		if len(eps) > 0 {
+			var w warnings
+			pr, err := (&Query{Episodes: eps}).readPairing(f.outcome, "cue", []string{"harness", "pair_key"}, "", ledger.CueDefault, []string{ledger.CuePlain}, &w)
+			if err != nil {
+				return nil, fmt.Errorf("Table 10: %s: %w", f.label, err)
+			}
+			tb = pr.table(int32(slices.Index(pr.arm.Levels, ledger.CueDefault)), int32(slices.Index(pr.arm.Levels, ledger.CuePlain)))
+		}
+		n := tb.pairs()
+		p1, p2, delta, p := nan, nan, nan, nan
+		if n > 0 {
+			p1, p2 = 100*float64(tb.a+tb.b)/float64(n), 100*float64(tb.a+tb.c)/float64(n)
+			delta = 100 * float64(tb.c-tb.b) / float64(n) // plain − default
+			p = mcnemarP("exact", tb.b, tb.c)
+		}
 		cells := t.Rows[i].Cells
-		cells[0] = numCell(Percent, s.p1, 0)
-		cells[1] = numCell(Percent, s.p2, 0)
-		cells[2] = numCell(PP, s.diffPP, 1)
-		cells[3] = numCell(PValue, s.pMcNemar, 2)
-		cells[4] = countCell(s.n)
+		cells[0] = numCell(Percent, p1, 0)
+		cells[1] = numCell(Percent, p2, 0)
+		cells[2] = numCell(PP, delta, 1)
+		cells[3] = numCell(PValue, p, 2)
+		cells[4] = countCell(n)
 		for j := 0; j < 4; j++ {
-			cells[j].N = s.n
+			cells[j].N = n
 		}
-		if s.n == 0 && len(plainArm) > 0 {
+		if n == 0 && len(plainArm) > 0 {
 			t.warnf("%s: no matched pairs", f.label)
 		}
 	}
