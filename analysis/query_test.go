@@ -47,7 +47,7 @@ func TestQuerySources(t *testing.T) {
 		t.Fatal(err)
 	}
 	sources := map[string]Query{
-		"one file": {Inputs: []string{cliLedger}},
+		"one file":  {Inputs: []string{cliLedger}},
 		"two files": {Inputs: splitLedger(t, 200)},
 		"in memory": {Episodes: eps},
 	}
