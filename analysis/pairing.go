@@ -281,7 +281,7 @@ func newPairReader(outcome, arm string, pairBy []string, weight string) *pairRea
 
 // add takes episode number read (0-based, counting every episode read)
 // after --where.
-func (r *pairReader) add(ep *ledger.Episode, read int64) error {
+func (r *pairReader) add(ep frame.Row, read int64) error {
 	if r.first {
 		r.first = false
 		if err := frame.CheckColumns(ep, r.all); err != nil {
@@ -592,7 +592,7 @@ func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base s
 		row := int32(-1)
 		opt2 := ledger.ReadOptions{Format: q.Format, Columns: []string{"episode_id"}, Grader: q.Grader, Strict: q.Strict,
 			Warn: func(ledger.Problem) {}}
-		err := q.each(opt2, func(ep *ledger.Episode) error {
+		err := q.each(opt2, func(ep frame.Row) error {
 			read2++
 			if !pr.kept.get(int(read2 - 1)) {
 				return nil

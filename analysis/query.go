@@ -23,10 +23,13 @@ type Query struct {
 	// validated), e.g. Data.Episodes: the paper's tables run the same
 	// analyses on the episodes they hold.
 	Episodes []*ledger.Episode
-	Format   string // jsonl, csv or parquet; "" = from each file's extension
-	Where    string // filter expression (formula.ParseWhere); "" keeps all
-	Weight   string // weight column; "" = unweighted
-	Strict   bool   // ledger plausibility warnings are errors
+	// Rows, when Inputs and Episodes are empty, are rows of any kind, e.g.
+	// an episode with a derived column (the hypotheses' exposures).
+	Rows   []frame.Row
+	Format string // jsonl, csv or parquet; "" = from each file's extension
+	Where  string // filter expression (formula.ParseWhere); "" keeps all
+	Weight string // weight column; "" = unweighted
+	Strict bool   // ledger plausibility warnings are errors
 	// Grader grades raw JSONL lines on read (the paper's: sandbox.Grade).
 	Grader ledger.Grader
 	// Warn receives the ledger's plausibility warnings as they are read;
@@ -57,17 +60,22 @@ func (q *Query) name() string {
 // each streams every episode of the query's source, one input after
 // another, to fn; errors are wrapped with the input's name except
 // ledger.Problems, which name their file. It is the only place that reads.
-func (q *Query) each(opt ledger.ReadOptions, fn func(ep *ledger.Episode) error) error {
+func (q *Query) each(opt ledger.ReadOptions, fn func(r frame.Row) error) error {
 	if len(q.Inputs) == 0 {
 		for _, ep := range q.Episodes {
 			if err := fn(ep); err != nil {
 				return fmt.Errorf("%s: %w", q.name(), err)
 			}
 		}
+		for _, r := range q.Rows {
+			if err := fn(r); err != nil {
+				return fmt.Errorf("%s: %w", q.name(), err)
+			}
+		}
 		return nil
 	}
 	for _, in := range q.Inputs {
-		if err := ledger.ReadEpisodes(in, opt, fn); err != nil {
+		if err := ledger.ReadEpisodes(in, opt, func(ep *ledger.Episode) error { return fn(ep) }); err != nil {
 			var pr ledger.Problem
 			if errors.As(err, &pr) {
 				return err
@@ -109,8 +117,8 @@ func schemaKind(name string) (ledger.Kind, bool) {
 // column with close matches; a ledger without episodes, or with none kept,
 // is an error. It returns the number of episodes read. add must copy what
 // it needs: the reader decodes every row into the same Episode.
-func (q *Query) scan(columns []string, outcome, weight string, add func(ep *ledger.Episode, row int64) error) (read int64, err error) {
-	if len(q.Inputs) == 0 && q.Episodes == nil {
+func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.Row, row int64) error) (read int64, err error) {
+	if len(q.Inputs) == 0 && q.Episodes == nil && q.Rows == nil {
 		return 0, specf("no input: a query needs at least one ledger")
 	}
 	where, err := formula.ParseWhere(q.Where)
@@ -124,7 +132,7 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(ep *ledg
 	var kept int64
 	first := true
 	opt := q.readOptions(cols)
-	err = q.each(opt, func(ep *ledger.Episode) error {
+	err = q.each(opt, func(ep frame.Row) error {
 		read++
 		if first {
 			first = false
@@ -134,10 +142,11 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(ep *ledg
 		}
 		ok, err := where.Keep(ep)
 		if err != nil {
-			if ep.EpisodeID == "" { // not decoded (Parquet reads only the columns used)
+			id, _ := ep.Get("episode_id")
+			if id.Str == "" { // not decoded (Parquet reads only the columns used)
 				return fmt.Errorf("row %d: %w", read, err)
 			}
-			return fmt.Errorf("episode %q: %w", ep.EpisodeID, err)
+			return fmt.Errorf("episode %q: %w", id.Str, err)
 		}
 		if !ok {
 			return nil
@@ -240,7 +249,7 @@ func (q *Query) hasColumn(col string) (bool, error) {
 // It returns an error naming the input when nothing is left.
 func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
 	b := frame.NewBuilder(spec)
-	if _, err := q.scan(spec.Columns, spec.Outcome, spec.Weight, func(ep *ledger.Episode, _ int64) error { return b.Add(ep) }); err != nil {
+	if _, err := q.scan(spec.Columns, spec.Outcome, spec.Weight, func(r frame.Row, _ int64) error { return b.Add(r) }); err != nil {
 		return nil, err
 	}
 	fr := b.Frame()
