@@ -27,8 +27,9 @@ dominance decomposition; 2^k fits for k terms). --r2 chooses McFadden
 (default), Nagelkerke, Tjur or Cox–Snell. Rows are collapsed to covariate
 patterns, so factor-only formulas over millions of rows stream with memory
 bounded by the number of patterns. A subset whose fit separates contributes
-its finite supremum log-likelihood and is reported in the warnings.
-Unweighted unless --weight COL.
+its finite supremum log-likelihood, and columns aliased with others are
+left out of a subset's fit (its likelihood does not change); both are
+reported in the warnings. Unweighted unless --weight COL.
 
 Examples:
   limbo-analyze shapley --in runs.parquet --formula "duplicated ~ contract + fault_mode + model + harness"
