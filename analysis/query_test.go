@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -123,3 +124,25 @@ func TestSpecErrors(t *testing.T) {
 }
 
 func errOf[R any](_ R, err error) error { return err }
+
+// TestShapleyAliased: task is nested in template, so the template dummies
+// are aliased with the task dummies in the full fit. The aliased columns
+// are left out with a warning, and the full model's pseudo-R² is that of
+// task alone (the same span of columns).
+func TestShapleyAliased(t *testing.T) {
+	q := Query{Inputs: []string{cliLedger}}
+	both, err := Shapley(q, ShapleySpec{Formula: "eos ~ template + task"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := Shapley(q, ShapleySpec{Formula: "eos ~ task"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(both.Total-alone.Total) > 1e-9*alone.Total {
+		t.Errorf("total %v, want task alone's %v", both.Total, alone.Total)
+	}
+	if !strings.Contains(strings.Join(both.Warnings, "\n"), "aliased columns left out in 1 of 4 subset fits") {
+		t.Errorf("warnings %q", both.Warnings)
+	}
+}
