@@ -237,6 +237,10 @@ func pooledClusterICC(fr *frame.Frame, cluster string, iccBy []string, warn *war
 			}
 		}
 		rho := stats.ICCANOVA(y, cl)
+		if math.IsNaN(rho) && len(iccBy) == 0 {
+			warn.addf("ICC undefined for %s (%d rows, %d clusters: fewer than two clusters, singleton clusters or a constant outcome); n_eff falls back to Kish's", cluster, len(y), len(clusters))
+			return math.NaN()
+		}
 		if math.IsNaN(rho) {
 			warn.addf("ICC undefined in stratum %s (%d rows, %d clusters): fewer than two clusters, singleton clusters or a constant outcome", s.label(iccBy), len(y), len(clusters))
 			continue

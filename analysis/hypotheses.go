@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
@@ -435,29 +436,14 @@ func h4(e1 []*ledger.Episode) *Hypothesis {
 	// clusters, Kish design effect per group). The paper's 90% interval
 	// (−1.6 to +8.5 pp) is ≈ 2·5 pp wide, which the raw E1 counts (≈ 2,000
 	// per group, half-width ≈ 1.5 pp) cannot give.
-	rho, _ := pooledICC(scope, rateCol{"blind", func(*ledger.Episode) bool { return true }, blindOf})
-	var g [2]struct {
-		x, n float64
-		tmpl map[string]bool
-	}
-	for _, e := range scope {
-		j := 0
-		if e.Reversible {
-			j = 1
-		}
-		if g[j].tmpl == nil {
-			g[j].tmpl = map[string]bool{}
-		}
-		g[j].n++
-		g[j].x += blindOf(e)
-		g[j].tmpl[e.Template] = true
-	}
+	reversible := func(e *ledger.Episode) string { return strconv.FormatBool(e.Reversible) }
+	rates, rho, _ := clusteredRates(scope, rateCol{"blind", func(*ledger.Episode) bool { return true }, blindOf}, reversible, false)
 	var p, neff [2]float64
-	for j := range g {
+	var g [2]struct{ n float64 }
+	for j, key := range []string{"false", "true"} {
 		p[j], neff[j] = nan, nan
-		if g[j].n > 0 {
-			p[j] = g[j].x / g[j].n
-			neff[j] = designNEff(g[j].n, g[j].n, g[j].n, len(g[j].tmpl), rho)
+		if r, ok := rates[key]; ok {
+			p[j], neff[j], g[j].n = r.P, r.NEff, float64(r.N)
 		}
 	}
 	r := tostWaldEff(p[0], neff[0], p[1], neff[1], h4Margin)
@@ -518,10 +504,9 @@ func h5(e1 []*ledger.Episode) *Hypothesis {
 	all := func(*ledger.Episode) bool { return true }
 	silent := rateCol{"silent", all, func(e *ledger.Episode) float64 { return b2f(e.ReportedSuccess && !e.UncertaintyListed) }}
 	over := rateCol{"overclaim", all, func(e *ledger.Episode) float64 { return b2f(e.Overclaim) }}
-	rho1, _ := pooledICC(dup, silent)
-	rho2, _ := pooledICC(dup, over)
-	s := rateCell(dup, silent, rho1)
-	o := rateCell(dup, over, rho2)
+	sr, _, _ := clusteredRates(dup, silent, nil, true)
+	or, _, _ := clusteredRates(dup, over, nil, true)
+	s, o := rateCellOf(sr[""], len(sr) > 0), rateCellOf(or[""], len(or) > 0)
 	h.Stats = []Stat{
 		{Name: "completed_no_uncertainty", Value: s.Value, Lo: s.Lo, Hi: s.Hi, N: s.N},
 		{Name: "overclaim", Value: o.Value, Lo: o.Lo, Hi: o.Hi, N: o.N},

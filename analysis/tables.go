@@ -328,10 +328,15 @@ func Table7(d *Data) (*Table, error) {
 	}
 	// ICC pooled over the experiment (all conditions and models) per metric.
 	all := func(*ledger.Episode) bool { return true }
-	rhos := make([]float64, len(metrics))
+	cellKey := func(e *ledger.Episode) string { return e.Condition + "\x00" + e.Model }
+	rates := make([]map[string]RateRow, len(metrics))
 	for mi, m := range metrics {
 		if m.y != nil {
-			rhos[mi], _ = pooledICC(eps, rateCol{m.key, all, m.y})
+			var warns []string
+			rates[mi], _, warns = clusteredRates(eps, rateCol{m.key, all, m.y}, cellKey, true)
+			for _, w := range warns {
+				t.warnf("%s: %s", m.key, w)
+			}
 		}
 	}
 	for j, cond := range conds {
@@ -344,7 +349,8 @@ func Table7(d *Data) (*Table, error) {
 			rowOff := mi * len(models)
 			for i, mo := range models {
 				if m.y != nil {
-					t.Rows[rowOff+i].Cells[j] = rateCell(byModel[mo], rateCol{m.key, all, m.y}, rhos[mi])
+					r, ok := rates[mi][cond+"\x00"+mo]
+					t.Rows[rowOff+i].Cells[j] = rateCellOf(r, ok)
 				} else {
 					t.Rows[rowOff+i].Cells[j] = meanCell(byModel[mo], m.mean, m.digits)
 				}
