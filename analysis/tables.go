@@ -666,13 +666,3 @@ func Table13(d *Data) (*Table, error) {
 	}
 	return t, nil
 }
-
-// sortedKeys returns m's keys in order (never map order in output).
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
