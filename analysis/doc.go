@@ -34,7 +34,11 @@
 //
 // where ρ̂ is the one-way ANOVA intraclass correlation of the 0/1 outcome
 // over task-template clusters, estimated once per experiment and column
-// (pooled over models, harnesses and conditions) and truncated at 0.
+// (pooled over models, harnesses and conditions) and truncated at 0, and
+// n is Kish's weighting n. The tables compute these rates with the
+// engine's Rates, so an undefined ρ̂ (a constant outcome, one template,
+// singleton templates) is NaN with a warning and n_eff falls back to
+// Kish's, exactly as the rates command does.
 //
 // Figures 2, 3 and 6 get their data as Tables too (BuildFigures; Figures 4
 // and 5 draw Tables 6 and 7).
