@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -160,3 +161,32 @@ func b2f(b bool) float64 {
 func dupOf(e *ledger.Episode) float64 { return b2f(e.Duplicated) }
 func tsOf(e *ledger.Episode) float64  { return b2f(e.TaskSuccess) }
 func eosOf(e *ledger.Episode) float64 { return b2f(e.EOS) }
+
+// Columns are the ledger columns tables ns read (with episode_id), for
+// reading only those.
+func Columns(ns []int) []string {
+	cols := []string{"episode_id"}
+	for _, n := range ns {
+		for _, c := range TableColumns(n) {
+			if !slices.Contains(cols, c) {
+				cols = append(cols, c)
+			}
+		}
+	}
+	return cols
+}
+
+// RunSeed is the ledger's run seed when every episode has the same one
+// ("" otherwise, or when the seed column was not read).
+func (d *Data) RunSeed() string {
+	if len(d.Episodes) == 0 || d.Columns != nil && !slices.Contains(d.Columns, "seed") {
+		return ""
+	}
+	s := d.Episodes[0].Seed
+	for _, ep := range d.Episodes {
+		if ep.Seed != s {
+			return ""
+		}
+	}
+	return strconv.FormatInt(s, 10)
+}

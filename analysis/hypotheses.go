@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
-	"github.com/limbo-toolkit/limbo/mixed"
 	"github.com/limbo-toolkit/limbo/stats"
 )
 
@@ -181,58 +180,75 @@ type binaryFit struct {
 	mixOR, mixLo, mixHi       float64
 }
 
-// fitExposure fits logit P(y) = β₀ + β₁x by GEE (exchangeable, robust,
-// clusters = task template) and, when mixed is set, by a random-intercept
-// GLMM (Laplace), returning exp(β₁) with 95% Wald intervals.
+// exposureRow is an episode with the hypotheses' derived columns: the 0/1
+// exposure and the 0/1 response.
+type exposureRow struct {
+	ep                 *ledger.Episode
+	exposure, response float64
+}
+
+func (r exposureRow) Get(name string) (ledger.Value, bool) {
+	switch name {
+	case "exposure":
+		return ledger.Value{Kind: ledger.KindFloat, Num: r.exposure}, true
+	case "response":
+		return ledger.Value{Kind: ledger.KindBool, Bool: r.response == 1}, true
+	}
+	return r.ep.Get(name)
+}
+
+// fitExposure fits logit P(y) = β₀ + β₁x with the engine's Model: GEE
+// (exchangeable, robust, clusters = task template) and, when withMixed is
+// set, a random-intercept GLMM (Laplace), returning exp(β₁) with 95% Wald
+// intervals.
 func fitExposure(eps []*ledger.Episode, x, y []float64, withMixed bool, h *Hypothesis) binaryFit {
 	f := binaryFit{nan, nan, nan, nan, nan, nan, nan}
-	n := len(eps)
-	if n == 0 {
+	if len(eps) == 0 {
 		return f
 	}
-	ids := map[string]int{}
-	var levels []string
-	cl := make([]int, n)
+	rows := make([]frame.Row, len(eps))
 	for i, e := range eps {
-		id, ok := ids[e.Template]
-		if !ok {
-			id = len(levels)
-			ids[e.Template] = id
-			levels = append(levels, e.Template)
+		rows[i] = exposureRow{e, x[i], y[i]}
+	}
+	q := Query{Rows: rows}
+	exposure := func(r *ModelResult) (Coef, bool) {
+		for _, c := range r.Coefficients {
+			if c.Term == "exposure" {
+				return c, true
+			}
 		}
-		cl[i] = id
+		return Coef{}, false
 	}
-	X := mat.NewDense(n, 2, nil)
-	for i := range n {
-		X.Set(i, 0, 1)
-		X.Set(i, 1, x[i])
-	}
-	g, err := stats.GEE(X, y, cl, stats.GEEOptions{Corr: "exchangeable", Cov: "robust"})
+	gee := ModelSpec{Family: "gee", Formula: "response ~ exposure", Group: "template"}
+	g, err := Model(q, gee)
 	if err != nil {
 		// An undefined exchangeable correlation (e.g. an outcome constant
 		// within every cluster) leaves the independence working
 		// correlation, whose robust SEs are still valid.
 		h.warnf("exchangeable GEE failed (%v); independence working correlation used", strings.TrimPrefix(err.Error(), "GEE: "))
-		g, err = stats.GEE(X, y, cl, stats.GEEOptions{Corr: "independence", Cov: "robust"})
+		gee.Corr = "independence"
+		g, err = Model(q, gee)
 	}
 	if err != nil {
 		h.warnf("GEE: %s", strings.TrimPrefix(err.Error(), "GEE: "))
 	} else {
-		b, se := g.Coef[1], g.SE[1]
-		f.geeOR, f.geeLo, f.geeHi, f.geeP = math.Exp(b), math.Exp(b-z95*se), math.Exp(b+z95*se), g.P[1]
 		for _, w := range g.Warnings {
 			h.warnf("GEE: %s", w)
 		}
+		if c, ok := exposure(g); ok {
+			f.geeOR, f.geeLo, f.geeHi, f.geeP = c.OR, c.ORLo, c.ORHi, c.P
+		}
 	}
 	if withMixed {
-		m, err := mixed.FitLogit(X, y, []mixed.Group{{Name: "template", Index: cl, Levels: levels}}, mixed.Options{NAGQ: 1})
+		m, err := Model(q, ModelSpec{Family: "glmm", Formula: "response ~ exposure + (1|template)"})
 		if err != nil {
 			h.warnf("mixed-effects logit: %v", err)
 		} else {
-			b, se := m.Coef[1], m.SE[1]
-			f.mixOR, f.mixLo, f.mixHi = math.Exp(b), math.Exp(b-z95*se), math.Exp(b+z95*se)
 			for _, w := range m.Warnings {
 				h.warnf("mixed-effects logit: %s", w)
+			}
+			if c, ok := exposure(m); ok {
+				f.mixOR, f.mixLo, f.mixHi = c.OR, c.ORLo, c.ORHi
 			}
 		}
 	}
@@ -420,29 +436,14 @@ func h4(e1 []*ledger.Episode) *Hypothesis {
 	// clusters, Kish design effect per group). The paper's 90% interval
 	// (−1.6 to +8.5 pp) is ≈ 2·5 pp wide, which the raw E1 counts (≈ 2,000
 	// per group, half-width ≈ 1.5 pp) cannot give.
-	rho, _ := pooledICC(scope, rateCol{"blind", func(*ledger.Episode) bool { return true }, blindOf})
-	var g [2]struct {
-		x, n float64
-		tmpl map[string]bool
-	}
-	for _, e := range scope {
-		j := 0
-		if e.Reversible {
-			j = 1
-		}
-		if g[j].tmpl == nil {
-			g[j].tmpl = map[string]bool{}
-		}
-		g[j].n++
-		g[j].x += blindOf(e)
-		g[j].tmpl[e.Template] = true
-	}
+	reversible := func(e *ledger.Episode) string { return strconv.FormatBool(e.Reversible) }
+	rates, rho, _ := clusteredRates(scope, rateCol{"blind", func(*ledger.Episode) bool { return true }, blindOf}, reversible, false)
 	var p, neff [2]float64
-	for j := range g {
+	var g [2]struct{ n float64 }
+	for j, key := range []string{"false", "true"} {
 		p[j], neff[j] = nan, nan
-		if g[j].n > 0 {
-			p[j] = g[j].x / g[j].n
-			neff[j] = stats.ClusterNEff(g[j].n, g[j].n/float64(len(g[j].tmpl)), max(rho, 0))
+		if r, ok := rates[key]; ok {
+			p[j], neff[j], g[j].n = r.P, r.NEff, float64(r.N)
 		}
 	}
 	r := tostWaldEff(p[0], neff[0], p[1], neff[1], h4Margin)
@@ -503,10 +504,9 @@ func h5(e1 []*ledger.Episode) *Hypothesis {
 	all := func(*ledger.Episode) bool { return true }
 	silent := rateCol{"silent", all, func(e *ledger.Episode) float64 { return b2f(e.ReportedSuccess && !e.UncertaintyListed) }}
 	over := rateCol{"overclaim", all, func(e *ledger.Episode) float64 { return b2f(e.Overclaim) }}
-	rho1, _ := pooledICC(dup, silent)
-	rho2, _ := pooledICC(dup, over)
-	s := rateCell(dup, silent, rho1)
-	o := rateCell(dup, over, rho2)
+	sr, _, _ := clusteredRates(dup, silent, nil, true)
+	or, _, _ := clusteredRates(dup, over, nil, true)
+	s, o := rateCellOf(sr[""], len(sr) > 0), rateCellOf(or[""], len(or) > 0)
 	h.Stats = []Stat{
 		{Name: "completed_no_uncertainty", Value: s.Value, Lo: s.Lo, Hi: s.Hi, N: s.N},
 		{Name: "overclaim", Value: o.Value, Lo: o.Lo, Hi: o.Hi, N: o.N},

@@ -1,10 +1,7 @@
 package analysis
 
 import (
-	"errors"
 	"math"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -12,56 +9,22 @@ import (
 // z95 is the two-sided 95% normal quantile.
 var z95 = stats.ZLevel(0.95)
 
-// logLik fits the logistic regression of y on the row-major design X
-// (intercept first) and returns ℓ₁ and ℓ₀. Rows are collapsed to covariate
-// patterns (exact for the likelihood) and aliased columns are dropped,
-// which leaves the likelihood unchanged.
-func logLik(X [][]float64, y []float64) (ll, ll0 float64, err error) {
-	if len(X) == 0 {
-		return nan, nan, errors.New("no rows")
-	}
-	p := len(X[0])
-	cols := make([]int, p)
-	for j := range cols {
-		cols[j] = j
-	}
-	for attempt := 0; attempt < p; attempt++ {
-		flat := make([]float64, 0, len(X)*len(cols))
-		for _, r := range X {
-			for _, j := range cols {
-				flat = append(flat, r[j])
-			}
-		}
-		D := mat.NewDense(len(X), len(cols), flat)
-		Xc, yc, wc, _ := stats.CollapsePatterns(D, y, nil)
-		res, err := stats.Logistic(Xc, yc, wc, stats.LogisticOptions{})
-		var se *stats.SingularError
-		if errors.As(err, &se) && len(se.Columns) > 0 {
-			drop := map[int]bool{}
-			for _, c := range se.Columns {
-				drop[c] = true
-			}
-			var keep []int
-			for i, j := range cols {
-				if !drop[i] {
-					keep = append(keep, j)
-				}
-			}
-			cols = keep
-			continue
-		}
-		if err != nil {
-			return nan, nan, err
-		}
-		return res.LogLik, res.NullLogLik, nil
-	}
-	return nan, nan, errors.New("could not remove aliased columns")
-}
-
-// mcfadden is 1 − ℓ₁/ℓ₀ (McFadden 1974); NaN when ℓ₀ = 0.
-func mcfadden(ll, ll0 float64) float64 {
-	if ll0 == 0 || math.IsNaN(ll0) {
+// designNEff is the one effective sample size of a rate: Kish's weighting
+// n, divided by the cluster design effect,
+//
+//	n_eff = n_Kish / (1 + (m̄ − 1) ρ̂),   n_Kish = (Σw)² / Σw²,   m̄ = n / clusters,
+//
+// the product of the weighting and clustering design effects (Gabler,
+// Haeder & Lahiri 1999, Survey Methodology 25:105–106; paper-design §2.4).
+// An undefined ρ̂ (NaN: no clusters given, fewer than two clusters,
+// singletons or a constant outcome) leaves Kish's n alone. NaN when Σw = 0.
+func designNEff(n, sumW, sumW2 float64, clusters int, rho float64) float64 {
+	if sumW == 0 {
 		return nan
 	}
-	return stats.McFadden(ll, ll0)
+	nk := sumW * sumW / sumW2
+	if math.IsNaN(rho) || clusters == 0 {
+		return nk
+	}
+	return stats.ClusterNEff(nk, n/float64(clusters), rho)
 }

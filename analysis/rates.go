@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
-	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // rateCol is one rate column: which episodes count (scope) and the 0/1
@@ -16,96 +16,90 @@ type rateCol struct {
 	y     func(*ledger.Episode) float64
 }
 
-// pooledICC estimates ρ̂ over template clusters for the episodes of eps
-// in col's scope (pooled over every group), truncated at 0.
-func pooledICC(eps []*ledger.Episode, col rateCol) (rho float64, n int) {
-	ids := map[string]int{}
-	var y []float64
-	var cl []int
-	for _, e := range eps {
-		if !col.scope(e) {
-			continue
-		}
-		id, ok := ids[e.Template]
-		if !ok {
-			id = len(ids)
-			ids[e.Template] = id
-		}
-		y = append(y, col.y(e))
-		cl = append(cl, id)
-	}
-	// A constant outcome carries no clustering information: ρ̂ = 0.
-	constant := true
-	for _, v := range y {
-		if v != y[0] {
-			constant = false
-			break
-		}
-	}
-	if constant {
-		return 0, len(y)
-	}
-	return stats.ICCANOVA(y, cl), len(y)
+// rateRow is an episode in one of the tables' rates, with its group, its
+// 0/1 outcome and its weight as columns for the engine's Rates.
+type rateRow struct {
+	ep    *ledger.Episode
+	group string
+	y, w  float64
 }
 
-// rateCell is the rate (percent) of col's outcome over eps in col's scope,
-// with a Wilson interval on the clustered n_eff for the given ρ̂ (NaN ρ̂
-// means no clustering correction could be estimated: the raw n is used).
-func rateCell(eps []*ledger.Episode, col rateCol, rho float64) Cell {
-	var n, sw, sw2, swy float64
-	tmpl := map[string]bool{}
+func (r rateRow) Get(name string) (ledger.Value, bool) {
+	switch name {
+	case "group":
+		return ledger.Value{Kind: ledger.KindString, Str: r.group}, true
+	case "y":
+		return ledger.Value{Kind: ledger.KindBool, Bool: r.y == 1}, true
+	case "w":
+		return ledger.Value{Kind: ledger.KindFloat, Num: r.w}, true
+	}
+	return r.ep.Get(name)
+}
+
+// clusteredRates is how the tables and hypotheses compute rates: the
+// engine's Rates over the episodes of eps in col's scope, grouped by
+// groupOf (nil: one group), clustered on task templates with one ICC over
+// every group (paper-design §2.4), weighted by the episode weight (1 when
+// not positive) if weighted. It returns the rows by group, the ICC and the
+// engine's warnings; nothing in scope gives no rows and a NaN ICC.
+func clusteredRates(eps []*ledger.Episode, col rateCol, groupOf func(*ledger.Episode) string, weighted bool) (map[string]RateRow, float64, []string) {
+	var rows []frame.Row
 	for _, e := range eps {
 		if !col.scope(e) {
 			continue
 		}
-		w := e.Weight
-		if !(w > 0) {
-			w = 1
+		r := rateRow{ep: e, y: col.y(e), w: 1}
+		if groupOf != nil {
+			r.group = groupOf(e)
 		}
-		n++
-		sw += w
-		sw2 += w * w
-		swy += w * col.y(e)
-		tmpl[e.Template] = true
+		if weighted && e.Weight > 0 {
+			r.w = e.Weight
+		}
+		rows = append(rows, r)
 	}
-	c := Cell{Kind: Percent, Value: nan, Lo: nan, Hi: nan, NEff: nan, N: int(n), Digits: 0}
-	if n == 0 {
-		return c
+	out := map[string]RateRow{}
+	if len(rows) == 0 {
+		return out, nan, nil
 	}
-	p := swy / sw
-	// Kish's weighting n (equal to n for unit weights), then the cluster
-	// design effect with m̄ episodes per template present.
-	nk := sw * sw / sw2
-	r := rho
-	if math.IsNaN(r) {
-		r = 0
+	q := Query{Rows: rows}
+	if weighted {
+		q.Weight = "w"
 	}
-	neff := stats.ClusterNEff(nk, n/float64(len(tmpl)), r)
-	lo, hi := stats.Wilson(p, neff, z95)
-	c.Value, c.Lo, c.Hi, c.NEff = 100*p, 100*lo, 100*hi, neff
+	res, err := Rates(q, RatesSpec{Outcome: "y", By: []string{"group"}, Cluster: "template"})
+	if err != nil {
+		// Rows built here always carry their columns; an error is a bug.
+		panic("analysis: clusteredRates: " + err.Error())
+	}
+	for _, r := range res.Rows {
+		out[r.Levels[0]] = r
+	}
+	return out, res.ICC, res.Warnings
+}
+
+// rateCellOf is a rate (percent) with its Wilson interval on the clustered
+// n_eff; NaN without episodes.
+func rateCellOf(r RateRow, ok bool) Cell {
+	c := Cell{Kind: Percent, Value: nan, Lo: nan, Hi: nan, NEff: nan, Digits: 0}
+	if ok {
+		c.Value, c.Lo, c.Hi, c.NEff, c.N = 100*r.P, 100*r.Lo, 100*r.Hi, r.NEff, int(r.N)
+	}
 	return c
 }
 
 // rateColumn fills column j of rows (one per group value) with col's rate,
-// pooling the ICC over every group of eps.
+// pooling the ICC over every group of eps; the engine's warnings (an
+// undefined ICC, a tiny n_eff) go under the table.
 func rateColumn(t *Table, eps []*ledger.Episode, col rateCol, j int, groupOf func(*ledger.Episode) string, groups []string) {
-	rho, n := pooledICC(eps, col)
-	if n > 0 && math.IsNaN(rho) {
-		t.warnf("%s: intraclass correlation not estimable (fewer than two task templates, or one episode per template); intervals use the raw n", t.columnLabel(col.key))
-	}
-	by := map[string][]*ledger.Episode{}
-	for _, e := range eps {
-		if col.scope(e) {
-			g := groupOf(e)
-			by[g] = append(by[g], e)
-		}
+	rates, _, warns := clusteredRates(eps, col, groupOf, true)
+	for _, w := range warns {
+		t.warnf("%s: %s", t.columnLabel(col.key), w)
 	}
 	for i, g := range groups {
-		c := rateCell(by[g], col, rho)
-		if c.N == 0 {
+		r, ok := rates[g]
+		if !ok {
 			t.warnf("%s / %s: no episodes", t.Rows[i].Labels[len(t.Rows[i].Labels)-1], t.columnLabel(col.key))
 		}
-		t.Rows[i].Cells[j] = c
+		t.Rows[i].Cells[j] = rateCellOf(r, ok)
 	}
 }
 

@@ -2,22 +2,20 @@ package analysis
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/limbo-toolkit/limbo/ledger"
-	"github.com/limbo-toolkit/limbo/shapley"
 )
 
-// factor is a categorical regressor of the Shapley decomposition.
-type factor struct {
-	key, label string
-	of         func(*ledger.Episode) string
-}
+// factor is a categorical regressor of Table 4's decomposition: a row key
+// and label, and the ledger column it is.
+type factor struct{ key, label, column string }
 
 var (
-	factorContract = factor{"contract", "contract", func(e *ledger.Episode) string { return e.WriteClass }}
-	factorMode     = factor{"mode", "mode", func(e *ledger.Episode) string { return e.FaultMode }}
-	factorModel    = factor{"model", "model", func(e *ledger.Episode) string { return e.Model }}
-	factorHarness  = factor{"harness", "harness", func(e *ledger.Episode) string { return e.Harness }}
+	factorContract = factor{"contract", "contract", "write_class"}
+	factorMode     = factor{"mode", "mode", "fault_mode"}
+	factorModel    = factor{"model", "model", "model"}
+	factorHarness  = factor{"harness", "harness", "harness"}
 )
 
 // ShapleyResult is the decomposition of McFadden's R² of a main-effects
@@ -29,74 +27,42 @@ type ShapleyResult struct {
 	Total    float64   // McFadden R² of the full model
 	DupRate  float64   // percent
 	Episodes int
+	Warnings []string // the engine's (separation, aliased columns, single levels)
 }
 
 // decompose computes the Shapley shares of McFadden's R² = 1 − ℓ/ℓ₀ over
 // the factor groups for the 0/1 outcome duplicated of eps (paper-design
-// §4.2): every subset of factors is fitted as main effects (treatment
-// dummies, first level as reference) on episode-level Bernoulli rows.
+// §4.2) with the engine's Shapley: every subset of factors is fitted as
+// main effects (treatment dummies) on episode-level Bernoulli rows.
 func decompose(eps []*ledger.Episode, fs []factor) (ShapleyResult, error) {
-	r := ShapleyResult{Total: nan, DupRate: nan, Episodes: len(eps)}
+	r := ShapleyResult{Total: nan, DupRate: nan, Episodes: len(eps), Warnings: []string{}}
+	var terms []string
 	for _, f := range fs {
 		r.Factors = append(r.Factors, f.key)
 		r.Shares = append(r.Shares, nan)
 		r.Values = append(r.Values, nan)
+		terms = append(terms, f.column)
 	}
 	if len(eps) == 0 {
 		return r, fmt.Errorf("no episodes")
 	}
-	y := make([]float64, len(eps))
 	var s float64
-	for i, e := range eps {
-		y[i] = dupOf(e)
-		s += y[i]
+	for _, e := range eps {
+		s += dupOf(e)
 	}
 	r.DupRate = 100 * s / float64(len(eps))
 	if s == 0 || s == float64(len(eps)) {
 		return r, fmt.Errorf("duplicated is constant (%.0f%%): no variance to explain", r.DupRate)
 	}
-	// Dummy columns per factor, levels in a stable order.
-	dummies := make([][][]float64, len(fs)) // factor → row → columns
-	for j, f := range fs {
-		levels := ordered(eps, f.of, nil)
-		idx := map[string]int{}
-		for i, l := range levels {
-			idx[l] = i
-		}
-		rows := make([][]float64, len(eps))
-		for i, e := range eps {
-			row := make([]float64, len(levels)-1)
-			if k := idx[f.of(e)]; k > 0 {
-				row[k-1] = 1
-			}
-			rows[i] = row
-		}
-		dummies[j] = rows
-	}
-	value := func(subset []int) (float64, error) {
-		X := make([][]float64, len(eps))
-		for i := range eps {
-			row := []float64{1}
-			for _, j := range subset {
-				row = append(row, dummies[j][i]...)
-			}
-			X[i] = row
-		}
-		ll, ll0, err := logLik(X, y)
-		if err != nil {
-			return nan, err
-		}
-		return mcfadden(ll, ll0), nil
-	}
-	res, err := shapley.Exact(len(fs), value)
+	sd, err := Shapley(Query{Episodes: eps}, ShapleySpec{Formula: "duplicated ~ " + strings.Join(terms, " + ")})
 	if err != nil {
 		return r, err
 	}
-	r.Total = res.Total
-	for j, v := range res.Values {
-		r.Values[j] = v
-		r.Shares[j] = res.Shares[j]
+	r.Total = sd.Total
+	for j, t := range sd.Terms {
+		r.Values[j], r.Shares[j] = t.Value, t.Share
 	}
+	r.Warnings = sd.Warnings
 	return r, nil
 }
 
@@ -165,6 +131,9 @@ func table4(d *Data) (*Table, map[string]ShapleyResult, error) {
 			r, err := decompose(eps, b.fs)
 			if err != nil {
 				t.warnf("%s %s: %v", b.key, t.Columns[j].Key, err)
+			}
+			for _, w := range r.Warnings {
+				t.warnf("%s %s: %s", b.key, t.Columns[j].Key, w)
 			}
 			out[b.key+"/"+t.Columns[j].Key] = r
 			for i := range b.fs {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/ledger"
-	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // Columns each table reads (beyond these, nothing): a ledger lacking one
@@ -329,10 +328,15 @@ func Table7(d *Data) (*Table, error) {
 	}
 	// ICC pooled over the experiment (all conditions and models) per metric.
 	all := func(*ledger.Episode) bool { return true }
-	rhos := make([]float64, len(metrics))
+	cellKey := func(e *ledger.Episode) string { return e.Condition + "\x00" + e.Model }
+	rates := make([]map[string]RateRow, len(metrics))
 	for mi, m := range metrics {
 		if m.y != nil {
-			rhos[mi], _ = pooledICC(eps, rateCol{m.key, all, m.y})
+			var warns []string
+			rates[mi], _, warns = clusteredRates(eps, rateCol{m.key, all, m.y}, cellKey, true)
+			for _, w := range warns {
+				t.warnf("%s: %s", m.key, w)
+			}
 		}
 	}
 	for j, cond := range conds {
@@ -345,7 +349,8 @@ func Table7(d *Data) (*Table, error) {
 			rowOff := mi * len(models)
 			for i, mo := range models {
 				if m.y != nil {
-					t.Rows[rowOff+i].Cells[j] = rateCell(byModel[mo], rateCol{m.key, all, m.y}, rhos[mi])
+					r, ok := rates[mi][cond+"\x00"+mo]
+					t.Rows[rowOff+i].Cells[j] = rateCellOf(r, ok)
 				} else {
 					t.Rows[rowOff+i].Cells[j] = meanCell(byModel[mo], m.mean, m.digits)
 				}
@@ -475,40 +480,6 @@ func Table9(d *Data) (*Table, error) {
 	return t, nil
 }
 
-// mcnemarCells is the result of one paired comparison.
-type pairStats struct {
-	n, b, c  int     // pairs; b = only the first arm succeeded; c = only the second
-	p1, p2   float64 // rates of arm 1 and arm 2 (percent)
-	diffPP   float64 // p2 − p1 in percentage points
-	pMcNemar float64
-}
-
-// paired compares y between matched episodes a[i], b[i].
-func paired(a, b []*ledger.Episode, y func(*ledger.Episode) float64) pairStats {
-	s := pairStats{n: len(a)}
-	var s1, s2 float64
-	for i := range a {
-		ya, yb := y(a[i]), y(b[i])
-		s1 += ya
-		s2 += yb
-		switch {
-		case ya == 1 && yb == 0:
-			s.b++
-		case ya == 0 && yb == 1:
-			s.c++
-		}
-	}
-	if s.n == 0 {
-		s.p1, s.p2, s.diffPP, s.pMcNemar = nan, nan, nan, nan
-		return s
-	}
-	n := float64(s.n)
-	s.p1, s.p2 = 100*s1/n, 100*s2/n
-	s.diffPP = s.p2 - s.p1
-	s.pMcNemar = stats.McNemarExact(s.b, s.c)
-	return s
-}
-
 // Table10 is the cue ablation (E6): plain-cue episodes paired by pair_key
 // with the default-cue episode of the same world (E6's own default arm if
 // present, else the matched E1 episode), per fault family, with exact
@@ -544,13 +515,13 @@ func Table10(d *Data) (*Table, error) {
 	families := []struct {
 		key, label, metric string
 		mode               func(string) bool
-		y                  func(*ledger.Episode) float64
+		outcome            string
 	}{
-		{"pre", "not executed (TS)", "TS", isPre, tsOf},
-		{"resolves", "read-back resolves", "dup.", func(m string) bool { return in(m, resolvesModes...) }, dupOf},
-		{"late", "late commit", "dup.", func(m string) bool { return in(m, lateModes...) }, dupOf},
-		{"redelivery", "redelivery", "dup.", func(m string) bool { return m == ledger.FaultRedelivery }, dupOf},
-		{"none", "no fault (EOS)", "EOS", func(m string) bool { return m == ledger.FaultNone }, eosOf},
+		{"pre", "not executed (TS)", "TS", isPre, "task_success"},
+		{"resolves", "read-back resolves", "dup.", func(m string) bool { return in(m, resolvesModes...) }, "duplicated"},
+		{"late", "late commit", "dup.", func(m string) bool { return in(m, lateModes...) }, "duplicated"},
+		{"redelivery", "redelivery", "dup.", func(m string) bool { return m == ledger.FaultRedelivery }, "duplicated"},
+		{"none", "no fault (EOS)", "EOS", func(m string) bool { return m == ledger.FaultNone }, "eos"},
 	}
 	var keys []string
 	var labels [][]string
@@ -564,7 +535,9 @@ func Table10(d *Data) (*Table, error) {
 	}
 	unmatched := 0
 	for i, f := range families {
-		var a, b []*ledger.Episode
+		// Each plain episode with its chosen default: the engine's pairing
+		// (as the paired command) on cue within harness and pair_key.
+		var eps []*ledger.Episode
 		for _, e := range plainArm {
 			if !f.mode(e.FaultMode) {
 				continue
@@ -577,20 +550,34 @@ func Table10(d *Data) (*Table, error) {
 			if f.key != "none" && (!e.FaultFired || !def.FaultFired) {
 				continue
 			}
-			a = append(a, def)
-			b = append(b, e)
+			eps = append(eps, def, e)
 		}
-		s := paired(a, b, f.y)
+		var tb pairTable
+		if len(eps) > 0 {
+			var w warnings
+			pr, err := (&Query{Episodes: eps}).readPairing(f.outcome, "cue", []string{"harness", "pair_key"}, "", ledger.CueDefault, []string{ledger.CuePlain}, &w)
+			if err != nil {
+				return nil, fmt.Errorf("Table 10: %s: %w", f.label, err)
+			}
+			tb = pr.table(int32(slices.Index(pr.arm.Levels, ledger.CueDefault)), int32(slices.Index(pr.arm.Levels, ledger.CuePlain)))
+		}
+		n := tb.pairs()
+		p1, p2, delta, p := nan, nan, nan, nan
+		if n > 0 {
+			p1, p2 = 100*float64(tb.a+tb.b)/float64(n), 100*float64(tb.a+tb.c)/float64(n)
+			delta = 100 * float64(tb.c-tb.b) / float64(n) // plain − default
+			p = mcnemarP("exact", tb.b, tb.c)
+		}
 		cells := t.Rows[i].Cells
-		cells[0] = numCell(Percent, s.p1, 0)
-		cells[1] = numCell(Percent, s.p2, 0)
-		cells[2] = numCell(PP, s.diffPP, 1)
-		cells[3] = numCell(PValue, s.pMcNemar, 2)
-		cells[4] = countCell(s.n)
+		cells[0] = numCell(Percent, p1, 0)
+		cells[1] = numCell(Percent, p2, 0)
+		cells[2] = numCell(PP, delta, 1)
+		cells[3] = numCell(PValue, p, 2)
+		cells[4] = countCell(n)
 		for j := 0; j < 4; j++ {
-			cells[j].N = s.n
+			cells[j].N = n
 		}
-		if s.n == 0 && len(plainArm) > 0 {
+		if n == 0 && len(plainArm) > 0 {
 			t.warnf("%s: no matched pairs", f.label)
 		}
 	}
@@ -627,61 +614,55 @@ func Table13(d *Data) (*Table, error) {
 		},
 	}
 	t.Rows = newRows(guardComparators, oneLabel(guardComparators), len(t.Columns))
-	byCond := map[string]map[string]*ledger.Episode{}
-	for _, e := range d.Episodes {
-		if e.Experiment != "E2" || e.Contract != ledger.ContractNative || !faulted(e) {
-			continue
-		}
-		m := byCond[e.Condition]
-		if m == nil {
-			m = map[string]*ledger.Episode{}
-			byCond[e.Condition] = m
-		}
-		m[e.PairKey] = e
+	// The engine's pairing (as the paired command): within each pair_key,
+	// guard and other episodes matched k-th with k-th in episode_id order.
+	q := Query{Episodes: d.Episodes, Where: `experiment == "E2" && contract == "native" && fault_mode != "none" && fault_fired`}
+	var w warnings
+	var tabs [6]pairTable
+	pr, err := q.readPairing("eos", "condition", []string{"pair_key"}, "", "guard", guardComparators, &w)
+	guard := int32(-1)
+	if err == nil {
+		guard = int32(slices.Index(pr.arm.Levels, "guard"))
 	}
-	guard := byCond["guard"]
-	if len(guard) == 0 {
+	if guard < 0 {
 		t.warnf("no faulted E2 guard episodes")
 	}
 	ps := make([]float64, len(guardComparators))
-	res := make([]pairStats, len(guardComparators))
 	for i, cond := range guardComparators {
-		var a, b []*ledger.Episode
-		for _, k := range sortedKeys(guard) {
-			if o, ok := byCond[cond][k]; ok {
-				a = append(a, guard[k])
-				b = append(b, o)
-			}
+		ps[i] = nan
+		if guard < 0 {
+			continue
 		}
-		res[i] = paired(a, b, eosOf)
-		ps[i] = res[i].pMcNemar
-		if res[i].n == 0 && len(guard) > 0 {
+		if l := int32(slices.Index(pr.arm.Levels, cond)); l >= 0 {
+			tabs[i] = pr.table(guard, l)
+		}
+		tb := tabs[i]
+		if tb.pairs() == 0 {
 			t.warnf("guard vs %s: no matched pairs", cond)
+			continue
+		}
+		ps[i] = mcnemarP("exact", tb.b, tb.c)
+		if tb.unmatched1+tb.unmatched2 > 0 {
+			t.warnf("guard vs %s: %d guard and %d %s episode(s) without a partner dropped", cond, tb.unmatched1, tb.unmatched2, cond)
 		}
 	}
-	adj := stats.HolmAdjust(ps)
-	for i, s := range res {
+	adj := adjustP("holm", ps)
+	for i, tb := range tabs {
+		n := tb.pairs()
 		c := t.Rows[i].Cells
-		c[0] = numCell(PP, -s.diffPP, 1)
-		c[0].N = s.n
-		c[1] = countCell(s.n)
+		c[0] = numCell(PP, nan, 1)
+		if n > 0 {
+			c[0].Value = tb.gainPP(false)
+		}
+		c[0].N = n
+		c[1] = countCell(n)
 		c[2] = numCell(PValue, adj[i], 2)
-		c[3] = numCell(PValue, s.pMcNemar, 2)
-		c[4] = numCell(Count, float64(s.b), 0)
-		c[5] = numCell(Count, float64(s.c), 0)
-		if s.n == 0 {
+		c[3] = numCell(PValue, ps[i], 2)
+		c[4] = numCell(Count, float64(tb.b), 0)
+		c[5] = numCell(Count, float64(tb.c), 0)
+		if n == 0 {
 			c[4].Value, c[5].Value = nan, nan
 		}
 	}
 	return t, nil
-}
-
-// sortedKeys returns m's keys in order (never map order in output).
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

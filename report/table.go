@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -375,4 +376,45 @@ func JSON(w io.Writer, t *analysis.Table) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(toJSON(t))
+}
+
+// Tables writes several tables in one stream: one CSV header, one JSON
+// array, blank lines between the others (Markdown with a "## Table N —
+// title" heading each).
+func Tables(w io.Writer, tables []*analysis.Table, format string) error {
+	switch format {
+	case "csv":
+		for i, t := range tables {
+			if err := CSV(w, t, i == 0); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "json":
+		io.WriteString(w, "[\n")
+		for i, t := range tables {
+			if i > 0 {
+				io.WriteString(w, ",\n")
+			}
+			var b bytes.Buffer
+			if err := JSON(&b, t); err != nil {
+				return err
+			}
+			w.Write(bytes.TrimRight(b.Bytes(), "\n"))
+		}
+		_, err := io.WriteString(w, "\n]\n")
+		return err
+	}
+	for i, t := range tables {
+		if i > 0 {
+			io.WriteString(w, "\n")
+		}
+		if format == "md" {
+			fmt.Fprintf(w, "## Table %d — %s\n\n", t.Number, t.Title)
+		}
+		if err := Table(w, t, format); err != nil {
+			return err
+		}
+	}
+	return nil
 }

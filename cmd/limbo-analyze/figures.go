@@ -85,7 +85,7 @@ Examples:
 }
 
 func runFigures(o figuresOptions, e *env) error {
-	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, analysisColumns(analysis.TableNumbers))
+	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, analysis.Columns(analysis.TableNumbers))
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ Examples:
 }
 
 func runHypotheses(o hypothesesOptions, e *env) error {
-	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, analysisColumns([]int{4, 12}))
+	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, analysis.Columns([]int{4, 12}))
 	if err != nil {
 		return err
 	}

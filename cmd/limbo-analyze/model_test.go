@@ -16,6 +16,8 @@ func TestModelCLI(t *testing.T) {
 		{name: "model_gee_br_text", args: []string{"model", "--in", "DATA", "--family", "gee", "--group", "task", "--cov", "bias-reduced", "--formula", "eos ~ contract + condition"}},
 		{name: "model_glmm", args: []string{"model", "--in", "DATA", "--family", "glmm", "--formula", "duplicated ~ contract + condition + (1|model) + (1|template)", "--format", "json"},
 			stderr: []string{"singular"}, tol: 1e-4}, // SEs from a finite-difference Hessian (issue #6: 1e-4)
+		{name: "model_gee_md", args: []string{"model", "--in", "DATA", "--family", "gee", "--group", "task", "--formula", "eos ~ contract + condition", "--format", "md"}},
+		{name: "model_glmm_latex", args: []string{"model", "--in", "DATA", "--family", "glmm", "--formula", "duplicated ~ contract + condition + (1|model) + (1|template)", "--format", "latex"}, tol: 1e-4},
 		{name: "model_glmm_agq_csv", args: []string{"model", "--in", "DATA", "--family", "glmm", "--nagq", "5", "--formula", "eos ~ contract + (1|task)", "--format", "csv"}, tol: 1e-4},
 		// Bad input.
 		{args: []string{"model", "--in", "DATA", "--formula", "eos ~ contrct + condition"}, exit: 1, stderr: []string{`unknown column "contrct" (did you mean contract`}},

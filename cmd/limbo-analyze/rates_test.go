@@ -8,6 +8,10 @@ import "testing"
 //   - rates_by.json, keys-everywhere/timeout_late: 8 of 72 duplicated,
 //     weights 1 and 2 (model m3): p_w = 0.10416666666666667, Kish
 //     n_eff = (Σw)²/Σw² = 64, Wilson = [0.05051260624482176, 0.20264810775781575].
+//   - rates_cluster.json, keys-everywhere: ρ̂ = 0 over tasks, so n_eff is
+//     Kish's: 70 rows of weight 1 per model m1, m2 and 70 of weight 2 (m3),
+//     (Σw)²/Σw² = 280²/420 = 186.667 (before the engine, 210 = n: the
+//     cluster option ignored the weights).
 func TestRatesCLI(t *testing.T) {
 	runCLICases(t, []cliCase{
 		{name: "rates_by", args: []string{"rates", "--in", "DATA", "--outcome", "duplicated", "--by", "contract,fault_mode", "--format", "json"}},
@@ -23,6 +27,9 @@ func TestRatesCLI(t *testing.T) {
 		{name: "rates_zero_group", args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--by", "team", "--weight", "w_alt", "--where", `w_alt == 0 || team == "red"`, "--format", "json"},
 			stderr: []string{"group team=blue: all weights are zero"}},
 		{name: "rates_zero_group_csv", args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--by", "team", "--weight", "w_alt", "--where", `w_alt == 0 || team == "red"`, "--format", "csv"}},
+		// Markdown and LaTeX print the numbers as text does.
+		{name: "rates_cluster_md", args: []string{"rates", "--in", "DATA", "--outcome", "duplicated", "--by", "contract", "--cluster", "task", "--format", "md"}},
+		{name: "rates_by_latex", args: []string{"rates", "--in", "DATA", "--outcome", "duplicated", "--by", "contract,fault_mode", "--format", "latex"}},
 		// Bad input.
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--by", "condtion"}, exit: 1, stderr: []string{`unknown column "condtion" (did you mean condition`}},
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--where", "difficulty == 9"}, exit: 1, stderr: []string{"no episode matches --where"}},
@@ -31,7 +38,7 @@ func TestRatesCLI(t *testing.T) {
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--where", "condition == 3"}, exit: 2, stderr: []string{"cannot compare column condition (string) with 3"}},
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--where", "fault_fired &"}, exit: 2, stderr: []string{"use && or ||"}},
 		{args: []string{"rates", "--in", "DATA"}, exit: 2, stderr: []string{"--outcome is required"}},
-		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--format", "xml"}, exit: 2, stderr: []string{"want text, json or csv"}},
+		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--format", "xml"}, exit: 2, stderr: []string{"want text, json, csv, md or latex"}},
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--icc-by", "model"}, exit: 2, stderr: []string{"--icc-by needs --cluster"}},
 		{args: []string{"rates", "--in", "../../testdata/cli/nope.csv", "--outcome", "eos"}, exit: 1, stderr: []string{"nope.csv"}},
 		// The ICC of a constant outcome is undefined: a warning, Kish n_eff.

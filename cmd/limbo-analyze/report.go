@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -169,14 +168,14 @@ func runReport(o reportOptions, e *env) error {
 		var err error
 		// Only the columns the tables and figures use: a user's ledger that
 		// lacks some gets the tables it can support, with warnings.
-		cols := append(analysisColumns(analysis.TableNumbers), "seed")
+		cols := append(analysis.Columns(analysis.TableNumbers), "seed")
 		if d, err = readAnalysisData(e, o.in, o.inFormat, o.strict, cols); err != nil {
 			return err
 		}
 		meta.Source = o.in
 		meta.Seed = sidecarSeed(o.in)
 		if meta.Seed == "" {
-			meta.Seed = ledgerSeed(d)
+			meta.Seed = d.RunSeed()
 		}
 	}
 	meta.Episodes = len(d.Episodes)
@@ -236,20 +235,6 @@ func sidecarSeed(in string) string {
 		return ""
 	}
 	return strconv.FormatUint(*m.Seed, 10)
-}
-
-// ledgerSeed is the ledger's run seed when every episode has the same one.
-func ledgerSeed(d *analysis.Data) string {
-	if len(d.Episodes) == 0 || d.Columns != nil && !slices.Contains(d.Columns, "seed") {
-		return ""
-	}
-	s := d.Episodes[0].Seed
-	for _, ep := range d.Episodes {
-		if ep.Seed != s {
-			return ""
-		}
-	}
-	return strconv.FormatInt(s, 10)
 }
 
 // checkOutDir rejects an output directory path that is an existing file,

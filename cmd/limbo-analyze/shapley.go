@@ -1,17 +1,10 @@
 package main
 
 import (
-	"cmp"
-	"fmt"
-	"math"
-	"slices"
-	"strings"
-
 	"github.com/spf13/cobra"
 
-	"github.com/limbo-toolkit/limbo/analysis/formula"
-	"github.com/limbo-toolkit/limbo/shapley"
-	"github.com/limbo-toolkit/limbo/stats"
+	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/report"
 )
 
 type shapleyOptions struct {
@@ -34,8 +27,9 @@ dominance decomposition; 2^k fits for k terms). --r2 chooses McFadden
 (default), Nagelkerke, Tjur or Cox–Snell. Rows are collapsed to covariate
 patterns, so factor-only formulas over millions of rows stream with memory
 bounded by the number of patterns. A subset whose fit separates contributes
-its finite supremum log-likelihood and is reported in the warnings.
-Unweighted unless --weight COL.
+its finite supremum log-likelihood, and columns aliased with others are
+left out of a subset's fit (its likelihood does not change); both are
+reported in the warnings. Unweighted unless --weight COL.
 
 Examples:
   limbo-analyze shapley --in runs.parquet --formula "duplicated ~ contract + fault_mode + model + harness"
@@ -45,30 +39,12 @@ Examples:
 			if err := o.validate(); err != nil {
 				return err
 			}
-			f, err := parseFormula(o.Formula)
-			if err != nil {
-				return err
-			}
-			switch {
-			case len(f.Random) > 0:
-				return usagef("shapley decomposes a fixed-effects logistic model; remove %s", randomTerms(f))
-			case !f.Intercept:
-				return usagef("shapley needs the intercept (the value of no terms is the intercept-only model)")
-			case len(f.Terms) == 0:
-				return usagef("the formula has no terms to decompose")
-			case len(f.Terms) > shapley.MaxGroups:
-				return usagef("%d terms: at most %d (2^k fits)", len(f.Terms), shapley.MaxGroups)
-			}
-			switch o.R2 {
-			case "mcfadden", "nagelkerke", "tjur", "coxsnell":
-			default:
-				return usagef("--r2 %q: want mcfadden, nagelkerke, tjur or coxsnell", o.R2)
-			}
 			refs, err := parseRefs(o.Refs)
 			if err != nil {
 				return err
 			}
-			return runShapley(e, o, f, refs)
+			q := o.query(e)
+			return emit(e, o.Format, report.Shapley)(analysis.Shapley(q, analysis.ShapleySpec{Formula: o.Formula, R2: o.R2, Refs: refs}))
 		},
 	}
 	addInputFlags(c, &o.inputOptions, `weight column, or "none" (default: unweighted)`)
@@ -76,99 +52,4 @@ Examples:
 	c.Flags().StringVar(&o.R2, "r2", "mcfadden", "pseudo-R²: mcfadden, nagelkerke, tjur or coxsnell")
 	c.Flags().StringArrayVar(&o.Refs, "ref", nil, "reference level of a factor, col=level (repeatable; does not change the values)")
 	return c
-}
-
-type shapleyFactor struct {
-	Name        string `json:"name"`
-	Value       num    `json:"value"`
-	Share       num    `json:"share"`
-	Conditional []num  `json:"conditional"`
-}
-
-type shapleyResult struct {
-	R2       string          `json:"r2"`
-	N        int64           `json:"n"`
-	Total    num             `json:"total"`
-	Factors  []shapleyFactor `json:"factors"`
-	Warnings []string        `json:"warnings"`
-}
-
-// pseudoR2 is the chosen pseudo-R² of a fit (n = Bernoulli rows).
-func pseudoR2(kind string, r *stats.LogisticResult, y, w []float64) float64 {
-	if (kind == "nagelkerke" || kind == "coxsnell") && r.N < 1 {
-		return math.NaN() // n = Σw rounds to 0: the index is undefined
-	}
-	switch kind {
-	case "nagelkerke":
-		return stats.Nagelkerke(r.LogLik, r.NullLogLik, r.N)
-	case "coxsnell":
-		return stats.CoxSnell(r.LogLik, r.NullLogLik, r.N)
-	case "tjur":
-		return stats.TjurWeighted(y, r.Mu, w)
-	}
-	return stats.McFadden(r.LogLik, r.NullLogLik)
-}
-
-func runShapley(e *env, o *shapleyOptions, f *formula.Formula, refs map[string]string) error {
-	var warn warnings
-	weight := o.weightColumn("")
-	fr, err := modelFrame(e, &o.inputOptions, f, nil, weight, true, &warn)
-	if err != nil {
-		return err
-	}
-	fr = positive(fr)
-	d, err := formula.Build(f, fr, formula.Options{Ref: refs})
-	if err != nil {
-		return err
-	}
-	warn.add(d.Warnings...)
-	y, w := fr.Y(), fr.W()
-	k := len(d.Terms)
-	var separated []string
-	v := func(subset []int) (float64, error) {
-		r, err := logisticFit(d, subset, y, w)
-		if err != nil {
-			return 0, err
-		}
-		if r.Separation {
-			var names []string
-			for _, j := range subset {
-				names = append(names, d.Terms[j].Term.String())
-			}
-			separated = append(separated, "{"+strings.Join(names, ", ")+"}")
-		}
-		// Under separation the deviance still converges to its finite
-		// supremum (methods §3.2), which is all a pseudo-R² needs; any
-		// other non-convergence makes the value unreliable.
-		if !r.Converged && !r.Separation {
-			return 0, fmt.Errorf("the fit did not converge")
-		}
-		return pseudoR2(o.R2, r, y, w), nil
-	}
-	sr, err := shapley.Exact(k, v)
-	if err != nil {
-		return err
-	}
-	if len(separated) > 0 {
-		warn.addf("separation in %d of %d subset fits (%s); their pseudo-R² uses the finite supremum log-likelihood", len(separated), 1<<k, strings.Join(separated, " "))
-	}
-	res := shapleyResult{R2: o.R2, N: fr.Rows, Total: num(sr.Total)}
-	t := &table{header: []string{"name", "value", "share"}}
-	for j, dt := range d.Terms {
-		fac := shapleyFactor{Name: dt.Term.String(), Value: num(sr.Values[j]), Share: num(sr.Shares[j])}
-		for _, c := range sr.Dominance[j] {
-			fac.Conditional = append(fac.Conditional, num(c))
-		}
-		res.Factors = append(res.Factors, fac)
-		t.add(fac.Name, sr.Values[j], sr.Shares[j])
-	}
-	res.Warnings = warn.items()
-	// Terminal order: largest share first, then the total.
-	text := &table{header: t.header, rows: slices.Clone(t.rows)}
-	slices.SortStableFunc(text.rows, func(a, b []any) int {
-		return cmp.Compare(b[1].(float64), a[1].(float64))
-	})
-	text.add("total", sr.Total, 100.0)
-	pre := []string{fmt.Sprintf("%s pseudo-R² of %s (n = %d)", o.R2, f, fr.Rows)}
-	return renderWith(e, o.Format, res, t, textOf(pre, text), &warn)
 }

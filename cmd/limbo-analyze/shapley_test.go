@@ -8,6 +8,7 @@ func TestShapleyCLI(t *testing.T) {
 		{name: "shapley_text", args: []string{"shapley", "--in", "DATA", "--formula", "duplicated ~ contract + condition + model + team"}},
 		{name: "shapley_nagelkerke_csv", args: []string{"shapley", "--in", "DATA", "--formula", "eos ~ contract + condition + difficulty", "--r2", "nagelkerke", "--format", "csv"}},
 		{name: "shapley_tjur_weighted", args: []string{"shapley", "--in", "DATA", "--formula", "eos ~ contract + condition", "--r2", "tjur", "--weight", "weight", "--format", "json"}},
+		{name: "shapley_separation_md", args: []string{"shapley", "--in", "DATA", "--formula", "duplicated ~ contract + fault_mode", "--format", "md"}},
 		{name: "shapley_separation", args: []string{"shapley", "--in", "DATA", "--formula", "duplicated ~ contract + fault_mode", "--format", "json"}, stderr: []string{"separation in"}},
 		// Bad input.
 		{args: []string{"shapley", "--in", "DATA", "--formula", "eos ~ contract + modle"}, exit: 1, stderr: []string{`unknown column "modle" (did you mean model`}},

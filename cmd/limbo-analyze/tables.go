@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -69,19 +68,6 @@ Examples:
 	return cmd
 }
 
-// analysisColumns are the ledger columns tables ns read.
-func analysisColumns(ns []int) []string {
-	cols := []string{"episode_id"}
-	for _, n := range ns {
-		for _, c := range analysis.TableColumns(n) {
-			if !slices.Contains(cols, c) {
-				cols = append(cols, c)
-			}
-		}
-	}
-	return cols
-}
-
 // readAnalysisData reads the ledger's episodes for the analysis; ledger
 // plausibility warnings go to stderr, at most a few lines of them.
 func readAnalysisData(e *env, in, inFormat string, strict bool, cols []string) (*analysis.Data, error) {
@@ -128,7 +114,7 @@ func runTables(o tablesOptions, e *env) error {
 	var d *analysis.Data
 	if !(len(ns) == 1 && ns[0] == 11) {
 		var err error
-		if d, err = readAnalysisData(e, o.in, o.inFormat, o.strict, analysisColumns(ns)); err != nil {
+		if d, err = readAnalysisData(e, o.in, o.inFormat, o.strict, analysis.Columns(ns)); err != nil {
 			return err
 		}
 	}
@@ -159,49 +145,9 @@ func runTables(o tablesOptions, e *env) error {
 		tables = cts
 	}
 	var buf bytes.Buffer
-	if err := renderTables(&buf, tables, o.format); err != nil {
+	if err := report.Tables(&buf, tables, o.format); err != nil {
 		return err
 	}
 	_, err := e.stdout.Write(buf.Bytes())
 	return err
-}
-
-// renderTables writes several tables in one stream: one CSV header, one
-// JSON array, blank lines between the others.
-func renderTables(w io.Writer, tables []*analysis.Table, format string) error {
-	switch format {
-	case "csv":
-		for i, t := range tables {
-			if err := report.CSV(w, t, i == 0); err != nil {
-				return err
-			}
-		}
-		return nil
-	case "json":
-		io.WriteString(w, "[\n")
-		for i, t := range tables {
-			if i > 0 {
-				io.WriteString(w, ",\n")
-			}
-			var b bytes.Buffer
-			if err := report.JSON(&b, t); err != nil {
-				return err
-			}
-			w.Write(bytes.TrimRight(b.Bytes(), "\n"))
-		}
-		_, err := io.WriteString(w, "\n]\n")
-		return err
-	}
-	for i, t := range tables {
-		if i > 0 {
-			io.WriteString(w, "\n")
-		}
-		if format == "md" {
-			fmt.Fprintf(w, "## Table %d — %s\n\n", t.Number, t.Title)
-		}
-		if err := report.Table(w, t, format); err != nil {
-			return err
-		}
-	}
-	return nil
 }

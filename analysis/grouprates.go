@@ -1,0 +1,256 @@
+package analysis
+
+import (
+	"math"
+	"slices"
+
+	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/stats"
+)
+
+// RatesSpec is a Rates analysis: the proportion of a binary outcome in each
+// group of By.
+type RatesSpec struct {
+	Outcome string   // binary outcome column (required)
+	By      []string // group columns; none = one group "all"
+	// Cluster, when set, replaces Kish's n_eff by the cluster design
+	// effect n/(1+(m̄−1)ρ̂) with ρ̂ the ANOVA ICC of Outcome over Cluster.
+	Cluster string
+	ICCBy   []string // estimate ρ̂ within these strata and pool it
+	Level   float64  // Wilson confidence level; 0 = 0.95
+	// DefaultWeight weights by the ledger's "weight" column when the
+	// query names no weight and every input has one (with a warning when
+	// one lacks it).
+	DefaultWeight bool
+}
+
+// RateRow is one group of a Rates result.
+type RateRow struct {
+	Levels []string // the group's level of each By column
+	N      int64    // rows (unweighted)
+	Events int64    // rows with outcome 1 (unweighted)
+	P      float64  // Σw·y/Σw; NaN when Σw = 0
+	NEff   float64  // Kish's (Σw)²/Σw², or the clustered n_eff
+	Lo, Hi float64  // Wilson interval on NEff
+}
+
+// RatesResult is the result of Rates.
+type RatesResult struct {
+	Spec     RatesSpec
+	Weight   string        // the weight column used; "" unweighted
+	Kinds    []ledger.Kind // the kind of each By column
+	Rows     []RateRow     // groups in sorted level order
+	ICC      float64       // the pooled ρ̂ (NaN without Cluster, or undefined)
+	Warnings []string
+}
+
+// Rates computes, for each group of spec.By, the weighted proportion of the
+// binary outcome with a Wilson interval (Wilson 1927) on an effective
+// sample size: Kish's (Σw)²/Σw² (Kish 1965, §11.7), with a cluster column
+// divided by the design effect (designNEff)
+//
+//	n_eff = n_Kish / (1 + (m̄ − 1) ρ̂),
+//
+// m̄ the group's mean cluster size and ρ̂ the one-way ANOVA intra-cluster
+// correlation of the outcome over all rows (stats.ICCANOVA), or within
+// each ICCBy stratum pooled by its number of clusters. A constant outcome
+// has no ICC: ρ̂ is NaN with a warning and n_eff falls back to Kish's.
+// Reading streams into covariate patterns: memory grows with the number of
+// groups and clusters, not with the rows.
+func Rates(q Query, spec RatesSpec) (*RatesResult, error) {
+	var warn warnings
+	switch {
+	case spec.Outcome == "":
+		return nil, specf("--outcome is required")
+	case len(spec.ICCBy) > 0 && spec.Cluster == "":
+		return nil, specf("--icc-by needs --cluster")
+	case spec.Level == 0:
+		spec.Level = 0.95
+	case !(spec.Level > 0 && spec.Level < 1):
+		return nil, specf("--level %v: want a confidence level in (0, 1)", spec.Level)
+	}
+	for i, c := range spec.By {
+		if slices.Contains(spec.By[:i], c) {
+			return nil, specf("--by lists %s twice", c)
+		}
+	}
+	weight := q.Weight
+	if weight == "" && spec.DefaultWeight {
+		// A user's CSV or Parquet without a weight column is read
+		// unweighted.
+		ok, err := q.hasColumn("weight")
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			weight = "weight"
+		} else {
+			warn.addf("the ledger has no weight column; rates are unweighted")
+		}
+	}
+	keys := slices.Clone(spec.By)
+	for _, c := range append([]string{spec.Cluster}, spec.ICCBy...) {
+		if c != "" && !slices.Contains(keys, c) {
+			keys = append(keys, c)
+		}
+	}
+	fr, err := q.readFrame(frame.Spec{Columns: keys, Outcome: spec.Outcome, Weight: weight, Collapse: true}, &warn)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkWeights(fr, weight); err != nil {
+		return nil, err
+	}
+	groups := groupCells(fr, spec.By)
+	res := &RatesResult{Spec: spec, Weight: weight, ICC: math.NaN()}
+	for _, c := range spec.By {
+		res.Kinds = append(res.Kinds, fr.Col(c).Kind)
+	}
+	var clusterCount []int // distinct clusters per group
+	if spec.Cluster != "" {
+		res.ICC = pooledClusterICC(fr, spec.Cluster, spec.ICCBy, &warn)
+		clusterCount = countClusters(fr, spec.Cluster, groups)
+	}
+	z := stats.ZLevel(spec.Level)
+	for gi, g := range groups {
+		c := g.cell
+		p := math.Min(1, c.SumWY/c.SumW) // a subset sum cannot exceed the total but for rounding
+		clusters := 0
+		if spec.Cluster != "" {
+			clusters = clusterCount[gi]
+		}
+		neff := designNEff(float64(c.N), c.SumW, c.SumW2, clusters, res.ICC)
+		if c.SumW == 0 {
+			p, neff = math.NaN(), math.NaN()
+			warn.addf("group %s: all weights are zero; p is undefined", g.label(spec.By))
+		}
+		lo, hi := math.NaN(), math.NaN()
+		if !math.IsNaN(p) {
+			lo, hi = stats.Wilson(p, neff, z)
+		}
+		if neff < 1 {
+			warn.addf("group %s: effective sample size %.3g < 1", g.label(spec.By), neff)
+		}
+		res.Rows = append(res.Rows, RateRow{Levels: g.levels, N: c.N, Events: c.Events, P: p, NEff: neff, Lo: lo, Hi: hi})
+	}
+	res.Warnings = warn.items()
+	return res, nil
+}
+
+// cellGroup is one group of a frame: its levels and summed statistics,
+// with the frame rows (patterns) it holds.
+type cellGroup struct {
+	codes  []int32
+	levels []string
+	cell   frame.Cell
+	rows   []int
+}
+
+func (g cellGroup) label(by []string) string {
+	if len(by) == 0 {
+		return "all"
+	}
+	s := ""
+	for i, c := range by {
+		if i > 0 {
+			s += ", "
+		}
+		s += c + "=" + g.levels[i]
+	}
+	return s
+}
+
+// groupCells sums the frame's patterns by the levels of the by columns, in
+// sorted level order.
+func groupCells(fr *frame.Frame, by []string) []cellGroup {
+	cols := make([]*frame.Column, len(by))
+	for j, c := range by {
+		cols[j] = fr.Col(c)
+	}
+	index := map[string]int{}
+	var groups []cellGroup
+	key := make([]byte, 0, 4*len(by))
+	for i := range fr.Len() {
+		key = key[:0]
+		for _, c := range cols {
+			code := c.Codes[i]
+			key = append(key, byte(code), byte(code>>8), byte(code>>16), byte(code>>24))
+		}
+		gi, ok := index[string(key)]
+		if !ok {
+			gi = len(groups)
+			index[string(key)] = gi
+			g := cellGroup{}
+			for _, c := range cols {
+				g.codes = append(g.codes, c.Codes[i])
+				g.levels = append(g.levels, c.Level(i))
+			}
+			groups = append(groups, g)
+		}
+		groups[gi].cell.Add(fr.Cells[i])
+		groups[gi].rows = append(groups[gi].rows, i)
+	}
+	slices.SortFunc(groups, func(a, b cellGroup) int { return slices.Compare(a.codes, b.codes) })
+	return groups
+}
+
+// countClusters returns the number of distinct clusters in each group.
+func countClusters(fr *frame.Frame, cluster string, groups []cellGroup) []int {
+	cc := fr.Col(cluster)
+	out := make([]int, len(groups))
+	for gi, g := range groups {
+		seen := map[int32]bool{}
+		for _, i := range g.rows {
+			seen[cc.Codes[i]] = true
+		}
+		out[gi] = len(seen)
+	}
+	return out
+}
+
+// pooledClusterICC estimates the ANOVA ICC of the outcome over the
+// clusters: over all rows, or within each stratum of iccBy and pooled as
+// the mean weighted by each stratum's number of clusters (strata where it
+// is undefined are left out with a warning).
+func pooledClusterICC(fr *frame.Frame, cluster string, iccBy []string, warn *warnings) float64 {
+	strata := groupCells(fr, iccBy)
+	cc := fr.Col(cluster)
+	var sum, wsum float64
+	for _, s := range strata {
+		// ICCANOVA needs rows; a binary outcome is rebuilt from each
+		// pattern's counts (order does not matter to the ANOVA).
+		var y []float64
+		var cl []int
+		clusters := map[int32]bool{}
+		for _, i := range s.rows {
+			c := fr.Cells[i]
+			code := cc.Codes[i]
+			clusters[code] = true
+			for k := int64(0); k < c.N; k++ {
+				cl = append(cl, int(code))
+				yk := 0.0
+				if k < c.Events {
+					yk = 1
+				}
+				y = append(y, yk)
+			}
+		}
+		rho := stats.ICCANOVA(y, cl)
+		if math.IsNaN(rho) && len(iccBy) == 0 {
+			warn.addf("ICC undefined for %s (%d rows, %d clusters: fewer than two clusters, singleton clusters or a constant outcome); n_eff falls back to Kish's", cluster, len(y), len(clusters))
+			return math.NaN()
+		}
+		if math.IsNaN(rho) {
+			warn.addf("ICC undefined in stratum %s (%d rows, %d clusters): fewer than two clusters, singleton clusters or a constant outcome", s.label(iccBy), len(y), len(clusters))
+			continue
+		}
+		sum += rho * float64(len(clusters))
+		wsum += float64(len(clusters))
+	}
+	if wsum == 0 {
+		warn.addf("the ICC of %s is undefined; n_eff falls back to Kish's", cluster)
+		return math.NaN()
+	}
+	return sum / wsum
+}

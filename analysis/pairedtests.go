@@ -1,0 +1,302 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/stats"
+)
+
+// PairedSpec is a Paired analysis: McNemar tests of a base level of Arm
+// against the other levels on episodes matched by PairBy.
+type PairedSpec struct {
+	Outcome string   // binary outcome column (required)
+	Arm     string   // column whose levels are compared, e.g. condition
+	Base    string   // the level every other level is compared with
+	PairBy  []string // columns that identify the same world, e.g. pair_key
+	Levels  []string // compare only these levels (default: all present)
+	Test    string   // exact (default), midp, chi2 or chi2cc
+	Adjust  string   // holm (default), bonferroni, bh or none
+}
+
+// PairedComparison is the base level against one other level.
+type PairedComparison struct {
+	Base, Other string
+	Pairs       int     // matched pairs
+	B           int     // pairs where only the base has the outcome
+	C           int     // pairs where only the other has it
+	GainPP      float64 // 100·(b−c)/pairs, weighted by the base episode when weighted
+	P           float64 // two-sided McNemar p-value (NaN without pairs)
+	PAdj        float64 // adjusted over exactly the comparisons reported
+}
+
+// PairedResult is the result of Paired.
+type PairedResult struct {
+	Spec        PairedSpec
+	Comparisons []PairedComparison
+	Warnings    []string
+}
+
+// Paired compares the binary outcome of the base level of spec.Arm with
+// each other level on matched episodes: within each PairBy key, the base
+// and the other arm's episodes are sorted by episode_id and paired k-th
+// with k-th; unmatched episodes are dropped and counted in the warnings.
+// b counts pairs where only the base has the outcome and c those where
+// only the other does; p is McNemar's test (McNemar 1947; exact binomial
+// by default) and p_adj adjusts over the comparisons reported (Holm 1979
+// by default). With q.Weight, GainPP weights each pair by its base
+// episode's weight while b, c and p stay counts. Reading streams: a few
+// bytes per episode, episode ids read again only where a key and arm hold
+// several episodes.
+func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
+	var warn warnings
+	if spec.Test == "" {
+		spec.Test = "exact"
+	}
+	if spec.Adjust == "" {
+		spec.Adjust = "holm"
+	}
+	switch {
+	case spec.Outcome == "":
+		return nil, specf("--outcome is required")
+	case spec.Arm == "":
+		return nil, specf("--arm is required")
+	case spec.Base == "":
+		return nil, specf("--base is required")
+	case len(spec.PairBy) == 0:
+		return nil, specf("--pair-by is required (the columns that identify the same world, e.g. pair_key)")
+	case slices.Contains(spec.PairBy, spec.Arm):
+		return nil, specf("--pair-by must not contain the --arm column %s", spec.Arm)
+	case slices.Contains(spec.Levels, spec.Base):
+		return nil, specf("--levels must not contain the --base level %s", spec.Base)
+	}
+	switch spec.Test {
+	case "exact", "midp", "chi2", "chi2cc":
+	default:
+		return nil, specf("--test %q: want exact, midp, chi2 or chi2cc", spec.Test)
+	}
+	switch spec.Adjust {
+	case "holm", "bonferroni", "bh", "none":
+	default:
+		return nil, specf("--adjust %q: want holm, bonferroni, bh or none", spec.Adjust)
+	}
+	pr, err := q.readPairing(spec.Outcome, spec.Arm, spec.PairBy, q.Weight, spec.Base, spec.Levels, &warn)
+	if err != nil {
+		return nil, err
+	}
+	base, err := armLevel(pr.arm, "--base", spec.Base)
+	if err != nil {
+		return nil, err
+	}
+	var others []int32
+	if len(spec.Levels) > 0 {
+		for _, l := range spec.Levels {
+			c, err := armLevel(pr.arm, "--levels", l)
+			if err != nil {
+				return nil, err
+			}
+			if !slices.Contains(others, c) {
+				others = append(others, c)
+			}
+		}
+		slices.Sort(others)
+	} else {
+		for i := range pr.arm.Levels {
+			if int32(i) != base {
+				others = append(others, int32(i))
+			}
+		}
+	}
+	if len(others) == 0 {
+		return nil, fmt.Errorf("--arm %s has only the base level %q after --where; nothing to compare", spec.Arm, spec.Base)
+	}
+	if q.Weight != "" {
+		warn.addf("weighted by %s: gain_pp weights each pair by its base episode; b, c, pairs and p are unweighted", q.Weight)
+	}
+	res := &PairedResult{Spec: spec}
+	ps := make([]float64, len(others))
+	for k, oc := range others {
+		tb := pr.table(base, oc)
+		other := pr.arm.Levels[oc]
+		c := PairedComparison{Base: spec.Base, Other: other, Pairs: tb.pairs(), B: tb.b, C: tb.c, GainPP: math.NaN(), P: math.NaN()}
+		if tb.pairs() == 0 {
+			warn.addf("%s vs %s: no matched pairs; gain_pp and p are undefined", spec.Base, other)
+		} else {
+			c.GainPP = tb.gainPP(q.Weight != "")
+			c.P = mcnemarP(spec.Test, tb.b, tb.c)
+		}
+		if tb.unmatched1+tb.unmatched2 > 0 {
+			warn.addf("%s vs %s: %d %s and %d %s episode(s) without a partner dropped", spec.Base, other, tb.unmatched1, spec.Base, tb.unmatched2, other)
+		}
+		ps[k] = c.P
+		res.Comparisons = append(res.Comparisons, c)
+	}
+	adj := adjustP(spec.Adjust, ps)
+	for k := range res.Comparisons {
+		res.Comparisons[k].PAdj = adj[k]
+	}
+	res.Warnings = warn.items()
+	return res, nil
+}
+
+// gainPP is 100·(b−c)/pairs, or with weights 100·(w_b−w_c)/Σw.
+func (t pairTable) gainPP(weighted bool) float64 {
+	if weighted {
+		return 100 * (t.wb - t.wc) / (t.wa + t.wb + t.wc + t.wd)
+	}
+	return 100 * float64(t.b-t.c) / float64(t.pairs())
+}
+
+// adjustP adjusts p-values for multiplicity: holm, bonferroni, bh or none.
+func adjustP(method string, ps []float64) []float64 {
+	switch method {
+	case "holm":
+		return stats.HolmAdjust(ps)
+	case "bonferroni":
+		return stats.BonferroniAdjust(ps)
+	case "bh":
+		return stats.BHAdjust(ps)
+	}
+	return ps
+}
+
+// mcnemarP is the two-sided p-value of the chosen McNemar test.
+func mcnemarP(test string, b, c int) float64 {
+	switch test {
+	case "midp":
+		return stats.McNemarMidP(b, c)
+	case "chi2":
+		_, p := stats.McNemarChi2(b, c, false)
+		return p
+	case "chi2cc":
+		_, p := stats.McNemarChi2(b, c, true)
+		return p
+	}
+	return stats.McNemarExact(b, c)
+}
+
+// TOSTSpec is a TOST analysis: are the proportions of Outcome in levels A
+// and B of Arm equivalent within ±Margin?
+type TOSTSpec struct {
+	Outcome string
+	Arm     string
+	A, B    string  // diff = p_A − p_B
+	Margin  float64 // equivalence margin on the difference; 0 = 0.05
+	// Method is the independent-samples test: agresti-caffo (default, as
+	// statsmodels), wald or score; ignored with PairedBy.
+	Method   string
+	PairedBy []string // match episodes as Paired and use the paired test
+}
+
+// TOSTResult is the result of TOST.
+type TOSTResult struct {
+	Spec       TOSTSpec
+	NA, NB     int
+	Pairs      int // matched pairs (PairedBy only)
+	Diff       float64
+	Lo90, Hi90 float64 // the test's 90% interval
+	Method     string
+	PLower     float64
+	PUpper     float64
+	PTOST      float64 // the larger one-sided p-value
+	Equivalent bool    // PTOST < 0.05
+	// NewcombeLo and NewcombeHi are Newcombe's 90% hybrid score interval
+	// (square-and-add when paired).
+	NewcombeLo, NewcombeHi float64
+	Warnings               []string
+}
+
+// TOST runs two one-sided tests of H₀ |p_A − p_B| ≥ margin (Schuirmann
+// 1987) on independent samples (stats.TOSTIndep) or, with PairedBy, on
+// pairs matched as in Paired with the paired Wald test (stats.TOSTPaired).
+// The tests take counts, so a weighted query is an error.
+func TOST(q Query, spec TOSTSpec) (*TOSTResult, error) {
+	var warn warnings
+	if spec.Margin == 0 {
+		spec.Margin = 0.05
+	}
+	if spec.Method == "" {
+		spec.Method = "agresti-caffo"
+	}
+	switch {
+	case spec.Outcome == "":
+		return nil, specf("--outcome is required")
+	case spec.Arm == "":
+		return nil, specf("--arm is required")
+	case spec.A == "" || spec.B == "":
+		return nil, specf("--a and --b (the two levels of --arm) are required")
+	case spec.A == spec.B:
+		return nil, specf("--a and --b are the same level %q", spec.A)
+	case !(spec.Margin > 0 && spec.Margin < 1):
+		return nil, specf("--margin %v: want a difference in (0, 1), e.g. 0.05", spec.Margin)
+	case q.Weight != "":
+		return nil, specf("--weight: tost is unweighted (its tests take counts)")
+	}
+	switch spec.Method {
+	case "wald", "agresti-caffo", "score":
+	default:
+		return nil, specf("--method %q: want wald, agresti-caffo or score", spec.Method)
+	}
+	var r stats.TOSTResult
+	res := &TOSTResult{Spec: spec}
+	if len(spec.PairedBy) > 0 {
+		pr, err := q.readPairing(spec.Outcome, spec.Arm, spec.PairedBy, "", spec.A, []string{spec.B}, &warn)
+		if err != nil {
+			return nil, err
+		}
+		la, err := armLevel(pr.arm, "--a", spec.A)
+		if err != nil {
+			return nil, err
+		}
+		lb, err := armLevel(pr.arm, "--b", spec.B)
+		if err != nil {
+			return nil, err
+		}
+		tb := pr.table(la, lb)
+		if tb.pairs() == 0 {
+			return nil, fmt.Errorf("no matched pairs of %s and %s on %v after --where; nothing to test", spec.A, spec.B, spec.PairedBy)
+		}
+		if tb.unmatched1+tb.unmatched2 > 0 {
+			warn.addf("%d %s and %d %s episode(s) without a partner dropped", tb.unmatched1, spec.A, tb.unmatched2, spec.B)
+		}
+		// NewcombePaired's table: a both succeed, b only the first (A).
+		r = stats.TOSTPaired(tb.a, tb.b, tb.c, tb.d, spec.Margin)
+		res.Pairs = tb.pairs()
+		res.NA, res.NB = res.Pairs, res.Pairs
+	} else {
+		fr, err := q.readFrame(frame.Spec{Columns: []string{spec.Arm}, Outcome: spec.Outcome, Collapse: true}, &warn)
+		if err != nil {
+			return nil, err
+		}
+		arm := fr.Col(spec.Arm)
+		la, err := armLevel(arm, "--a", spec.A)
+		if err != nil {
+			return nil, err
+		}
+		lb, err := armLevel(arm, "--b", spec.B)
+		if err != nil {
+			return nil, err
+		}
+		var ca, cb frame.Cell
+		for i, cell := range fr.Cells {
+			switch arm.Codes[i] {
+			case la:
+				ca.Add(cell)
+			case lb:
+				cb.Add(cell)
+			}
+		}
+		r = stats.TOSTIndep(int(ca.Events), int(ca.N), int(cb.Events), int(cb.N), spec.Margin, spec.Method)
+		res.NA, res.NB = int(ca.N), int(cb.N)
+	}
+	if math.IsNaN(r.PTOST) {
+		warn.addf("the test is undefined for these counts (a zero standard error); p-values are null")
+	}
+	res.Diff, res.Lo90, res.Hi90, res.Method = r.Diff, r.Lo90, r.Hi90, r.Method
+	res.PLower, res.PUpper, res.PTOST, res.Equivalent = r.PLower, r.PUpper, r.PTOST, r.Equivalent
+	res.NewcombeLo, res.NewcombeHi = r.NewcombeLo, r.NewcombeHi
+	res.Warnings = warn.items()
+	return res, nil
+}

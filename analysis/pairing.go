@@ -1,0 +1,622 @@
+package analysis
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// pairTable is the 2×2 table of matched pairs of two arms: a both
+// succeed, b only the first (base) arm, c only the second, d neither, with
+// the summed pair weights (the first arm's episode weight).
+type pairTable struct {
+	a, b, c, d             int
+	wa, wb, wc, wd         float64
+	unmatched1, unmatched2 int
+}
+
+func (t pairTable) pairs() int { return t.a + t.b + t.c + t.d }
+
+// pairing indexes episodes by pair-by key and arm level for k-th with
+// k-th matching: one array of episodes sorted by (key, arm, episode_id),
+// keys in the order of their codes, with each key's segment. Compared with
+// a map of id-sorted lists per key, it holds a few bytes per episode, and
+// episode ids are compared only within a key and arm holding several
+// episodes (never in the common one-episode-per-arm design).
+type pairing struct {
+	arm   *frame.Column
+	seg   []int     // key k's episodes are [seg[k], seg[k+1])
+	armOf []int32   // arm code of each episode, in sorted order
+	event []bool    // outcome of each episode
+	w     []float64 // weight of each episode; nil for unit weights
+}
+
+// pairRows is what buildPairing needs of n episodes: key rank (keys
+// numbered in sorted order), arm code, outcome, optional weight, and an
+// episode_id comparison.
+type pairRows struct {
+	n      int
+	nKeys  int
+	key    []uint32
+	arm    []int32
+	event  func(i int) bool
+	weight func(i int) float64 // nil: unit weights
+	cmpID  func(i, j int) int
+}
+
+// buildPairing sorts the episodes by key (a counting sort) and, within a
+// key, by arm and then episode_id (ties in row order).
+func buildPairing(arm *frame.Column, r pairRows) *pairing {
+	seg, perm := sortPairRows(r)
+	for k := range r.nKeys {
+		sortSegment(perm[seg[k]:seg[k+1]], r)
+	}
+	return pairingOf(arm, r, seg, perm)
+}
+
+// sortPairRows groups the episodes by key (a counting sort, row order
+// within a key) and sorts each key's episodes by arm.
+func sortPairRows(r pairRows) (seg []int, perm []int32) {
+	seg = make([]int, r.nKeys+1)
+	for _, k := range r.key {
+		seg[k+1]++
+	}
+	for k := range r.nKeys {
+		seg[k+1] += seg[k]
+	}
+	perm = make([]int32, r.n)
+	next := slices.Clone(seg[:r.nKeys])
+	for i, k := range r.key {
+		perm[next[k]] = int32(i)
+		next[k]++
+	}
+	for k := range r.nKeys {
+		rows := perm[seg[k]:seg[k+1]]
+		if len(rows) > 1 {
+			slices.SortFunc(rows, func(a, b int32) int {
+				if c := cmp.Compare(r.arm[a], r.arm[b]); c != 0 {
+					return c
+				}
+				return cmp.Compare(a, b)
+			})
+		}
+	}
+	return seg, perm
+}
+
+// sortSegment sorts one key's episodes by arm, episode_id and row.
+func sortSegment(rows []int32, r pairRows) {
+	if len(rows) < 2 {
+		return
+	}
+	slices.SortFunc(rows, func(a, b int32) int {
+		if c := cmp.Compare(r.arm[a], r.arm[b]); c != 0 {
+			return c
+		}
+		if c := r.cmpID(int(a), int(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+}
+
+// pairingOf lays out the sorted episodes.
+func pairingOf(arm *frame.Column, r pairRows, seg []int, perm []int32) *pairing {
+	p := &pairing{arm: arm, seg: seg, armOf: make([]int32, r.n), event: make([]bool, r.n)}
+	if r.weight != nil {
+		p.w = make([]float64, r.n)
+	}
+	for j, i := range perm {
+		p.armOf[j] = r.arm[i]
+		p.event[j] = r.event(int(i))
+		if p.w != nil {
+			p.w[j] = r.weight(int(i))
+		}
+	}
+	return p
+}
+
+// rankKeys replaces key ids (indices into keys) by their rank in the
+// sorted keys.
+func rankKeys(key []uint32, keys []string) {
+	order := make([]uint32, len(keys))
+	for k := range order {
+		order[k] = uint32(k)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(keys[a], keys[b]) })
+	rank := make([]uint32, len(keys))
+	for r, k := range order {
+		rank[k] = uint32(r)
+	}
+	for i, k := range key {
+		key[i] = rank[k]
+	}
+}
+
+// armRange returns the episodes of arm level l in [lo, hi) (sorted by arm).
+func (p *pairing) armRange(lo, hi int, l int32) (int, int) {
+	a := lo
+	for a < hi && p.armOf[a] < l {
+		a++
+	}
+	b := a
+	for b < hi && p.armOf[b] == l {
+		b++
+	}
+	return a, b
+}
+
+// table pairs the episodes of arm levels l1 and l2 k-th with k-th within
+// each key.
+func (p *pairing) table(l1, l2 int32) pairTable {
+	var t pairTable
+	for k := range len(p.seg) - 1 {
+		a1, b1 := p.armRange(p.seg[k], p.seg[k+1], l1)
+		a2, b2 := p.armRange(p.seg[k], p.seg[k+1], l2)
+		n := min(b1-a1, b2-a2)
+		t.unmatched1 += b1 - a1 - n
+		t.unmatched2 += b2 - a2 - n
+		for i := range n {
+			e1, e2 := p.event[a1+i], p.event[a2+i]
+			w := 1.0
+			if p.w != nil {
+				w = p.w[a1+i]
+			}
+			switch {
+			case e1 && e2:
+				t.a++
+				t.wa += w
+			case e1:
+				t.b++
+				t.wb += w
+			case e2:
+				t.c++
+				t.wc += w
+			default:
+				t.d++
+				t.wd += w
+			}
+		}
+	}
+	return t
+}
+
+// armLevel returns the code of level in the arm column, or an error listing
+// the levels present.
+func armLevel(arm *frame.Column, flag, level string) (int32, error) {
+	i := slices.Index(arm.Levels, level)
+	if i < 0 {
+		return 0, fmt.Errorf("%s %s: no episode has %s = %q after --where; levels present: %s", flag, level, arm.Name, level, strings.Join(arm.Levels, ", "))
+	}
+	return int32(i), nil
+}
+
+// pairSpec is the frame spec of a paired analysis.
+func pairSpec(outcome, arm string, pairBy []string, weight string) frame.Spec {
+	cols := slices.Clone(pairBy)
+	for _, c := range []string{arm, "episode_id"} {
+		if !slices.Contains(cols, c) {
+			cols = append(cols, c)
+		}
+	}
+	return frame.Spec{Columns: cols, Outcome: outcome, Weight: weight}
+}
+
+// pairReader accumulates the episodes of a paired analysis while the
+// ledger streams: a table of distinct pair-by keys, and per episode a key
+// id, an arm code and the outcome (one bit), plus the weight when
+// weighted. Episode ids are not kept: they order the episodes of a key and
+// arm only when there are several, and then a second pass reads them for
+// those episodes alone. It follows frame.Builder (pairSpec) row for row:
+// the same columns checked, the same rows dropped for nulls, the same
+// errors and level order.
+type pairReader struct {
+	spec  frame.Spec
+	all   []string // columns checked on the first row, as frame.Builder
+	names []string // pairSpec columns: pair-by, arm, episode_id
+	kinds []ledger.Kind
+	seen  []bool
+	nKey  int // the first nKey columns form the key
+	armJ  int
+	// Distinct keys, each column as uvarint(len) + value, in one arena
+	// (key k is keyBuf[keyEnd[k-1]:keyEnd[k]]), found by a 64-bit hash;
+	// keys whose hash collides with another key's go to keyColl.
+	keyHash map[uint64]uint32
+	keyColl map[string]uint32
+	keyBuf  []byte
+	keyEnd  []int
+	seed    maphash.Seed
+	buf     []byte
+	armIDs  map[string]int32
+	armLvls []string
+	key     []uint32
+	arm     []int32
+	event   bitset
+	w       []float64
+	kept    bitset  // by read index: the episode was added
+	idLen   []uint8 // length of each episode id (capped), to size the id arena
+	rows    int64
+	dropped map[string]int64
+	first   bool
+}
+
+// bitset is a growable set of small integers.
+type bitset []uint64
+
+func (b *bitset) set(i int, v bool) {
+	for i>>6 >= len(*b) {
+		*b = append(*b, 0)
+	}
+	if v {
+		(*b)[i>>6] |= 1 << (i & 63)
+	}
+}
+
+func (b bitset) get(i int) bool { return i>>6 < len(b) && b[i>>6]&(1<<(i&63)) != 0 }
+
+func newPairReader(outcome, arm string, pairBy []string, weight string) *pairReader {
+	spec := pairSpec(outcome, arm, pairBy, weight)
+	r := &pairReader{spec: spec, names: spec.Columns, nKey: len(pairBy), armJ: len(pairBy), keyHash: map[uint64]uint32{},
+		keyColl: map[string]uint32{}, seed: maphash.MakeSeed(),
+		armIDs: map[string]int32{}, dropped: map[string]int64{}, first: true,
+		kinds: make([]ledger.Kind, len(spec.Columns)), seen: make([]bool, len(spec.Columns))}
+	r.all = slices.Clone(spec.Columns)
+	r.all = append(r.all, outcome)
+	if weight != "" {
+		r.all = append(r.all, weight)
+	}
+	return r
+}
+
+// add takes episode number read (0-based, counting every episode read)
+// after --where.
+func (r *pairReader) add(ep frame.Row, read int64) error {
+	if r.first {
+		r.first = false
+		if err := frame.CheckColumns(ep, r.all); err != nil {
+			return err
+		}
+	}
+	name := func() string {
+		if v, ok := ep.Get("episode_id"); ok && !v.Null && v.Str != "" {
+			return "episode " + strconv.Quote(v.Str)
+		}
+		return "row " + strconv.FormatInt(r.rows+1, 10)
+	}
+	w := 1.0
+	if r.spec.Weight != "" {
+		v, ok := ep.Get(r.spec.Weight)
+		if !ok {
+			return frame.CheckColumns(ep, []string{r.spec.Weight})
+		}
+		if v.Null {
+			r.dropped[r.spec.Weight]++
+			return nil
+		}
+		f, ok := frame.Number(v)
+		if !ok || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+			return fmt.Errorf("%s: weight column %s: value %q is not a finite number ≥ 0", name(), r.spec.Weight, v.String())
+		}
+		w = f
+	}
+	v, ok := ep.Get(r.spec.Outcome)
+	if !ok {
+		return frame.CheckColumns(ep, []string{r.spec.Outcome})
+	}
+	if v.Null {
+		r.dropped[r.spec.Outcome]++
+		return nil
+	}
+	y, err := frame.Binary(v)
+	if err != nil {
+		return fmt.Errorf("%s: outcome %s: %v", name(), r.spec.Outcome, err)
+	}
+	r.buf = r.buf[:0]
+	var armVal string
+	for j, c := range r.names {
+		v, ok := ep.Get(c)
+		if !ok {
+			return frame.CheckColumns(ep, []string{c})
+		}
+		if v.Null {
+			r.dropped[c]++
+			return nil
+		}
+		if !r.seen[j] {
+			r.seen[j] = true
+			r.kinds[j] = v.Kind
+		}
+		switch {
+		case j < r.nKey:
+			s := v.String()
+			r.buf = binary.AppendUvarint(r.buf, uint64(len(s)))
+			r.buf = append(r.buf, s...)
+		case j == r.armJ:
+			armVal = v.String()
+		}
+		if c == "episode_id" {
+			r.idLen = append(r.idLen, uint8(min(len(v.String()), 255)))
+		}
+	}
+	k := r.keyID(r.buf)
+	a, ok := r.armIDs[armVal]
+	if !ok {
+		a = int32(len(r.armLvls))
+		r.armIDs[armVal] = a
+		r.armLvls = append(r.armLvls, armVal)
+	}
+	r.event.set(len(r.key), y == 1)
+	r.key = append(r.key, k)
+	r.arm = append(r.arm, a)
+	if r.spec.Weight != "" {
+		r.w = append(r.w, w)
+	}
+	r.kept.set(int(read), true)
+	r.rows++
+	return nil
+}
+
+// keyID returns the id of an encoded key, adding it when new.
+func (r *pairReader) keyID(key []byte) uint32 {
+	h := maphash.Bytes(r.seed, key)
+	k, ok := r.keyHash[h]
+	if ok && bytes.Equal(r.keyAt(int(k)), key) {
+		return k
+	}
+	if ok { // another key has this hash
+		if k, ok := r.keyColl[string(key)]; ok {
+			return k
+		}
+	}
+	k = uint32(len(r.keyEnd))
+	r.keyBuf = append(r.keyBuf, key...)
+	r.keyEnd = append(r.keyEnd, len(r.keyBuf))
+	if ok {
+		r.keyColl[string(key)] = k
+	} else {
+		r.keyHash[h] = k
+	}
+	return k
+}
+
+// keyAt returns the encoded key k.
+func (r *pairReader) keyAt(k int) []byte {
+	lo := 0
+	if k > 0 {
+		lo = r.keyEnd[k-1]
+	}
+	return r.keyBuf[lo:r.keyEnd[k]]
+}
+
+// rankKeys numbers the distinct keys in the order frame.Builder gives
+// them (each column's levels sorted as frame.Column.Sort, keys compared as
+// the little-endian bytes of their codes) and replaces key ids by ranks.
+func (r *pairReader) rankKeys() {
+	r.keyHash, r.keyColl = nil, nil
+	nk := len(r.keyEnd)
+	codes := make([]int32, nk*r.nKey)
+	for j := range r.nKey {
+		col := &frame.Column{Name: r.names[j], Kind: r.kinds[j]}
+		intern := map[string]int32{}
+		for k := range nk {
+			f := keyField(r.keyAt(k), j)
+			c, ok := intern[string(f)]
+			if !ok {
+				c = int32(len(col.Levels))
+				s := string(f)
+				intern[s] = c
+				col.Levels = append(col.Levels, s)
+			}
+			codes[k*r.nKey+j] = c
+		}
+		intern = nil
+		remap := col.Sort()
+		for k := range nk {
+			codes[k*r.nKey+j] = remap[codes[k*r.nKey+j]]
+		}
+	}
+	r.keyBuf, r.keyEnd = nil, nil
+	bk := make([]string, nk)
+	buf := make([]byte, 0, 4*r.nKey)
+	for k := range nk {
+		buf = buf[:0]
+		for _, code := range codes[k*r.nKey : (k+1)*r.nKey] {
+			buf = append(buf, byte(code), byte(code>>8), byte(code>>16), byte(code>>24))
+		}
+		bk[k] = string(buf)
+	}
+	rankKeys(r.key, bk)
+}
+
+// keyField returns the j-th column value of an encoded key.
+func keyField(key []byte, j int) []byte {
+	for {
+		n, w := binary.Uvarint(key)
+		if j == 0 {
+			return key[w : w+int(n)]
+		}
+		key = key[w+int(n):]
+		j--
+	}
+}
+
+// idArena holds the episode ids of some episodes in one byte slice.
+type idArena struct {
+	slot  []int32 // by episode: index into end, or −1
+	bytes []byte
+	end   []int
+}
+
+func (a *idArena) get(i int) []byte {
+	s := a.slot[i]
+	if s < 0 {
+		return nil // not needed: such episodes keep their row order
+	}
+	lo := 0
+	if s > 0 {
+		lo = a.end[s-1]
+	}
+	return a.bytes[lo:a.end[s]]
+}
+
+// pairing sorts the levels and indexes the episodes for comparisons of
+// the base level with levels (default: every other level); ids(need) is
+// called when some key and compared arm hold several episodes, and returns
+// the ids of the episodes need marks (by episode index).
+func (r *pairReader) pairing(base string, levels []string, ids func(need bitset) (*idArena, error)) (*pairing, error) {
+	r.rankKeys()
+	armCol := &frame.Column{Name: r.names[r.armJ], Kind: r.kinds[r.armJ], Levels: r.armLvls}
+	remap := armCol.Sort()
+	for i, a := range r.arm {
+		r.arm[i] = remap[a]
+	}
+	n := len(r.key)
+	nKeys := 0
+	for _, k := range r.key {
+		nKeys = max(nKeys, int(k)+1)
+	}
+	pr := pairRows{n: n, nKeys: nKeys, key: r.key, arm: r.arm,
+		event: func(i int) bool { return r.event.get(i) },
+		cmpID: func(a, b int) int { return 0 }}
+	if r.w != nil {
+		pr.weight = func(i int) float64 { return r.w[i] }
+	}
+	seg, perm := sortPairRows(pr)
+	// Only the episodes of a key and arm with several episodes and at
+	// least one partner in a compared arm need their ids: the others are
+	// never paired, or are paired alone.
+	isOther := make([]bool, len(armCol.Levels))
+	baseCode := int32(slices.Index(armCol.Levels, base))
+	for i, l := range armCol.Levels {
+		isOther[i] = int32(i) != baseCode && (len(levels) == 0 || slices.Contains(levels, l))
+	}
+	var need bitset
+	several := false
+	counts := map[int32]int{}
+	for k := range nKeys {
+		rows := perm[seg[k]:seg[k+1]]
+		if len(rows) < 2 || baseCode < 0 {
+			continue
+		}
+		clear(counts)
+		for _, i := range rows {
+			counts[r.arm[i]]++
+		}
+		for a, c := range counts {
+			if c < 2 {
+				continue
+			}
+			partner := 0
+			if a == baseCode {
+				for b, cb := range counts {
+					if isOther[b] {
+						partner = max(partner, cb)
+					}
+				}
+			} else if isOther[a] {
+				partner = counts[baseCode]
+			}
+			if partner == 0 {
+				continue
+			}
+			several = true
+			for _, i := range rows {
+				if r.arm[i] == a {
+					need.set(int(i), true)
+				}
+			}
+		}
+	}
+	if several {
+		id, err := ids(need)
+		if err != nil {
+			return nil, err
+		}
+		pr.cmpID = func(a, b int) int { return bytes.Compare(id.get(a), id.get(b)) }
+		for k := range nKeys {
+			sortSegment(perm[seg[k]:seg[k+1]], pr)
+		}
+	}
+	return pairingOf(armCol, pr, seg, perm), nil
+}
+
+// readPairing streams the query through --where into a pairing; errors
+// and warnings are those of readFrame with pairSpec.
+func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base string, levels []string, w *warnings) (*pairing, error) {
+	pr := newPairReader(outcome, arm, pairBy, weight)
+	read, err := q.scan(pr.spec.Columns, outcome, weight, pr.add)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range slices.Sorted(maps.Keys(pr.dropped)) {
+		w.addf("%d row(s) with a missing %s left out", pr.dropped[c], c)
+	}
+	if len(pr.key) == 0 {
+		return nil, fmt.Errorf("%s: no episode left after dropping rows with missing values", q.name())
+	}
+	if weight != "" {
+		var sw float64
+		for _, x := range pr.w {
+			sw += x
+		}
+		if sw == 0 {
+			return nil, fmt.Errorf("all weights (%s) are zero after --where; nothing can be estimated (use --weight none to ignore them)", weight)
+		}
+	}
+	// The second pass reads only episode_id, for the episodes that share a
+	// key and arm with others; episodes are matched to the first pass by
+	// their position in the file.
+	ids := func(need bitset) (*idArena, error) {
+		out := &idArena{slot: make([]int32, len(pr.key))}
+		size, count := 0, 0
+		for i, l := range pr.idLen {
+			if need.get(i) {
+				size += int(l)
+				count++
+			}
+		}
+		out.bytes = make([]byte, 0, size)
+		out.end = make([]int, 0, count)
+		var read2 int64
+		row := int32(-1)
+		opt2 := ledger.ReadOptions{Format: q.Format, Columns: []string{"episode_id"}, Grader: q.Grader, Strict: q.Strict,
+			Warn: func(ledger.Problem) {}}
+		err := q.each(opt2, func(ep frame.Row) error {
+			read2++
+			if !pr.kept.get(int(read2 - 1)) {
+				return nil
+			}
+			row++
+			if int(row) >= len(out.slot) {
+				return errors.New("the ledger changed while it was read")
+			}
+			out.slot[row] = -1
+			if need.get(int(row)) {
+				v, _ := ep.Get("episode_id")
+				out.slot[row] = int32(len(out.end))
+				out.bytes = append(out.bytes, v.String()...)
+				out.end = append(out.end, len(out.bytes))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if read2 != read {
+			return nil, fmt.Errorf("%s: the ledger changed while it was read (%d episodes, then %d)", q.name(), read, read2)
+		}
+		return out, nil
+	}
+	return pr.pairing(base, levels, ids)
+}

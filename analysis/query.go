@@ -1,0 +1,286 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/limbo-toolkit/limbo/analysis/formula"
+	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// Query names the episodes an analysis reads: one or more ledgers (JSONL,
+// raw or graded, CSV or Parquet; each path is passed to the ledger
+// readers as is), read in order as one ledger, through a --where filter.
+// Rates, Paired, TOST, Model and Shapley each take a Query and their own
+// spec. The zero Weight is unweighted.
+type Query struct {
+	Inputs []string // ledger paths, read in order as one ledger
+	// Episodes, when Inputs is empty, are the episodes themselves (already
+	// validated), e.g. Data.Episodes: the paper's tables run the same
+	// analyses on the episodes they hold.
+	Episodes []*ledger.Episode
+	// Rows, when Inputs and Episodes are empty, are rows of any kind, e.g.
+	// an episode with a derived column (the hypotheses' exposures).
+	Rows   []frame.Row
+	Format string // jsonl, csv or parquet; "" = from each file's extension
+	Where  string // filter expression (formula.ParseWhere); "" keeps all
+	Weight string // weight column; "" = unweighted
+	Strict bool   // ledger plausibility warnings are errors
+	// Grader grades raw JSONL lines on read (the paper's: sandbox.Grade).
+	Grader ledger.Grader
+	// Warn receives the ledger's plausibility warnings as they are read;
+	// nil drops them.
+	Warn func(ledger.Problem)
+}
+
+// SpecError is a mistake in a query or a spec (an unknown option, a
+// malformed --where, a column listed twice), as opposed to a failure that
+// depends on the data. A command reports it as a usage error.
+type SpecError struct{ Err error }
+
+func (e *SpecError) Error() string { return e.Err.Error() }
+func (e *SpecError) Unwrap() error { return e.Err }
+
+func specf(format string, args ...any) error {
+	return &SpecError{fmt.Errorf(format, args...)}
+}
+
+// name is how errors name the query's input.
+func (q *Query) name() string {
+	if len(q.Inputs) == 0 {
+		return "the episodes"
+	}
+	return strings.Join(q.Inputs, ", ")
+}
+
+// each streams every episode of the query's source, one input after
+// another, to fn; errors are wrapped with the input's name except
+// ledger.Problems, which name their file. It is the only place that reads.
+func (q *Query) each(opt ledger.ReadOptions, fn func(r frame.Row) error) error {
+	if len(q.Inputs) == 0 {
+		for _, ep := range q.Episodes {
+			if err := fn(ep); err != nil {
+				return fmt.Errorf("%s: %w", q.name(), err)
+			}
+		}
+		for _, r := range q.Rows {
+			if err := fn(r); err != nil {
+				return fmt.Errorf("%s: %w", q.name(), err)
+			}
+		}
+		return nil
+	}
+	for _, in := range q.Inputs {
+		if err := ledger.ReadEpisodes(in, opt, func(ep *ledger.Episode) error { return fn(ep) }); err != nil {
+			var pr ledger.Problem
+			if errors.As(err, &pr) {
+				return err
+			}
+			return fmt.Errorf("%s: %w", in, err)
+		}
+	}
+	return nil
+}
+
+// warnings collects the messages a result carries.
+type warnings struct{ list []string }
+
+func (w *warnings) addf(format string, args ...any) {
+	w.list = append(w.list, fmt.Sprintf(format, args...))
+}
+
+func (w *warnings) add(msgs ...string) { w.list = append(w.list, msgs...) }
+
+// items returns the warnings, never nil (JSON [] rather than null).
+func (w *warnings) items() []string {
+	if w.list == nil {
+		return []string{}
+	}
+	return w.list
+}
+
+// schemaKind reports the kind of a schema column.
+func schemaKind(name string) (ledger.Kind, bool) {
+	c, ok := ledger.LookupColumn(name)
+	return c.Kind, ok
+}
+
+// scan is the engine's one scan: it streams the query's ledgers through
+// --where and calls add with each episode kept and its row (0-based, among
+// all read). Only columns, outcome, weight and the columns --where names
+// are decoded (Parquet); extra (user) columns are named too, so the reader
+// keeps them. Errors name the file, the row or episode, or an unknown
+// column with close matches; a ledger without episodes, or with none kept,
+// is an error. It returns the number of episodes read. add must copy what
+// it needs: the reader decodes every row into the same Episode.
+func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.Row, row int64) error) (read int64, err error) {
+	if len(q.Inputs) == 0 && q.Episodes == nil && q.Rows == nil {
+		return 0, specf("no input: a query needs at least one ledger")
+	}
+	where, err := formula.ParseWhere(q.Where)
+	if err != nil {
+		return 0, specf("--where: %v", err)
+	}
+	if err := where.Check(schemaKind); err != nil {
+		return 0, specf("--where: %v", err)
+	}
+	cols := neededColumns(slices.Concat(columns, where.Columns(), []string{outcome, weight}))
+	var kept int64
+	first := true
+	opt := q.readOptions(cols)
+	err = q.each(opt, func(ep frame.Row) error {
+		read++
+		if first {
+			first = false
+			if err := frame.CheckColumns(ep, where.Columns()); err != nil {
+				return fmt.Errorf("--where: %w", err)
+			}
+		}
+		ok, err := where.Keep(ep)
+		if err != nil {
+			id, _ := ep.Get("episode_id")
+			if id.Str == "" { // not decoded (Parquet reads only the columns used)
+				return fmt.Errorf("row %d: %w", read, err)
+			}
+			return fmt.Errorf("episode %q: %w", id.Str, err)
+		}
+		if !ok {
+			return nil
+		}
+		kept++
+		return add(ep, read-1)
+	})
+	if err != nil {
+		var pr ledger.Problem
+		if errors.As(err, &pr) && pr.Msg == "no such column" && pr.Line == 0 && slices.Contains(cols, pr.Field) {
+			file := pr.File
+			if file == "" {
+				file = q.name()
+			}
+			return read, q.unknownColumn(file, pr.Field)
+		}
+		return read, err
+	}
+	if read == 0 {
+		return read, fmt.Errorf("%s: the ledger has no episodes", q.name())
+	}
+	if kept == 0 {
+		return read, fmt.Errorf("%s: no episode matches --where %q (%d read)", q.name(), q.Where, read)
+	}
+	return read, nil
+}
+
+// readOptions are the ledger options of a scan decoding cols.
+func (q *Query) readOptions(cols []string) ledger.ReadOptions {
+	warn := q.Warn
+	if warn == nil {
+		warn = func(ledger.Problem) {}
+	}
+	return ledger.ReadOptions{
+		Format:  q.Format,
+		Columns: cols,
+		Grader:  q.Grader,
+		Strict:  q.Strict,
+		Warn:    warn,
+		// add copies the values it needs (frames, pairings), so one
+		// Episode is decoded into again and again.
+		Reuse: true,
+	}
+}
+
+// neededColumns drops empty and repeated names, keeping the first order.
+func neededColumns(need []string) []string {
+	var cols []string
+	for _, c := range need {
+		if c != "" && !slices.Contains(cols, c) {
+			cols = append(cols, c)
+		}
+	}
+	return cols
+}
+
+// unknownColumn names a column the ledger in lacks, with close matches
+// among the columns of its first episode.
+func (q *Query) unknownColumn(in, name string) error {
+	// Read only the columns the file has: a user's CSV need not carry the
+	// whole schema.
+	have, err := ledger.FileColumns(in, q.Format)
+	if err != nil {
+		return err
+	}
+	if have != nil { // CSV or Parquet: suggest only columns the file has
+		return fmt.Errorf("%s: %w", in, &frame.UnknownColumnError{Name: name, Similar: frame.Similar(name, have)})
+	}
+	var first *ledger.Episode
+	errStop := errors.New("stop")
+	err = ledger.ReadEpisodes(in, ledger.ReadOptions{Format: q.Format, Columns: have, Grader: q.Grader}, func(ep *ledger.Episode) error {
+		first = ep
+		return errStop
+	})
+	if first == nil {
+		if err != nil && err != errStop {
+			return err
+		}
+		return fmt.Errorf("%s: unknown column %q", in, name)
+	}
+	return fmt.Errorf("%s: %w", in, frame.CheckColumns(first, []string{name}))
+}
+
+// hasColumn reports whether every input has column col; JSONL ledgers
+// carry the whole schema, so only CSV and Parquet can lack it.
+func (q *Query) hasColumn(col string) (bool, error) {
+	for _, in := range q.Inputs {
+		have, err := ledger.FileColumns(in, q.Format)
+		if err != nil {
+			return false, err
+		}
+		if have != nil && !slices.Contains(have, col) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// readFrame streams the query through --where into a frame built by spec.
+// It returns an error naming the input when nothing is left.
+func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
+	b := frame.NewBuilder(spec)
+	if _, err := q.scan(spec.Columns, spec.Outcome, spec.Weight, func(r frame.Row, _ int64) error { return b.Add(r) }); err != nil {
+		return nil, err
+	}
+	fr := b.Frame()
+	for _, c := range slices.Sorted(maps.Keys(fr.Dropped)) {
+		w.addf("%d row(s) with a missing %s left out", fr.Dropped[c], c)
+	}
+	if fr.Len() == 0 {
+		return nil, fmt.Errorf("%s: no episode left after dropping rows with missing values", q.name())
+	}
+	return fr, nil
+}
+
+// checkWeights fails when every weight is zero (nothing can be estimated).
+func checkWeights(fr *frame.Frame, col string) error {
+	if !fr.HasWeight {
+		return nil
+	}
+	if fr.Total().SumW == 0 {
+		return fmt.Errorf("all weights (%s) are zero after --where; nothing can be estimated (use --weight none to ignore them)", col)
+	}
+	return nil
+}
+
+// checkOutcome fails when the outcome is constant: no model can be fitted.
+func checkOutcome(fr *frame.Frame, outcome string) error {
+	t := fr.Total()
+	switch t.Events {
+	case 0:
+		return fmt.Errorf("outcome %s is always false (0 of %d rows after --where); nothing to fit", outcome, t.N)
+	case t.N:
+		return fmt.Errorf("outcome %s is always true (%d of %d rows after --where); nothing to fit", outcome, t.N, t.N)
+	}
+	return nil
+}

@@ -1,0 +1,184 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/limbo-toolkit/limbo/analysis/formula"
+	"github.com/limbo-toolkit/limbo/shapley"
+	"github.com/limbo-toolkit/limbo/stats"
+)
+
+// ShapleySpec is a Shapley analysis: the decomposition of a logistic
+// pseudo-R² over the terms of a fixed-effects formula.
+type ShapleySpec struct {
+	Formula string            // e.g. "duplicated ~ contract + fault_mode + model"
+	R2      string            // mcfadden (default), nagelkerke, tjur or coxsnell
+	Refs    map[string]string // reference levels (do not change the values)
+}
+
+// ShapleyTerm is one term's part of the pseudo-R².
+type ShapleyTerm struct {
+	Name  string
+	Value float64 // Shapley value, in R² units
+	Share float64 // Value / Total, in percent
+	// Conditional[k] is the term's mean gain over subsets of k other
+	// terms (general dominance's conditional contributions).
+	Conditional []float64
+}
+
+// ShapleyDecomposition is the result of Shapley.
+type ShapleyDecomposition struct {
+	Spec     ShapleySpec
+	Formula  string // the formula as parsed
+	N        int64  // rows (episodes)
+	Total    float64
+	Terms    []ShapleyTerm // in formula order
+	Warnings []string
+}
+
+// MaxShapleyTerms is the largest number of terms Shapley decomposes (2^k
+// fits).
+const MaxShapleyTerms = shapley.MaxGroups
+
+// Shapley splits the pseudo-R² of the logistic model of spec.Formula among
+// its terms: each term is a player (a factor contributes all its dummy
+// columns), the value of a set of terms is the pseudo-R² of the model with
+// the intercept and those terms, and a term's share is its Shapley value
+// (Lindeman, Merenda & Gold 1980; general dominance, Azen & Budescu
+// 2003). Rows are collapsed to covariate patterns. A subset whose fit
+// separates contributes its finite supremum log-likelihood and is named in
+// the warnings; any other non-convergence is an error.
+func Shapley(q Query, spec ShapleySpec) (*ShapleyDecomposition, error) {
+	var warn warnings
+	if spec.R2 == "" {
+		spec.R2 = "mcfadden"
+	}
+	f, err := ParseFormula(spec.Formula)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(f.Random) > 0:
+		return nil, specf("shapley decomposes a fixed-effects logistic model; remove %s", RandomTerms(f))
+	case !f.Intercept:
+		return nil, specf("shapley needs the intercept (the value of no terms is the intercept-only model)")
+	case len(f.Terms) == 0:
+		return nil, specf("the formula has no terms to decompose")
+	case len(f.Terms) > shapley.MaxGroups:
+		return nil, specf("%d terms: at most %d (2^k fits)", len(f.Terms), shapley.MaxGroups)
+	}
+	switch spec.R2 {
+	case "mcfadden", "nagelkerke", "tjur", "coxsnell":
+	default:
+		return nil, specf("--r2 %q: want mcfadden, nagelkerke, tjur or coxsnell", spec.R2)
+	}
+	fr, err := q.modelFrame(f, nil, q.Weight, true, 0, &warn)
+	if err != nil {
+		return nil, err
+	}
+	fr = positive(fr)
+	d, err := formula.Build(f, fr, formula.Options{Ref: spec.Refs})
+	if err != nil {
+		return nil, err
+	}
+	warn.add(d.Warnings...)
+	y, w := fr.Y(), fr.W()
+	k := len(d.Terms)
+	var separated, aliased []string
+	v := func(subset []int) (float64, error) {
+		x, names := d.Select(subset)
+		r, dropped, err := logisticSpan(x, y, w, names)
+		if err != nil {
+			return 0, err
+		}
+		var terms []string
+		for _, j := range subset {
+			terms = append(terms, d.Terms[j].Term.String())
+		}
+		if r.Separation {
+			separated = append(separated, "{"+strings.Join(terms, ", ")+"}")
+		}
+		if len(dropped) > 0 {
+			aliased = append(aliased, "{"+strings.Join(terms, ", ")+"}: "+strings.Join(dropped, ", "))
+		}
+		// Under separation the deviance still converges to its finite
+		// supremum (methods §3.2), which is all a pseudo-R² needs; any
+		// other non-convergence makes the value unreliable.
+		if !r.Converged && !r.Separation {
+			return 0, fmt.Errorf("the fit did not converge")
+		}
+		return pseudoR2(spec.R2, r, y, w), nil
+	}
+	sr, err := shapley.Exact(k, v)
+	if err != nil {
+		return nil, err
+	}
+	if len(aliased) > 0 {
+		warn.addf("aliased columns left out in %d of %d subset fits (%s); the likelihood of a fit does not change", len(aliased), 1<<k, strings.Join(aliased, "; "))
+	}
+	if len(separated) > 0 {
+		warn.addf("separation in %d of %d subset fits (%s); their pseudo-R² uses the finite supremum log-likelihood", len(separated), 1<<k, strings.Join(separated, " "))
+	}
+	res := &ShapleyDecomposition{Spec: spec, Formula: f.String(), N: fr.Rows, Total: sr.Total}
+	for j, dt := range d.Terms {
+		res.Terms = append(res.Terms, ShapleyTerm{Name: dt.Term.String(), Value: sr.Values[j], Share: sr.Shares[j], Conditional: sr.Dominance[j]})
+	}
+	res.Warnings = warn.items()
+	return res, nil
+}
+
+// logisticSpan fits the logistic regression of y on x, leaving out the
+// columns stats.Logistic reports aliased with others: the fitted values,
+// and so every pseudo-R², depend only on the span of the columns. It
+// returns the names of the columns left out.
+func logisticSpan(x *mat.Dense, y, w []float64, names []string) (*stats.LogisticResult, []string, error) {
+	var dropped []string
+	for {
+		r, err := stats.Logistic(x, y, w, stats.LogisticOptions{Names: names})
+		var se *stats.SingularError
+		if !errors.As(err, &se) || len(se.Columns) == 0 || len(se.Columns) >= len(names) {
+			if err != nil {
+				return nil, nil, fitError(err)
+			}
+			return r, dropped, nil
+		}
+		keep := make([]int, 0, len(names))
+		for j := range names {
+			if !slices.Contains(se.Columns, j) {
+				keep = append(keep, j)
+			} else {
+				dropped = append(dropped, names[j])
+			}
+		}
+		n, _ := x.Dims()
+		nx := mat.NewDense(n, len(keep), nil)
+		kept := make([]string, len(keep))
+		for k, j := range keep {
+			nx.SetCol(k, mat.Col(nil, j, x))
+			kept[k] = names[j]
+		}
+		x, names = nx, kept
+	}
+}
+
+// pseudoR2 is the chosen pseudo-R² of a fit (n = Bernoulli rows).
+func pseudoR2(kind string, r *stats.LogisticResult, y, w []float64) float64 {
+	if (kind == "nagelkerke" || kind == "coxsnell") && r.N < 1 {
+		return math.NaN() // n = Σw rounds to 0: the index is undefined
+	}
+	switch kind {
+	case "nagelkerke":
+		return stats.Nagelkerke(r.LogLik, r.NullLogLik, r.N)
+	case "coxsnell":
+		return stats.CoxSnell(r.LogLik, r.NullLogLik, r.N)
+	case "tjur":
+		return stats.TjurWeighted(y, r.Mu, w)
+	}
+	return stats.McFadden(r.LogLik, r.NullLogLik)
+}

@@ -1,0 +1,345 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+)
+
+// ResultFormats are the formats of the analysis commands' results.
+var ResultFormats = []string{"text", "json", "csv", "md", "latex"}
+
+// Grid is a command result as a table: text rounds numbers for people (4
+// significant digits, scientific below 1e-4, one decimal from 1e4), CSV
+// keeps full precision, and Markdown and LaTeX print the numbers as text
+// does. Cells hold string, int, int64, float64, P, PP, bool or nil; NaN
+// and nil are "NA" in text, Markdown and LaTeX, empty in CSV.
+//
+// p-values (P) and differences in percentage points (PP) print as in
+// the paper's tables (PValue; a sign and one decimal), so a command and
+// the table it reproduces show the same digits. Proportions stay
+// proportions (4 significant digits): the tables print percent.
+type Grid struct {
+	Header []string
+	Rows   [][]any
+	// Digits is the number of significant digits of floats in text (4).
+	Digits int
+}
+
+// P is a p-value cell: PValue for people, full precision in CSV.
+type P float64
+
+// PP is a difference in percentage points: a sign and one decimal for
+// people, full precision in CSV.
+type PP float64
+
+// Add appends a row.
+func (g *Grid) Add(cells ...any) { g.Rows = append(g.Rows, cells) }
+
+// CSVCell renders a cell at full precision (empty for NaN and nil).
+func CSVCell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return ""
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case P:
+		return CSVCell(float64(x))
+	case PP:
+		return CSVCell(float64(x))
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return fmt.Sprint(v)
+}
+
+// TextCell renders a cell rounded for people with the given significant
+// digits.
+func TextCell(v any, digits int) string {
+	switch x := v.(type) {
+	case nil:
+		return "NA"
+	case float64:
+		if math.IsNaN(x) {
+			return "NA"
+		}
+		switch ax := math.Abs(x); {
+		case ax != 0 && ax < 1e-4:
+			return strconv.FormatFloat(x, 'e', digits-1, 64)
+		case ax >= 1e4:
+			return strconv.FormatFloat(x, 'f', 1, 64)
+		}
+		return strconv.FormatFloat(x, 'g', digits, 64)
+	case P:
+		if math.IsNaN(float64(x)) {
+			return "NA"
+		}
+		return PValue(float64(x))
+	case PP:
+		if math.IsNaN(float64(x)) {
+			return "NA"
+		}
+		return human(analysis.Cell{Kind: analysis.PP, Value: float64(x), Digits: 1}, false)
+	}
+	return CSVCell(v)
+}
+
+func (g *Grid) digits() int {
+	if g.Digits == 0 {
+		return 4
+	}
+	return g.Digits
+}
+
+// numeric reports which columns hold numbers (right-aligned).
+func (g *Grid) numeric() []bool {
+	right := make([]bool, len(g.Header))
+	for _, r := range g.Rows {
+		for i, v := range r {
+			switch v.(type) {
+			case float64, int, int64, P, PP:
+				right[i] = true
+			}
+		}
+	}
+	return right
+}
+
+// WriteCSV writes the grid with a header line, at full precision.
+func (g *Grid) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(g.Header); err != nil {
+		return err
+	}
+	for _, r := range g.Rows {
+		rec := make([]string, len(r))
+		for i, v := range r {
+			rec[i] = CSVCell(v)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteText aligns the columns: text left, numbers right.
+func (g *Grid) WriteText(w io.Writer) error {
+	d := g.digits()
+	cells := [][]string{g.Header}
+	right := g.numeric()
+	for _, r := range g.Rows {
+		row := make([]string, len(r))
+		for i, v := range r {
+			row[i] = TextCell(v, d)
+		}
+		cells = append(cells, row)
+	}
+	width := make([]int, len(g.Header))
+	for _, r := range cells {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range cells {
+		b.Reset()
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if right[i] {
+				b.WriteString(pad + c)
+			} else if i < len(r)-1 {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString(c)
+			}
+		}
+		if _, err := fmt.Fprintln(w, b.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeMarkdown writes the grid as a pipe table, numbers right-aligned.
+func (g *Grid) writeMarkdown(b *strings.Builder) {
+	right := g.numeric()
+	b.WriteString("|")
+	for _, h := range g.Header {
+		b.WriteString(" " + mdEscape(h) + " |")
+	}
+	b.WriteString("\n|")
+	for j := range g.Header {
+		if right[j] {
+			b.WriteString(" --: |")
+		} else {
+			b.WriteString(" :-- |")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range g.Rows {
+		b.WriteString("|")
+		for _, v := range r {
+			b.WriteString(" " + mdEscape(TextCell(v, g.digits())) + " |")
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeLaTeX writes the grid as a booktabs tabular.
+func (g *Grid) writeLaTeX(b *strings.Builder) {
+	right := g.numeric()
+	spec := ""
+	for _, r := range right {
+		spec += map[bool]string{true: "r", false: "l"}[r]
+	}
+	fmt.Fprintf(b, "\\begin{tabular}{%s}\n\\toprule\n", spec)
+	row := func(cells []string) {
+		for j := range cells {
+			cells[j] = texEscape(cells[j])
+		}
+		b.WriteString(strings.Join(cells, " & ") + " \\\\\n")
+	}
+	row(append([]string(nil), g.Header...))
+	b.WriteString("\\midrule\n")
+	for _, r := range g.Rows {
+		cells := make([]string, len(r))
+		for j, v := range r {
+			cells[j] = TextCell(v, g.digits())
+		}
+		row(cells)
+	}
+	b.WriteString("\\bottomrule\n\\end{tabular}\n")
+}
+
+// Output is a command result laid out for every format: JSON from Value,
+// CSV from CSV (one table, full precision), and text, Markdown and LaTeX
+// from the Title lines followed by the Tables.
+type Output struct {
+	Value    any
+	CSV      *Grid
+	Title    []string
+	Tables   []*Grid
+	Warnings []string
+}
+
+// Write renders o in format: text, json, csv, md or latex. Markdown and
+// LaTeX end with the warnings (a list; LaTeX comments), which the other
+// formats leave to the caller (JSON carries them in Value).
+func (o *Output) Write(w io.Writer, format string) error {
+	switch format {
+	case "json":
+		return WriteJSON(w, o.Value)
+	case "csv":
+		return o.CSV.WriteCSV(w)
+	case "md":
+		var b strings.Builder
+		for _, l := range o.Title {
+			b.WriteString(mdEscape(l) + "\n")
+		}
+		for _, t := range o.Tables {
+			b.WriteString("\n")
+			t.writeMarkdown(&b)
+		}
+		if len(o.Warnings) > 0 {
+			b.WriteString("\nWarnings:\n\n")
+			for _, m := range o.Warnings {
+				b.WriteString("- " + m + "\n")
+			}
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	case "latex":
+		var b strings.Builder
+		for _, l := range o.Title {
+			b.WriteString("% " + l + "\n")
+		}
+		for _, t := range o.Tables {
+			t.writeLaTeX(&b)
+		}
+		for _, m := range o.Warnings {
+			fmt.Fprintf(&b, "%% warning: %s\n", strings.ReplaceAll(m, "\n", " "))
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	for _, l := range o.Title {
+		if _, err := fmt.Fprintln(w, l); err != nil {
+			return err
+		}
+	}
+	for i, t := range o.Tables {
+		if i > 0 {
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		if err := t.WriteText(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes v as indented JSON with a final newline.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// jnum is a float that marshals as encoding/json does, NaN and ±Inf as
+// null.
+type jnum float64
+
+func (f jnum) MarshalJSON() ([]byte, error) {
+	x := float64(f)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(x)
+}
+
+// orderedObject marshals keys and values in the given order.
+type orderedObject struct {
+	keys []string
+	vals []json.RawMessage
+}
+
+func (o orderedObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(o.vals[i])
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}

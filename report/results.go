@@ -1,0 +1,258 @@
+package report
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// The layouts of the analysis commands' results. Per column, proportions
+// (rates' p, lo, hi; tost's diff and intervals) stay proportions and
+// paired's gain_pp and shapley's share are percentage points and percent,
+// as their names say; Tables 3–13 print percent.
+
+type rateRowJSON struct {
+	Group  orderedObject `json:"group"`
+	N      int64         `json:"n"`
+	Events int64         `json:"events"`
+	P      jnum          `json:"p"`
+	NEff   jnum          `json:"n_eff"`
+	Lo     jnum          `json:"lo"`
+	Hi     jnum          `json:"hi"`
+}
+
+type ratesJSON struct {
+	Rows     []rateRowJSON `json:"rows"`
+	ICC      jnum          `json:"icc"`
+	Warnings []string      `json:"warnings"`
+}
+
+// typedLevel renders a level of a column of kind k as a JSON value of its
+// kind.
+func typedLevel(k ledger.Kind, level string) json.RawMessage {
+	switch k {
+	case ledger.KindBool, ledger.KindInt, ledger.KindFloat:
+		if json.Valid([]byte(level)) {
+			return json.RawMessage(level)
+		}
+	}
+	b, _ := json.Marshal(level)
+	return b
+}
+
+// Rates lays out a Rates result: one row per group.
+func Rates(r *analysis.RatesResult) *Output {
+	by := r.Spec.By
+	res := ratesJSON{ICC: jnum(r.ICC), Warnings: r.Warnings}
+	t := &Grid{Header: append(slices.Clone(by), "n", "events", "p", "n_eff", "lo", "hi")}
+	if r.Spec.Cluster != "" {
+		t.Header = append(t.Header, "icc")
+	}
+	if len(by) == 0 {
+		t.Header = append([]string{"group"}, t.Header...)
+	}
+	for _, g := range r.Rows {
+		obj := orderedObject{keys: []string{}, vals: []json.RawMessage{}}
+		var cells []any
+		for j, col := range by {
+			obj.keys = append(obj.keys, col)
+			obj.vals = append(obj.vals, typedLevel(r.Kinds[j], g.Levels[j]))
+			cells = append(cells, g.Levels[j])
+		}
+		if len(by) == 0 {
+			cells = append(cells, "all")
+		}
+		res.Rows = append(res.Rows, rateRowJSON{Group: obj, N: g.N, Events: g.Events, P: jnum(g.P), NEff: jnum(g.NEff), Lo: jnum(g.Lo), Hi: jnum(g.Hi)})
+		cells = append(cells, g.N, g.Events, g.P, g.NEff, g.Lo, g.Hi)
+		if r.Spec.Cluster != "" {
+			cells = append(cells, r.ICC)
+		}
+		t.Add(cells...)
+	}
+	var title []string
+	if r.Spec.Cluster != "" {
+		title = append(title, fmt.Sprintf("ICC (%s) = %s", r.Spec.Cluster, TextCell(r.ICC, 4)))
+	}
+	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{t}, Warnings: r.Warnings}
+}
+
+type comparisonJSON struct {
+	Base   string `json:"base"`
+	Other  string `json:"other"`
+	Pairs  int    `json:"pairs"`
+	B      int    `json:"b"`
+	C      int    `json:"c"`
+	GainPP jnum   `json:"gain_pp"`
+	P      jnum   `json:"p"`
+	PAdj   jnum   `json:"p_adj"`
+}
+
+type pairedJSON struct {
+	Test        string           `json:"test"`
+	Adjust      string           `json:"adjust"`
+	Comparisons []comparisonJSON `json:"comparisons"`
+	Warnings    []string         `json:"warnings"`
+}
+
+// Paired lays out a Paired result: one row per comparison.
+func Paired(r *analysis.PairedResult) *Output {
+	s := r.Spec
+	res := pairedJSON{Test: s.Test, Adjust: s.Adjust, Warnings: r.Warnings}
+	t := &Grid{Header: []string{"base", "other", "pairs", "b", "c", "gain_pp", "p", "p_adj"}}
+	for _, c := range r.Comparisons {
+		res.Comparisons = append(res.Comparisons, comparisonJSON{c.Base, c.Other, c.Pairs, c.B, c.C, jnum(c.GainPP), jnum(c.P), jnum(c.PAdj)})
+		t.Add(c.Base, c.Other, c.Pairs, c.B, c.C, PP(c.GainPP), P(c.P), P(c.PAdj))
+	}
+	title := []string{fmt.Sprintf("%s: %s vs each other %s, McNemar %s, %s adjustment", s.Outcome, s.Base, s.Arm, s.Test, s.Adjust)}
+	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{t}, Warnings: r.Warnings}
+}
+
+type tostJSON struct {
+	A          string   `json:"a"`
+	B          string   `json:"b"`
+	NA         int      `json:"n_a"`
+	NB         int      `json:"n_b"`
+	Pairs      *int     `json:"pairs,omitempty"`
+	Margin     float64  `json:"margin"`
+	Diff       jnum     `json:"diff"`
+	CI90       [2]jnum  `json:"ci90"`
+	Method     string   `json:"method"`
+	PLower     jnum     `json:"p_lower"`
+	PUpper     jnum     `json:"p_upper"`
+	PTOST      jnum     `json:"p_tost"`
+	Equivalent bool     `json:"equivalent"`
+	Newcombe90 [2]jnum  `json:"newcombe90"`
+	Warnings   []string `json:"warnings"`
+}
+
+// TOST lays out a TOST result: one row, shown as field/value for people.
+func TOST(r *analysis.TOSTResult) *Output {
+	s := r.Spec
+	res := tostJSON{A: s.A, B: s.B, NA: r.NA, NB: r.NB, Margin: s.Margin, Diff: jnum(r.Diff),
+		CI90: [2]jnum{jnum(r.Lo90), jnum(r.Hi90)}, Method: r.Method, PLower: jnum(r.PLower), PUpper: jnum(r.PUpper),
+		PTOST: jnum(r.PTOST), Equivalent: r.Equivalent, Newcombe90: [2]jnum{jnum(r.NewcombeLo), jnum(r.NewcombeHi)}, Warnings: r.Warnings}
+	if len(s.PairedBy) > 0 {
+		n := r.Pairs
+		res.Pairs = &n
+	}
+	t := &Grid{Header: []string{"a", "b", "n_a", "n_b", "diff", "ci90_lo", "ci90_hi", "method", "p_lower", "p_upper", "p_tost", "equivalent", "newcombe90_lo", "newcombe90_hi"}}
+	t.Add(s.A, s.B, r.NA, r.NB, r.Diff, r.Lo90, r.Hi90, r.Method, P(r.PLower), P(r.PUpper), P(r.PTOST), r.Equivalent, r.NewcombeLo, r.NewcombeHi)
+	tr := &Grid{Header: []string{"field", "value"}}
+	for j, h := range t.Header {
+		tr.Add(h, t.Rows[0][j])
+	}
+	title := []string{fmt.Sprintf("%s: %s = %s vs %s, margin ±%v", s.Outcome, s.Arm, s.A, s.B, s.Margin)}
+	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{tr}, Warnings: r.Warnings}
+}
+
+type coefJSON struct {
+	Term     string `json:"term"`
+	Estimate jnum   `json:"estimate"`
+	SE       jnum   `json:"se"`
+	Z        jnum   `json:"z"`
+	P        jnum   `json:"p"`
+	OR       jnum   `json:"or"`
+	ORLo     jnum   `json:"or_lo"`
+	ORHi     jnum   `json:"or_hi"`
+}
+
+type randomJSON struct {
+	Group  string `json:"group"`
+	SD     jnum   `json:"sd"`
+	Levels int    `json:"levels"`
+}
+
+type modelJSON struct {
+	Family       string       `json:"family"`
+	Formula      string       `json:"formula"`
+	N            int64        `json:"n"`
+	Converged    bool         `json:"converged"`
+	Coefficients []coefJSON   `json:"coefficients"`
+	Alpha        jnum         `json:"alpha"`
+	Random       []randomJSON `json:"random,omitempty"`
+	LogLik       *jnum        `json:"loglik,omitempty"`
+	Singular     *bool        `json:"singular,omitempty"`
+	Clusters     int          `json:"clusters,omitempty"`
+	Warnings     []string     `json:"warnings"`
+}
+
+// Model lays out a Model result: the coefficients (CSV: then alpha for
+// GEE, the random-effect SDs as sd(1|g) rows for a GLMM).
+func Model(r *analysis.ModelResult) *Output {
+	s := r.Spec
+	res := modelJSON{Family: s.Family, Formula: r.Formula, N: r.N, Converged: r.Converged, Alpha: jnum(r.Alpha), Clusters: r.Clusters, Warnings: r.Warnings}
+	t := &Grid{Header: []string{"term", "estimate", "se", "z", "p", "or", "or_lo", "or_hi"}}
+	for _, c := range r.Coefficients {
+		res.Coefficients = append(res.Coefficients, coefJSON{c.Term, jnum(c.Estimate), jnum(c.SE), jnum(c.Z), jnum(c.P), jnum(c.OR), jnum(c.ORLo), jnum(c.ORHi)})
+		t.Add(c.Term, c.Estimate, c.SE, c.Z, P(c.P), c.OR, c.ORLo, c.ORHi)
+	}
+	title := []string{fmt.Sprintf("%s: %s", s.Family, r.Formula), fmt.Sprintf("n = %d, converged = %v", r.N, r.Converged)}
+	if s.Family != "gee" {
+		ll := jnum(r.LogLik)
+		res.LogLik = &ll
+		title[1] += ", loglik = " + TextCell(r.LogLik, 8)
+	}
+	tables := []*Grid{t}
+	csvT := t
+	switch s.Family {
+	case "gee":
+		title[1] += fmt.Sprintf(", clusters = %d, alpha = %s (%s, %s SE)", r.Clusters, TextCell(r.Alpha, 4), s.Corr, s.Cov)
+		// CSV has one table: the working correlation follows as a row.
+		csvT = &Grid{Header: t.Header, Rows: slices.Clone(t.Rows)}
+		csvT.Add("alpha", r.Alpha, nil, nil, nil, nil, nil, nil)
+	case "glmm":
+		sing := r.Singular
+		res.Singular = &sing
+		csvT = &Grid{Header: t.Header, Rows: slices.Clone(t.Rows)}
+		rt := &Grid{Header: []string{"group", "sd", "levels"}}
+		for _, g := range r.Random {
+			res.Random = append(res.Random, randomJSON{g.Group, jnum(g.SD), g.Levels})
+			csvT.Add("sd(1|"+g.Group+")", g.SD, nil, nil, nil, nil, nil, nil)
+			rt.Add(g.Group, g.SD, g.Levels)
+		}
+		title[1] += fmt.Sprintf(", singular = %v", r.Singular)
+		tables = append(tables, rt)
+	}
+	return &Output{Value: res, CSV: csvT, Title: title, Tables: tables, Warnings: r.Warnings}
+}
+
+type shapleyFactorJSON struct {
+	Name        string `json:"name"`
+	Value       jnum   `json:"value"`
+	Share       jnum   `json:"share"`
+	Conditional []jnum `json:"conditional"`
+}
+
+type shapleyJSON struct {
+	R2       string              `json:"r2"`
+	N        int64               `json:"n"`
+	Total    jnum                `json:"total"`
+	Factors  []shapleyFactorJSON `json:"factors"`
+	Warnings []string            `json:"warnings"`
+}
+
+// Shapley lays out a Shapley decomposition: terms in formula order (CSV,
+// JSON), largest share first and then the total for people.
+func Shapley(r *analysis.ShapleyDecomposition) *Output {
+	res := shapleyJSON{R2: r.Spec.R2, N: r.N, Total: jnum(r.Total), Warnings: r.Warnings}
+	t := &Grid{Header: []string{"name", "value", "share"}}
+	for _, f := range r.Terms {
+		fac := shapleyFactorJSON{Name: f.Name, Value: jnum(f.Value), Share: jnum(f.Share)}
+		for _, c := range f.Conditional {
+			fac.Conditional = append(fac.Conditional, jnum(c))
+		}
+		res.Factors = append(res.Factors, fac)
+		t.Add(f.Name, f.Value, f.Share)
+	}
+	text := &Grid{Header: t.Header, Rows: slices.Clone(t.Rows)}
+	slices.SortStableFunc(text.Rows, func(a, b []any) int {
+		return cmp.Compare(b[1].(float64), a[1].(float64))
+	})
+	text.Add("total", r.Total, 100.0)
+	title := []string{fmt.Sprintf("%s pseudo-R² of %s (n = %d)", r.Spec.R2, r.Formula, r.N)}
+	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{text}, Warnings: r.Warnings}
+}
