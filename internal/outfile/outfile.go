@@ -233,10 +233,19 @@ func CleanStale(dir string) int {
 	}
 	n := 0
 	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), TempPrefix) || !e.Type().IsRegular() {
+		if !strings.HasPrefix(e.Name(), TempPrefix) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
+		if e.IsDir() {
+			if staleDir(p) && os.RemoveAll(p) == nil {
+				n++
+			}
+			continue
+		}
+		if !e.Type().IsRegular() {
+			continue
+		}
 		f, err := os.Open(p)
 		if err != nil {
 			continue

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"io/fs"
 	"math"
 	"os"
@@ -608,8 +609,8 @@ func (s *Site) Size() (list, total int) {
 	return list, total
 }
 
-// Write writes the site to dir atomically: into a temporary directory
-// beside it, then renamed into place. An existing dir is replaced only if
+// Write writes the site to dir atomically (outfile.CreateDir: built beside
+// it, synced, swapped into place). An existing dir is replaced only if
 // it is empty or an earlier viewer site; nothing is half-written on error.
 func (s *Site) Write(dir string) (err error) {
 	dir = filepath.Clean(dir)
@@ -627,21 +628,13 @@ func (s *Site) Write(dir string) (err error) {
 			}
 		}
 	}
-	parent := filepath.Dir(dir)
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
+	d, err := outfile.CreateDir(dir)
 	if err != nil {
-		return fmt.Errorf("%s: %w", dir, err)
+		return err
 	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("%s: %w", dir, err)
-	}
+	defer d.Abort() // no-op after Commit
 	for _, name := range s.Files() {
-		p := filepath.Join(tmp, filepath.FromSlash(name))
+		p := filepath.Join(d.Path(), filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return fmt.Errorf("%s: %w", dir, err)
 		}
@@ -649,24 +642,7 @@ func (s *Site) Write(dir string) (err error) {
 			return fmt.Errorf("%s: %w", dir, err)
 		}
 	}
-	// Swap: move an earlier site aside, move the new one in, remove the old.
-	var old string
-	if _, err := os.Stat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return fmt.Errorf("%s: %w", dir, err)
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			os.Rename(old, dir)
-		}
-		return fmt.Errorf("%s: %w", dir, err)
-	}
-	if old != "" {
-		os.RemoveAll(old)
-	}
-	return nil
+	return d.Commit()
 }
 
 // contentTypes are the MIME types of the site's files.

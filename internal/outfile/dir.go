@@ -1,0 +1,167 @@
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// heldName is the file inside a staging directory that its live writer
+// holds locked, so that CleanStale can tell a killed writer's leftover from
+// a directory still being built.
+const heldName = ".limbo-held"
+
+// Dir is an output directory (a report site, a partitioned dataset) built
+// in a staging directory beside its final path and swapped into place by
+// Commit: readers see the old directory or the new one, never a half-built
+// one, and a failed build leaves the old one untouched.
+type Dir struct {
+	path string // the output directory, as given
+	tmp  string // the staging directory
+	held *os.File
+	made []string // parent directories created, removed on Abort
+	done bool
+}
+
+// CreateDir starts the output directory path. Write into Path(); Commit
+// replaces whatever is at path (a directory, or nothing) with it.
+func CreateDir(path string) (*Dir, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		return nil, &os.PathError{Op: "create", Path: path, Err: errors.New("exists and is not a directory")}
+	}
+	clean := filepath.Clean(path)
+	parent, base := filepath.Split(clean)
+	if parent == "" {
+		parent = "."
+	}
+	made, err := mkdirAll(parent)
+	if err != nil {
+		return nil, &os.PathError{Op: "create", Path: path, Err: underlying(err)}
+	}
+	CleanStale(parent)
+	if len(base) > 100 {
+		base = base[:100]
+	}
+	tmp, err := os.MkdirTemp(parent, TempPrefix+base+".*")
+	if err != nil {
+		return nil, &os.PathError{Op: "create", Path: path, Err: underlying(err)}
+	}
+	d := &Dir{path: path, tmp: tmp, made: made}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		d.Abort()
+		return nil, &os.PathError{Op: "create", Path: path, Err: underlying(err)}
+	}
+	if d.held, err = os.Create(filepath.Join(tmp, heldName)); err == nil {
+		err = lockFD(d.held, false)
+	}
+	if err != nil {
+		d.Abort()
+		return nil, &os.PathError{Op: "create", Path: path, Err: underlying(err)}
+	}
+	return d, nil
+}
+
+// Path is the staging directory to write the output's files into.
+func (d *Dir) Path() string { return d.tmp }
+
+// Commit syncs every file of the staging directory, then swaps it into
+// place: an existing directory at the output path is moved aside, the new
+// one renamed in, the parent synced, and the old one removed. On an error
+// the old directory is put back.
+func (d *Dir) Commit() error {
+	if d.done {
+		return errors.New("outfile: directory already committed or aborted")
+	}
+	fail := func(err error) error {
+		d.Abort()
+		return fmt.Errorf("%s: %w", d.path, underlying(err))
+	}
+	if err := syncTree(d.tmp); err != nil {
+		return fail(err)
+	}
+	var old string
+	if _, err := os.Stat(d.path); err == nil {
+		o, err := os.MkdirTemp(filepath.Dir(d.tmp), TempPrefix+"old-*")
+		if err != nil {
+			return fail(err)
+		}
+		old = filepath.Join(o, "dir")
+		if err := rename(d.path, old); err != nil {
+			os.Remove(o)
+			return fail(err)
+		}
+		defer os.RemoveAll(o)
+	}
+	if err := rename(d.tmp, d.path); err != nil {
+		if old != "" {
+			os.Rename(old, d.path)
+		}
+		return fail(err)
+	}
+	d.done = true
+	// The held file moved in with the directory: drop it, then the lock.
+	os.Remove(filepath.Join(d.path, heldName))
+	d.held.Close()
+	d.held = nil
+	if err := syncDir(filepath.Dir(d.tmp)); err != nil {
+		return fmt.Errorf("%s: %w", d.path, underlying(err))
+	}
+	return nil
+}
+
+// Abort removes the staging directory and the parents CreateDir made.
+// It is a no-op after Commit.
+func (d *Dir) Abort() {
+	if d.done {
+		return
+	}
+	d.done = true
+	if d.held != nil {
+		d.held.Close()
+	}
+	os.RemoveAll(d.tmp)
+	for i := len(d.made) - 1; i >= 0; i-- {
+		os.Remove(d.made[i]) // only if still empty
+	}
+}
+
+// syncTree fsyncs every regular file and directory below root.
+func syncTree(root string) error {
+	return filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return syncDir(p)
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return syncFile(f)
+	})
+}
+
+// staleDir reports whether p is a staging directory of ours that no live
+// writer holds: its held file can be locked (its writer died). A backup
+// that a killed commit left (no held file) counts once it is an hour old,
+// since a commit in progress holds one only for a moment.
+func staleDir(p string) bool {
+	f, err := os.Open(filepath.Join(p, heldName))
+	if errors.Is(err, fs.ErrNotExist) {
+		fi, err := os.Stat(p)
+		return err == nil && time.Since(fi.ModTime()) > time.Hour
+	}
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return lockFD(f, false) == nil
+}
