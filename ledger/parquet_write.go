@@ -40,6 +40,10 @@ type pqWriter struct {
 	dict   []*dictCol      // per field; non-nil for a dictionary column
 	rows   int
 	done   bool
+	// lazy leaves the builders to grow with the rows instead of sizing
+	// them for a whole row group up front: a partition file of a few rows
+	// then costs kilobytes, not megabytes (PartitionedWriter).
+	lazy bool
 }
 
 // dictCol dictionary-encodes a string column of one row group itself: a
@@ -97,7 +101,7 @@ func (d *dictCol) release() {
 
 // newPQWriter starts a Parquet file with cols (then extra string columns)
 // and the key-value metadata naming table.
-func newPQWriter(a *atomicFile, table string, cols []Column, extra []string) (*pqWriter, error) {
+func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, lazy bool) (*pqWriter, error) {
 	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithCompressionLevel(1),
@@ -131,7 +135,7 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string) (*p
 	}
 	schema := arrow.NewSchema(fields, nil)
 	props := parquet.NewWriterProperties(opts...)
-	w := &pqWriter{a: a, bw: bufio.NewWriterSize(a.f, 1<<20), schema: schema, dict: dict}
+	w := &pqWriter{a: a, bw: bufio.NewWriterSize(a.f, 1<<20), schema: schema, dict: dict, lazy: lazy}
 	// The Arrow schema is not stored in the file: it would tell Arrow
 	// readers (pandas) to read the dictionary columns as categoricals;
 	// the Parquet schema alone reads them back as strings.
@@ -163,6 +167,9 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string) (*p
 // reserve sizes the builders for a row group, so that they do not grow
 // by copying.
 func (w *pqWriter) reserve() {
+	if w.lazy {
+		return
+	}
 	for j, b := range w.bld {
 		if b != nil {
 			b.Reserve(rowGroupRows)
@@ -285,8 +292,8 @@ type parquetEpisodeWriter struct {
 	xs    []*array.StringBuilder
 }
 
-func newParquetEpisodeWriter(a *atomicFile, extra []string) (*parquetEpisodeWriter, error) {
-	w, err := newPQWriter(a, "episodes", EpisodeColumns, extra)
+func newParquetEpisodeWriter(a *atomicFile, extra []string, lazy bool) (*parquetEpisodeWriter, error) {
+	w, err := newPQWriter(a, "episodes", EpisodeColumns, extra, lazy)
 	if err != nil {
 		return nil, err
 	}
@@ -400,12 +407,14 @@ func (t *tableWriter[T]) Close() error { return t.w.close() }
 func (t *tableWriter[T]) Abort() error { return t.w.abort() }
 
 // CreateCalls creates a Parquet calls table at path.
-func CreateCalls(path string) (CallWriter, error) {
+func CreateCalls(path string) (CallWriter, error) { return createCalls(path, false) }
+
+func createCalls(path string, lazy bool) (CallWriter, error) {
 	a, err := createAtomic(path)
 	if err != nil {
 		return nil, err
 	}
-	w, err := newPQWriter(a, "calls", CallColumns, nil)
+	w, err := newPQWriter(a, "calls", CallColumns, nil, lazy)
 	if err != nil {
 		a.abort()
 		return nil, err
@@ -414,12 +423,14 @@ func CreateCalls(path string) (CallWriter, error) {
 }
 
 // CreateEffects creates a Parquet effects table at path.
-func CreateEffects(path string) (EffectWriter, error) {
+func CreateEffects(path string) (EffectWriter, error) { return createEffects(path, false) }
+
+func createEffects(path string, lazy bool) (EffectWriter, error) {
 	a, err := createAtomic(path)
 	if err != nil {
 		return nil, err
 	}
-	w, err := newPQWriter(a, "effects", EffectColumns, nil)
+	w, err := newPQWriter(a, "effects", EffectColumns, nil, lazy)
 	if err != nil {
 		a.abort()
 		return nil, err

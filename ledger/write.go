@@ -97,6 +97,12 @@ func (a *atomicFile) abort() error {
 // user's extra columns, written after the schema columns in this order
 // from each episode's Extra.
 func CreateEpisodes(path string, format string, extraCols []string) (EpisodeWriter, error) {
+	return createEpisodes(path, format, extraCols, false)
+}
+
+// createEpisodes is CreateEpisodes; lazy Parquet buffers grow with the rows
+// (pqWriter.lazy).
+func createEpisodes(path string, format string, extraCols []string, lazy bool) (EpisodeWriter, error) {
 	format, err := formatOf(path, format)
 	if err != nil {
 		return nil, Problem{File: path, Msg: err.Error()}
@@ -121,7 +127,7 @@ func CreateEpisodes(path string, format string, extraCols []string) (EpisodeWrit
 		}
 		return w, nil
 	default:
-		w, err := newParquetEpisodeWriter(a, extraCols)
+		w, err := newParquetEpisodeWriter(a, extraCols, lazy)
 		if err != nil {
 			a.abort()
 			return nil, err
