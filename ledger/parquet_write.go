@@ -135,7 +135,11 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, laz
 	}
 	schema := arrow.NewSchema(fields, nil)
 	props := parquet.NewWriterProperties(opts...)
-	w := &pqWriter{a: a, bw: bufio.NewWriterSize(a.f, 1<<20), schema: schema, dict: dict, lazy: lazy}
+	bufSize := 1 << 20
+	if lazy {
+		bufSize = 64 << 10 // a partition file is often small
+	}
+	w := &pqWriter{a: a, bw: bufio.NewWriterSize(a.f, bufSize), schema: schema, dict: dict, lazy: lazy}
 	// The Arrow schema is not stored in the file: it would tell Arrow
 	// readers (pandas) to read the dictionary columns as categoricals;
 	// the Parquet schema alone reads them back as strings.

@@ -317,7 +317,7 @@ func (w *PartitionedWriter) part(e *Episode) (*openPart, error) {
 	if p == nil {
 		if _, seen := w.next[rel]; !seen && len(w.next) >= max(w.MaxPartitions, 1) {
 			return nil, Problem{File: w.dir, Line: w.rows + 1, Field: strings.Join(w.by, ","),
-				Msg: "more than " + strconv.Itoa(max(w.MaxPartitions, 1)) + " partitions; a partition per few rows makes a slow dataset of tiny files: partition by columns with fewer values, or raise the limit"}
+				Msg: "more than " + strconv.Itoa(max(w.MaxPartitions, 1)) + " partitions; a partition per few rows makes a slow dataset of tiny files: partition by columns with fewer values, or raise the limit (export --max-partitions)"}
 		}
 		if p, err = w.openPart(rel); err != nil {
 			return nil, err
