@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -245,5 +246,68 @@ func TestParquetRowGroups(t *testing.T) {
 	})
 	if err != nil || i != n {
 		t.Fatal(err, i)
+	}
+}
+
+// The files carry what notebooks need: the Arrow schema (dictionary
+// columns come back as categoricals in pandas and polars), arrow-go's own
+// created_by with our version beside it, and each column's meaning.
+func TestParquetNotebookMetadata(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.parquet")
+	writeEpisodes(t, path, []*Episode{synthEpisode(1), synthEpisode(2)}, []string{"site"})
+	p, err := openPQ(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	if cb := p.pf.MetaData().GetCreatedBy(); !strings.HasPrefix(cb, "parquet-go version ") {
+		t.Errorf("created_by %q, want arrow-go's \"parquet-go version …\"", cb)
+	}
+	if v := p.meta(MetaToolkitVersion); v != ToolkitVersion {
+		t.Errorf("%s = %q, want %q", MetaToolkitVersion, v, ToolkitVersion)
+	}
+	if p.meta("ARROW:schema") == "" {
+		t.Fatal("no ARROW:schema in the key-value metadata")
+	}
+	// The Arrow schema read back from the file (ARROW:schema) types the
+	// dictionary-encoded columns as dictionaries and the rest as written.
+	for _, c := range []struct {
+		name string
+		dict bool
+	}{{"model", true}, {"fault_mode", true}, {"episode_id", false}, {"pair_key", false}, {"site", false}} {
+		f, ok := p.schema.FieldsByName(c.name)
+		if !ok {
+			t.Fatalf("no field %s", c.name)
+		}
+		if got := f[0].Type.ID() == arrow.DICTIONARY; got != c.dict {
+			t.Errorf("%s: Arrow type %s, want dictionary %v", c.name, f[0].Type, c.dict)
+		}
+	}
+	var docs map[string]string
+	if err := json.Unmarshal([]byte(p.meta(MetaColumns)), &docs); err != nil {
+		t.Fatalf("%s: %v", MetaColumns, err)
+	}
+	for _, c := range EpisodeColumns {
+		if docs[c.Name] == "" || docs[c.Name] != c.Doc {
+			t.Errorf("%s: description %q, want %q", c.Name, docs[c.Name], c.Doc)
+		}
+	}
+	if !strings.Contains(docs["site"], "extra column") {
+		t.Errorf("site: description %q", docs["site"])
+	}
+	// And this package reads it back.
+	if got := readAll(t, path, ReadOptions{}); len(got) != 2 || got[1].Model != synthEpisode(2).Model {
+		t.Errorf("read back %d episodes", len(got))
+	}
+}
+
+// Every column of the three tables says what it means.
+func TestColumnDocs(t *testing.T) {
+	for _, cols := range [][]Column{EpisodeColumns, CallColumns, EffectColumns} {
+		for _, c := range cols {
+			if c.Doc == "" || c.Domain == "" {
+				t.Errorf("%s: no Domain or Doc", c.Name)
+			}
+		}
 	}
 }

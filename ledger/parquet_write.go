@@ -99,6 +99,27 @@ func (d *dictCol) release() {
 	d.ids.Release()
 }
 
+// columnDocs is the limbo.columns metadata: a JSON object from each column
+// name to its meaning (Column.Doc), in column order.
+func columnDocs(cols []Column, extra []string) string {
+	b := []byte{'{'}
+	add := func(name, doc string) {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = AppendJSONString(b, name)
+		b = append(b, ':')
+		b = AppendJSONString(b, doc)
+	}
+	for _, c := range cols {
+		add(c.Name, c.Doc)
+	}
+	for _, x := range extra {
+		add(x, "extra column: a string carried over from the source ledger")
+	}
+	return string(append(b, '}'))
+}
+
 // newPQWriter starts a Parquet file with cols (then extra string columns)
 // and the key-value metadata naming table.
 func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, lazy bool) (*pqWriter, error) {
@@ -107,7 +128,9 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, laz
 		parquet.WithCompressionLevel(1),
 		parquet.WithDictionaryDefault(false),
 		parquet.WithMaxRowGroupLength(rowGroupRows),
-		parquet.WithCreatedBy("limbo-analyze " + ToolkitVersion),
+		// created_by stays arrow-go's own ("parquet-go version …"): readers
+		// key their workarounds for writer bugs on it. Our version is in
+		// limbo.toolkit_version.
 	}
 	// Dictionary-encode the string columns (DESIGN §3) except those that
 	// are unique per row, where a dictionary only costs time before the
@@ -140,10 +163,10 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, laz
 		bufSize = 64 << 10 // a partition file is often small
 	}
 	w := &pqWriter{a: a, bw: bufio.NewWriterSize(a.f, bufSize), schema: schema, dict: dict, lazy: lazy}
-	// The Arrow schema is not stored in the file: it would tell Arrow
-	// readers (pandas) to read the dictionary columns as categoricals;
-	// the Parquet schema alone reads them back as strings.
-	fw, err := pqarrow.NewFileWriter(schema, w.bw, props, pqarrow.DefaultWriterProps())
+	// The Arrow schema is stored (ARROW:schema), so that Arrow-based
+	// readers (pandas with pyarrow, polars) read the dictionary columns
+	// as categoricals, as they were written.
+	fw, err := pqarrow.NewFileWriter(schema, w.bw, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		for _, d := range dict {
 			if d != nil {
@@ -153,7 +176,7 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, laz
 		return nil, wrapWrite(a.path, err)
 	}
 	w.fw = fw
-	for _, kv := range [][2]string{{MetaToolkitVersion, ToolkitVersion}, {MetaSchemaVersion, SchemaVersion}, {MetaTable, table}} {
+	for _, kv := range [][2]string{{MetaToolkitVersion, ToolkitVersion}, {MetaSchemaVersion, SchemaVersion}, {MetaTable, table}, {MetaColumns, columnDocs(cols, extra)}} {
 		if err := fw.AppendKeyValueMetadata(kv[0], kv[1]); err != nil {
 			return nil, wrapWrite(a.path, err)
 		}

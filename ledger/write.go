@@ -31,6 +31,9 @@ const (
 	MetaToolkitVersion = "limbo.toolkit_version"
 	MetaSchemaVersion  = "limbo.schema_version"
 	MetaTable          = "limbo.table" // episodes, calls or effects
+	// MetaColumns holds a JSON object from each column's name to its
+	// meaning (Column.Doc).
+	MetaColumns = "limbo.columns"
 )
 
 // atomicFile is a temporary file in the target's directory that becomes
