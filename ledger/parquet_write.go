@@ -99,6 +99,29 @@ func (d *dictCol) release() {
 	d.ids.Release()
 }
 
+// dictionaryEncoded reports whether column c of table is written
+// dictionary-encoded: strings except those nearly unique per row
+// (highCardinality; episode_id only in the episodes table).
+func dictionaryEncoded(table string, c Column) bool {
+	return c.Kind == KindString && !(highCardinality[c.Name] && !(table != "episodes" && c.Name == "episode_id"))
+}
+
+// ParquetType names the Parquet type column c of table ("episodes",
+// "calls" or "effects") is written as.
+func ParquetType(table string, c Column) string {
+	switch {
+	case dictionaryEncoded(table, c):
+		return "UTF8, dictionary"
+	case c.Kind == KindString:
+		return "UTF8"
+	case c.Kind == KindInt:
+		return "INT64"
+	case c.Kind == KindFloat:
+		return "DOUBLE"
+	}
+	return "BOOLEAN"
+}
+
 // columnDocs is the limbo.columns metadata: a JSON object from each column
 // name to its meaning (Column.Doc), in column order.
 func columnDocs(cols []Column, extra []string) string {
@@ -144,7 +167,7 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, laz
 	for _, c := range cols {
 		f := arrow.Field{Name: c.Name, Type: arrowType(c.Kind), Nullable: c.Optional}
 		var d *dictCol
-		if c.Kind == KindString && !(highCardinality[c.Name] && !(table != "episodes" && c.Name == "episode_id")) {
+		if dictionaryEncoded(table, c) {
 			opts = append(opts, parquet.WithDictionaryFor(c.Name, true))
 			f.Type, d = dictType, newDictCol()
 		}
