@@ -226,7 +226,7 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 			e.Extra[hdr[j]] = strings.Clone(s)
 		}
 		if opt.fill != nil {
-			opt.fill(e, func(p Problem) { ps = append(ps, p) })
+			ps = opt.fill(e, ps)
 		}
 		if bad, err := rep.row(line, ps); err != nil || bad {
 			if err != nil {

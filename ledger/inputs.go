@@ -339,7 +339,7 @@ func applyPartition(s Source, opt *ReadOptions) error {
 		restore |= 1 << uint(i)
 	}
 	opt.absent = restore
-	opt.fill = func(e *Episode, add func(Problem)) {
+	opt.fill = func(e *Episode, ps []Problem) []Problem {
 		for rest := restore; rest != 0; rest &= rest - 1 {
 			i := bits.TrailingZeros64(uint64(rest))
 			copyField(e.ref(i), tmpl.ref(i))
@@ -349,7 +349,7 @@ func applyPartition(s Source, opt *ReadOptions) error {
 			if !equalField(e.ref(i), tmpl.ref(i)) {
 				v, _ := e.Get(EpisodeColumns[i].Name)
 				want, _ := tmpl.Get(EpisodeColumns[i].Name)
-				add(Problem{Field: EpisodeColumns[i].Name, Msg: "value " + strconv.Quote(v.String()) + " differs from the partition directory's " + strconv.Quote(want.String())})
+				ps = append(ps, Problem{Field: EpisodeColumns[i].Name, Msg: "value " + strconv.Quote(v.String()) + " differs from the partition directory's " + strconv.Quote(want.String())})
 			}
 		}
 		for _, x := range restoreX {
@@ -360,9 +360,10 @@ func applyPartition(s Source, opt *ReadOptions) error {
 		}
 		for _, x := range checkX {
 			if got := e.Extra[x.Column]; got != x.Value {
-				add(Problem{Field: x.Column, Msg: "value " + strconv.Quote(got) + " differs from the partition directory's " + strconv.Quote(x.Value)})
+				ps = append(ps, Problem{Field: x.Column, Msg: "value " + strconv.Quote(got) + " differs from the partition directory's " + strconv.Quote(x.Value)})
 			}
 		}
+		return ps
 	}
 	return nil
 }

@@ -488,7 +488,7 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 			}
 		}
 		if opt.fill != nil {
-			opt.fill(e, func(p Problem) { ps = append(ps, p) })
+			ps = opt.fill(e, ps)
 		}
 		if bad, err := rep.row(n, ps); err != nil || bad {
 			return err

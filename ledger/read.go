@@ -47,12 +47,14 @@ type ReadOptions struct {
 
 	// Set by readMulti for one file of a directory or glob: the id set
 	// shared by all its files; fill, run on each decoded row before it is
-	// validated, restores or checks the partition columns; absent are the
+	// validated, restores or checks the partition columns (appending its
+	// problems to ps: a closure appending to the caller's slice would move
+	// that slice to the heap on every row); absent are the
 	// schema columns fill restores, which the file need not carry.
 	// siblings are the file's calls and effects tables in the sibling
 	// datasets of a partitioned export.
 	ids      *idSet
-	fill     func(e *Episode, add func(Problem))
+	fill     func(e *Episode, ps []Problem) []Problem
 	absent   colMask
 	siblings [2]string
 }
@@ -489,9 +491,7 @@ func fillRow(rep *reporter, line int, e *Episode) (bad bool, err error) {
 	if rep.opt.fill == nil {
 		return false, nil
 	}
-	var ps []Problem
-	rep.opt.fill(e, func(p Problem) { ps = append(ps, p) })
-	return rep.row(line, ps)
+	return rep.row(line, rep.opt.fill(e, nil))
 }
 
 // jsonlRecords decodes each line of a JSONL ledger into a raw episode and
