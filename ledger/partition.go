@@ -73,6 +73,11 @@ type PartitionedWriter struct {
 	// Sibling datasets of calls and effects, created by the first
 	// WriteNested.
 	sibDir, sibTmp [2]string
+	// segs caches, per partition column, each value's checked and
+	// escaped directory name, so that a row costs map lookups rather than
+	// a parse and an escape per column (at most MaxPartitions values each).
+	segs []map[string]string
+	buf  []byte
 }
 
 type openPart struct {
@@ -181,18 +186,25 @@ func PartitionPath(e *Episode, by []string) (string, error) {
 		if !ok {
 			return "", Problem{Field: c, Msg: "no such column in the episode"}
 		}
-		s := v.String()
-		if msg := partitionValueProblem(c, v.Kind, s); msg != "" {
-			return "", Problem{Field: c, Msg: msg}
+		seg, err := partitionSegment(c, v)
+		if err != nil {
+			return "", err
 		}
 		if k > 0 {
 			b.WriteByte('/')
 		}
-		b.WriteString(EscapePartitionValue(c))
-		b.WriteByte('=')
-		b.WriteString(EscapePartitionValue(s))
+		b.WriteString(seg)
 	}
 	return b.String(), nil
+}
+
+// partitionSegment is the directory name col=value of value v of column c.
+func partitionSegment(c string, v Value) (string, error) {
+	s := v.String()
+	if msg := partitionValueProblem(c, v.Kind, s); msg != "" {
+		return "", Problem{Field: c, Msg: msg}
+	}
+	return EscapePartitionValue(c) + "=" + EscapePartitionValue(s), nil
 }
 
 // partitionValueProblem says why s, the value of column c of kind k,
@@ -306,7 +318,7 @@ func (w *PartitionedWriter) part(e *Episode) (*openPart, error) {
 	if w.done {
 		return nil, errors.New("ledger: writer already closed")
 	}
-	rel, err := PartitionPath(e, w.by)
+	rel, err := w.path(e)
 	if err != nil {
 		var p Problem
 		errors.As(err, &p)
@@ -327,6 +339,40 @@ func (w *PartitionedWriter) part(e *Episode) (*openPart, error) {
 	p.used = w.clock
 	w.rows++
 	return p, nil
+}
+
+// path is PartitionPath with the directory names cached.
+func (w *PartitionedWriter) path(e *Episode) (string, error) {
+	if w.segs == nil {
+		w.segs = make([]map[string]string, len(w.by))
+		for k := range w.segs {
+			w.segs[k] = map[string]string{}
+		}
+	}
+	w.buf = w.buf[:0]
+	for k, c := range w.by {
+		v, ok := e.Get(c)
+		if !ok {
+			return "", Problem{Field: c, Msg: "no such column in the episode"}
+		}
+		s := v.Str
+		if v.Kind != KindString {
+			s = v.String()
+		}
+		seg, ok := w.segs[k][s]
+		if !ok {
+			var err error
+			if seg, err = partitionSegment(c, v); err != nil {
+				return "", err
+			}
+			w.segs[k][strings.Clone(s)] = seg
+		}
+		if k > 0 {
+			w.buf = append(w.buf, '/')
+		}
+		w.buf = append(w.buf, seg...)
+	}
+	return string(w.buf), nil
 }
 
 func (w *PartitionedWriter) openPart(rel string) (*openPart, error) {
