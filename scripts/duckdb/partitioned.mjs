@@ -11,6 +11,8 @@
 //   - DIR.calls and DIR.effects hold as many rows as the unpartitioned
 //     export's FLAT.calls.parquet and FLAT.effects.parquet;
 //   - a filter on a partition column reads only that partition's files.
+// It also writes DIR-duckdb with DuckDB's COPY … PARTITION_BY, whose files
+// leave the partition columns out, for limbo-analyze to read back.
 // Usage: node partitioned.mjs DIR FLAT.parquet RATES.json
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -71,6 +73,10 @@ const files = await q(`SELECT DISTINCT file FROM glob(${glob})`);
 const mine = files.filter((f) => f.file.includes(`/model=${m}/`)).length;
 const scanned = plan.match(/Scanning Files:\s*(\d+)\/(\d+)/);
 if (scanned) expect(`duckdb files scanned for model = ${m}`, scanned[1], mine);
+
+// A dataset as DuckDB writes it (partition columns only in the paths), for
+// partitioned.sh to read back with limbo-analyze.
+await q(`COPY (SELECT * FROM read_parquet(${lit(flatFile)})) TO ${lit(dir + '-duckdb')} (FORMAT parquet, PARTITION_BY (${keys.join(', ')}))`);
 
 // polars, when its native package is installed.
 let polars = 'not installed';

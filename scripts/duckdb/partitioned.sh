@@ -6,7 +6,9 @@
 # inference (scripts/duckdb/partitioned.mjs): partition values come back as
 # written, with the stored columns' types, and the calls and effects are all
 # there. Also checks that keys that would not round-trip are refused, and
-# that limbo-analyze reads the dataset as it reads the source. Needs Go,
+# that limbo-analyze reads the dataset, and one DuckDB writes (COPY …
+# PARTITION_BY, partition columns only in the paths), as it reads the
+# source. Needs Go,
 # Node 20 and npm (packages go into a temporary folder).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,3 +42,8 @@ for by in fault_fired platform delay_s; do
 done
 
 (cd "$tmp" && node partitioned.mjs ds flat.parquet rates.json)
+
+# DuckDB's own partitioned dataset (columns restored from the paths) reads as the source does.
+"$la" rates --in "$tmp/ds-duckdb" --outcome duplicated --by experiment,model --weight none --format json > "$tmp/rates-duckdb.json"
+cmp -s "$tmp/rates.json" "$tmp/rates-duckdb.json" || { echo "limbo-analyze reads DuckDB's partitioned dataset differently from the source" >&2; exit 1; }
+echo "limbo-analyze reads its own and DuckDB's partitioned datasets as the source"
