@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -309,5 +310,31 @@ func TestColumnDocs(t *testing.T) {
 				t.Errorf("%s: no Domain or Doc", c.Name)
 			}
 		}
+	}
+}
+
+// A Parquet file of a partitioned dataset written by another tool leaves
+// the partition column out; it is restored from the path, typed.
+func TestParquetPartitionColumnFromPath(t *testing.T) {
+	src := writeForeign(t, []arrow.Field{{Name: "episode_id", Type: arrow.BinaryTypes.String}, {Name: "duplicated", Type: arrow.FixedWidthTypes.Boolean}},
+		func(b *array.RecordBuilder) {
+			b.Field(0).(*array.StringBuilder).AppendValues([]string{"a", "b"}, nil)
+			b.Field(1).(*array.BooleanBuilder).AppendValues([]bool{true, false}, nil)
+		})
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "model=gpt-4.1", "instance=7", "data_0.parquet")
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	got := readAll(t, dir, ReadOptions{Columns: []string{"episode_id", "model", "instance", "duplicated"}})
+	if len(got) != 2 || got[0].Model != "gpt-4.1" || got[1].Instance != 7 || !got[0].Duplicated || got[1].Duplicated {
+		t.Errorf("read %+v", got)
+	}
+	cols, err := FileColumns(dir, "")
+	if err != nil || !slices.Equal(cols, []string{"episode_id", "duplicated", "model", "instance"}) {
+		t.Errorf("FileColumns = %v, %v", cols, err)
 	}
 }
