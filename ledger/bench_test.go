@@ -200,3 +200,32 @@ func TestWriteBigLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkPartitionedWrite writes the benchmark ledger as a dataset of
+// 48 partitions (model × template) and reads
+// it back as one ledger: the cost of export --partition-by and --in DIR.
+func BenchmarkPartitionedWrite(b *testing.B) {
+	in := benchFile(b, ".parquet", 0)
+	base := b.TempDir()
+	n := 0
+	clk := startCPU(b)
+	for b.Loop() {
+		n++
+		dir := filepath.Join(base, "ds"+strconv.Itoa(n))
+		w, err := CreatePartitioned(dir, []string{"model", "template"}, "", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := ReadEpisodes(in, ReadOptions{Reuse: true}, w.Write); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := ReadEpisodes(dir, ReadOptions{Reuse: true}, func(*Episode) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+		os.RemoveAll(dir)
+	}
+	clk.report(b, benchRows)
+}

@@ -139,6 +139,7 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 		dst[j] = -1
 		extras = append(extras, h)
 	}
+	present |= opt.absent // restored from the path by opt.fill
 	// Columns needed only for a check (task_success and duplicated for
 	// eos) are not required: the check runs when they are there.
 	asked := maskOf(opt.Columns)
@@ -172,7 +173,7 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 	check := need & (present | ^requiredSet)
 	var ids *idSet
 	if check.has(colEpisodeID) {
-		ids = newIDSet()
+		ids = opt.newIDs()
 	}
 
 	rep := newReporter(path, &opt)
@@ -223,6 +224,9 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 				e.Extra = make(map[string]string, len(extras))
 			}
 			e.Extra[hdr[j]] = strings.Clone(s)
+		}
+		if opt.fill != nil {
+			ps = opt.fill(e, ps)
 		}
 		if bad, err := rep.row(line, ps); err != nil || bad {
 			if err != nil {

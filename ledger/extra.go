@@ -7,8 +7,35 @@ import (
 // ExtraColumns lists the extra (non-schema) columns of the ledger at path
 // in the order they first appear: the CSV header's, the Parquet schema's,
 // or, for JSONL, the unknown top-level fields of every line (one streaming
-// pass). Export uses it to carry a user's columns through.
+// pass). Export uses it to carry a user's columns through. For a directory
+// or glob (ReadEpisodes) it lists the extra columns of all its files,
+// partition directories included, in order of first appearance.
 func ExtraColumns(path, format string) ([]string, error) {
+	if multiInput(path) {
+		srcs, err := ExpandInput(path)
+		if err != nil {
+			return nil, err
+		}
+		var all []string
+		add := func(c string) {
+			if _, schema := colIndex[c]; !schema && !slices.Contains(all, c) {
+				all = append(all, c)
+			}
+		}
+		for _, s := range srcs {
+			x, err := ExtraColumns(s.Path, format)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range x {
+				add(c)
+			}
+			for _, pv := range s.Partition {
+				add(pv.Column)
+			}
+		}
+		return all, nil
+	}
 	format, err := formatOf(path, format)
 	if err != nil {
 		return nil, Problem{File: path, Msg: err.Error()}
@@ -53,7 +80,35 @@ func ExtraColumns(path, format string) ([]string, error) {
 // header's or the schema's names, schema and extra alike, in file order),
 // so that a caller can ask ReadOptions.Columns for only those it has. For
 // JSONL, whose lines each carry their own fields, it returns nil.
+//
+// For a directory or glob (ReadEpisodes) it lists the columns every one of
+// its files carries, or restores from its partition directories, in the
+// first file's order; nil if any file is JSONL.
 func FileColumns(path, format string) ([]string, error) {
+	if multiInput(path) {
+		srcs, err := ExpandInput(path)
+		if err != nil {
+			return nil, err
+		}
+		var common []string
+		for k, s := range srcs {
+			cols, err := FileColumns(s.Path, format)
+			if err != nil || cols == nil {
+				return nil, err
+			}
+			for _, pv := range s.Partition {
+				if !slices.Contains(cols, pv.Column) {
+					cols = append(cols, pv.Column)
+				}
+			}
+			if k == 0 {
+				common = cols
+				continue
+			}
+			common = slices.DeleteFunc(common, func(c string) bool { return !slices.Contains(cols, c) })
+		}
+		return common, nil
+	}
 	format, err := formatOf(path, format)
 	if err != nil {
 		return nil, Problem{File: path, Msg: err.Error()}

@@ -432,7 +432,9 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 			}
 		}
 	}
-	plan, extras, err := p.plan(EpisodeColumns, m.has, wantExtra, "episodes")
+	// Columns restored from a partition directory (opt.absent) are not
+	// read from the file.
+	plan, extras, err := p.plan(EpisodeColumns, func(i int) bool { return m.has(i) && !opt.absent.has(i) }, wantExtra, "episodes")
 	if err != nil {
 		var pr Problem
 		if opt.Columns != nil && errors.As(err, &pr) && strings.HasPrefix(pr.Msg, "missing required column") {
@@ -462,7 +464,7 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 	rep := newReporter(path, &opt)
 	var ids *idSet
 	if m.has(colEpisodeID) {
-		ids = newIDSet()
+		ids = opt.newIDs()
 	}
 	alloc := episodeAlloc{reuse: opt.Reuse}
 	err = p.scan(plan, func(n, r int, rds []reader) error {
@@ -485,6 +487,9 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 				ps = append(ps, Problem{Field: c.name, Msg: msg})
 			}
 		}
+		if opt.fill != nil {
+			ps = opt.fill(e, ps)
+		}
 		if bad, err := rep.row(n, ps); err != nil || bad {
 			return err
 		}
@@ -498,6 +503,9 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 	}
 	// References: the calls and effects tables beside the episodes.
 	callsPath, effectsPath := SiblingPaths(path)
+	if opt.siblings[0] != "" || opt.siblings[1] != "" {
+		callsPath, effectsPath = opt.siblings[0], opt.siblings[1]
+	}
 	if err := checkSibling(callsPath, CallColumns, "calls", &opt, ids, func(rds []reader, plan []pqCol, r int, add func(Problem)) {
 		var c Call
 		for i, pc := range plan {
@@ -531,6 +539,9 @@ func refCheck(ids *idSet, id string, add func(Problem)) {
 // checkSibling validates a calls or effects table beside an episode table,
 // if there is one.
 func checkSibling(path string, cols []Column, table string, opt *ReadOptions, ids *idSet, row func(rds []reader, plan []pqCol, r int, add func(Problem))) error {
+	if path == "" {
+		return nil
+	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -1,11 +1,13 @@
 package ledger
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -245,5 +247,94 @@ func TestParquetRowGroups(t *testing.T) {
 	})
 	if err != nil || i != n {
 		t.Fatal(err, i)
+	}
+}
+
+// The files carry what notebooks need: the Arrow schema (dictionary
+// columns come back as categoricals in pandas and polars), arrow-go's own
+// created_by with our version beside it, and each column's meaning.
+func TestParquetNotebookMetadata(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.parquet")
+	writeEpisodes(t, path, []*Episode{synthEpisode(1), synthEpisode(2)}, []string{"site"})
+	p, err := openPQ(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	if cb := p.pf.MetaData().GetCreatedBy(); !strings.HasPrefix(cb, "parquet-go version ") {
+		t.Errorf("created_by %q, want arrow-go's \"parquet-go version …\"", cb)
+	}
+	if v := p.meta(MetaToolkitVersion); v != ToolkitVersion {
+		t.Errorf("%s = %q, want %q", MetaToolkitVersion, v, ToolkitVersion)
+	}
+	if p.meta("ARROW:schema") == "" {
+		t.Fatal("no ARROW:schema in the key-value metadata")
+	}
+	// The Arrow schema read back from the file (ARROW:schema) types the
+	// dictionary-encoded columns as dictionaries and the rest as written.
+	for _, c := range []struct {
+		name string
+		dict bool
+	}{{"model", true}, {"fault_mode", true}, {"episode_id", false}, {"pair_key", false}, {"site", false}} {
+		f, ok := p.schema.FieldsByName(c.name)
+		if !ok {
+			t.Fatalf("no field %s", c.name)
+		}
+		if got := f[0].Type.ID() == arrow.DICTIONARY; got != c.dict {
+			t.Errorf("%s: Arrow type %s, want dictionary %v", c.name, f[0].Type, c.dict)
+		}
+	}
+	var docs map[string]string
+	if err := json.Unmarshal([]byte(p.meta(MetaColumns)), &docs); err != nil {
+		t.Fatalf("%s: %v", MetaColumns, err)
+	}
+	for _, c := range EpisodeColumns {
+		if docs[c.Name] == "" || docs[c.Name] != c.Doc {
+			t.Errorf("%s: description %q, want %q", c.Name, docs[c.Name], c.Doc)
+		}
+	}
+	if !strings.Contains(docs["site"], "extra column") {
+		t.Errorf("site: description %q", docs["site"])
+	}
+	// And this package reads it back.
+	if got := readAll(t, path, ReadOptions{}); len(got) != 2 || got[1].Model != synthEpisode(2).Model {
+		t.Errorf("read back %d episodes", len(got))
+	}
+}
+
+// Every column of the three tables says what it means.
+func TestColumnDocs(t *testing.T) {
+	for _, cols := range [][]Column{EpisodeColumns, CallColumns, EffectColumns} {
+		for _, c := range cols {
+			if c.Doc == "" || c.Domain == "" {
+				t.Errorf("%s: no Domain or Doc", c.Name)
+			}
+		}
+	}
+}
+
+// A Parquet file of a partitioned dataset written by another tool leaves
+// the partition column out; it is restored from the path, typed.
+func TestParquetPartitionColumnFromPath(t *testing.T) {
+	src := writeForeign(t, []arrow.Field{{Name: "episode_id", Type: arrow.BinaryTypes.String}, {Name: "duplicated", Type: arrow.FixedWidthTypes.Boolean}},
+		func(b *array.RecordBuilder) {
+			b.Field(0).(*array.StringBuilder).AppendValues([]string{"a", "b"}, nil)
+			b.Field(1).(*array.BooleanBuilder).AppendValues([]bool{true, false}, nil)
+		})
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "model=gpt-4.1", "instance=7", "data_0.parquet")
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	got := readAll(t, dir, ReadOptions{Columns: []string{"episode_id", "model", "instance", "duplicated"}})
+	if len(got) != 2 || got[0].Model != "gpt-4.1" || got[1].Instance != 7 || !got[0].Duplicated || got[1].Duplicated {
+		t.Errorf("read %+v", got)
+	}
+	cols, err := FileColumns(dir, "")
+	if err != nil || !slices.Equal(cols, []string{"episode_id", "duplicated", "model", "instance"}) {
+		t.Errorf("FileColumns = %v, %v", cols, err)
 	}
 }

@@ -42,6 +42,10 @@ type pqWriter struct {
 	dict   []*dictCol      // per field; non-nil for a dictionary column
 	rows   int
 	done   bool
+	// lazy leaves the builders to grow with the rows instead of sizing
+	// them for a whole row group up front: a partition file of a few rows
+	// then costs kilobytes, not megabytes (PartitionedWriter).
+	lazy bool
 }
 
 // dictCol dictionary-encodes a string column of one row group itself: a
@@ -97,15 +101,61 @@ func (d *dictCol) release() {
 	d.ids.Release()
 }
 
+// dictionaryEncoded reports whether column c of table is written
+// dictionary-encoded: strings except those nearly unique per row
+// (highCardinality; episode_id only in the episodes table).
+func dictionaryEncoded(table string, c Column) bool {
+	return c.Kind == KindString && !(highCardinality[c.Name] && !(table != "episodes" && c.Name == "episode_id"))
+}
+
+// ParquetType names the Parquet type column c of table ("episodes",
+// "calls" or "effects") is written as.
+func ParquetType(table string, c Column) string {
+	switch {
+	case dictionaryEncoded(table, c):
+		return "UTF8, dictionary"
+	case c.Kind == KindString:
+		return "UTF8"
+	case c.Kind == KindInt:
+		return "INT64"
+	case c.Kind == KindFloat:
+		return "DOUBLE"
+	}
+	return "BOOLEAN"
+}
+
+// columnDocs is the limbo.columns metadata: a JSON object from each column
+// name to its meaning (Column.Doc), in column order.
+func columnDocs(cols []Column, extra []string) string {
+	b := []byte{'{'}
+	add := func(name, doc string) {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = AppendJSONString(b, name)
+		b = append(b, ':')
+		b = AppendJSONString(b, doc)
+	}
+	for _, c := range cols {
+		add(c.Name, c.Doc)
+	}
+	for _, x := range extra {
+		add(x, "extra column: a string carried over from the source ledger")
+	}
+	return string(append(b, '}'))
+}
+
 // newPQWriter starts a Parquet file with cols (then extra string columns)
 // and the key-value metadata naming table.
-func newPQWriter(a *atomicFile, table string, cols []Column, extra []string) (*pqWriter, error) {
+func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, lazy bool) (*pqWriter, error) {
 	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithCompressionLevel(1),
 		parquet.WithDictionaryDefault(false),
 		parquet.WithMaxRowGroupLength(rowGroupRows),
-		parquet.WithCreatedBy("limbo-analyze " + ToolkitVersion),
+		// created_by stays arrow-go's own ("parquet-go version …"): readers
+		// key their workarounds for writer bugs on it. Our version is in
+		// limbo.toolkit_version.
 	}
 	// Dictionary-encode the string columns (DESIGN §3) except those that
 	// are unique per row, where a dictionary only costs time before the
@@ -119,7 +169,7 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string) (*p
 	for _, c := range cols {
 		f := arrow.Field{Name: c.Name, Type: arrowType(c.Kind), Nullable: c.Optional}
 		var d *dictCol
-		if c.Kind == KindString && !(highCardinality[c.Name] && !(table != "episodes" && c.Name == "episode_id")) {
+		if dictionaryEncoded(table, c) {
 			opts = append(opts, parquet.WithDictionaryFor(c.Name, true))
 			f.Type, d = dictType, newDictCol()
 		}
@@ -133,11 +183,15 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string) (*p
 	}
 	schema := arrow.NewSchema(fields, nil)
 	props := parquet.NewWriterProperties(opts...)
-	w := &pqWriter{a: a, bw: bufio.NewWriterSize(a.f, 1<<20), schema: schema, dict: dict}
-	// The Arrow schema is not stored in the file: it would tell Arrow
-	// readers (pandas) to read the dictionary columns as categoricals;
-	// the Parquet schema alone reads them back as strings.
-	fw, err := pqarrow.NewFileWriter(schema, w.bw, props, pqarrow.DefaultWriterProps())
+	bufSize := 1 << 20
+	if lazy {
+		bufSize = 64 << 10 // a partition file is often small
+	}
+	w := &pqWriter{a: a, bw: bufio.NewWriterSize(a.f, bufSize), schema: schema, dict: dict, lazy: lazy}
+	// The Arrow schema is stored (ARROW:schema), so that Arrow-based
+	// readers (pandas with pyarrow, polars) read the dictionary columns
+	// as categoricals, as they were written.
+	fw, err := pqarrow.NewFileWriter(schema, w.bw, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		for _, d := range dict {
 			if d != nil {
@@ -147,7 +201,7 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string) (*p
 		return nil, wrapWrite(a.path, err)
 	}
 	w.fw = fw
-	for _, kv := range [][2]string{{MetaToolkitVersion, ToolkitVersion}, {MetaSchemaVersion, SchemaVersion}, {MetaTable, table}} {
+	for _, kv := range [][2]string{{MetaToolkitVersion, ToolkitVersion}, {MetaSchemaVersion, SchemaVersion}, {MetaTable, table}, {MetaColumns, columnDocs(cols, extra)}} {
 		if err := fw.AppendKeyValueMetadata(kv[0], kv[1]); err != nil {
 			return nil, wrapWrite(a.path, err)
 		}
@@ -165,6 +219,9 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string) (*p
 // reserve sizes the builders for a row group, so that they do not grow
 // by copying.
 func (w *pqWriter) reserve() {
+	if w.lazy {
+		return
+	}
 	for j, b := range w.bld {
 		if b != nil {
 			b.Reserve(rowGroupRows)
@@ -287,8 +344,8 @@ type parquetEpisodeWriter struct {
 	xs    []*array.StringBuilder
 }
 
-func newParquetEpisodeWriter(a *atomicFile, extra []string) (*parquetEpisodeWriter, error) {
-	w, err := newPQWriter(a, "episodes", EpisodeColumns, extra)
+func newParquetEpisodeWriter(a *atomicFile, extra []string, lazy bool) (*parquetEpisodeWriter, error) {
+	w, err := newPQWriter(a, "episodes", EpisodeColumns, extra, lazy)
 	if err != nil {
 		return nil, err
 	}
@@ -407,11 +464,15 @@ func CreateCalls(path string) (CallWriter, error) { return CreateCallsIn(nil, pa
 // CreateCallsIn is CreateCalls for one output of a unit u (nil for a file
 // of its own).
 func CreateCallsIn(u *outfile.Unit, path string) (CallWriter, error) {
+	return createCalls(u, path, false)
+}
+
+func createCalls(u *outfile.Unit, path string, lazy bool) (CallWriter, error) {
 	a, err := createAtomic(u, path)
 	if err != nil {
 		return nil, err
 	}
-	w, err := newPQWriter(a, "calls", CallColumns, nil)
+	w, err := newPQWriter(a, "calls", CallColumns, nil, lazy)
 	if err != nil {
 		a.abort()
 		return nil, err
@@ -422,14 +483,18 @@ func CreateCallsIn(u *outfile.Unit, path string) (CallWriter, error) {
 // CreateEffects creates a Parquet effects table at path.
 func CreateEffects(path string) (EffectWriter, error) { return CreateEffectsIn(nil, path) }
 
-// CreateEffectsIn is CreateEffects for one output of a unit u (nil for a
-// file of its own).
+// CreateEffectsIn is CreateEffects for one output of a unit u (nil for a file
+// of its own).
 func CreateEffectsIn(u *outfile.Unit, path string) (EffectWriter, error) {
+	return createEffects(u, path, false)
+}
+
+func createEffects(u *outfile.Unit, path string, lazy bool) (EffectWriter, error) {
 	a, err := createAtomic(u, path)
 	if err != nil {
 		return nil, err
 	}
-	w, err := newPQWriter(a, "effects", EffectColumns, nil)
+	w, err := newPQWriter(a, "effects", EffectColumns, nil, lazy)
 	if err != nil {
 		a.abort()
 		return nil, err

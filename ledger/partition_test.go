@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,17 +33,30 @@ func TestEscapePartitionValue(t *testing.T) {
 func TestPartitionPath(t *testing.T) {
 	e := synthEpisode(1)
 	e.Experiment = "E1/b"
-	e.Extra = map[string]string{"site": ""}
+	e.Extra = map[string]string{"site": "", "year": "2024", "flag": "True", "day": "2024-05-01T10:00", "nul": "NULL", "tag": "v2024"}
 	for _, c := range []struct {
 		by   []string
-		want string
+		want string // the path, or a part of the error
 	}{
 		{[]string{"experiment", "model"}, "experiment=E1%2Fb/model=claude-sonnet-4"},
 		{[]string{"model", "instance"}, "model=claude-sonnet-4/instance=1"},
-		{[]string{"fault_fired"}, "fault_fired=" + map[bool]string{true: "true", false: "false"}[e.FaultFired]},
-		{[]string{"site"}, "site=" + HiveDefaultPartition},
+		{[]string{"tag"}, "tag=v2024"},
+		// Values that readers would not give back as written.
+		{[]string{"fault_fired"}, "error: cannot partition by a bool column"},
+		{[]string{"delay_s"}, "error: cannot partition by a float column"},
+		{[]string{"model", "site"}, "error: site: empty value"},
+		{[]string{"year"}, "error: as a number"},
+		{[]string{"flag"}, "error: as a boolean"},
+		{[]string{"day"}, "error: as a date"},
+		{[]string{"nul"}, "error: as NULL"},
 	} {
 		got, err := PartitionPath(e, c.by)
+		if want, isErr := strings.CutPrefix(c.want, "error: "); isErr {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("PartitionPath(%v) = %q, %v; want an error with %q", c.by, got, err, want)
+			}
+			continue
+		}
 		if err != nil || got != c.want {
 			t.Errorf("PartitionPath(%v) = %q, %v; want %q", c.by, got, err, c.want)
 		}
@@ -135,6 +149,8 @@ func TestPartitionedWriterRefuses(t *testing.T) {
 		{filepath.Join(base, "a"), []string{"nope"}, "not a ledger column"},
 		{filepath.Join(base, "a"), []string{"model", "model"}, "twice"},
 		{full, []string{"model"}, "not empty"},
+		{filepath.Join(base, "a"), []string{"fault_fired"}, "boolean column"},
+		{filepath.Join(base, "a"), []string{"model", "weight"}, "floating-point column"},
 	} {
 		if _, err := CreatePartitioned(c.dir, c.by, "", nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("CreatePartitioned(%s, %v): %v, want %q", c.dir, c.by, err, c.want)
@@ -156,5 +172,99 @@ func TestPartitionedWriterRefuses(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"full"}) {
 		t.Errorf("after Abort the directory holds %v, want only [full]", names)
+	}
+}
+
+// More partitions than MaxPartitions is an error naming the columns and the
+// row, and leaves nothing behind.
+func TestPartitionedWriterMaxPartitions(t *testing.T) {
+	base := t.TempDir()
+	w, err := CreatePartitioned(filepath.Join(base, "ds"), []string{"episode_id"}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.MaxPartitions = 5
+	var werr error
+	for i := 0; i < 10 && werr == nil; i++ {
+		werr = w.Write(synthEpisode(i))
+	}
+	var p Problem
+	if !errors.As(werr, &p) || p.Line != 6 || p.Field != "episode_id" || !strings.Contains(p.Msg, "more than 5 partitions") {
+		t.Errorf("6th partition: %v, want a Problem at row 6 naming episode_id", werr)
+	}
+	w.Abort()
+	if ents, _ := os.ReadDir(base); len(ents) != 0 {
+		t.Errorf("left %d entries behind", len(ents))
+	}
+}
+
+// WriteNested puts calls and effects in the same partitions of the sibling
+// datasets; reading the directory checks their references.
+func TestPartitionedWriterNested(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "ds")
+	w, err := CreatePartitioned(dir, []string{"model"}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.MaxOpen = 2 // spill into part-1 files too
+	calls, effects := 0, 0
+	for i := range 12 {
+		r := synthRaw(i, 1+i%3)
+		calls += len(r.Calls)
+		effects += len(r.Effects)
+		for j := range r.Calls {
+			r.Calls[j].EpisodeID = r.EpisodeID
+			r.Effects[j].EpisodeID = r.EpisodeID
+		}
+		if err := w.WriteNested(&r.Episode, r.Calls, r.Effects); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cdir, edir := PartitionSiblings(dir)
+	for _, c := range []struct {
+		dir  string
+		want int
+	}{{cdir, calls}, {edir, effects}} {
+		files, _ := filepath.Glob(filepath.Join(c.dir, "model=*", "part-*.parquet"))
+		n := 0
+		for _, f := range files {
+			p, err := openPQ(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += int(p.pf.NumRows())
+			p.close()
+			// The same partition and part as an episode file.
+			rel, _ := filepath.Rel(c.dir, f)
+			if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+				t.Errorf("%s has no episode file beside it: %v", f, err)
+			}
+		}
+		if n != c.want {
+			t.Errorf("%s: %d rows in %d files, want %d", c.dir, n, len(files), c.want)
+		}
+	}
+	if got := readAll(t, dir, ReadOptions{}); len(got) != 12 {
+		t.Errorf("read back %d episodes, want 12", len(got))
+	}
+	// The calls are checked against the episodes when the dataset is read.
+	stray := filepath.Join(cdir, "model=gpt-4.1", "part-0.parquet")
+	cw, err := CreateCalls(stray)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Write(&Call{EpisodeID: "nope", Tool: "data_insert", Outcome: OutcomeOK}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err = ReadEpisodes(dir, ReadOptions{}, func(*Episode) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), stray) || !strings.Contains(err.Error(), `unknown episode "nope"`) {
+		t.Errorf("stray call: %v, want an unknown-episode error naming %s", err, stray)
 	}
 }

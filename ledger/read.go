@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -43,6 +44,28 @@ type ReadOptions struct {
 	// Extra map, past its return: copy what it needs (the writers do).
 	// Without Reuse fn may keep them.
 	Reuse bool
+
+	// Set by readMulti for one file of a directory or glob: the id set
+	// shared by all its files; fill, run on each decoded row before it is
+	// validated, restores or checks the partition columns (appending its
+	// problems to ps: a closure appending to the caller's slice would move
+	// that slice to the heap on every row); absent are the
+	// schema columns fill restores, which the file need not carry.
+	// siblings are the file's calls and effects tables in the sibling
+	// datasets of a partitioned export.
+	ids      *idSet
+	fill     func(e *Episode, ps []Problem) []Problem
+	absent   colMask
+	siblings [2]string
+}
+
+// newIDs returns the id set of a file: its own, or the one shared by the
+// files of a directory or glob.
+func (o *ReadOptions) newIDs() *idSet {
+	if o.ids != nil {
+		return o.ids
+	}
+	return newIDSet()
 }
 
 // episodeSlab is how many episodes are allocated at once when fn may keep
@@ -159,7 +182,17 @@ func errMsg(err error) string {
 // are allocated 16 at a time, so a kept one keeps the memory of up to 15
 // others alive: a caller that keeps a sparse subset of a large file
 // should keep copies (c := *e).
+//
+// path may also be a directory (such as one written by export
+// --partition-by) or a glob, read as one ledger: its files in the order of
+// ExpandInput, episode ids unique across them, each row's partition
+// directories (col=value) checked against its columns, or restored into a
+// column the file lacks with the column's schema type. Errors name the file
+// and line.
 func ReadEpisodes(path string, opt ReadOptions, fn func(*Episode) error) error {
+	if multiInput(path) {
+		return readMulti(path, opt, func(p string, o ReadOptions) error { return ReadEpisodes(p, o, fn) })
+	}
 	format, err := formatOf(path, opt.Format)
 	if err != nil {
 		return Problem{File: path, Msg: err.Error()}
@@ -247,21 +280,55 @@ func (r *reporter) row(line int, ps []Problem) (bad bool, err error) {
 // line each), so that the duplicate check over millions of episodes stays
 // small. A hash collision between two distinct ids (probability about
 // n²/2⁶⁵: 3e-8 for a million episodes) would be reported as a duplicate.
+// The files of a directory or glob share one set: lines are numbered on
+// from one file to the next (base), so a line still names its file.
 type idSet struct {
 	seed maphash.Seed
 	m    map[uint64]uint32
+	// files and bases, for a set shared by several files: the file and the
+	// number added to its lines; last is the largest line of the current
+	// file.
+	files []string
+	bases []uint32
+	last  uint32
 }
 
 func newIDSet() *idSet { return &idSet{seed: maphash.MakeSeed(), m: map[uint64]uint32{}} }
 
-// add records id at line and returns the line it was first seen on, or 0.
-func (s *idSet) add(id string, line int) int {
+// startFile numbers the lines of the next file after those of the last.
+func (s *idSet) startFile(name string) {
+	base := uint32(0)
+	if n := len(s.bases); n > 0 {
+		base = s.bases[n-1] + s.last
+	}
+	s.files = append(s.files, name)
+	s.bases = append(s.bases, base)
+	s.last = 0
+}
+
+// add records id at line and, if it was seen before, returns where:
+// "line N" in the same file, "FILE:N" in another; else "".
+func (s *idSet) add(id string, line int) string {
 	h := maphash.String(s.seed, id)
 	if first, ok := s.m[h]; ok {
-		return int(first)
+		if len(s.files) == 0 {
+			return "line " + strconv.Itoa(int(first))
+		}
+		// The file is the last whose base is below first (lines start at 1).
+		k, _ := slices.BinarySearch(s.bases, first)
+		k--
+		if k == len(s.files)-1 {
+			return "line " + strconv.Itoa(int(first-s.bases[k]))
+		}
+		return s.files[k] + ":" + strconv.Itoa(int(first-s.bases[k]))
 	}
-	s.m[h] = uint32(min(line, math.MaxUint32))
-	return 0
+	l := uint32(min(line, math.MaxUint32))
+	s.last = max(s.last, l)
+	if n := len(s.bases); n > 0 {
+		l = min(s.bases[n-1]+l, math.MaxUint32)
+	}
+	s.m[h] = l
+	return ""
 }
 
 func (s *idSet) has(id string) bool {
@@ -275,8 +342,8 @@ func checkEpisode(rep *reporter, ids *idSet, line int, e *Episode, m colMask) (o
 	rep.buf = rep.buf[:0]
 	rep.chk.episode(e, m, rep.collect)
 	if ids != nil && e.EpisodeID != "" {
-		if first := ids.add(e.EpisodeID, line); first > 0 {
-			rep.buf = append(rep.buf, Problem{Field: "episode_id", Msg: "duplicate " + strconv.Quote(e.EpisodeID) + " (first on line " + strconv.Itoa(first) + ")"})
+		if first := ids.add(e.EpisodeID, line); first != "" {
+			rep.buf = append(rep.buf, Problem{Field: "episode_id", Msg: "duplicate " + strconv.Quote(e.EpisodeID) + " (first on " + first + ")"})
 		}
 	}
 	bad, err := rep.row(line, rep.buf)
@@ -355,6 +422,9 @@ func missingCols(present, want colMask) []Problem {
 // episode a row was graded from (nil for a graded line), so that export
 // can write the calls and effects beside the episodes.
 func ReadGraded(path string, opt ReadOptions, fn func(e *Episode, raw *RawEpisode) error) error {
+	if multiInput(path) {
+		return readMulti(path, opt, func(p string, o ReadOptions) error { return ReadGraded(p, o, fn) })
+	}
 	format, err := formatOf(path, opt.Format)
 	if err != nil {
 		return Problem{File: path, Msg: err.Error()}
@@ -373,6 +443,9 @@ func readJSONL(path string, opt ReadOptions, fn func(*Episode, *RawEpisode) erro
 	need := needCols(opt.Columns)
 	return jsonlRecords(path, &opt, func(rep *reporter, ids *idSet, line int, r *RawEpisode, info lineInfo) error {
 		e := &r.Episode
+		if bad, err := fillRow(rep, line, e); err != nil || bad {
+			return err
+		}
 		if info.raw {
 			if bad, err := rep.row(line, missingCols(info.present, designCols)); err != nil || bad {
 				return err
@@ -413,12 +486,20 @@ func readJSONL(path string, opt ReadOptions, fn func(*Episode, *RawEpisode) erro
 	})
 }
 
+// fillRow runs the partition hook (ReadOptions.fill) on a decoded row.
+func fillRow(rep *reporter, line int, e *Episode) (bad bool, err error) {
+	if rep.opt.fill == nil {
+		return false, nil
+	}
+	return rep.row(line, rep.opt.fill(e, nil))
+}
+
 // jsonlRecords decodes each line of a JSONL ledger into a raw episode and
 // hands the lines that decode to fn, with the file's reporter and set of
 // episode ids.
 func jsonlRecords(path string, opt *ReadOptions, fn func(rep *reporter, ids *idSet, line int, r *RawEpisode, info lineInfo) error) error {
 	rep := newReporter(path, opt)
-	ids := newIDSet()
+	ids := opt.newIDs()
 	alloc := rawAlloc{reuse: opt.Reuse}
 	return jsonlLines(path, rep, func(line int, b []byte) error {
 		r := alloc.next()
@@ -432,6 +513,9 @@ func jsonlRecords(path string, opt *ReadOptions, fn func(rep *reporter, ids *idS
 
 func readJSONLRaw(path string, opt ReadOptions, fn func(*RawEpisode) error) error {
 	return jsonlRecords(path, &opt, func(rep *reporter, ids *idSet, line int, r *RawEpisode, info lineInfo) error {
+		if bad, err := fillRow(rep, line, &r.Episode); err != nil || bad {
+			return err
+		}
 		var ps []Problem
 		m := allCols
 		if info.raw {

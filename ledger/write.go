@@ -33,6 +33,9 @@ const (
 	MetaToolkitVersion = "limbo.toolkit_version"
 	MetaSchemaVersion  = "limbo.schema_version"
 	MetaTable          = "limbo.table" // episodes, calls or effects
+	// MetaColumns holds a JSON object from each column's name to its
+	// meaning (Column.Doc).
+	MetaColumns = "limbo.columns"
 )
 
 // atomicFile is an output file committed by package outfile: on its own,
@@ -95,6 +98,12 @@ func CreateEpisodes(path string, format string, extraCols []string) (EpisodeWrit
 // CreateEpisodesIn is CreateEpisodes for one output of a unit u (nil for a
 // file of its own): Close stages the file and u.Commit puts it in place.
 func CreateEpisodesIn(u *outfile.Unit, path string, format string, extraCols []string) (EpisodeWriter, error) {
+	return createEpisodes(u, path, format, extraCols, false)
+}
+
+// createEpisodes is CreateEpisodesIn; lazy Parquet buffers grow with the
+// rows (pqWriter.lazy).
+func createEpisodes(u *outfile.Unit, path string, format string, extraCols []string, lazy bool) (EpisodeWriter, error) {
 	format, err := formatOf(path, format)
 	if err != nil {
 		return nil, Problem{File: path, Msg: err.Error()}
@@ -119,7 +128,7 @@ func CreateEpisodesIn(u *outfile.Unit, path string, format string, extraCols []s
 		}
 		return w, nil
 	default:
-		w, err := newParquetEpisodeWriter(a, extraCols)
+		w, err := newParquetEpisodeWriter(a, extraCols, lazy)
 		if err != nil {
 			a.abort()
 			return nil, err

@@ -14,6 +14,7 @@ type exportOptions struct {
 	in, out, format string
 	strict          bool
 	partitionBy     []string // export_partition.go
+	maxPartitions   int
 }
 
 func newExportCmd(e *env) *cobra.Command {
@@ -31,7 +32,17 @@ A user's extra columns (CSV columns outside the schema) are carried through
 as strings; --strict rejects them. A raw JSONL ledger is graded on the way;
 exported to X.parquet its calls and effects go to X.calls.parquet and
 X.effects.parquet beside it. Nothing is written unless the whole input is
-valid: outputs appear atomically when the export succeeds.
+valid: outputs appear atomically when the export succeeds. --in may also be a
+directory (such as a partitioned export) or a quoted glob of ledger files,
+read as one ledger.
+
+--partition-by writes a Hive-style dataset OUT/col=value/…/part-K.parquet
+that DuckDB, polars, Spark and every limbo-analyze command (--in OUT) read as
+one table, and the calls and effects of raw lines to OUT.calls and
+OUT.effects, partitioned the same way. Partition values must read back as
+written: string and integer columns only, never an empty value nor a string
+that readers type as a number, boolean, date or NULL; such a value is an
+error naming its row. More than --max-partitions partitions is an error.
 
 Examples:
   limbo-analyze export --in testdata/ledger/sample.csv --out /tmp/sample.parquet
@@ -50,6 +61,9 @@ Examples:
 			default:
 				return usagef("export: --format must be jsonl, csv or parquet, not %q", o.format)
 			}
+			if o.maxPartitions < 1 {
+				return usagef("export: --max-partitions must be at least 1")
+			}
 			if err := checkOutputs("export", ledgerFiles(o.out), ledgerFiles(o.in)); err != nil {
 				return err
 			}
@@ -61,6 +75,7 @@ Examples:
 	cmd.Flags().StringVar(&o.format, "format", "", "output format: jsonl, csv or parquet (default: by extension)")
 	cmd.Flags().BoolVar(&o.strict, "strict", false, "treat plausibility warnings and extra columns as errors")
 	cmd.Flags().StringSliceVar(&o.partitionBy, "partition-by", nil, "write a Hive-style dataset OUT/col=value/…/part-0.parquet partitioned by these columns, e.g. experiment,model")
+	cmd.Flags().IntVar(&o.maxPartitions, "max-partitions", ledger.DefaultMaxPartitions, "with --partition-by: fail if the dataset would have more partitions than this")
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"jsonl", "csv", "parquet"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.MarkFlagFilename("in", "jsonl", "ndjson", "csv", "parquet")
 	cmd.MarkFlagFilename("out", "jsonl", "ndjson", "csv", "parquet")

@@ -7,22 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/parquet/file"
+
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // export --partition-by writes every row of the sample exactly once, each
 // in the directory its experiment and model name, with all its columns.
 func TestExportPartitioned(t *testing.T) {
-	for _, per := range []int{partitionsPerPass, 2} {
-		testExportPartitioned(t, per)
-	}
-}
-
-// testExportPartitioned exports with at most per partitions per pass (the
-// sample has 11: one pass, or six).
-func testExportPartitioned(t *testing.T, per int) {
-	defer func(old int) { partitionsPerPass = old }(partitionsPerPass)
-	partitionsPerPass = per
 	out := filepath.Join(t.TempDir(), "ds")
 	code, _, stderr := runCmd(t, "export", "--in", samplePath, "--out", out, "--partition-by", "experiment,model")
 	if code != 0 {
@@ -41,7 +33,7 @@ func testExportPartitioned(t *testing.T, per int) {
 	}
 	for _, f := range files {
 		if filepath.Base(f) != "part-0.parquet" {
-			t.Errorf("%d per pass: %s: every partition should be one file", per, f)
+			t.Errorf("%s: every partition should be one file", f)
 		}
 	}
 	var got []ledger.Episode
@@ -78,13 +70,95 @@ func testExportPartitioned(t *testing.T, per int) {
 }
 
 func TestExportPartitionedRefuses(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--partition-by", "nope"}, exitFailure, "nope: partition column is not a ledger column"},
+		{[]string{"--partition-by", "fault_fired"}, exitFailure, "cannot partition by a boolean column"},
+		// The sample's platform is empty for non-social writes.
+		{[]string{"--partition-by", "platform"}, exitFailure, "platform: empty value"},
+		{[]string{"--partition-by", "episode_id", "--max-partitions", "10"}, exitFailure, ":11: episode_id: more than 10 partitions"},
+		{[]string{"--partition-by", "model", "--max-partitions", "0"}, exitUsage, "--max-partitions must be at least 1"},
+	} {
+		dir := t.TempDir()
+		args := append([]string{"export", "--in", samplePath, "--out", filepath.Join(dir, "ds")}, c.args...)
+		code, _, stderr := runCmd(t, args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("%v: left %d entries behind", c.args, len(ents))
+		}
+	}
+}
+
+// A partitioned export of a raw ledger loses nothing: the calls and
+// effects go to OUT.calls and OUT.effects, and every command reads the
+// dataset (--in OUT) as it reads the source.
+func TestExportPartitionedRaw(t *testing.T) {
+	const raw = "../../testdata/ledger/sample.jsonl"
 	dir := t.TempDir()
 	out := filepath.Join(dir, "ds")
-	code, _, stderr := runCmd(t, "export", "--in", samplePath, "--out", out, "--partition-by", "nope")
-	if code != exitFailure || !strings.Contains(stderr, "nope") {
-		t.Errorf("unknown column: exit %d, %q", code, stderr)
+	code, _, stderr := runCmd(t, "export", "--in", raw, "--out", out, "--partition-by", "experiment,model")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Errorf("left %d entries behind", len(ents))
+	flat := filepath.Join(dir, "flat.parquet")
+	if code, _, stderr := runCmd(t, "export", "--in", raw, "--out", flat); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	// Every partition has its calls and effects, with as many rows in all
+	// as the unpartitioned export.
+	for _, f := range mustGlob(t, filepath.Join(out, "*", "*", "*.parquet")) {
+		rel, _ := filepath.Rel(out, f)
+		for _, sib := range []string{out + ".calls", out + ".effects"} {
+			if _, err := os.Stat(filepath.Join(sib, rel)); err != nil {
+				t.Errorf("%s has no %s beside it: %v", f, filepath.Base(sib), err)
+			}
+		}
+	}
+	cflat, eflat := ledger.SiblingPaths(flat)
+	for _, c := range []struct{ flat, ds string }{{cflat, out + ".calls"}, {eflat, out + ".effects"}} {
+		want := parquetRows(t, []string{c.flat})
+		got := parquetRows(t, mustGlob(t, filepath.Join(c.ds, "*", "*", "*.parquet")))
+		if got != want || want == 0 {
+			t.Errorf("%s: %d rows, the unpartitioned export has %d", c.ds, got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"rates", "--outcome", "duplicated", "--by", "condition,fault_mode", "--format", "json"},
+		{"tables", "--table", "3", "--format", "csv"},
+	} {
+		_, a, errA := runCmd(t, append(args, "--in", raw)...)
+		code, b, errB := runCmd(t, append(args, "--in", out)...)
+		if code != 0 || a != b || a == "" {
+			t.Errorf("%v: --in the dataset (exit %d, %s) differs from --in the source (%s):\n%s\nvs\n%s", args, code, errB, errA, b, a)
+		}
+	}
+}
+
+func mustGlob(t *testing.T, pattern string) []string {
+	t.Helper()
+	m, err := filepath.Glob(pattern)
+	if err != nil || len(m) == 0 {
+		t.Fatalf("no file matches %s: %v", pattern, err)
+	}
+	return m
+}
+
+// parquetRows counts the rows of Parquet files.
+func parquetRows(t *testing.T, files []string) int {
+	t.Helper()
+	n := 0
+	for _, f := range files {
+		r, err := file.OpenParquetFile(f, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += int(r.NumRows())
+		r.Close()
+	}
+	return n
 }

@@ -155,11 +155,11 @@ func TestBadInputs(t *testing.T) {
 
 func TestBadPaths(t *testing.T) {
 	dir := t.TempDir()
-	// A directory instead of a file.
+	// A directory without ledger files (a directory is read as a dataset).
 	sub := filepath.Join(dir, "ledger.csv")
 	os.Mkdir(sub, 0o755)
 	code, stdout, _ := runCmd(t, "validate", sub)
-	if want := sub + ": is a directory, not a ledger file\n"; code != 1 || stdout != want {
+	if want := sub + ": directory holds no ledger files (.parquet, .csv, .jsonl, .ndjson)\n"; code != 1 || stdout != want {
 		t.Errorf("directory: exit %d, %q", code, stdout)
 	}
 	// A missing file.

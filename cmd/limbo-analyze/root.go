@@ -93,7 +93,7 @@ Examples:
 	})
 	root.AddCommand(
 		newVersionCmd(e),
-		newValidateCmd(e), newExportCmd(e),
+		newValidateCmd(e), newExportCmd(e), newSchemaCmd(e),
 		newSimulateCmd(e), newGradeCmd(e),
 		newMergeCmd(e),
 		newProveCmd(e),
