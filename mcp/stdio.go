@@ -67,21 +67,30 @@ const drainTimeout = 10 * time.Second
 // once; the SDK ends the connection on EOF and would drop their answers,
 // and with them the episode's report. So the guard holds EOF back until
 // every received request is answered.
+//
+// It also keeps tool calls in the order they arrived: the SDK runs calls
+// concurrently, so a client that writes a call and finish back to back
+// could see finish end the episode before the call is recorded. A tool
+// call is passed on only once the calls before it are answered.
 type inFlight struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	pending map[string]int
+	calls   map[string]int // the tools/call requests among pending
 }
 
 func newInFlight() *inFlight {
-	f := &inFlight{pending: map[string]int{}}
+	f := &inFlight{pending: map[string]int{}, calls: map[string]int{}}
 	f.cond = sync.NewCond(&f.mu)
 	return f
 }
 
-func (f *inFlight) received(id json.RawMessage) {
+func (f *inFlight) received(id json.RawMessage, toolCall bool) {
 	f.mu.Lock()
 	f.pending[string(id)]++
+	if toolCall {
+		f.calls[string(id)]++
+	}
 	f.mu.Unlock()
 }
 
@@ -94,21 +103,32 @@ func (f *inFlight) answered(id json.RawMessage) {
 		if f.pending[k] == 0 {
 			delete(f.pending, k)
 		}
+		if f.calls[k] > 0 {
+			if f.calls[k]--; f.calls[k] == 0 {
+				delete(f.calls, k)
+			}
+		}
 		f.cond.Broadcast()
 	}
 }
 
 // wait returns when nothing is in flight or after timeout.
-func (f *inFlight) wait(timeout time.Duration) {
+func (f *inFlight) wait(timeout time.Duration) { f.waitFor(f.pending, timeout) }
+
+// waitCalls returns when no tool call is in flight or after timeout.
+func (f *inFlight) waitCalls(timeout time.Duration) { f.waitFor(f.calls, timeout) }
+
+func (f *inFlight) waitFor(m map[string]int, timeout time.Duration) {
+	expired := false
 	t := time.AfterFunc(timeout, func() {
 		f.mu.Lock()
-		f.pending = map[string]int{}
+		expired = true
 		f.cond.Broadcast()
 		f.mu.Unlock()
 	})
 	defer t.Stop()
 	f.mu.Lock()
-	for len(f.pending) > 0 {
+	for len(m) > 0 && !expired {
 		f.cond.Wait()
 	}
 	f.mu.Unlock()
@@ -132,11 +152,15 @@ func (g *lineGuard) Read(p []byte) (int, error) {
 			g.reply(nil, -32600, "message exceeds the size limit")
 		case len(bytes.TrimSpace(line)) == 0:
 		default:
-			if id, code, msg, req := checkMessage(line); code != 0 {
+			if id, code, msg, method := checkMessage(line); code != 0 {
 				g.reply(id, code, msg)
 			} else {
-				if req && g.inFlight != nil {
-					g.inFlight.received(id)
+				if method != "" && g.inFlight != nil {
+					toolCall := method == "tools/call"
+					if toolCall {
+						g.inFlight.waitCalls(drainTimeout)
+					}
+					g.inFlight.received(id, toolCall)
 				}
 				g.pending = append(line, '\n')
 			}
@@ -171,11 +195,11 @@ func (g *lineGuard) readLine() (line []byte, tooLong bool, err error) {
 
 // checkMessage accepts a JSON object with jsonrpc "2.0" and a method, or
 // a response (id with result or error). It returns the JSON-RPC error to
-// answer otherwise; req reports a request (method and id), which awaits
-// an answer.
-func checkMessage(line []byte) (id json.RawMessage, code int, msg string, req bool) {
+// answer otherwise; method is the method of a request (method and id),
+// which awaits an answer, and "" for anything else.
+func checkMessage(line []byte) (id json.RawMessage, code int, msg string, method string) {
 	if !json.Valid(line) {
-		return nil, -32700, "parse error: not JSON", false
+		return nil, -32700, "parse error: not JSON", ""
 	}
 	var m struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -185,16 +209,18 @@ func checkMessage(line []byte) (id json.RawMessage, code int, msg string, req bo
 		Error   json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(line, &m); err != nil {
-		return nil, -32600, "invalid request: not a JSON-RPC object", false
+		return nil, -32600, "invalid request: not a JSON-RPC object", ""
 	}
 	if m.JSONRPC != "2.0" {
-		return m.ID, -32600, `invalid request: jsonrpc must be "2.0"`, false
+		return m.ID, -32600, `invalid request: jsonrpc must be "2.0"`, ""
 	}
 	if m.Method == nil && (len(m.ID) == 0 || (len(m.Result) == 0 && len(m.Error) == 0)) {
-		return m.ID, -32600, "invalid request: neither a request nor a response", false
+		return m.ID, -32600, "invalid request: neither a request nor a response", ""
 	}
-	isReq := m.Method != nil && len(m.ID) > 0 && string(m.ID) != "null"
-	return m.ID, 0, "", isReq
+	if m.Method != nil && len(m.ID) > 0 && string(m.ID) != "null" {
+		return m.ID, 0, "", *m.Method
+	}
+	return m.ID, 0, "", ""
 }
 
 func (g *lineGuard) reply(id json.RawMessage, code int, msg string) {
