@@ -39,7 +39,7 @@ type PartResult struct {
 	Name     string
 	Level    string // the for_each level, "" without for_each
 	Kind     string
-	Estimate Stat   // the number the rule reads
+	Estimate Stat // the number the rule reads
 	Bound    float64
 	Extra    []Stat // further numbers the estimand gives
 	Rule     string // the rule in words, "" for a reported-only part
