@@ -10,11 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // LockFile is the content of FILE.lock: what was registered, when, with
@@ -133,7 +130,7 @@ type Provenance struct {
 	LedgerSHA256   string      `json:"ledger_sha256,omitempty"` // "" for large files
 	LedgerBytes    int64       `json:"ledger_bytes"`
 	ToolkitVersion string      `json:"toolkit_version"`
-	Seeds          []int64     `json:"seeds"` // distinct seeds of the episodes (simulated ledgers)
+	Seed           string      `json:"seed,omitempty"` // the run seed of a simulated ledger (its LEDGER.meta.json)
 	Lock           *LockStatus `json:"lock"`
 }
 
@@ -173,19 +170,4 @@ func LedgerIdentity(path string) (sha string, size int64, err error) {
 		return "", 0, err
 	}
 	return hex.EncodeToString(h.Sum(nil)), fi.Size(), nil
-}
-
-// Seeds lists the distinct seeds of the episodes, sorted (at most 20).
-func Seeds(eps []*ledger.Episode) []int64 {
-	var s []int64
-	for _, e := range eps {
-		if !slices.Contains(s, e.Seed) {
-			s = append(s, e.Seed)
-			if len(s) > 20 {
-				break
-			}
-		}
-	}
-	slices.Sort(s)
-	return s
 }
