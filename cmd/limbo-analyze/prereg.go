@@ -35,6 +35,15 @@ Examples:
 	return cmd
 }
 
+// oneFile accepts exactly one FILE argument; anything else is a usage
+// error (exit 2).
+func oneFile(c *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return usagef("prereg %s: want one FILE, got %d argument(s) (see '%s --help')", c.Name(), len(args), c.CommandPath())
+	}
+	return nil
+}
+
 // skeleton is what `prereg init` writes without --paper: one hypothesis to
 // edit, every required key present.
 const skeleton = `# A preregistration: see docs/prereg.md for every key.
@@ -56,7 +65,12 @@ func newPreregInitCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init [--paper] [--out FILE]",
 		Short: "Write a starting preregistration (--paper: the paper's H1–H6)",
-		Args:  cobra.NoArgs,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("prereg init takes no arguments (use --out FILE)")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data := []byte(skeleton)
 			if paper {
@@ -119,7 +133,7 @@ func newPreregCheckCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check FILE [--in LEDGER]",
 		Short: "Validate a preregistration, and with --in its columns and levels against a ledger",
-		Args:  cobra.ExactArgs(1),
+		Args:  oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := readPrereg(e, args[0])
 			if err != nil {
@@ -151,7 +165,7 @@ func newPreregLockCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "lock FILE",
 		Short: "Write FILE.lock: the file's SHA-256, the UTC time and the toolkit version (tamper evidence, not security)",
-		Args:  cobra.ExactArgs(1),
+		Args:  oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			l, err := prereg.Lock(args[0], time.Now(), version)
 			if err != nil {
