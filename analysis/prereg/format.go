@@ -191,9 +191,23 @@ func Parse(name string, data []byte) (*File, error) {
 type decoder struct {
 	file string
 	errs ErrorList
+	// last is the line of the last node read: an empty node (a bare "-")
+	// has no line of its own, so its errors take the nearest one.
+	last int
+}
+
+func (d *decoder) line(n *yaml.Node) int {
+	if n.Line > 0 {
+		d.last = n.Line
+		return n.Line
+	}
+	return max(d.last, 1)
 }
 
 func (d *decoder) errf(line int, format string, args ...any) {
+	if line < 1 {
+		line = max(d.last, 1)
+	}
 	if len(d.errs) < 100 {
 		d.errs = append(d.errs, &Error{File: d.file, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
@@ -205,6 +219,7 @@ type fields map[string]func(v *yaml.Node)
 // mapping calls the handler of each key of n, reporting unknown and
 // repeated keys (with close matches) and a node that is not a mapping.
 func (d *decoder) mapping(n *yaml.Node, what string, fs fields) bool {
+	d.line(n)
 	if n.Kind != yaml.MappingNode {
 		d.errf(n.Line, "%s: want a mapping of keys, found %s", what, describe(n))
 		return false
@@ -356,7 +371,7 @@ func (d *decoder) parse(data []byte) *File {
 		"alpha": func(v *yaml.Node) { d.num(v, "alpha", &f.Alpha); d.checkAlpha(v.Line, "alpha", f.Alpha) },
 		"derive": func(v *yaml.Node) {
 			d.list(v, "derive", func(c *yaml.Node) {
-				x := &Derived{Line: c.Line}
+				x := &Derived{Line: d.line(c)}
 				d.mapping(c, "derive", fields{
 					"name":  func(v *yaml.Node) { d.str(v, "derive.name", &x.Name) },
 					"where": func(v *yaml.Node) { d.str(v, "derive.where", &x.Where) },
@@ -366,7 +381,7 @@ func (d *decoder) parse(data []byte) *File {
 		},
 		"families": func(v *yaml.Node) {
 			d.list(v, "families", func(c *yaml.Node) {
-				x := &Family{Line: c.Line}
+				x := &Family{Line: d.line(c)}
 				d.mapping(c, "family", fields{
 					"id":     func(v *yaml.Node) { d.str(v, "family.id", &x.ID) },
 					"adjust": func(v *yaml.Node) { d.str(v, "family.adjust", &x.Adjust) },
@@ -431,8 +446,8 @@ func yamlMsg(err error) string {
 }
 
 func (d *decoder) hypothesis(n *yaml.Node) *Hypothesis {
-	h := &Hypothesis{Line: n.Line, Analysis: Primary, Combine: "all"}
-	single := &Part{Line: n.Line, IfNotComputable: "fail"}
+	h := &Hypothesis{Line: d.line(n), Analysis: Primary, Combine: "all"}
+	single := &Part{Line: h.Line, IfNotComputable: "fail"}
 	var hasEstimand, hasRule bool
 	d.mapping(n, "hypothesis", fields{
 		"id":             func(v *yaml.Node) { d.str(v, "id", &h.ID) },
@@ -458,6 +473,9 @@ func (d *decoder) hypothesis(n *yaml.Node) *Hypothesis {
 		if !hasRule {
 			d.errf(n.Line, "hypothesis %s: an estimand without a rule decides nothing (add rule, or use parts to report it beside a ruled part)", h.ID)
 		}
+		if single.Estimand.Line == 0 {
+			single.Estimand.Line = h.Line
+		}
 		h.Parts = []*Part{single}
 	case hasRule:
 		d.errf(n.Line, "hypothesis %s: a rule without an estimand", h.ID)
@@ -468,7 +486,7 @@ func (d *decoder) hypothesis(n *yaml.Node) *Hypothesis {
 }
 
 func (d *decoder) part(n *yaml.Node) *Part {
-	p := &Part{Line: n.Line, IfNotComputable: "fail"}
+	p := &Part{Line: d.line(n), IfNotComputable: "fail"}
 	hasEstimand := false
 	d.mapping(n, "part", fields{
 		"name":              func(v *yaml.Node) { d.str(v, "name", &p.Name) },
@@ -480,13 +498,16 @@ func (d *decoder) part(n *yaml.Node) *Part {
 		"rule":              func(v *yaml.Node) { p.Rule = d.rule(v) },
 	})
 	if !hasEstimand && n.Kind == yaml.MappingNode {
-		d.errf(n.Line, "part %q: no estimand", p.Name)
+		d.errf(p.Line, "part %q: no estimand", p.Name)
+	}
+	if p.Estimand.Line == 0 {
+		p.Estimand.Line = p.Line
 	}
 	return p
 }
 
 func (d *decoder) estimand(n *yaml.Node) Estimand {
-	e := Estimand{Line: n.Line, Level: math.NaN()}
+	e := Estimand{Line: d.line(n), Level: math.NaN()}
 	d.mapping(n, "estimand", fields{
 		"kind":     func(v *yaml.Node) { d.str(v, "estimand.kind", &e.Kind) },
 		"weight":   func(v *yaml.Node) { d.str(v, "estimand.weight", &e.Weight) },
@@ -512,7 +533,7 @@ func (d *decoder) estimand(n *yaml.Node) Estimand {
 }
 
 func (d *decoder) rule(n *yaml.Node) *Rule {
-	r := &Rule{Line: n.Line, Bound: math.NaN(), Alpha: math.NaN(), Margin: math.NaN()}
+	r := &Rule{Line: d.line(n), Bound: math.NaN(), Alpha: math.NaN(), Margin: math.NaN()}
 	d.mapping(n, "rule", fields{
 		"direction":  func(v *yaml.Node) { d.str(v, "rule.direction", &r.Direction) },
 		"bound":      func(v *yaml.Node) { d.num(v, "rule.bound", &r.Bound) },
