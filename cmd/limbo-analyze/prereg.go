@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -188,36 +190,76 @@ func runPreregHypotheses(o hypothesesOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	res, err := f.Evaluate(d.Episodes)
+	res, err := evalPrereg(e, o.prereg, f, d, o.in)
 	if err != nil {
 		return err
 	}
-	sha, size, err := prereg.LedgerIdentity(o.in)
-	if err != nil {
-		return err
-	}
-	// Ledgers record no creation time today (the sidecar holds only what
-	// is the same on every run), so the lock's order is "unknown".
-	lock, err := prereg.CheckLock(o.prereg, f.SHA256, time.Time{})
-	if err != nil {
-		return err
-	}
-	res.Provenance = &prereg.Provenance{Prereg: o.prereg, PreregSHA256: f.SHA256, Ledger: o.in, LedgerSHA256: sha, LedgerBytes: size,
-		ToolkitVersion: version, Seed: sidecarSeed(o.in), Lock: lock}
 	var buf bytes.Buffer
 	if err := res.Write(&buf, o.format); err != nil {
 		return err
 	}
-	if _, err := e.stdout.Write(buf.Bytes()); err != nil {
-		return err
+	_, err = e.stdout.Write(buf.Bytes())
+	return err
+}
+
+// evalPrereg evaluates f on the episodes of the ledger at in ("" for a
+// simulated run whose seed is seed) and attaches the provenance; it warns
+// on stderr of a lock that does not match and of verdicts that are not
+// computable.
+func evalPrereg(e *env, path string, f *prereg.File, d *analysis.Data, in string) (*prereg.Result, error) {
+	res, err := f.Evaluate(d.Episodes)
+	if err != nil {
+		return nil, err
 	}
-	if lock.Present && !lock.Matches {
-		fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s changed after it was locked\n", o.prereg)
+	prov := &prereg.Provenance{Prereg: path, PreregSHA256: f.SHA256, Ledger: in, ToolkitVersion: version}
+	if in != "" {
+		if prov.LedgerSHA256, prov.LedgerBytes, err = prereg.LedgerIdentity(in); err != nil {
+			return nil, err
+		}
+		prov.Seed = sidecarSeed(in)
+	}
+	if prov.Seed == "" {
+		prov.Seed = d.RunSeed()
+	}
+	// Ledgers record no creation time today (the sidecar holds only what
+	// is the same on every run), so the lock's order is "unknown".
+	if prov.Lock, err = prereg.CheckLock(path, f.SHA256, time.Time{}); err != nil {
+		return nil, err
+	}
+	res.Provenance = prov
+	if prov.Lock.Present && !prov.Lock.Matches {
+		fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s changed after it was locked\n", path)
 	}
 	for _, v := range res.Verdicts {
 		if v.Verdict == prereg.NotComputable {
 			fmt.Fprintf(e.stderr, "limbo-analyze: %s not computable: %s\n", v.ID, v.Reason)
 		}
 	}
-	return nil
+	return res, nil
+}
+
+// writePreregReport writes prereg.md, prereg.csv and prereg.json into a
+// report directory (`report --prereg`).
+func writePreregReport(e *env, path string, f *prereg.File, d *analysis.Data, in, dir string) ([]string, error) {
+	res, err := evalPrereg(e, path, f, d, in)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, format := range []string{"md", "csv", "json"} {
+		name := filepath.Join(dir, "prereg."+format)
+		a, err := createAtomic(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := res.Write(a, format); err != nil {
+			a.abort()
+			return nil, err
+		}
+		if err := a.close(); err != nil {
+			return nil, err
+		}
+		files = append(files, name)
+	}
+	return files, nil
 }

@@ -132,4 +132,22 @@ hypotheses:
 	if code != 0 || !strings.Contains(stderr, "changed after it was locked") || !strings.Contains(out, "matches the file: false") {
 		t.Errorf("tampered: exit %d:\n%s\n%s", code, out, stderr)
 	}
+
+	// report --prereg writes the verdicts beside the report's files.
+	rep := filepath.Join(dir, "rep")
+	if code, _, stderr := runPrereg(t, "report", "--in", cliCSV, "--prereg", study, "--out", rep); code != 0 {
+		t.Fatalf("report --prereg: exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{"prereg.md", "prereg.csv", "prereg.json"} {
+		b, err := os.ReadFile(filepath.Join(rep, name))
+		if err != nil || !strings.Contains(string(b), "supported") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if code, _, _ := runPrereg(t, "report", "--in", cliCSV, "--prereg", filepath.Join(dir, "missing.yaml"), "--out", filepath.Join(dir, "rep2")); code != 1 {
+		t.Errorf("report with a missing preregistration: exit %d, want 1", code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rep2")); err == nil {
+		t.Error("report wrote a directory although the preregistration was missing")
+	}
 }
