@@ -74,7 +74,7 @@ func TestSchemaKeys(t *testing.T) {
 		rule = append(rule, k)
 	}
 	slices.Sort(rule)
-	if w := []string{"alpha", "bound", "compare_to", "direction", "margin", "use"}; !slices.Equal(rule, w) {
+	if w := []string{"alpha", "bound", "compare_to", "direction", "margin", "sides", "use"}; !slices.Equal(rule, w) {
 		t.Errorf("schema rule keys %v, want %v", rule, w)
 	}
 }

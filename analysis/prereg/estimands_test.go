@@ -56,6 +56,9 @@ func TestEstimands(t *testing.T) {
 		{"M-aware", 6.521739130434782, nan, nan, 0.2624375357110438, 138, Inconclusive, 1e-9},
 		// Logit OR of one binary factor = the 2×2 table's cross ratio, Wald CI.
 		{"O", 2.7111111111111112, 1.5008484082564326, 4.897312357701014, 0.0009472009872020237, 285, Supported, 1e-6},
+		// One-sided: p/2 on the predicted side, 1 − p/2 on the other.
+		{"O-one-sided", 2.7111111111111112, 1.5008484082564326, 4.897312357701014, 0.0009472009872020237 / 2, 285, Supported, 1e-6},
+		{"O-wrong-side", 2.7111111111111112, 1.5008484082564326, 4.897312357701014, 1 - 0.0009472009872020237/2, 285, NotSupported, 1e-6},
 		// Shapley share of McFadden's R² (two factors, Newton–Raphson fits).
 		{"S", 42.21286999232927, nan, nan, nan, 285, NotSupported, 1e-6},
 		// Wald TOST, 90% interval, margin ±5 pp.

@@ -339,6 +339,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		st.Name = "gain_pp"
 		st.Value, st.P, st.N = c.GainPP, c.P, int64(c.Pairs)
 		pr.rawP = c.P
+		oneSided(p.Rule, pr)
 		pr.Extra = append(pr.Extra,
 			Stat{Name: "only_" + e.A, Value: float64(c.B), Lo: nan, Hi: nan, P: nan, N: int64(c.Pairs)},
 			Stat{Name: "only_" + e.B, Value: float64(c.C), Lo: nan, Hi: nan, P: nan, N: int64(c.Pairs)})
@@ -366,6 +367,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		st.Name = e.Model + "_or"
 		st.Value, st.Lo, st.Hi, st.P, st.N = c.OR, c.ORLo, c.ORHi, c.P, r.N
 		pr.rawP = c.P
+		oneSided(p.Rule, pr)
 	case KindShapley:
 		r, err := analysis.Shapley(q, analysis.ShapleySpec{Formula: e.Formula, R2: e.R2, Refs: e.Refs})
 		if err != nil {
@@ -397,6 +399,22 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		}
 	}
 	return pr
+}
+
+// oneSided replaces a two-sided p-value by the one-sided one in the rule's
+// predicted direction (p/2 on the predicted side, 1 − p/2 on the other),
+// before any family adjustment. For McNemar's exact test this is the
+// usual one-sided value whenever the two-sided one was not capped at 1.
+func oneSided(r *Rule, pr *PartResult) {
+	if r == nil || r.Sides != 1 || math.IsNaN(pr.rawP) {
+		return
+	}
+	p := pr.rawP / 2
+	if !holds(r.Direction, pr.Estimate.Value, r.Bound) {
+		p = 1 - p
+	}
+	pr.Extra = append(pr.Extra, Stat{Name: "p_two_sided", Value: pr.rawP, Lo: nan, Hi: nan, P: nan, N: pr.Estimate.N})
+	pr.rawP, pr.Estimate.P = p, p
 }
 
 func orDefault(s, d string) string {
@@ -639,7 +657,11 @@ func (r *Rule) String(kind string) string {
 	case r.Direction == Different:
 		fmt.Fprintf(&b, "supported iff p < %g (two-sided against %s); else inconclusive", r.Alpha, bound)
 	default:
-		fmt.Fprintf(&b, "supported iff the estimate %s %s with p < %g; not supported iff it is not; else inconclusive", words[r.Direction], bound, r.Alpha)
+		sided := ""
+		if r.Sides == 1 {
+			sided = "one-sided "
+		}
+		fmt.Fprintf(&b, "supported iff the estimate %s %s with %sp < %g; not supported iff it is not; else inconclusive", words[r.Direction], bound, sided, r.Alpha)
 	}
 	return b.String()
 }

@@ -145,7 +145,11 @@ type Rule struct {
 	Use       string
 	Alpha     float64
 	Margin    float64 // equivalent: ± margin, in the estimand's units
-	Line      int
+	// Sides is 2 (default: the two-sided p-value, read with the predicted
+	// direction, as the paper does) or 1 (the one-sided p-value in the
+	// predicted direction).
+	Sides int
+	Line  int
 }
 
 // Error is one problem in a preregistration file.
@@ -534,6 +538,7 @@ func (d *decoder) estimand(n *yaml.Node) Estimand {
 
 func (d *decoder) rule(n *yaml.Node) *Rule {
 	r := &Rule{Line: d.line(n), Bound: math.NaN(), Alpha: math.NaN(), Margin: math.NaN()}
+	sides := math.NaN()
 	d.mapping(n, "rule", fields{
 		"direction":  func(v *yaml.Node) { d.str(v, "rule.direction", &r.Direction) },
 		"bound":      func(v *yaml.Node) { d.num(v, "rule.bound", &r.Bound) },
@@ -541,7 +546,16 @@ func (d *decoder) rule(n *yaml.Node) *Rule {
 		"use":        func(v *yaml.Node) { d.str(v, "rule.use", &r.Use) },
 		"alpha":      func(v *yaml.Node) { d.num(v, "rule.alpha", &r.Alpha); d.checkAlpha(v.Line, "rule.alpha", r.Alpha) },
 		"margin":     func(v *yaml.Node) { d.num(v, "rule.margin", &r.Margin) },
+		"sides":      func(v *yaml.Node) { d.num(v, "rule.sides", &sides) },
 	})
+	switch sides {
+	case 1, 2:
+		r.Sides = int(sides)
+	default:
+		if !math.IsNaN(sides) {
+			d.errf(r.Line, "rule.sides %v: want 1 or 2", sides)
+		}
+	}
 	return r
 }
 
@@ -1020,6 +1034,9 @@ func (d *decoder) checkRule(f *File, what string, p *Part, derived map[string]bo
 			d.errf(line, "%s: direction different needs a test (use test)", what)
 		}
 	case UseTest:
+		if r.Sides == 1 && r.Direction == Different {
+			d.errf(line, "%s: rule.sides 1 contradicts direction different (a two-sided test)", what)
+		}
 		if !hasP {
 			d.errf(line, "%s: rule.use test: a %s has no p-value (use point or interval)", what, e.Kind)
 		}
@@ -1028,6 +1045,12 @@ func (d *decoder) checkRule(f *File, what string, p *Part, derived map[string]bo
 		}
 	default:
 		d.errf(line, "%s: rule.use %q: want point, interval or test", what, r.Use)
+	}
+	if r.Sides != 0 && r.Use != UseTest {
+		d.errf(line, "%s: rule.sides applies only to use test", what)
+	}
+	if r.Sides == 0 {
+		r.Sides = 2
 	}
 	if math.IsNaN(r.Bound) && r.CompareTo == "" {
 		r.Bound = nullOf(e.Kind)
