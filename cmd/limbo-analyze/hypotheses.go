@@ -14,6 +14,7 @@ import (
 // hypothesesOptions are the flags of `hypotheses`.
 type hypothesesOptions struct {
 	in, inFormat, format string
+	prereg               string // a preregistration file to evaluate instead of H1–H6
 	strict               bool
 }
 
@@ -39,7 +40,8 @@ supported, inconclusive, partly supported, or not computable):
 
 Examples:
   limbo-analyze hypotheses --in run.parquet
-  limbo-analyze hypotheses --in run.parquet --format json`,
+  limbo-analyze hypotheses --in run.parquet --format json
+  limbo-analyze hypotheses --prereg study.yaml --in run.parquet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.in == "" {
@@ -47,6 +49,9 @@ Examples:
 			}
 			if !slices.Contains([]string{"text", "md", "csv", "json"}, o.format) {
 				return usagef("hypotheses: --format %q: want text, md, csv or json", o.format)
+			}
+			if o.prereg != "" {
+				return runPreregHypotheses(o, e)
 			}
 			return runHypotheses(o, e)
 		},
@@ -56,6 +61,7 @@ Examples:
 	f.StringVar(&o.inFormat, "in-format", "", "ledger format: jsonl, csv or parquet (default: from the extension)")
 	f.StringVar(&o.format, "format", "text", "output format: text, md, csv or json")
 	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
+	f.StringVar(&o.prereg, "prereg", "", "evaluate this preregistration file (docs/prereg.md) instead of the paper's H1–H6")
 	return cmd
 }
 

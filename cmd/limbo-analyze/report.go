@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/plots"
@@ -26,6 +27,7 @@ type reportOptions struct {
 	seed         uint64
 	out          string
 	strict       bool
+	prereg       string // also evaluate this preregistration (prereg.md, .csv, .json)
 }
 
 // defaultSeed is the seed `report` simulates with when given no ledger (the
@@ -146,11 +148,19 @@ Examples:
 	f.Uint64Var(&o.seed, "seed", defaultSeed, "run seed of the simulation (without --in)")
 	f.StringVar(&o.out, "out", "", "output directory (required)")
 	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
+	f.StringVar(&o.prereg, "prereg", "", "also evaluate this preregistration file into prereg.md, prereg.csv and prereg.json")
 	return cmd
 }
 
 func runReport(o reportOptions, e *env) error {
 	meta := report.Meta{Toolkit: version, Schema: ledger.SchemaVersion, Go: runtime.Version()}
+	var pf *prereg.File
+	if o.prereg != "" {
+		var err error
+		if pf, err = readPrereg(e, o.prereg); err != nil {
+			return err
+		}
+	}
 	var d *analysis.Data
 	if o.in == "" {
 		d = &analysis.Data{}
@@ -169,6 +179,9 @@ func runReport(o reportOptions, e *env) error {
 		// Only the columns the tables and figures use: a user's ledger that
 		// lacks some gets the tables it can support, with warnings.
 		cols := append(analysis.Columns(analysis.TableNumbers), "seed")
+		if pf != nil {
+			cols = nil // a preregistration may read any column
+		}
 		if d, err = readAnalysisData(e, o.in, o.inFormat, o.strict, cols); err != nil {
 			return err
 		}
@@ -209,6 +222,13 @@ func runReport(o reportOptions, e *env) error {
 	files, err := report.WriteAllTo(u, o.out, res, meta, figs)
 	if err != nil {
 		return err
+	}
+	if pf != nil {
+		pfiles, err := writePreregReport(e, u, o.prereg, pf, d, o.in, o.out)
+		if err != nil {
+			return err
+		}
+		files = append(files, pfiles...)
 	}
 	if err := u.Commit(); err != nil {
 		return err

@@ -97,7 +97,7 @@ Examples:
 		newSimulateCmd(e), newGradeCmd(e),
 		newMergeCmd(e),
 		newProveCmd(e),
-		newTablesCmd(e), newHypothesesCmd(e), newReportCmd(e),
+		newTablesCmd(e), newHypothesesCmd(e), newPreregCmd(e), newReportCmd(e),
 		newRatesCmd(e), newPairedCmd(e), newShapleyCmd(e), newModelCmd(e), newTOSTCmd(e),
 		newServeCmd(e), newDriveCmd(e),
 		newFiguresCmd(e), newViewCmd(e),

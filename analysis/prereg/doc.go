@@ -1,0 +1,22 @@
+// Package prereg reads preregistrations — hypotheses with their estimands
+// and decision rules, written before the data are seen — checks them
+// against a ledger, locks them, and evaluates them with the analysis
+// engine into verdicts with provenance.
+//
+// # Format
+//
+// A preregistration is one YAML document (docs/prereg.md is the reference
+// of every key; docs/prereg.schema.json lets editors check it). Each
+// hypothesis has an id, a statement, a population (a where expression) and
+// one or more parts, each an estimand — a rate, a difference of rates, a
+// paired McNemar test, an odds ratio from logit, GEE or GLMM, a Shapley
+// share, or a TOST — with a decision rule that maps it to supported, not
+// supported or inconclusive; "not computable" with its reason is the
+// fourth outcome. Parse reports every problem as file:line: message.
+//
+// # Lock
+//
+// Lock writes FILE.lock with the file's SHA-256, the UTC time and the
+// toolkit version; CheckLock compares it with the file. This is tamper
+// evidence for readers of a study, not security: anyone can rewrite both.
+package prereg

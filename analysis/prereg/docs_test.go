@@ -1,0 +1,80 @@
+package prereg
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestDocsExamplesParse parses every YAML block of docs/prereg.md, so the
+// manual cannot drift from the format.
+func TestDocsExamplesParse(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "prereg.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(doc), "```yaml\n")[1:]
+	if len(blocks) < 2 {
+		t.Fatalf("%d YAML blocks in docs/prereg.md", len(blocks))
+	}
+	study, err := os.ReadFile(filepath.Join("testdata", "study.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for i, b := range blocks {
+		b, _, _ = strings.Cut(b, "```")
+		if _, err := Parse("docs/prereg.md block "+string(rune('1'+i)), []byte(b)); err != nil {
+			t.Errorf("%v", err)
+		}
+		found = found || b == string(study)
+	}
+	if !found {
+		t.Error("docs/prereg.md does not show testdata/study.yaml as it is")
+	}
+}
+
+// TestSchemaKeys checks that docs/prereg.schema.json lists exactly the
+// keys the parser accepts for estimands and rules.
+func TestSchemaKeys(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "prereg.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Defs map[string]struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"kind"}
+	for _, keys := range kindKeys {
+		for _, k := range keys {
+			if !slices.Contains(want, k) {
+				want = append(want, k)
+			}
+		}
+	}
+	slices.Sort(want)
+	var got []string
+	for k := range s.Defs["estimand"].Properties {
+		got = append(got, k)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("schema estimand keys %v, parser %v", got, want)
+	}
+	var rule []string
+	for k := range s.Defs["rule"].Properties {
+		rule = append(rule, k)
+	}
+	slices.Sort(rule)
+	if w := []string{"alpha", "bound", "compare_to", "direction", "margin", "sides", "use"}; !slices.Equal(rule, w) {
+		t.Errorf("schema rule keys %v, want %v", rule, w)
+	}
+}

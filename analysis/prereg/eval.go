@@ -1,0 +1,667 @@
+package prereg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/formula"
+	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/stats"
+)
+
+// Verdicts. The first four are a rule's outcomes; partly supported is a
+// hypothesis whose parts combine "partial" and hold in part.
+const (
+	Supported     = "supported"
+	NotSupported  = "not supported"
+	Inconclusive  = "inconclusive"
+	NotComputable = "not computable"
+	PartlySupport = "partly supported"
+)
+
+// Stat is one number behind a verdict. Rates and differences of rates are
+// in percent or percentage points; NaN where undefined.
+type Stat struct {
+	Name   string
+	Value  float64
+	Lo, Hi float64 // the interval the estimand reports, NaN if none
+	P      float64 // p-value (adjusted within its family when it has one)
+	N      int64   // rows (episodes or pairs) behind the number
+}
+
+// PartResult is the evaluation of one part (one level of for_each).
+type PartResult struct {
+	Name     string
+	Level    string // the for_each level, "" without for_each
+	Kind     string
+	Estimate Stat // the number the rule reads
+	Bound    float64
+	Extra    []Stat // further numbers the estimand gives
+	Rule     string // the rule in words, "" for a reported-only part
+	Verdict  string // "" for a reported-only part
+	Reason   string // why the verdict is not computable
+	Warnings []string
+	rawP     float64
+	part     *Part
+}
+
+// Verdict is a hypothesis's evaluation.
+type Verdict struct {
+	ID, Statement string
+	Analysis      string
+	SensitivityOf string
+	Verdict       string
+	Reason        string // for not computable
+	Parts         []*PartResult
+}
+
+// Result is the evaluation of a preregistration on a ledger.
+type Result struct {
+	Title      string
+	Verdicts   []*Verdict
+	Provenance *Provenance
+}
+
+// derivedRow is an episode with the file's derived columns.
+type derivedRow struct {
+	ep    *ledger.Episode
+	names []string
+	vals  []bool
+}
+
+func (r *derivedRow) Get(name string) (ledger.Value, bool) {
+	for i, n := range r.names {
+		if n == name {
+			return ledger.Value{Kind: ledger.KindBool, Bool: r.vals[i]}, true
+		}
+	}
+	return r.ep.Get(name)
+}
+
+// Rows wraps episodes with the file's derived columns.
+func (f *File) Rows(eps []*ledger.Episode) ([]frame.Row, error) {
+	names := make([]string, len(f.Derive))
+	for i, x := range f.Derive {
+		names[i] = x.Name
+	}
+	rows := make([]frame.Row, len(eps))
+	for i, e := range eps {
+		r := &derivedRow{ep: e, names: names, vals: make([]bool, len(names))}
+		for j, x := range f.Derive {
+			// Later derived columns may read earlier ones: r answers them.
+			r.names = names[:j]
+			ok, err := x.expr.Keep(r)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: derive %s: episode %q: %w", f.Path, x.Line, x.Name, e.EpisodeID, err)
+			}
+			r.vals[j] = ok
+		}
+		r.names = names
+		rows[i] = r
+	}
+	return rows, nil
+}
+
+// Evaluate computes every hypothesis of f on the episodes through the
+// analysis engine and applies the decision rules.
+func (f *File) Evaluate(eps []*ledger.Episode) (*Result, error) {
+	rows, err := f.Rows(eps)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Title: f.Title}
+	var all []*PartResult
+	for _, h := range f.Hypotheses {
+		v := &Verdict{ID: h.ID, Statement: h.Statement, Analysis: h.Analysis, SensitivityOf: h.SensitivityOf}
+		for _, p := range h.Parts {
+			prs := f.evalPart(h, p, rows)
+			v.Parts = append(v.Parts, prs...)
+			all = append(all, prs...)
+		}
+		res.Verdicts = append(res.Verdicts, v)
+	}
+	f.adjustFamilies(all)
+	for _, v := range res.Verdicts {
+		for _, pr := range v.Parts {
+			if pr.part.Rule != nil && pr.Verdict == "" {
+				pr.Verdict, pr.Reason = decide(pr.part.Rule, pr)
+			}
+		}
+		h := f.hypothesis(v.ID)
+		v.Verdict, v.Reason = combine(h, v.Parts)
+	}
+	return res, nil
+}
+
+func (f *File) hypothesis(id string) *Hypothesis {
+	for _, h := range f.Hypotheses {
+		if h.ID == id {
+			return h
+		}
+	}
+	return nil
+}
+
+// adjustFamilies replaces the p-value of every test in a family by its
+// adjusted value over the family's computable tests.
+func (f *File) adjustFamilies(all []*PartResult) {
+	for _, fam := range f.Families {
+		var members []*PartResult
+		var ps []float64
+		for _, pr := range all {
+			if pr.part.Estimand.Family == fam.ID && !math.IsNaN(pr.rawP) {
+				members = append(members, pr)
+				ps = append(ps, pr.rawP)
+			}
+		}
+		var adj []float64
+		switch fam.Adjust {
+		case "holm":
+			adj = stats.HolmAdjust(ps)
+		case "bonferroni":
+			adj = stats.BonferroniAdjust(ps)
+		case "bh":
+			adj = stats.BHAdjust(ps)
+		}
+		for i, pr := range members {
+			pr.Estimate.P = adj[i]
+			pr.Extra = append(pr.Extra, Stat{Name: "p_unadjusted", Value: ps[i], Lo: nan, Hi: nan, P: nan, N: pr.Estimate.N})
+			pr.Warnings = append(pr.Warnings, fmt.Sprintf("p adjusted (%s) over the %d test(s) of family %s", fam.Adjust, len(ps), fam.ID))
+		}
+	}
+}
+
+var nan = math.NaN()
+
+func and(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return "(" + a + ") && (" + b + ")"
+}
+
+// evalPart evaluates a part once, or once per level of its for_each column.
+func (f *File) evalPart(h *Hypothesis, p *Part, rows []frame.Row) []*PartResult {
+	where := and(h.Population, p.Population)
+	if p.ForEach == "" {
+		return []*PartResult{f.estimate(p, analysis.Query{Rows: rows, Where: where}, "")}
+	}
+	levels, err := levelsOf(rows, where, p.ForEach)
+	if err == nil && len(levels) == 0 {
+		err = fmt.Errorf("no level of %s in the population", p.ForEach)
+	}
+	if err != nil {
+		pr := f.newPart(p, "")
+		pr.Verdict, pr.Reason = NotComputable, err.Error()
+		if p.Rule == nil {
+			pr.Verdict = ""
+		}
+		return []*PartResult{pr}
+	}
+	var out []*PartResult
+	for _, lv := range levels {
+		var sub []frame.Row
+		for _, r := range rows {
+			if v, ok := r.Get(p.ForEach); ok && !v.Null && v.String() == lv {
+				sub = append(sub, r)
+			}
+		}
+		out = append(out, f.estimate(p, analysis.Query{Rows: sub, Where: where}, lv))
+	}
+	return out
+}
+
+// levelsOf lists the levels of col among the rows that where keeps, sorted.
+func levelsOf(rows []frame.Row, where, col string) ([]string, error) {
+	w, err := formula.ParseWhere(where)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		ok, err := w.Keep(r)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		v, has := r.Get(col)
+		if !has {
+			return nil, fmt.Errorf("for_each: unknown column %q", col)
+		}
+		if !v.Null {
+			seen[v.String()] = true
+		}
+	}
+	var s []string
+	for k := range seen {
+		s = append(s, k)
+	}
+	slices.Sort(s)
+	return s, nil
+}
+
+func (f *File) newPart(p *Part, level string) *PartResult {
+	pr := &PartResult{Name: p.Name, Level: level, Kind: p.Estimand.Kind, part: p, rawP: nan,
+		Estimate: Stat{Name: p.Estimand.Kind, Value: nan, Lo: nan, Hi: nan, P: nan}, Bound: nan}
+	if p.Rule != nil {
+		pr.Rule = p.Rule.String(p.Estimand.Kind)
+		pr.Bound = p.Rule.Bound
+	}
+	return pr
+}
+
+// estimate computes the part's estimand with the engine.
+func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
+	pr := f.newPart(p, level)
+	e := p.Estimand
+	q.Weight = e.Weight
+	fail := func(err error) *PartResult {
+		pr.Verdict, pr.Reason = NotComputable, engineReason(err)
+		if p.Rule == nil {
+			pr.Verdict = ""
+		}
+		return pr
+	}
+	st := &pr.Estimate
+	switch e.Kind {
+	case KindRate:
+		r, err := analysis.Rates(q, analysis.RatesSpec{Outcome: p.Outcome, Cluster: e.Cluster, Level: e.Level})
+		if err != nil {
+			return fail(err)
+		}
+		pr.Warnings = append(pr.Warnings, r.Warnings...)
+		row := r.Rows[0]
+		st.Name = "rate_pct"
+		st.Value, st.Lo, st.Hi, st.N = 100*row.P, 100*row.Lo, 100*row.Hi, row.N
+		pr.Extra = append(pr.Extra, Stat{Name: "n_eff", Value: row.NEff, Lo: nan, Hi: nan, P: nan, N: row.N})
+		if e.Cluster != "" {
+			pr.Extra = append(pr.Extra, Stat{Name: "icc", Value: r.ICC, Lo: nan, Hi: nan, P: nan, N: row.N})
+		}
+	case KindRateDiff:
+		d, err := rateDiff(q, p.Outcome, e, stats.ZLevel(e.Level))
+		if err != nil {
+			return fail(err)
+		}
+		pr.Warnings = append(pr.Warnings, d.warnings...)
+		st.Name = "diff_pp"
+		st.Value, st.Lo, st.Hi, st.N = d.diff, d.lo, d.hi, d.na+d.nb
+		pr.Extra = append(pr.Extra, d.extra(e)...)
+	case KindTOST:
+		margin := 5.0
+		if p.Rule != nil && !math.IsNaN(p.Rule.Margin) {
+			margin = p.Rule.Margin
+		}
+		st.Name = "diff_pp"
+		if e.Cluster != "" {
+			alpha := defaultAlpha
+			if p.Rule != nil {
+				alpha = p.Rule.Alpha
+			}
+			d, err := rateDiff(q, p.Outcome, e, stats.ZLevel(1-2*alpha))
+			if err != nil {
+				return fail(err)
+			}
+			pr.Warnings = append(pr.Warnings, d.warnings...)
+			st.Value, st.Lo, st.Hi, st.N = d.diff, d.lo, d.hi, d.na+d.nb
+			st.P = d.tostP(margin)
+			pr.Extra = append(pr.Extra, d.extra(e)...)
+			break
+		}
+		r, err := analysis.TOST(q, analysis.TOSTSpec{Outcome: p.Outcome, Arm: e.Arm, A: e.A, B: e.B, Margin: margin / 100, Method: e.Method, PairedBy: e.PairBy})
+		if err != nil {
+			return fail(err)
+		}
+		pr.Warnings = append(pr.Warnings, r.Warnings...)
+		st.Value, st.Lo, st.Hi, st.P, st.N = 100*r.Diff, 100*r.Lo90, 100*r.Hi90, r.PTOST, int64(r.NA+r.NB)
+		if r.Pairs > 0 {
+			st.N = int64(r.Pairs)
+		}
+	case KindMcNemar:
+		r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: p.Outcome, Arm: e.Arm, Base: e.A, Levels: []string{e.B}, PairBy: e.PairBy, Test: e.Test, Adjust: "none"})
+		if err != nil {
+			return fail(err)
+		}
+		pr.Warnings = append(pr.Warnings, r.Warnings...)
+		if len(r.Comparisons) != 1 {
+			return fail(fmt.Errorf("no comparison of %s with %s", e.A, e.B))
+		}
+		c := r.Comparisons[0]
+		st.Name = "gain_pp"
+		st.Value, st.P, st.N = c.GainPP, c.P, int64(c.Pairs)
+		pr.rawP = c.P
+		oneSided(p.Rule, pr)
+		pr.Extra = append(pr.Extra,
+			Stat{Name: "only_" + e.A, Value: float64(c.B), Lo: nan, Hi: nan, P: nan, N: int64(c.Pairs)},
+			Stat{Name: "only_" + e.B, Value: float64(c.C), Lo: nan, Hi: nan, P: nan, N: int64(c.Pairs)})
+	case KindOddsRatio:
+		spec := analysis.ModelSpec{Family: e.Model, Formula: e.Formula, Group: e.Group, Corr: e.Corr, Refs: e.Refs}
+		r, err := analysis.Model(q, spec)
+		if err != nil && e.Fallback != "" {
+			pr.Warnings = append(pr.Warnings, fmt.Sprintf("%s working correlation failed (%v); %s used", orDefault(e.Corr, "exchangeable"), strings.TrimPrefix(err.Error(), "GEE: "), e.Fallback))
+			spec.Corr = e.Fallback
+			r, err = analysis.Model(q, spec)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		pr.Warnings = append(pr.Warnings, r.Warnings...)
+		i := slices.IndexFunc(r.Coefficients, func(c analysis.Coef) bool { return c.Term == e.Term })
+		if i < 0 {
+			var terms []string
+			for _, c := range r.Coefficients {
+				terms = append(terms, c.Term)
+			}
+			return fail(fmt.Errorf("the fit has no coefficient %q (it has %s)", e.Term, strings.Join(terms, ", ")))
+		}
+		c := r.Coefficients[i]
+		st.Name = e.Model + "_or"
+		st.Value, st.Lo, st.Hi, st.P, st.N = c.OR, c.ORLo, c.ORHi, c.P, r.N
+		pr.rawP = c.P
+		oneSided(p.Rule, pr)
+	case KindShapley:
+		r, err := analysis.Shapley(q, analysis.ShapleySpec{Formula: e.Formula, R2: e.R2, Refs: e.Refs})
+		if err != nil {
+			return fail(err)
+		}
+		pr.Warnings = append(pr.Warnings, r.Warnings...)
+		share := func(name string) (float64, bool) {
+			for _, t := range r.Terms {
+				if t.Name == name {
+					return t.Share, true
+				}
+			}
+			return nan, false
+		}
+		st.Name = "share_pct"
+		v, ok := share(e.Term)
+		if !ok {
+			return fail(fmt.Errorf("the decomposition has no factor %q", e.Term))
+		}
+		st.Value, st.N = v, r.N
+		pr.Extra = append(pr.Extra, Stat{Name: "total_r2", Value: r.Total, Lo: nan, Hi: nan, P: nan, N: r.N})
+		if p.Rule != nil && p.Rule.CompareTo != "" {
+			b, ok := share(p.Rule.CompareTo)
+			if !ok {
+				return fail(fmt.Errorf("the decomposition has no factor %q (compare_to)", p.Rule.CompareTo))
+			}
+			pr.Bound = b
+			pr.Extra = append(pr.Extra, Stat{Name: "share_pct_" + p.Rule.CompareTo, Value: b, Lo: nan, Hi: nan, P: nan, N: r.N})
+		}
+	}
+	return pr
+}
+
+// oneSided replaces a two-sided p-value by the one-sided one in the rule's
+// predicted direction (p/2 on the predicted side, 1 − p/2 on the other),
+// before any family adjustment. For McNemar's exact test this is the
+// usual one-sided value whenever the two-sided one was not capped at 1.
+func oneSided(r *Rule, pr *PartResult) {
+	if r == nil || r.Sides != 1 || math.IsNaN(pr.rawP) {
+		return
+	}
+	p := pr.rawP / 2
+	if !holds(r.Direction, pr.Estimate.Value, r.Bound) {
+		p = 1 - p
+	}
+	pr.Extra = append(pr.Extra, Stat{Name: "p_two_sided", Value: pr.rawP, Lo: nan, Hi: nan, P: nan, N: pr.Estimate.N})
+	pr.rawP, pr.Estimate.P = p, p
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// engineReason is an engine error as the reason a verdict is not computable.
+func engineReason(err error) string {
+	var se *analysis.SpecError
+	if errors.As(err, &se) {
+		return "the specification does not fit this ledger: " + err.Error()
+	}
+	return err.Error()
+}
+
+// diffResult is a difference of two rates on (clustered) effective sizes.
+type diffResult struct {
+	pa, pb, neffA, neffB float64
+	na, nb               int64
+	icc                  float64
+	diff, lo, hi, se     float64 // percentage points
+	warnings             []string
+}
+
+// rateDiff is p_A − p_B with a Wald interval on the effective sample
+// sizes the engine's Rates reports (Kish; with a cluster, the design effect
+// of the pooled one-way ICC, paper-design §2.4):
+//
+//	SE² = p_A(1−p_A)/n_eff,A + p_B(1−p_B)/n_eff,B,  Δ ± z·SE
+func rateDiff(q analysis.Query, outcome string, e Estimand, z float64) (*diffResult, error) {
+	r, err := analysis.Rates(q, analysis.RatesSpec{Outcome: outcome, By: []string{e.Arm}, Cluster: e.Cluster})
+	if err != nil {
+		return nil, err
+	}
+	d := &diffResult{icc: r.ICC, warnings: r.Warnings}
+	var okA, okB bool
+	for _, row := range r.Rows {
+		switch row.Levels[0] {
+		case e.A:
+			d.pa, d.neffA, d.na, okA = row.P, row.NEff, row.N, true
+		case e.B:
+			d.pb, d.neffB, d.nb, okB = row.P, row.NEff, row.N, true
+		}
+	}
+	if !okA || !okB {
+		missing := e.A
+		if okA {
+			missing = e.B
+		}
+		var have []string
+		for _, row := range r.Rows {
+			have = append(have, row.Levels[0])
+		}
+		return nil, fmt.Errorf("no episode with %s = %s in the population (levels: %s)", e.Arm, missing, strings.Join(have, ", "))
+	}
+	d.diff = 100 * (d.pa - d.pb)
+	d.se = 100 * math.Sqrt(d.pa*(1-d.pa)/d.neffA+d.pb*(1-d.pb)/d.neffB)
+	d.lo, d.hi = d.diff-z*d.se, d.diff+z*d.se
+	return d, nil
+}
+
+func (d *diffResult) extra(e Estimand) []Stat {
+	s := []Stat{
+		{Name: "rate_pct_" + e.A, Value: 100 * d.pa, Lo: nan, Hi: nan, P: nan, N: d.na},
+		{Name: "rate_pct_" + e.B, Value: 100 * d.pb, Lo: nan, Hi: nan, P: nan, N: d.nb},
+	}
+	if e.Cluster != "" {
+		s = append(s, Stat{Name: "icc", Value: d.icc, Lo: nan, Hi: nan, P: nan, N: d.na + d.nb})
+	}
+	return s
+}
+
+// tostP is the larger one-sided p-value of Schuirmann's (1987) TOST with the
+// Wald statistic: max(1 − Φ((Δ+δ)/SE), Φ((Δ−δ)/SE)).
+func (d *diffResult) tostP(margin float64) float64 {
+	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	if d.se == 0 {
+		// Both proportions 0 or 1: the difference is known exactly.
+		if math.Abs(d.diff) < margin {
+			return 0
+		}
+		return 1
+	}
+	return max(1-phi((d.diff+margin)/d.se), phi((d.diff-margin)/d.se))
+}
+
+// holds reports whether v lies on the direction's side of bound.
+func holds(dir string, v, bound float64) bool {
+	switch dir {
+	case Above:
+		return v > bound
+	case AtLeast:
+		return v >= bound
+	case Below:
+		return v < bound
+	case AtMost:
+		return v <= bound
+	}
+	return false
+}
+
+// opposite is the direction whose truth rules a prediction out.
+func opposite(dir string) string {
+	return map[string]string{Above: AtMost, AtLeast: Below, Below: AtLeast, AtMost: Above}[dir]
+}
+
+// decide applies a rule to a computed part.
+func decide(r *Rule, pr *PartResult) (verdict, reason string) {
+	s := pr.Estimate
+	need := []float64{s.Value}
+	if r.Direction != Equivalent {
+		need = append(need, pr.Bound)
+	}
+	switch r.Use {
+	case UseInterval:
+		need = append(need, s.Lo, s.Hi)
+	case UseTest:
+		need = append(need, s.P)
+	}
+	for _, x := range need {
+		if math.IsNaN(x) {
+			return NotComputable, "the estimate or its interval or p-value is undefined on these data"
+		}
+	}
+	switch {
+	case r.Direction == Equivalent:
+		m := r.Margin
+		switch {
+		case s.Lo > -m && s.Hi < m:
+			return Supported, ""
+		case s.Lo >= m || s.Hi <= -m:
+			return NotSupported, ""
+		}
+		return Inconclusive, ""
+	case r.Use == UsePoint:
+		if holds(r.Direction, s.Value, pr.Bound) {
+			return Supported, ""
+		}
+		return NotSupported, ""
+	case r.Use == UseInterval:
+		lo, hi := s.Lo, s.Hi
+		if r.Direction == Below || r.Direction == AtMost {
+			lo, hi = hi, lo // the near end of the interval decides
+		}
+		switch {
+		case holds(r.Direction, lo, pr.Bound):
+			return Supported, ""
+		case holds(opposite(r.Direction), hi, pr.Bound):
+			return NotSupported, ""
+		}
+		return Inconclusive, ""
+	}
+	// UseTest
+	if r.Direction == Different {
+		if s.P < r.Alpha {
+			return Supported, ""
+		}
+		return Inconclusive, ""
+	}
+	switch {
+	case holds(r.Direction, s.Value, pr.Bound) && s.P < r.Alpha:
+		return Supported, ""
+	case !holds(r.Direction, s.Value, pr.Bound):
+		return NotSupported, ""
+	}
+	return Inconclusive, ""
+}
+
+// combine gives the hypothesis's verdict from its ruled parts.
+func combine(h *Hypothesis, parts []*PartResult) (verdict, reason string) {
+	var s, ns, inc int
+	for _, pr := range parts {
+		if pr.part.Rule == nil {
+			continue
+		}
+		switch pr.Verdict {
+		case NotComputable:
+			if pr.part.IfNotComputable != "not_supported" {
+				return NotComputable, partLabel(pr) + ": " + pr.Reason
+			}
+			ns++
+		case Supported:
+			s++
+		case NotSupported:
+			ns++
+		default:
+			inc++
+		}
+	}
+	if h.Combine == "partial" {
+		switch {
+		case ns == 0 && inc == 0:
+			return Supported, ""
+		case s == 0 && inc == 0:
+			return NotSupported, ""
+		case s > 0:
+			return PartlySupport, ""
+		}
+		return Inconclusive, ""
+	}
+	switch {
+	case ns > 0:
+		return NotSupported, ""
+	case inc > 0:
+		return Inconclusive, ""
+	}
+	return Supported, ""
+}
+
+func partLabel(pr *PartResult) string {
+	l := pr.Name
+	if l == "" {
+		l = pr.Kind
+	}
+	if pr.Level != "" {
+		l += " [" + pr.part.ForEach + "=" + pr.Level + "]"
+	}
+	return l
+}
+
+// String is the rule in words.
+func (r *Rule) String(kind string) string {
+	var b strings.Builder
+	unit := map[string]string{KindRate: "%", KindShapley: "%", KindRateDiff: " pp", KindTOST: " pp"}[kind]
+	bound := fmt.Sprintf("%g%s", r.Bound, unit)
+	if r.CompareTo != "" {
+		bound = "the share of " + r.CompareTo
+	}
+	words := map[string]string{Above: ">", AtLeast: "≥", Below: "<", AtMost: "≤"}
+	switch {
+	case r.Direction == Equivalent:
+		fmt.Fprintf(&b, "supported iff the %g%% interval lies inside ±%g pp; not supported iff entirely outside; else inconclusive", 100*(1-2*r.Alpha), r.Margin)
+	case r.Use == UsePoint:
+		fmt.Fprintf(&b, "supported iff the estimate %s %s, else not supported", words[r.Direction], bound)
+	case r.Use == UseInterval:
+		fmt.Fprintf(&b, "supported iff the interval lies %s %s; not supported iff it lies %s it; else inconclusive", words[r.Direction], bound, words[opposite(r.Direction)])
+	case r.Direction == Different:
+		fmt.Fprintf(&b, "supported iff p < %g (two-sided against %s); else inconclusive", r.Alpha, bound)
+	default:
+		sided := ""
+		if r.Sides == 1 {
+			sided = "one-sided "
+		}
+		fmt.Fprintf(&b, "supported iff the estimate %s %s with %sp < %g; not supported iff it is not; else inconclusive", words[r.Direction], bound, sided, r.Alpha)
+	}
+	return b.String()
+}

@@ -1,0 +1,1066 @@
+package prereg
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/limbo-toolkit/limbo/analysis/formula"
+	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// FormatVersion is the only value of the top-level `prereg` key this
+// package reads.
+const FormatVersion = 1
+
+// File is a parsed and validated preregistration.
+type File struct {
+	Path       string // as given to Parse, for messages
+	SHA256     string // of the bytes parsed
+	Title      string
+	Alpha      float64 // default α of every rule
+	Derive     []*Derived
+	Families   []*Family
+	Hypotheses []*Hypothesis
+}
+
+// Derived is a boolean column computed from a where expression, so that
+// outcomes, exposures and arms need not exist in the ledger.
+type Derived struct {
+	Name, Where string
+	Line        int
+	expr        *formula.Where
+}
+
+// Family is a multiplicity family: the p-values of every test that names
+// it are adjusted together.
+type Family struct {
+	ID, Adjust string // holm, bonferroni or bh
+	Line       int
+}
+
+// Analysis roles of a hypothesis.
+const (
+	Primary     = "primary"
+	Sensitivity = "sensitivity"
+)
+
+// Hypothesis is one preregistered hypothesis: a population, one or more
+// parts (each an estimand with its decision rule) and how the parts'
+// verdicts combine.
+type Hypothesis struct {
+	ID, Statement string
+	Analysis      string // primary or sensitivity
+	SensitivityOf string // the primary hypothesis a sensitivity analysis accompanies
+	Population    string // where expression
+	Outcome       string
+	Combine       string // all (default) or partial
+	Parts         []*Part
+	Line          int
+}
+
+// Part is one estimand with its rule. A part without a rule is reported
+// but does not enter the verdict.
+type Part struct {
+	Name            string
+	Population      string // and-ed with the hypothesis's
+	Outcome         string // overrides the hypothesis's
+	ForEach         string // evaluate per level of this column; all levels must hold
+	Estimand        Estimand
+	Rule            *Rule
+	IfNotComputable string // fail (default) or not_supported
+	Line            int
+}
+
+// Estimand kinds.
+const (
+	KindRate       = "rate"
+	KindRateDiff   = "rate_difference"
+	KindMcNemar    = "mcnemar"
+	KindOddsRatio  = "odds_ratio"
+	KindShapley    = "shapley_share"
+	KindTOST       = "tost"
+	defaultAlpha   = 0.05
+	fallbackNoCorr = "independence"
+)
+
+// Estimand is what a part estimates and the test behind it. Which fields
+// apply depends on Kind (see docs/prereg.md).
+type Estimand struct {
+	Kind    string
+	Weight  string  // rate, rate_difference: weight column
+	Cluster string  // rate, rate_difference, tost: clusters for the design effect (n_eff)
+	Level   float64 // rate, rate_difference: interval level (default 0.95)
+	Arm     string  // rate_difference, mcnemar, tost: the column compared
+	A, B    string  // rate_difference, tost: difference A − B; mcnemar: base A vs other B
+	PairBy  []string
+	Test    string // mcnemar: exact, midp, chi2, chi2cc
+	Family  string // mcnemar, odds_ratio: multiplicity family id
+	Model   string // odds_ratio: logit, gee or glmm
+	Formula string // odds_ratio, shapley_share
+	Term    string // odds_ratio: coefficient; shapley_share: factor
+	Group   string // odds_ratio gee: cluster column
+	Corr    string // odds_ratio gee: exchangeable (default), independence, ar1
+	// Fallback is the GEE working correlation used when Corr cannot be
+	// estimated (independence keeps robust standard errors valid).
+	Fallback string
+	Refs     map[string]string
+	R2       string // shapley_share: mcfadden (default), nagelkerke, tjur, coxsnell
+	Method   string // tost without pairing or cluster: agresti-caffo, wald, score
+	Line     int
+}
+
+// Decision directions.
+const (
+	Above      = "above"    // estimate > bound
+	AtLeast    = "at_least" // estimate ≥ bound
+	Below      = "below"
+	AtMost     = "at_most"
+	Different  = "different"  // two-sided test against the bound
+	Equivalent = "equivalent" // TOST: within ±margin
+)
+
+// Ways a rule reads its estimand.
+const (
+	UsePoint    = "point"    // the point estimate against the bound
+	UseInterval = "interval" // the interval entirely on one side
+	UseTest     = "test"     // the point on the predicted side and p < α
+)
+
+// Rule is a decision rule mapping an estimate to a verdict.
+type Rule struct {
+	Direction string
+	Bound     float64 // NaN: the estimand's null (1 for odds ratios, 0 otherwise)
+	CompareTo string  // shapley_share: another factor's share as the bound
+	Use       string
+	Alpha     float64
+	Margin    float64 // equivalent: ± margin, in the estimand's units
+	// Sides is 2 (default: the two-sided p-value, read with the predicted
+	// direction, as the paper does) or 1 (the one-sided p-value in the
+	// predicted direction).
+	Sides int
+	Line  int
+}
+
+// Error is one problem in a preregistration file.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// ErrorList is every problem found in a file, in line order.
+type ErrorList []*Error
+
+func (l ErrorList) Error() string {
+	s := make([]string, len(l))
+	for i, e := range l {
+		s[i] = e.Error()
+	}
+	return strings.Join(s, "\n")
+}
+
+// Parse reads a preregistration from data (name is used in messages) and
+// validates it. Every problem is reported as file:line: message in an
+// ErrorList; the File is nil when there is any.
+func Parse(name string, data []byte) (*File, error) {
+	d := &decoder{file: name}
+	f := d.parse(data)
+	if len(d.errs) > 0 {
+		sort.SliceStable(d.errs, func(i, j int) bool { return d.errs[i].Line < d.errs[j].Line })
+		return nil, d.errs
+	}
+	sum := sha256.Sum256(data)
+	f.SHA256 = hex.EncodeToString(sum[:])
+	return f, nil
+}
+
+type decoder struct {
+	file string
+	errs ErrorList
+	// last is the line of the last node read: an empty node (a bare "-")
+	// has no line of its own, so its errors take the nearest one.
+	last int
+}
+
+func (d *decoder) line(n *yaml.Node) int {
+	if n.Line > 0 {
+		d.last = n.Line
+		return n.Line
+	}
+	return max(d.last, 1)
+}
+
+func (d *decoder) errf(line int, format string, args ...any) {
+	if line < 1 {
+		line = max(d.last, 1)
+	}
+	if len(d.errs) < 100 {
+		d.errs = append(d.errs, &Error{File: d.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+}
+
+// field is one key of a mapping: its handler receives the value node.
+type fields map[string]func(v *yaml.Node)
+
+// mapping calls the handler of each key of n, reporting unknown and
+// repeated keys (with close matches) and a node that is not a mapping.
+func (d *decoder) mapping(n *yaml.Node, what string, fs fields) bool {
+	d.line(n)
+	if n.Kind != yaml.MappingNode {
+		d.errf(n.Line, "%s: want a mapping of keys, found %s", what, describe(n))
+		return false
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			d.errf(k.Line, "%s: a key must be a plain name", what)
+			continue
+		}
+		if seen[k.Value] {
+			d.errf(k.Line, "%s: key %q given twice", what, k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		h, ok := fs[k.Value]
+		if !ok {
+			msg := fmt.Sprintf("%s: unknown key %q", what, k.Value)
+			if s := frame.Similar(k.Value, keysOf(fs)); len(s) > 0 {
+				msg += " (did you mean " + strings.Join(s, ", ") + "?)"
+			} else {
+				msg += " (known: " + strings.Join(keysOf(fs), ", ") + ")"
+			}
+			d.errf(k.Line, "%s", msg)
+			continue
+		}
+		h(v)
+	}
+	return true
+}
+
+func keysOf(fs fields) []string {
+	ks := make([]string, 0, len(fs))
+	for k := range fs {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	if n.Tag == "!!null" {
+		return "nothing"
+	}
+	return fmt.Sprintf("%q", n.Value)
+}
+
+func (d *decoder) str(n *yaml.Node, what string, dst *string) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		d.errf(n.Line, "%s: want a string, found %s", what, describe(n))
+		return
+	}
+	*dst = n.Value
+}
+
+func (d *decoder) num(n *yaml.Node, what string, dst *float64) {
+	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") {
+		d.errf(n.Line, "%s: want a number, found %s", what, describe(n))
+		return
+	}
+	v, err := strconv.ParseFloat(n.Value, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		d.errf(n.Line, "%s: want a finite number, found %q", what, n.Value)
+		return
+	}
+	*dst = v
+}
+
+func (d *decoder) strList(n *yaml.Node, what string, dst *[]string) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		*dst = []string{n.Value}
+		return
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.errf(n.Line, "%s: want a list of strings, found %s", what, describe(n))
+		return
+	}
+	for _, c := range n.Content {
+		var s string
+		d.str(c, what, &s)
+		*dst = append(*dst, s)
+	}
+}
+
+func (d *decoder) strMap(n *yaml.Node, what string, dst *map[string]string) {
+	if n.Kind != yaml.MappingNode {
+		d.errf(n.Line, "%s: want a mapping of column: level, found %s", what, describe(n))
+		return
+	}
+	*dst = map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		var v string
+		d.str(n.Content[i+1], what+"."+n.Content[i].Value, &v)
+		(*dst)[n.Content[i].Value] = v
+	}
+}
+
+func (d *decoder) list(n *yaml.Node, what string, each func(c *yaml.Node)) {
+	if n.Kind != yaml.SequenceNode {
+		d.errf(n.Line, "%s: want a list, found %s", what, describe(n))
+		return
+	}
+	for _, c := range n.Content {
+		each(c)
+	}
+}
+
+func (d *decoder) parse(data []byte) *File {
+	f := &File{Path: d.file, Alpha: math.NaN()}
+	if len(bytes.TrimSpace(data)) == 0 {
+		d.errf(1, "the file is empty (start from `limbo-analyze prereg init`)")
+		return nil
+	}
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		d.errf(yamlLine(err), "YAML: %s", yamlMsg(err))
+		return nil
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		d.errf(extra.Line, "a second YAML document: a preregistration is one document")
+		return nil
+	}
+	if len(root.Content) == 0 {
+		d.errf(1, "the file is empty")
+		return nil
+	}
+	doc := root.Content[0]
+	version := math.NaN()
+	hasHyp := false
+	d.mapping(doc, "top level", fields{
+		"prereg": func(v *yaml.Node) {
+			d.num(v, "prereg", &version)
+			if !math.IsNaN(version) && version != FormatVersion {
+				d.errf(v.Line, "prereg: format version %v is not supported (want %d)", version, FormatVersion)
+			}
+		},
+		"title": func(v *yaml.Node) { d.str(v, "title", &f.Title) },
+		"alpha": func(v *yaml.Node) { d.num(v, "alpha", &f.Alpha); d.checkAlpha(v.Line, "alpha", f.Alpha) },
+		"derive": func(v *yaml.Node) {
+			d.list(v, "derive", func(c *yaml.Node) {
+				x := &Derived{Line: d.line(c)}
+				d.mapping(c, "derive", fields{
+					"name":  func(v *yaml.Node) { d.str(v, "derive.name", &x.Name) },
+					"where": func(v *yaml.Node) { d.str(v, "derive.where", &x.Where) },
+				})
+				f.Derive = append(f.Derive, x)
+			})
+		},
+		"families": func(v *yaml.Node) {
+			d.list(v, "families", func(c *yaml.Node) {
+				x := &Family{Line: d.line(c)}
+				d.mapping(c, "family", fields{
+					"id":     func(v *yaml.Node) { d.str(v, "family.id", &x.ID) },
+					"adjust": func(v *yaml.Node) { d.str(v, "family.adjust", &x.Adjust) },
+				})
+				f.Families = append(f.Families, x)
+			})
+		},
+		"hypotheses": func(v *yaml.Node) {
+			hasHyp = true
+			d.list(v, "hypotheses", func(c *yaml.Node) { f.Hypotheses = append(f.Hypotheses, d.hypothesis(c)) })
+		},
+	})
+	if doc.Kind != yaml.MappingNode {
+		return nil
+	}
+	if math.IsNaN(version) {
+		d.errf(doc.Line, "missing key \"prereg\" (the format version, %d)", FormatVersion)
+	}
+	if !hasHyp || len(f.Hypotheses) == 0 {
+		d.errf(doc.Line, "no hypotheses: a preregistration needs at least one")
+	}
+	if math.IsNaN(f.Alpha) {
+		f.Alpha = defaultAlpha
+	}
+	d.validate(f)
+	return f
+}
+
+func (d *decoder) checkAlpha(line int, what string, a float64) {
+	if !math.IsNaN(a) && !(a > 0 && a < 0.5) {
+		d.errf(line, "%s: %v is not a significance level in (0, 0.5)", what, a)
+	}
+}
+
+// yamlLine extracts the line from a yaml error ("yaml: line 3: ...").
+func yamlLine(err error) int {
+	var te *yaml.TypeError
+	s := err.Error()
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		s = te.Errors[0]
+	}
+	if i := strings.Index(s, "line "); i >= 0 {
+		j := i + 5
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if n, err := strconv.Atoi(s[i+5 : j]); err == nil {
+			return n
+		}
+	}
+	return 1
+}
+
+func yamlMsg(err error) string {
+	s := strings.TrimPrefix(err.Error(), "yaml: ")
+	if i := strings.Index(s, "line "); i == 0 {
+		if j := strings.Index(s, ": "); j > 0 {
+			s = s[j+2:]
+		}
+	}
+	return s
+}
+
+func (d *decoder) hypothesis(n *yaml.Node) *Hypothesis {
+	h := &Hypothesis{Line: d.line(n), Analysis: Primary, Combine: "all"}
+	single := &Part{Line: h.Line, IfNotComputable: "fail"}
+	var hasEstimand, hasRule bool
+	d.mapping(n, "hypothesis", fields{
+		"id":             func(v *yaml.Node) { d.str(v, "id", &h.ID) },
+		"statement":      func(v *yaml.Node) { d.str(v, "statement", &h.Statement) },
+		"analysis":       func(v *yaml.Node) { d.str(v, "analysis", &h.Analysis) },
+		"sensitivity_of": func(v *yaml.Node) { d.str(v, "sensitivity_of", &h.SensitivityOf) },
+		"population":     func(v *yaml.Node) { d.str(v, "population", &h.Population) },
+		"outcome":        func(v *yaml.Node) { d.str(v, "outcome", &h.Outcome) },
+		"combine":        func(v *yaml.Node) { d.str(v, "combine", &h.Combine) },
+		"estimand":       func(v *yaml.Node) { hasEstimand = true; single.Estimand = d.estimand(v) },
+		"rule":           func(v *yaml.Node) { hasRule = true; single.Rule = d.rule(v) },
+		"parts": func(v *yaml.Node) {
+			d.list(v, "parts", func(c *yaml.Node) { h.Parts = append(h.Parts, d.part(c)) })
+			if len(h.Parts) == 0 {
+				d.errf(v.Line, "hypothesis %s: parts is empty", h.ID)
+			}
+		},
+	})
+	switch {
+	case (hasEstimand || hasRule) && h.Parts != nil:
+		d.errf(n.Line, "hypothesis %s: give either estimand and rule, or parts, not both", h.ID)
+	case hasEstimand:
+		if !hasRule {
+			d.errf(n.Line, "hypothesis %s: an estimand without a rule decides nothing (add rule, or use parts to report it beside a ruled part)", h.ID)
+		}
+		if single.Estimand.Line == 0 {
+			single.Estimand.Line = h.Line
+		}
+		h.Parts = []*Part{single}
+	case hasRule:
+		d.errf(n.Line, "hypothesis %s: a rule without an estimand", h.ID)
+	case h.Parts == nil && n.Kind == yaml.MappingNode:
+		d.errf(n.Line, "hypothesis %s: no estimand (give estimand and rule, or parts)", h.ID)
+	}
+	return h
+}
+
+func (d *decoder) part(n *yaml.Node) *Part {
+	p := &Part{Line: d.line(n), IfNotComputable: "fail"}
+	hasEstimand := false
+	d.mapping(n, "part", fields{
+		"name":              func(v *yaml.Node) { d.str(v, "name", &p.Name) },
+		"population":        func(v *yaml.Node) { d.str(v, "population", &p.Population) },
+		"outcome":           func(v *yaml.Node) { d.str(v, "outcome", &p.Outcome) },
+		"for_each":          func(v *yaml.Node) { d.str(v, "for_each", &p.ForEach) },
+		"if_not_computable": func(v *yaml.Node) { d.str(v, "if_not_computable", &p.IfNotComputable) },
+		"estimand":          func(v *yaml.Node) { hasEstimand = true; p.Estimand = d.estimand(v) },
+		"rule":              func(v *yaml.Node) { p.Rule = d.rule(v) },
+	})
+	if !hasEstimand && n.Kind == yaml.MappingNode {
+		d.errf(p.Line, "part %q: no estimand", p.Name)
+	}
+	if p.Estimand.Line == 0 {
+		p.Estimand.Line = p.Line
+	}
+	return p
+}
+
+func (d *decoder) estimand(n *yaml.Node) Estimand {
+	e := Estimand{Line: d.line(n), Level: math.NaN()}
+	d.mapping(n, "estimand", fields{
+		"kind":     func(v *yaml.Node) { d.str(v, "estimand.kind", &e.Kind) },
+		"weight":   func(v *yaml.Node) { d.str(v, "estimand.weight", &e.Weight) },
+		"cluster":  func(v *yaml.Node) { d.str(v, "estimand.cluster", &e.Cluster) },
+		"level":    func(v *yaml.Node) { d.num(v, "estimand.level", &e.Level) },
+		"arm":      func(v *yaml.Node) { d.str(v, "estimand.arm", &e.Arm) },
+		"a":        func(v *yaml.Node) { d.str(v, "estimand.a", &e.A) },
+		"b":        func(v *yaml.Node) { d.str(v, "estimand.b", &e.B) },
+		"pair_by":  func(v *yaml.Node) { d.strList(v, "estimand.pair_by", &e.PairBy) },
+		"test":     func(v *yaml.Node) { d.str(v, "estimand.test", &e.Test) },
+		"family":   func(v *yaml.Node) { d.str(v, "estimand.family", &e.Family) },
+		"model":    func(v *yaml.Node) { d.str(v, "estimand.model", &e.Model) },
+		"formula":  func(v *yaml.Node) { d.str(v, "estimand.formula", &e.Formula) },
+		"term":     func(v *yaml.Node) { d.str(v, "estimand.term", &e.Term) },
+		"group":    func(v *yaml.Node) { d.str(v, "estimand.group", &e.Group) },
+		"corr":     func(v *yaml.Node) { d.str(v, "estimand.corr", &e.Corr) },
+		"fallback": func(v *yaml.Node) { d.str(v, "estimand.fallback", &e.Fallback) },
+		"refs":     func(v *yaml.Node) { d.strMap(v, "estimand.refs", &e.Refs) },
+		"r2":       func(v *yaml.Node) { d.str(v, "estimand.r2", &e.R2) },
+		"method":   func(v *yaml.Node) { d.str(v, "estimand.method", &e.Method) },
+	})
+	return e
+}
+
+func (d *decoder) rule(n *yaml.Node) *Rule {
+	r := &Rule{Line: d.line(n), Bound: math.NaN(), Alpha: math.NaN(), Margin: math.NaN()}
+	sides := math.NaN()
+	d.mapping(n, "rule", fields{
+		"direction":  func(v *yaml.Node) { d.str(v, "rule.direction", &r.Direction) },
+		"bound":      func(v *yaml.Node) { d.num(v, "rule.bound", &r.Bound) },
+		"compare_to": func(v *yaml.Node) { d.str(v, "rule.compare_to", &r.CompareTo) },
+		"use":        func(v *yaml.Node) { d.str(v, "rule.use", &r.Use) },
+		"alpha":      func(v *yaml.Node) { d.num(v, "rule.alpha", &r.Alpha); d.checkAlpha(v.Line, "rule.alpha", r.Alpha) },
+		"margin":     func(v *yaml.Node) { d.num(v, "rule.margin", &r.Margin) },
+		"sides":      func(v *yaml.Node) { d.num(v, "rule.sides", &sides) },
+	})
+	switch sides {
+	case 1, 2:
+		r.Sides = int(sides)
+	default:
+		if !math.IsNaN(sides) {
+			d.errf(r.Line, "rule.sides %v: want 1 or 2", sides)
+		}
+	}
+	return r
+}
+
+// validate checks what the grammar cannot: references, required and
+// contradictory keys, expressions and formulas.
+func (d *decoder) validate(f *File) {
+	derived := map[string]bool{}
+	for _, x := range f.Derive {
+		switch {
+		case x.Name == "":
+			d.errf(x.Line, "derive: name is required")
+		case !isIdent(x.Name):
+			d.errf(x.Line, "derive: name %q: want letters, digits and _", x.Name)
+		case derived[x.Name]:
+			d.errf(x.Line, "derive: %q is defined twice", x.Name)
+		default:
+			if _, ok := ledger.LookupColumn(x.Name); ok {
+				d.errf(x.Line, "derive: %q is already a ledger column", x.Name)
+			}
+		}
+		derived[x.Name] = true
+		if x.Where == "" {
+			d.errf(x.Line, "derive %s: where is required", x.Name)
+			continue
+		}
+		w, err := formula.ParseWhere(x.Where)
+		if err != nil {
+			d.errf(x.Line, "derive %s: %v", x.Name, err)
+			continue
+		}
+		for _, c := range w.Columns() {
+			if derived[c] && c != x.Name {
+				continue // an earlier derived column
+			}
+			if c == x.Name {
+				d.errf(x.Line, "derive %s: refers to itself", x.Name)
+			}
+		}
+		x.expr = w
+	}
+	families := map[string]*Family{}
+	members := map[string]int{}
+	for _, fam := range f.Families {
+		switch {
+		case fam.ID == "":
+			d.errf(fam.Line, "family: id is required")
+		case families[fam.ID] != nil:
+			d.errf(fam.Line, "family %q is defined twice", fam.ID)
+		}
+		switch fam.Adjust {
+		case "holm", "bonferroni", "bh":
+		case "":
+			d.errf(fam.Line, "family %s: adjust is required (holm, bonferroni or bh)", fam.ID)
+		default:
+			d.errf(fam.Line, "family %s: adjust %q: want holm, bonferroni or bh", fam.ID, fam.Adjust)
+		}
+		families[fam.ID] = fam
+	}
+	ids := map[string]*Hypothesis{}
+	for _, h := range f.Hypotheses {
+		switch {
+		case h.ID == "":
+			d.errf(h.Line, "hypothesis: id is required")
+		case ids[h.ID] != nil:
+			d.errf(h.Line, "hypothesis %s: id already used on line %d", h.ID, ids[h.ID].Line)
+		}
+		if h.ID != "" && ids[h.ID] == nil {
+			ids[h.ID] = h
+		}
+		if h.Statement == "" {
+			d.errf(h.Line, "hypothesis %s: statement is required", h.ID)
+		}
+		d.where(h.Line, "hypothesis "+h.ID+": population", h.Population)
+		switch h.Combine {
+		case "all":
+		case "partial":
+			ruled := 0
+			for _, p := range h.Parts {
+				if p.Rule != nil {
+					ruled++
+				}
+			}
+			if ruled < 2 {
+				d.errf(h.Line, "hypothesis %s: combine partial needs at least two parts with a rule", h.ID)
+			}
+		default:
+			d.errf(h.Line, "hypothesis %s: combine %q: want all or partial", h.ID, h.Combine)
+		}
+		ruled := false
+		for _, p := range h.Parts {
+			if p.Rule != nil {
+				ruled = true
+			}
+			d.part1(f, h, p, families, members, derived)
+		}
+		if len(h.Parts) > 0 && !ruled {
+			d.errf(h.Line, "hypothesis %s: no part has a rule, so nothing decides the verdict", h.ID)
+		}
+	}
+	for _, h := range f.Hypotheses {
+		switch h.Analysis {
+		case Primary:
+			if h.SensitivityOf != "" {
+				d.errf(h.Line, "hypothesis %s: sensitivity_of is set but analysis is primary (say analysis: sensitivity)", h.ID)
+			}
+		case Sensitivity:
+			p := ids[h.SensitivityOf]
+			switch {
+			case h.SensitivityOf == "":
+				d.errf(h.Line, "hypothesis %s: a sensitivity analysis needs sensitivity_of (the primary hypothesis's id)", h.ID)
+			case p == nil:
+				d.errf(h.Line, "hypothesis %s: sensitivity_of %q: no such hypothesis%s", h.ID, h.SensitivityOf, didYouMean(h.SensitivityOf, idsOf(f)))
+			case p.Analysis != Primary:
+				d.errf(h.Line, "hypothesis %s: sensitivity_of %q is itself a sensitivity analysis", h.ID, h.SensitivityOf)
+			}
+		default:
+			d.errf(h.Line, "hypothesis %s: analysis %q: want primary or sensitivity", h.ID, h.Analysis)
+		}
+	}
+	for _, fam := range f.Families {
+		if fam.ID != "" && members[fam.ID] == 0 {
+			d.errf(fam.Line, "family %s is empty: no test names it", fam.ID)
+		}
+	}
+}
+
+func idsOf(f *File) []string {
+	var s []string
+	for _, h := range f.Hypotheses {
+		s = append(s, h.ID)
+	}
+	return s
+}
+
+func didYouMean(name string, candidates []string) string {
+	if s := frame.Similar(name, candidates); len(s) > 0 {
+		return " (did you mean " + strings.Join(s, ", ") + "?)"
+	}
+	return ""
+}
+
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func (d *decoder) where(line int, what, src string) {
+	if src == "" {
+		return
+	}
+	w, err := formula.ParseWhere(src)
+	if err != nil {
+		d.errf(line, "%s: %v", what, err)
+		return
+	}
+	if err := w.Check(func(name string) (ledger.Kind, bool) {
+		c, ok := ledger.LookupColumn(name)
+		return c.Kind, ok
+	}); err != nil {
+		d.errf(line, "%s: %v", what, err)
+	}
+}
+
+// kindKeys lists the estimand keys each kind accepts (kind itself aside).
+var kindKeys = map[string][]string{
+	KindRate:      {"weight", "cluster", "level"},
+	KindRateDiff:  {"weight", "cluster", "level", "arm", "a", "b"},
+	KindMcNemar:   {"arm", "a", "b", "pair_by", "test", "family"},
+	KindOddsRatio: {"model", "formula", "term", "group", "corr", "fallback", "refs", "family"},
+	KindShapley:   {"formula", "term", "r2", "refs"},
+	KindTOST:      {"arm", "a", "b", "pair_by", "cluster", "method"},
+}
+
+// setKeys lists the estimand keys that were given.
+func (e *Estimand) setKeys() []string {
+	var s []string
+	add := func(k string, set bool) {
+		if set {
+			s = append(s, k)
+		}
+	}
+	add("weight", e.Weight != "")
+	add("cluster", e.Cluster != "")
+	add("level", !math.IsNaN(e.Level))
+	add("arm", e.Arm != "")
+	add("a", e.A != "")
+	add("b", e.B != "")
+	add("pair_by", len(e.PairBy) > 0)
+	add("test", e.Test != "")
+	add("family", e.Family != "")
+	add("model", e.Model != "")
+	add("formula", e.Formula != "")
+	add("term", e.Term != "")
+	add("group", e.Group != "")
+	add("corr", e.Corr != "")
+	add("fallback", e.Fallback != "")
+	add("refs", e.Refs != nil)
+	add("r2", e.R2 != "")
+	add("method", e.Method != "")
+	return s
+}
+
+func (d *decoder) part1(f *File, h *Hypothesis, p *Part, families map[string]*Family, members map[string]int, derived map[string]bool) {
+	what := "hypothesis " + h.ID
+	if p.Name != "" {
+		what += " part " + p.Name
+	}
+	e := &p.Estimand
+	line := e.Line
+	d.where(p.Line, what+": population", p.Population)
+	if p.Outcome == "" {
+		p.Outcome = h.Outcome
+	}
+	switch p.IfNotComputable {
+	case "fail", "not_supported":
+	default:
+		d.errf(p.Line, "%s: if_not_computable %q: want fail or not_supported", what, p.IfNotComputable)
+	}
+	allowed, ok := kindKeys[e.Kind]
+	if !ok {
+		if e.Kind == "" {
+			d.errf(line, "%s: estimand.kind is required (rate, rate_difference, mcnemar, odds_ratio, shapley_share or tost)", what)
+		} else {
+			d.errf(line, "%s: estimand.kind %q: want rate, rate_difference, mcnemar, odds_ratio, shapley_share or tost%s", what, e.Kind, didYouMean(e.Kind, slices.Sorted(mapKeys(kindKeys))))
+		}
+		return
+	}
+	for _, k := range e.setKeys() {
+		if !slices.Contains(allowed, k) {
+			d.errf(line, "%s: estimand.%s does not apply to a %s (it takes %s)", what, k, e.Kind, strings.Join(allowed, ", "))
+		}
+	}
+	needOutcome := e.Kind != KindOddsRatio && e.Kind != KindShapley
+	if needOutcome && p.Outcome == "" {
+		d.errf(line, "%s: outcome is required for a %s (on the hypothesis or the part)", what, e.Kind)
+	}
+	if !needOutcome && p.Outcome != "" && p.Outcome != h.Outcome {
+		d.errf(p.Line, "%s: outcome does not apply to a %s (the formula's response is the outcome)", what, e.Kind)
+	}
+	if !math.IsNaN(e.Level) && !(e.Level > 0 && e.Level < 1) {
+		d.errf(line, "%s: estimand.level %v: want a confidence level in (0, 1)", what, e.Level)
+	}
+	if math.IsNaN(e.Level) {
+		e.Level = 0.95
+	}
+	if e.Weight == "none" {
+		e.Weight = ""
+	}
+	twoLevels := func() {
+		switch {
+		case e.Arm == "":
+			d.errf(line, "%s: estimand.arm is required for a %s", what, e.Kind)
+		case e.A == "" || e.B == "":
+			d.errf(line, "%s: estimand.a and estimand.b (two levels of %s) are required", what, e.Arm)
+		case e.A == e.B:
+			d.errf(line, "%s: estimand.a and estimand.b are the same level %q", what, e.A)
+		}
+	}
+	switch e.Kind {
+	case KindRateDiff:
+		twoLevels()
+	case KindMcNemar:
+		twoLevels()
+		if len(e.PairBy) == 0 {
+			d.errf(line, "%s: estimand.pair_by (the design key that matches episodes) is required for mcnemar", what)
+		}
+		switch e.Test {
+		case "":
+			e.Test = "exact"
+		case "exact", "midp", "chi2", "chi2cc":
+		default:
+			d.errf(line, "%s: estimand.test %q: want exact, midp, chi2 or chi2cc", what, e.Test)
+		}
+	case KindTOST:
+		twoLevels()
+		if len(e.PairBy) > 0 && e.Cluster != "" {
+			d.errf(line, "%s: estimand.pair_by and estimand.cluster contradict each other (paired or clustered independent samples, not both)", what)
+		}
+		if e.Method != "" && (len(e.PairBy) > 0 || e.Cluster != "") {
+			d.errf(line, "%s: estimand.method applies only to unpaired, unclustered samples", what)
+		}
+		switch e.Method {
+		case "", "agresti-caffo", "wald", "score":
+		default:
+			d.errf(line, "%s: estimand.method %q: want agresti-caffo, wald or score", what, e.Method)
+		}
+	case KindOddsRatio:
+		switch e.Model {
+		case "logit", "gee", "glmm":
+		case "":
+			d.errf(line, "%s: estimand.model is required (logit, gee or glmm)", what)
+		default:
+			d.errf(line, "%s: estimand.model %q: want logit, gee or glmm", what, e.Model)
+		}
+		if e.Model == "gee" && e.Group == "" {
+			d.errf(line, "%s: a gee needs estimand.group (its clusters)", what)
+		}
+		if e.Model != "gee" && (e.Group != "" || e.Corr != "" || e.Fallback != "") {
+			d.errf(line, "%s: group, corr and fallback apply only to model gee", what)
+		}
+		d.formula(line, what, e, true)
+	case KindShapley:
+		d.formula(line, what, e, false)
+		switch e.R2 {
+		case "", "mcfadden", "nagelkerke", "tjur", "coxsnell":
+		default:
+			d.errf(line, "%s: estimand.r2 %q: want mcfadden, nagelkerke, tjur or coxsnell", what, e.R2)
+		}
+	}
+	if e.Family != "" {
+		if families[e.Family] == nil {
+			d.errf(line, "%s: estimand.family %q is not declared under families%s", what, e.Family, didYouMean(e.Family, familyIDs(f)))
+		} else {
+			members[e.Family]++
+		}
+		if p.Rule != nil && p.Rule.Use != "" && p.Rule.Use != UseTest {
+			d.errf(p.Rule.Line, "%s: a multiplicity family adjusts p-values, but the rule uses the %s", what, p.Rule.Use)
+		}
+	}
+	if p.Rule != nil {
+		d.checkRule(f, what, p, derived)
+	}
+}
+
+func familyIDs(f *File) []string {
+	var s []string
+	for _, x := range f.Families {
+		s = append(s, x.ID)
+	}
+	return s
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
+	if e.Formula == "" {
+		d.errf(line, "%s: estimand.formula is required for a %s", what, e.Kind)
+		return
+	}
+	fm, err := formula.Parse(e.Formula)
+	if err != nil {
+		d.errf(line, "%s: %v", what, err)
+		return
+	}
+	if e.Term == "" {
+		d.errf(line, "%s: estimand.term is required (the %s to read)", what, map[bool]string{true: "coefficient", false: "factor"}[random])
+		return
+	}
+	if rt := formulaRandom(fm); rt != "" && e.Model != "glmm" {
+		d.errf(line, "%s: the formula has a random term %s, which only model glmm fits", what, rt)
+	}
+	if random && e.Model == "glmm" && formulaRandom(fm) == "" {
+		d.errf(line, "%s: model glmm needs a random term such as (1|template) in the formula", what)
+	}
+	col := e.Term
+	if i := strings.IndexByte(col, '['); i > 0 && strings.HasSuffix(col, "]") {
+		col = col[:i]
+	}
+	for _, t := range fm.Terms {
+		if t.Column == col || t.String() == e.Term {
+			return
+		}
+	}
+	var names []string
+	for _, t := range fm.Terms {
+		names = append(names, t.Column)
+	}
+	d.errf(line, "%s: estimand.term %q is not a term of %q%s", what, e.Term, e.Formula, didYouMean(col, names))
+}
+
+func formulaRandom(f *formula.Formula) string {
+	if len(f.Random) == 0 {
+		return ""
+	}
+	return "(1|" + f.Random[0] + ")"
+}
+
+func (d *decoder) checkRule(f *File, what string, p *Part, derived map[string]bool) {
+	r, e := p.Rule, &p.Estimand
+	line := r.Line
+	if math.IsNaN(r.Alpha) {
+		r.Alpha = f.Alpha
+	}
+	switch r.Direction {
+	case Above, AtLeast, Below, AtMost, Different, Equivalent:
+	case "":
+		d.errf(line, "%s: rule.direction is required (above, at_least, below, at_most, different or equivalent)", what)
+		return
+	default:
+		d.errf(line, "%s: rule.direction %q: want above, at_least, below, at_most, different or equivalent%s", what, r.Direction,
+			didYouMean(r.Direction, []string{Above, AtLeast, Below, AtMost, Different, Equivalent}))
+		return
+	}
+	if (r.Direction == Equivalent) != (e.Kind == KindTOST) {
+		if e.Kind == KindTOST {
+			d.errf(line, "%s: a tost decides equivalence: rule.direction must be equivalent", what)
+		} else {
+			d.errf(line, "%s: direction equivalent needs a tost estimand, not a %s", what, e.Kind)
+		}
+		return
+	}
+	if r.Direction == Equivalent {
+		switch {
+		case math.IsNaN(r.Margin):
+			d.errf(line, "%s: an equivalence rule needs rule.margin (in percentage points)", what)
+		case !(r.Margin > 0 && r.Margin < 100):
+			d.errf(line, "%s: rule.margin %v: want percentage points in (0, 100)", what, r.Margin)
+		}
+		if !math.IsNaN(r.Bound) || r.CompareTo != "" {
+			d.errf(line, "%s: an equivalence rule takes a margin, not a bound or compare_to", what)
+		}
+		if r.Use != "" && r.Use != UseInterval {
+			d.errf(line, "%s: an equivalence rule reads the 1−2α interval (use interval), not the %s", what, r.Use)
+		}
+		r.Use = UseInterval
+		if r.Alpha != defaultAlpha && e.Cluster == "" {
+			d.errf(line, "%s: the engine's tost tests at α = 0.05 (a 90%% interval); α %v needs estimand.cluster (the Wald test on n_eff)", what, r.Alpha)
+		}
+		return
+	}
+	if !math.IsNaN(r.Margin) {
+		d.errf(line, "%s: rule.margin applies only to direction equivalent", what)
+	}
+	if !math.IsNaN(r.Bound) && r.CompareTo != "" {
+		d.errf(line, "%s: rule.bound and rule.compare_to contradict each other: give one", what)
+	}
+	if r.CompareTo != "" {
+		if e.Kind != KindShapley {
+			d.errf(line, "%s: rule.compare_to applies only to a shapley_share", what)
+		} else if r.CompareTo == e.Term {
+			d.errf(line, "%s: rule.compare_to is the estimand's own term %q", what, e.Term)
+		}
+	}
+	if e.Kind == KindShapley && math.IsNaN(r.Bound) && r.CompareTo == "" {
+		d.errf(line, "%s: a shapley_share rule needs a bound (percent) or compare_to (another factor)", what)
+	}
+	if e.Kind == KindOddsRatio && !math.IsNaN(r.Bound) && r.Bound <= 0 {
+		d.errf(line, "%s: rule.bound %v: an odds ratio is positive", what, r.Bound)
+	}
+	if (e.Kind == KindRate) && !math.IsNaN(r.Bound) && !(r.Bound >= 0 && r.Bound <= 100) {
+		d.errf(line, "%s: rule.bound %v: a rate is a percentage in [0, 100]", what, r.Bound)
+	}
+	if e.Kind == KindRate && math.IsNaN(r.Bound) {
+		d.errf(line, "%s: a rate rule needs rule.bound (percent)", what)
+	}
+	hasP := e.Kind == KindMcNemar || e.Kind == KindOddsRatio
+	hasCI := e.Kind == KindRate || e.Kind == KindRateDiff || e.Kind == KindOddsRatio
+	if r.Use == "" {
+		r.Use = UsePoint
+		if hasP {
+			r.Use = UseTest
+		}
+	}
+	switch r.Use {
+	case UsePoint:
+		if r.Direction == Different {
+			d.errf(line, "%s: direction different needs a test (use test)", what)
+		}
+	case UseInterval:
+		if !hasCI {
+			d.errf(line, "%s: rule.use interval: a %s has no interval", what, e.Kind)
+		}
+		if r.Direction == Different {
+			d.errf(line, "%s: direction different needs a test (use test)", what)
+		}
+	case UseTest:
+		if r.Sides == 1 && r.Direction == Different {
+			d.errf(line, "%s: rule.sides 1 contradicts direction different (a two-sided test)", what)
+		}
+		if !hasP {
+			d.errf(line, "%s: rule.use test: a %s has no p-value (use point or interval)", what, e.Kind)
+		}
+		if hasP && !math.IsNaN(r.Bound) && r.Bound != nullOf(e.Kind) {
+			d.errf(line, "%s: the test's p-value is against %v, so rule.bound %v contradicts use test", what, nullOf(e.Kind), r.Bound)
+		}
+	default:
+		d.errf(line, "%s: rule.use %q: want point, interval or test", what, r.Use)
+	}
+	if r.Sides != 0 && r.Use != UseTest {
+		d.errf(line, "%s: rule.sides applies only to use test", what)
+	}
+	if r.Sides == 0 {
+		r.Sides = 2
+	}
+	if math.IsNaN(r.Bound) && r.CompareTo == "" {
+		r.Bound = nullOf(e.Kind)
+	}
+}
+
+// nullOf is the no-effect value of an estimand.
+func nullOf(kind string) float64 {
+	if kind == KindOddsRatio {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,156 @@
+package prereg
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// LockFile is the content of FILE.lock: what was registered, when, with
+// which toolkit. It is tamper evidence, not security — a reader who trusts
+// the lock's time must trust where the lock was published.
+type LockFile struct {
+	File           string `json:"file"`
+	SHA256         string `json:"sha256"`
+	LockedAt       string `json:"locked_at"` // UTC, RFC 3339
+	ToolkitVersion string `json:"toolkit_version"`
+}
+
+// LockPath is the lock file of a preregistration.
+func LockPath(path string) string { return path + ".lock" }
+
+// Lock writes path.lock for the file at path, which must parse. now is
+// the locking time (its UTC value is written). An existing lock is not
+// overwritten.
+func Lock(path string, now time.Time, version string) (*LockFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := Parse(path, data); err != nil {
+		return nil, err
+	}
+	lp := LockPath(path)
+	if _, err := os.Stat(lp); err == nil {
+		return nil, fmt.Errorf("%s already exists: a preregistration is locked once (remove the lock only if the registration was never published)", lp)
+	}
+	sum := sha256.Sum256(data)
+	l := &LockFile{File: filepath.Base(path), SHA256: hex.EncodeToString(sum[:]), LockedAt: now.UTC().Format(time.RFC3339), ToolkitVersion: version}
+	b, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, '\n')
+	if err := outfile.WriteFile(lp, b); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// LockStatus is what a lock says about a preregistration and a ledger.
+type LockStatus struct {
+	Present  bool   `json:"present"`
+	Matches  bool   `json:"matches"`   // the lock's SHA-256 is the file's
+	LockedAt string `json:"locked_at"` // "" without a lock
+	// PredatesLedger is "yes", "no" or "unknown" (the ledger records no
+	// creation time).
+	PredatesLedger string `json:"predates_ledger"`
+	Note           string `json:"note,omitempty"`
+}
+
+// CheckLock reads path.lock and compares it with the file's SHA-256 and,
+// when known, the ledger's creation time (zero if it records none).
+func CheckLock(path, sha string, ledgerCreated time.Time) (*LockStatus, error) {
+	st := &LockStatus{PredatesLedger: "unknown"}
+	b, err := os.ReadFile(LockPath(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		st.Note = "no lock: the file was not locked with `prereg lock`"
+		return st, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var l LockFile
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return nil, fmt.Errorf("%s: not a lock file: %w", LockPath(path), err)
+	}
+	t, err := time.Parse(time.RFC3339, l.LockedAt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: locked_at %q: %w", LockPath(path), l.LockedAt, err)
+	}
+	st.Present, st.LockedAt = true, l.LockedAt
+	st.Matches = l.SHA256 == sha
+	if !st.Matches {
+		st.Note = "the file changed after it was locked (SHA-256 differs)"
+	}
+	if !ledgerCreated.IsZero() {
+		st.PredatesLedger = "no"
+		if t.Before(ledgerCreated) {
+			st.PredatesLedger = "yes"
+		}
+	} else if st.Note == "" {
+		st.Note = "the ledger records no creation time, so whether the lock predates it is unknown"
+	}
+	return st, nil
+}
+
+// Provenance identifies what a verdict was computed from.
+type Provenance struct {
+	Prereg         string      `json:"prereg"`
+	PreregSHA256   string      `json:"prereg_sha256"`
+	Ledger         string      `json:"ledger"`
+	LedgerSHA256   string      `json:"ledger_sha256,omitempty"` // "" for large files
+	LedgerBytes    int64       `json:"ledger_bytes"`
+	ToolkitVersion string      `json:"toolkit_version"`
+	Seed           string      `json:"seed,omitempty"` // the run seed of a simulated ledger (its LEDGER.meta.json)
+	Lock           *LockStatus `json:"lock"`
+}
+
+// HashLimit is the largest ledger whose SHA-256 is computed; larger ones
+// are identified by path and size, since hashing them would dominate the
+// run.
+const HashLimit = 256 << 20
+
+// LedgerIdentity returns the SHA-256 (files up to HashLimit) and size of a
+// ledger file; a directory is identified by the total size of its files.
+func LedgerIdentity(path string) (sha string, size int64, err error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", 0, err
+	}
+	if fi.IsDir() {
+		err = filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			i, err := d.Info()
+			size += i.Size()
+			return err
+		})
+		return "", size, err
+	}
+	if fi.Size() > HashLimit {
+		return "", fi.Size(), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), fi.Size(), nil
+}

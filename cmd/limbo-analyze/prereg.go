@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+func newPreregCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "prereg",
+		Short: "Write, check and lock a preregistration (hypotheses, estimands, decision rules)",
+		Long: `prereg works with preregistration files: YAML documents that state each
+hypothesis, its population, its estimand and the rule that turns the estimate
+into a verdict (docs/prereg.md is the reference). Evaluate one with
+'hypotheses --prereg FILE --in LEDGER'.
+
+Examples:
+  limbo-analyze prereg init --paper --out study.yaml
+  limbo-analyze prereg check study.yaml --in pilot.jsonl
+  limbo-analyze prereg lock study.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usagef("prereg: name a subcommand: init, check or lock (see 'limbo-analyze prereg --help')")
+		},
+	}
+	cmd.AddCommand(newPreregInitCmd(e), newPreregCheckCmd(e), newPreregLockCmd(e))
+	return cmd
+}
+
+// oneFile accepts exactly one FILE argument; anything else is a usage
+// error (exit 2).
+func oneFile(c *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return usagef("prereg %s: want one FILE, got %d argument(s) (see '%s --help')", c.Name(), len(args), c.CommandPath())
+	}
+	return nil
+}
+
+// skeleton is what `prereg init` writes without --paper: one hypothesis to
+// edit, every required key present.
+const skeleton = `# A preregistration: see docs/prereg.md for every key.
+prereg: 1
+title: "My study"
+alpha: 0.05
+hypotheses:
+  - id: H1
+    statement: "The guard keeps duplicates under committed faults below 5%"
+    population: 'condition == "guard" && fault_fired'
+    outcome: duplicated
+    estimand: {kind: rate, cluster: template}
+    rule: {direction: below, bound: 5, use: interval}
+`
+
+func newPreregInitCmd(e *env) *cobra.Command {
+	var paper, force bool
+	var out string
+	cmd := &cobra.Command{
+		Use:   "init [--paper] [--out FILE]",
+		Short: "Write a starting preregistration (--paper: the paper's H1–H6)",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("prereg init takes no arguments (use --out FILE)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data := []byte(skeleton)
+			if paper {
+				data = prereg.PaperBytes()
+			}
+			if out == "" || out == "-" {
+				_, err := e.stdout.Write(data)
+				return err
+			}
+			if _, err := os.Stat(out); err == nil && !force {
+				return fmt.Errorf("%s exists (use --force to overwrite it)", out)
+			}
+			if err := outfile.WriteFile(out, data); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "limbo-analyze: wrote %s\n", out)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&paper, "paper", false, "write the paper's H1–H6 (the embedded file)")
+	cmd.Flags().StringVar(&out, "out", "", "file to write (default: stdout)")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing --out file")
+	return cmd
+}
+
+// readPrereg reads and parses a preregistration, printing every problem
+// as file:line: message.
+func readPrereg(e *env, path string) (*prereg.File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := prereg.Parse(path, data)
+	return f, reportProblems(e, path, err)
+}
+
+// reportProblems prints an ErrorList one problem a line and returns a
+// one-line summary; other errors pass through.
+func reportProblems(e *env, path string, err error) error {
+	var list prereg.ErrorList
+	if !errors.As(err, &list) {
+		return err
+	}
+	for _, p := range list {
+		fmt.Fprintf(e.stderr, "%v\n", p)
+	}
+	return fmt.Errorf("%s: %d problem(s)", path, len(list))
+}
+
+func newPreregCheckCmd(e *env) *cobra.Command {
+	var in, inFormat string
+	cmd := &cobra.Command{
+		Use:   "check FILE [--in LEDGER]",
+		Short: "Validate a preregistration, and with --in its columns and levels against a ledger",
+		Args:  oneFile,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := readPrereg(e, args[0])
+			if err != nil {
+				return err
+			}
+			if in != "" {
+				d, err := readAnalysisData(e, in, inFormat, false, nil)
+				if err != nil {
+					return err
+				}
+				cols, err := ledger.FileColumns(in, inFormat)
+				if err != nil {
+					return err
+				}
+				if err := reportProblems(e, args[0], f.CheckLedger(d.Episodes, cols)); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(e.stdout, "%s: ok (%d hypotheses, sha256 %s)\n", args[0], len(f.Hypotheses), f.SHA256)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&in, "in", "", "episode ledger to check columns and levels against")
+	cmd.Flags().StringVar(&inFormat, "in-format", "", "ledger format: jsonl, csv or parquet (default: from the extension)")
+	return cmd
+}
+
+func newPreregLockCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "lock FILE",
+		Short: "Write FILE.lock: the file's SHA-256, the UTC time and the toolkit version (tamper evidence, not security)",
+		Args:  oneFile,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := prereg.Lock(args[0], time.Now(), version)
+			if err != nil {
+				return reportProblems(e, args[0], err)
+			}
+			fmt.Fprintf(e.stdout, "%s: sha256 %s, locked %s\n", prereg.LockPath(args[0]), l.SHA256, l.LockedAt)
+			return nil
+		},
+	}
+}
+
+// runPreregHypotheses evaluates a preregistration on a ledger
+// (`hypotheses --prereg`).
+func runPreregHypotheses(o hypothesesOptions, e *env) error {
+	f, err := readPrereg(e, o.prereg)
+	if err != nil {
+		return err
+	}
+	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, nil)
+	if err != nil {
+		return err
+	}
+	res, err := evalPrereg(e, o.prereg, f, d, o.in)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := res.Write(&buf, o.format); err != nil {
+		return err
+	}
+	_, err = e.stdout.Write(buf.Bytes())
+	return err
+}
+
+// evalPrereg evaluates f on the episodes of the ledger at in ("" for a
+// simulated run whose seed is seed) and attaches the provenance; it warns
+// on stderr of a lock that does not match and of verdicts that are not
+// computable.
+func evalPrereg(e *env, path string, f *prereg.File, d *analysis.Data, in string) (*prereg.Result, error) {
+	res, err := f.Evaluate(d.Episodes)
+	if err != nil {
+		return nil, err
+	}
+	prov := &prereg.Provenance{Prereg: path, PreregSHA256: f.SHA256, Ledger: in, ToolkitVersion: version}
+	if in != "" {
+		if prov.LedgerSHA256, prov.LedgerBytes, err = prereg.LedgerIdentity(in); err != nil {
+			return nil, err
+		}
+		prov.Seed = sidecarSeed(in)
+	}
+	if prov.Seed == "" {
+		prov.Seed = d.RunSeed()
+	}
+	// Ledgers record no creation time today (the sidecar holds only what
+	// is the same on every run), so the lock's order is "unknown".
+	if prov.Lock, err = prereg.CheckLock(path, f.SHA256, time.Time{}); err != nil {
+		return nil, err
+	}
+	res.Provenance = prov
+	if prov.Lock.Present && !prov.Lock.Matches {
+		fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s changed after it was locked\n", path)
+	}
+	for _, v := range res.Verdicts {
+		if v.Verdict == prereg.NotComputable {
+			fmt.Fprintf(e.stderr, "limbo-analyze: %s not computable: %s\n", v.ID, v.Reason)
+		}
+	}
+	return res, nil
+}
+
+// writePreregReport writes prereg.md, prereg.csv and prereg.json into a
+// report directory (`report --prereg`).
+func writePreregReport(e *env, u *outfile.Unit, path string, f *prereg.File, d *analysis.Data, in, dir string) ([]string, error) {
+	res, err := evalPrereg(e, path, f, d, in)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, format := range []string{"md", "csv", "json"} {
+		name := filepath.Join(dir, "prereg."+format)
+		if err := u.Write(name, func(w io.Writer) error { return res.Write(w, format) }); err != nil {
+			return nil, err
+		}
+		files = append(files, name)
+	}
+	return files, nil
+}
