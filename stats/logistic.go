@@ -35,8 +35,8 @@ type LogisticResult struct {
 	LogLik         float64       // ℓ₁ (unpenalised, also for Firth)
 	NullLogLik     float64       // ℓ₀ of the intercept-only model (η = 0 if X has no constant column)
 	Deviance       float64       // −2ℓ₁
-	N              int           // number of Bernoulli observations: Σw rounded (len(y) when unweighted)
-	SumW           float64       // Σw
+	N              int           // number of Bernoulli observations: Σw rounded (len(y) when unweighted); use SumW for pseudo-R²
+	SumW           float64       // Σw, the exact n of CoxSnell and Nagelkerke under frequency weights
 	Iter           int
 	Converged      bool
 	// Separation reports (quasi-)complete separation: the MLE does not
