@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -154,5 +156,143 @@ func TestOraclePaths(t *testing.T) {
 				t.Errorf("uncertainties %q, want the mail listed: %v", o.rep.Uncertainties, tc.listed)
 			}
 		})
+	}
+}
+
+// TestBatchPaths covers a batch write (T09's data_insert_many, four rows)
+// that failed part-way: the agent completes it with only the missing rows
+// when it knows which ones are there, and duplicates rows when it re-sends
+// the whole batch.
+func TestBatchPaths(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		e     episode
+		sends int
+		dup   bool
+		rows  int // rows in the last send
+	}{
+		{"read-back, missing rows only", episode{tpl: "T09", mode: ledger.FaultPartialBatch, cond: "vanilla"}, 2, false, 2},
+		{"read-back, whole batch again", episode{tpl: "T09", mode: ledger.FaultPartialBatch, cond: "vanilla",
+			set: func(p *Params) { p.S = 0 }}, 2, true, 4},
+		{"blind re-send", episode{tpl: "T09", mode: ledger.FaultPartialBatch, cond: "vanilla",
+			set: func(p *Params) { p.V500 = 0 }}, 2, true, 4},
+		{"outcome oracle, partial", episode{tpl: "T09", mode: ledger.FaultPartialBatch, cond: "outcome-oracle"}, 2, false, 2},
+		{"outcome oracle, committed", episode{tpl: "T09", mode: ledger.FaultTimeoutPost, cond: "outcome-oracle"}, 1, false, 4},
+		{"state oracle, partial", episode{tpl: "T09", mode: ledger.FaultPartialBatch, cond: "state-oracle"}, 2, false, 2},
+		{"state oracle, committed", episode{tpl: "T09", mode: ledger.FaultTimeoutPost, cond: "state-oracle"}, 1, false, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.e.run(t)
+			if got := o.sends(); got != tc.sends {
+				t.Fatalf("%d sends, want %d", got, tc.sends)
+			}
+			last := ""
+			for _, c := range o.calls {
+				if c.Tool == "data_insert_many" {
+					last = c.Args
+				}
+			}
+			if got := strings.Count(last, `"sku"`); got != tc.rows {
+				t.Errorf("last send has %d rows, want %d: %s", got, tc.rows, last)
+			}
+			if o.ep.Duplicated != tc.dup || !o.ep.TaskSuccess {
+				t.Errorf("duplicated %v, task success %v; want %v, true", o.ep.Duplicated, o.ep.TaskSuccess, tc.dup)
+			}
+		})
+	}
+}
+
+// TestKeyedAndDriftPaths covers re-issues: a same-key repeat of a write
+// still in flight gets 409 "in progress", waits and is absorbed; a fresh
+// key defeats the server's protection; an unkeyed re-issue may drift its
+// arguments; a residual slip sends once more after success.
+func TestKeyedAndDriftPaths(t *testing.T) {
+	keyed := func(p *Params) { p.KNat, p.KKe, p.VTo, p.V500 = 1, 1, 0, 0 }
+	for _, tc := range []struct {
+		name     string
+		e        episode
+		sends    int
+		conflict bool // a 409 was observed
+		dup      bool
+		drifted  bool // the re-issue's arguments (with its key) differ from the original's
+	}{
+		{"same key, in progress", episode{tpl: "T09", mode: ledger.FaultTimeoutLate, delay: 90, contract: ledger.ContractKeysEverywhere, cond: "vanilla", set: keyed},
+			3, true, false, false},
+		{"fresh key", episode{tpl: "T09", mode: ledger.FaultTimeoutLate, delay: 90, contract: ledger.ContractKeysEverywhere, cond: "vanilla",
+			set: func(p *Params) { keyed(p); p.R = 0 }}, 2, false, true, true},
+		{"drifted mail", episode{tpl: "T07", mode: ledger.FaultTimeoutPost, cond: "vanilla",
+			set: func(p *Params) { p.VTo, p.A = 0, 1 }}, 2, false, true, true},
+		{"drifted charge", episode{tpl: "T03", mode: ledger.FaultTimeoutPost, cond: "vanilla",
+			set: func(p *Params) { p.KNat, p.VTo, p.A = 0, 0, 1 }}, 2, false, true, true},
+		{"drifted post", episode{tpl: "T01", mode: ledger.FaultTimeoutPost, cond: "vanilla",
+			set: func(p *Params) { p.VTo, p.A = 0, 1 }}, 2, false, true, true},
+		{"drifted ticket", episode{tpl: "T05", mode: ledger.FaultTimeoutPost, cond: "vanilla",
+			set: func(p *Params) { p.VTo, p.A = 0, 1 }}, 2, false, true, true},
+		{"drifted row", episode{tpl: "T10", mode: ledger.FaultTimeoutPost, cond: "vanilla",
+			set: func(p *Params) { p.VTo, p.A = 0, 1 }}, 2, false, true, true},
+		{"slip after success", episode{tpl: "T07", mode: ledger.FaultTimeoutPre, cond: "vanilla",
+			set: func(p *Params) { p.VTo, p.Eps = 0, 1 }}, 3, false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.e.run(t)
+			if got := o.sends(); got != tc.sends {
+				t.Errorf("%d sends, want %d", got, tc.sends)
+			}
+			conflict := false
+			var args []string
+			for _, c := range o.calls {
+				if c.Tool != o.focal {
+					continue
+				}
+				conflict = conflict || c.Outcome == ledger.OutcomeHTTP409
+				args = append(args, c.Args)
+			}
+			if conflict != tc.conflict {
+				t.Errorf("409 observed: %v, want %v", conflict, tc.conflict)
+			}
+			if o.ep.Duplicated != tc.dup {
+				t.Errorf("duplicated %v, want %v", o.ep.Duplicated, tc.dup)
+			}
+			// The focal write is step 0 here, so the second send of its
+			// tool is the re-issue.
+			if drifted := len(args) > 1 && args[1] != args[0]; drifted != tc.drifted {
+				t.Errorf("re-issue arguments differ: %v, want %v (%q)", drifted, tc.drifted, args)
+			}
+		})
+	}
+}
+
+// TestLoadProfiles reads the embedded profiles back from a file, and names
+// the file when it is missing.
+func TestLoadProfiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "profiles.json")
+	if err := os.WriteFile(path, ProfilesJSON(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadProfiles(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(p.Models), len(DefaultProfiles().Models); got != want {
+		t.Errorf("%d models loaded, want %d", got, want)
+	}
+	missing := filepath.Join(t.TempDir(), "none.json")
+	if _, err := LoadProfiles(missing); err == nil || !strings.Contains(err.Error(), "none.json") {
+		t.Errorf("missing file: error %v, want one naming none.json", err)
+	}
+}
+
+// TestWrapConditions runs whole episodes through the sdk-retry and guard
+// middlewares: the retry client hides a not-executed timeout (one clean
+// send after the hidden retry), the guard turns a blind re-issue of a
+// committed mail into its stored answer.
+func TestWrapConditions(t *testing.T) {
+	o := episode{tpl: "T07", mode: ledger.FaultTimeoutPre, cond: "sdk-retry"}.run(t)
+	if o.sends() != 2 || o.ep.Duplicated || !o.ep.TaskSuccess || o.rep.Status != ledger.StatusCompleted {
+		t.Errorf("sdk-retry: %d sends, duplicated %v, success %v, status %s", o.sends(), o.ep.Duplicated, o.ep.TaskSuccess, o.rep.Status)
+	}
+	o = episode{tpl: "T07", mode: ledger.FaultTimeoutPost, cond: "guard", set: func(p *Params) { p.VTo = 0 }}.run(t)
+	if o.sends() != 1 || o.ep.Duplicated {
+		t.Errorf("guard: %d sends, duplicated %v; want 1, false", o.sends(), o.ep.Duplicated)
 	}
 }
