@@ -267,15 +267,15 @@ func colName(names []string, j int) string {
 }
 
 type logitFit struct {
-	d         *design
-	y, w      []float64
-	n, p      int
-	names     []string
-	noCov     bool
-	g         *mat.SymDense
-	eta, mu   []float64
-	wt, z     []float64
-	beta, rhs []float64
+	d       *design
+	y, w    []float64
+	n, p    int
+	names   []string
+	noCov   bool
+	g       *mat.SymDense
+	eta, mu []float64
+	wt, z   []float64
+	rhs     []float64
 }
 
 // update sets η = Xβ, μ and returns ℓ(β).
