@@ -124,10 +124,9 @@ func (a *Agent) write(st *sandbox.Step) {
 			args[keyArg] = key
 		}
 	}
-	t0 := a.c.Now()
 	a.think()
 	a.calls++
-	t0 = a.c.Now()
+	t0 := a.c.Now()
 	obs := a.c.Call(st.Tool, args)
 	a.handle(st, spec, args, t0, obs)
 }

@@ -52,16 +52,6 @@ func (h *Hypothesis) warnf(format string, args ...any) {
 	h.Warnings = append(h.Warnings, fmt.Sprintf(format, args...))
 }
 
-// stat returns the named statistic (NaN if absent).
-func (h *Hypothesis) stat(name string) Stat {
-	for _, s := range h.Stats {
-		if s.Name == name {
-			return s
-		}
-	}
-	return Stat{Name: name, Value: nan, Lo: nan, Hi: nan}
-}
-
 func anyNaN(v ...float64) bool {
 	for _, x := range v {
 		if math.IsNaN(x) {

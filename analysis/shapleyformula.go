@@ -167,16 +167,17 @@ func logisticSpan(x *mat.Dense, y, w []float64, names []string) (*stats.Logistic
 	}
 }
 
-// pseudoR2 is the chosen pseudo-R² of a fit (n = Bernoulli rows).
+// pseudoR2 is the chosen pseudo-R² of a fit (n = Σw Bernoulli rows: a
+// non-integer frequency weight is not rounded).
 func pseudoR2(kind string, r *stats.LogisticResult, y, w []float64) float64 {
-	if (kind == "nagelkerke" || kind == "coxsnell") && r.N < 1 {
-		return math.NaN() // n = Σw rounds to 0: the index is undefined
+	if (kind == "nagelkerke" || kind == "coxsnell") && !(r.SumW > 0) {
+		return math.NaN() // n = Σw is 0: the index is undefined
 	}
 	switch kind {
 	case "nagelkerke":
-		return stats.Nagelkerke(r.LogLik, r.NullLogLik, r.N)
+		return stats.Nagelkerke(r.LogLik, r.NullLogLik, r.SumW)
 	case "coxsnell":
-		return stats.CoxSnell(r.LogLik, r.NullLogLik, r.N)
+		return stats.CoxSnell(r.LogLik, r.NullLogLik, r.SumW)
 	case "tjur":
 		return stats.TjurWeighted(y, r.Mu, w)
 	}

@@ -287,14 +287,6 @@ func (r *run) reclaim() bool {
 	return true
 }
 
-// idle reports whether the episode ended, or would end now, with no call
-// and no report: a session that only looked (listed tools) and left.
-func (r *run) idle() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.requests == 0 && (!r.ended || r.reason != EndFinish)
-}
-
 // end closes the episode once: drains the world, grades it and hands the
 // result on. An episode that ends without a report is graded with status
 // failed and no uncertainties: the agent reported no success.

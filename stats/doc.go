@@ -21,7 +21,9 @@
 // # Paired and multiple tests
 //
 // McNemarExact, McNemarMidP, McNemarChi2, McNemarOR; HolmAdjust,
-// BonferroniAdjust, BHAdjust.
+// BonferroniAdjust, BHAdjust. McNemarExactLog10 and McNemarMidPLog10 give
+// log₁₀ p, finite where the p-value underflows float64; ReportP and
+// FormatLog10P turn it into a reportable bound or text (never "p = 0").
 //
 // # Equivalence
 //

@@ -58,3 +58,12 @@ func ExampleLogistic() {
 	// β = [-1.0986 1.0986], SE = [0.3651 0.4830], p = [0.0026 0.0229]
 	// McFadden R² = 0.0511, n = 80
 }
+
+// A paired table with 0 against 2,000 discordant pairs: the exact p-value
+// underflows float64, its log does not.
+func ExampleMcNemarExactLog10() {
+	lp := stats.McNemarExactLog10(0, 2000)
+	p, below := stats.ReportP(lp)
+	fmt.Println(stats.McNemarExact(0, 2000), stats.FormatLog10P(lp, 2), p, below)
+	// Output: 0 1.7e-602 1e-300 true
+}

@@ -10,21 +10,6 @@ import (
 
 const geeTol = 1e-6
 
-type geeRef struct {
-	Corr, Corstr                     string
-	Coef, Robust, Naive, BiasReduced []float64
-	KC                               []float64
-	Alpha, Scale                     jf
-	TightCoef0                       jf `json:"tight_coef0"`
-	TightAlpha                       jf `json:"tight_alpha"`
-}
-
-func (g *geeRef) fixNames() {
-	if g.Corr == "" {
-		g.Corr = g.Corstr
-	}
-}
-
 func ses(c *mat.SymDense) []float64 {
 	if c == nil {
 		return nil
@@ -49,9 +34,6 @@ func permute(v []float64, perm []int) []float64 {
 }
 
 func TestGEEStatsmodels(t *testing.T) {
-	type biasRed struct {
-		BiasReduced []float64 `json:"bias_reduced"`
-	}
 	var gold struct {
 		GEEB []json2gee `json:"geeB_statsmodels"`
 	}

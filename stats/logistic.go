@@ -35,8 +35,8 @@ type LogisticResult struct {
 	LogLik         float64       // ℓ₁ (unpenalised, also for Firth)
 	NullLogLik     float64       // ℓ₀ of the intercept-only model (η = 0 if X has no constant column)
 	Deviance       float64       // −2ℓ₁
-	N              int           // number of Bernoulli observations: Σw rounded (len(y) when unweighted)
-	SumW           float64       // Σw
+	N              int           // number of Bernoulli observations: Σw rounded (len(y) when unweighted); use SumW for pseudo-R²
+	SumW           float64       // Σw, the exact n of CoxSnell and Nagelkerke under frequency weights
 	Iter           int
 	Converged      bool
 	// Separation reports (quasi-)complete separation: the MLE does not
@@ -267,15 +267,15 @@ func colName(names []string, j int) string {
 }
 
 type logitFit struct {
-	d         *design
-	y, w      []float64
-	n, p      int
-	names     []string
-	noCov     bool
-	g         *mat.SymDense
-	eta, mu   []float64
-	wt, z     []float64
-	beta, rhs []float64
+	d       *design
+	y, w    []float64
+	n, p    int
+	names   []string
+	noCov   bool
+	g       *mat.SymDense
+	eta, mu []float64
+	wt, z   []float64
+	rhs     []float64
 }
 
 // update sets η = Xβ, μ and returns ℓ(β).
@@ -408,11 +408,22 @@ func (f *logitFit) irls(opt LogisticOptions, res *LogisticResult) error {
 	if res.Iter > opt.MaxIter {
 		res.Iter = opt.MaxIter
 	}
-	res.Coef = beta
-	res.LogLik = ll
 	// Near a true maximum Newton steps shrink quadratically; a coefficient
 	// that still moves by a sizeable amount on the linear-predictor scale
-	// while the deviance has settled is running off to infinity.
+	// while the deviance has settled is running off to infinity. A loose
+	// deviance tolerance can stop a finite fit early too (a rare outcome,
+	// such as 1 event in 548, has little information, so the last step is
+	// still large), so a suspected divergence is confirmed by further
+	// Newton steps: they vanish at a finite maximum and stay near one unit
+	// per step under separation.
+	if !res.Separation && moving(step, scale) && f.finite(beta, scale) {
+		for j := range step {
+			step[j] = 0
+		}
+		ll = f.update(beta)
+	}
+	res.Coef = beta
+	res.LogLik = ll
 	for j := range f.p {
 		if math.Abs(step[j])*scale[j] > 1e-3 {
 			res.SeparatedTerms = append(res.SeparatedTerms, j)
@@ -430,6 +441,63 @@ func (f *logitFit) irls(opt LogisticOptions, res *LogisticResult) error {
 		return nil
 	}
 	return f.covariance(res)
+}
+
+// moving reports whether some coefficient's last step, on the scale of the
+// linear predictor, exceeds the separation threshold 1e-3.
+func moving(step, scale []float64) bool {
+	for j := range step {
+		if math.Abs(step[j])*scale[j] > 1e-3 {
+			return true
+		}
+	}
+	return false
+}
+
+// finite continues Newton's method from beta for at most 25 steps and
+// reports whether it converges (every scaled step below 1e-9), updating
+// beta in place to the polished estimate if so; beta is left unchanged
+// otherwise. Converging steps that end more than 0.5 (scaled) from beta
+// are saturation, not convergence. Under separation the diverging coefficients keep moving by
+// about one unit per step (μ ∝ e^{−β} makes gradient and information decay
+// together), so the steps never fall below the bound; at a finite maximum
+// they shrink quadratically and reach it in a few steps.
+func (f *logitFit) finite(beta, scale []float64) bool {
+	b := append([]float64(nil), beta...)
+	f.update(b)
+	for range 25 {
+		f.weights()
+		nb, ok, err := f.solve(false)
+		if err != nil || !ok {
+			break
+		}
+		small := true
+		for j := range b {
+			if math.Abs(nb[j]-b[j])*scale[j] > 1e-9 {
+				small = false
+			}
+		}
+		copy(b, nb)
+		if ll := f.update(b); math.IsNaN(ll) || math.IsInf(ll, 0) {
+			break
+		}
+		if small {
+			// Fitted probabilities that saturate in floating point also
+			// stop the steps; a finite maximum is this close to where the
+			// deviance settled, a diverging fit has run many units away.
+			far := false
+			for j := range b {
+				far = far || math.Abs(b[j]-beta[j])*scale[j] > 0.5
+			}
+			if !far {
+				copy(beta, b)
+				return true
+			}
+			break
+		}
+	}
+	f.update(beta)
+	return false
 }
 
 // covariance sets Cov and SE from the information XᵀWX at the final μ.

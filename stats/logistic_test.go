@@ -250,6 +250,9 @@ func TestWaldTest(t *testing.T) {
 	chi2, df, p := WaldTest([]float64{1, 2, 3}, cov, []int{2})
 	checkRel(t, "1-df Wald", chi2, 9, closedTol)
 	checkRel(t, "1-df Wald p", p, math.Erfc(3/math.Sqrt2), closedTol)
+	if df != 1 {
+		t.Errorf("1-df Wald: df = %d", df)
+	}
 	chi2, df, p = WaldTest([]float64{1, 2, 3}, cov, []int{0, 1})
 	// [1 2] [[4 1][1 9]]⁻¹ [1 2]ᵀ = (9 − 4 + 16)/35.
 	checkRel(t, "2-df Wald", chi2, 21.0/35, closedTol)

@@ -20,19 +20,26 @@ func McFadden(ll, ll0 float64) float64 {
 	return 1 - ll/ll0
 }
 
+// Count is the type of n in CoxSnell and Nagelkerke: a row count, or the
+// sum of frequency weights Σw, which need not be a whole number.
+type Count interface{ ~int | ~float64 }
+
 // CoxSnell returns 1 − exp(2(ℓ₀ − ℓ₁)/n) (Cox & Snell 1989; statsmodels
-// GLMResults.pseudo_rsquared("cs")).
-func CoxSnell(ll, ll0 float64, n int) float64 {
-	if n <= 0 {
+// GLMResults.pseudo_rsquared("cs")). With frequency weights the data stand
+// for n = Σw Bernoulli rows: pass LogisticResult.SumW, not N (Σw rounded),
+// which would shift R² by up to 0.5/Σw relatively.
+func CoxSnell[N Count](ll, ll0 float64, n N) float64 {
+	if !(n > 0) {
 		panic("stats: CoxSnell needs n > 0")
 	}
 	return -math.Expm1(2 * (ll0 - ll) / float64(n))
 }
 
 // Nagelkerke returns Cox–Snell R² divided by its maximum 1 − exp(2ℓ₀/n)
-// (Nagelkerke 1991, Biometrika 78:691–692). NaN when ℓ₀ = 0.
-func Nagelkerke(ll, ll0 float64, n int) float64 {
-	if n <= 0 {
+// (Nagelkerke 1991, Biometrika 78:691–692). NaN when ℓ₀ = 0. As for
+// CoxSnell, n is Σw under frequency weights.
+func Nagelkerke[N Count](ll, ll0 float64, n N) float64 {
+	if !(n > 0) {
 		panic("stats: Nagelkerke needs n > 0")
 	}
 	max := -math.Expm1(2 * ll0 / float64(n))

@@ -32,9 +32,7 @@ func designRows() []mapRow {
 func buildFrame(t *testing.T, f *Formula, rows []mapRow, collapse bool) *frame.Frame {
 	t.Helper()
 	var cols []string
-	for _, c := range f.Columns()[1:] {
-		cols = append(cols, c)
-	}
+	cols = append(cols, f.Columns()[1:]...)
 	b := frame.NewBuilder(frame.Spec{Columns: cols, Outcome: f.Response, Collapse: collapse})
 	for _, r := range rows {
 		if err := b.Add(r); err != nil {

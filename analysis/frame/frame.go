@@ -172,7 +172,6 @@ type Builder struct {
 	rows   int64
 	drop   map[string]int64
 	first  bool
-	errRow func(Row) string
 }
 
 // NewBuilder returns a Builder for spec.
