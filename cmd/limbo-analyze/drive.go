@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/mcp"
 )
 
@@ -108,7 +109,7 @@ Examples:
 				return err
 			}
 			if o.shard != "" {
-				if _, _, err := parseShard(o.shard); err != nil {
+				if _, _, err := design.ParseShard(o.shard); err != nil {
 					return usagef("--shard: %v", err)
 				}
 			}
@@ -152,9 +153,9 @@ func runDrive(ctx context.Context, e *env, o *driveOptions) (err error) {
 			return err
 		}
 	}
-	var meta *driveMeta
+	var meta *mcp.ShardMeta
 	if o.shard != "" {
-		if plan, meta, err = shardPlan(plan, o.shard); err != nil {
+		if plan, meta, err = mcp.ShardPlan(plan, o.shard, version); err != nil {
 			return err
 		}
 	}
@@ -178,12 +179,12 @@ func runDrive(ctx context.Context, e *env, o *driveOptions) (err error) {
 	if meta != nil {
 		// Under the ledger's lock: check a resumed shard's sidecar, and
 		// write it (again) once the shard's ledger holds episodes.
-		if err := meta.checkExisting(o.out); err != nil {
+		if err := meta.CheckExisting(o.out); err != nil {
 			return err
 		}
 		defer func() {
 			if out.Len() > 0 {
-				if werr := meta.write(o.out); werr != nil && err == nil {
+				if werr := meta.Write(o.out); werr != nil && err == nil {
 					err = werr
 				}
 			}
