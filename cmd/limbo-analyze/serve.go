@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -145,8 +145,8 @@ Examples:
 					return usagef("--contract %q: want %s", o.one.Contract, strings.Join(ledger.Contracts.Values, " or "))
 				}
 			}
-			if err := checkLimits(o.limits); err != nil {
-				return err
+			if err := o.limits.Check(); err != nil {
+				return usageError{err}
 			}
 			return runServe(cmd.Context(), e, o)
 		},
@@ -177,40 +177,15 @@ Examples:
 	return c
 }
 
-// loadPlan reads the plan the options name; --annotations turns the
-// factor on in every episode.
-func (o *serveOptions) loadPlan() (*mcp.Plan, error) {
-	p, err := o.basePlan()
-	if err != nil || !o.annotate {
-		return p, err
-	}
-	return mcp.WithAnnotations(p)
-}
-
-func (o *serveOptions) basePlan() (*mcp.Plan, error) {
-	switch {
-	case o.plan != "":
-		return mcp.ReadPlan(o.plan)
-	case o.one.Template != "":
-		ep := o.one
-		ep.Model, ep.Harness = o.model, o.harness
-		ep.SeedFrom(o.seed)
-		p, err := mcp.NewPlan([]mcp.Episode{ep})
-		if err != nil {
-			// The single episode comes from the flags: a bad value is a
-			// usage error (exit 2).
-			return nil, usageError{fmt.Errorf("--template episode: %w", err)}
-		}
-		return p, nil
-	}
-	return mcp.DefaultPlan(o.seed, o.model, o.harness)
-}
-
 func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	plan, err := o.loadPlan()
+	plan, err := mcp.PlanSource{File: o.plan, One: o.one, Model: o.model, Harness: o.harness, Seed: o.seed, Annotations: o.annotate}.Load()
+	var ee *mcp.EpisodeError
+	if errors.As(err, &ee) {
+		return usageError{err} // the single episode comes from the flags
+	}
 	if err != nil {
 		return err
 	}
@@ -250,7 +225,8 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.transport == "stdio" {
-		_, err := srv.ServeStdio(ctx, readCloser(e.stdin), writeCloser(e.stdout))
+		in, out := mcp.StdioStreams(e.stdin, e.stdout)
+		_, err := srv.ServeStdio(ctx, in, out)
 		return err
 	}
 	// The SDK's decoder allocates a 32 KiB buffer per message; a lazier
@@ -273,29 +249,6 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 // server middleware.
 func callerFactory() mcp.CallerFactory { return mcp.ConditionCaller }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-func readCloser(r io.Reader) io.ReadCloser {
-	if rc, ok := r.(io.ReadCloser); ok {
-		return rc
-	}
-	return io.NopCloser(r)
-}
-
-func writeCloser(w io.Writer) io.WriteCloser {
-	// Never let the transport close the process's stdout: messages after
-	// the session still go to stderr, and tests pass buffers.
-	if f, ok := w.(*os.File); ok && f == os.Stdout {
-		return nopWriteCloser{w}
-	}
-	if wc, ok := w.(io.WriteCloser); ok {
-		return wc
-	}
-	return nopWriteCloser{w}
-}
-
 // addLimitFlags registers the per-episode budget flags. serve and drive
 // share them: drive hands the same values on to the serve processes it
 // starts.
@@ -305,12 +258,4 @@ func addLimitFlags(c *cobra.Command, l *mcp.Limits) {
 	f.IntVar(&l.MaxCalls, "max-calls", mcp.DefaultMaxCalls, "tool calls per episode")
 	f.Float64Var(&l.MaxTimeS, "max-time-s", mcp.DefaultMaxTimeS, "virtual-time budget per episode (seconds)")
 	f.IntVar(&l.MaxArgBytes, "max-arg-bytes", mcp.DefaultMaxArgBytes, "bytes of one call's arguments")
-}
-
-// checkLimits rejects negative budgets (a usage error).
-func checkLimits(l mcp.Limits) error {
-	if l.ThinkS < 0 || l.MaxCalls < 0 || l.MaxTimeS < 0 || l.MaxArgBytes < 0 {
-		return usagef("--think-s, --max-calls, --max-time-s and --max-arg-bytes must not be negative")
-	}
-	return nil
 }
