@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 // FileCheck is the outcome of CheckFile on one ledger file.
@@ -169,4 +172,46 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Files returns the files a ledger path stands for: the path and, for a
+// Parquet episode table, its calls and effects siblings.
+func Files(path string) []string {
+	if filepath.Ext(path) != ".parquet" {
+		return []string{path}
+	}
+	c, e := SiblingPaths(path)
+	return []string{path, c, e}
+}
+
+// Convert reads the ledger in with opt (raw lines graded by opt.Grader)
+// and writes its episode table to out in format ("" for out's extension),
+// as one unit whose inputs are in's files: an episode table written over
+// an earlier raw Parquet export replaces its calls and effects siblings
+// too (removed, as they would no longer match).
+func Convert(in, out, format string, opt ReadOptions) error {
+	u := outfile.NewUnit(Files(in)...)
+	defer u.Abort() // no-op after Commit
+	w, err := CreateEpisodesIn(u, out, format, nil)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	opt.Reuse = true // rows are written, never kept
+	if err := ReadEpisodes(in, opt, w.Write); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if f, _ := formatOf(out, format); f == "parquet" {
+		cp, ep := SiblingPaths(out)
+		if err := u.Remove(cp); err != nil {
+			return err
+		}
+		if err := u.Remove(ep); err != nil {
+			return err
+		}
+	}
+	return u.Commit()
 }

@@ -73,3 +73,32 @@ func TestWarnLimiter(t *testing.T) {
 		t.Errorf("printed:\n%s", out.String())
 	}
 }
+
+func TestFiles(t *testing.T) {
+	if got := Files("a/x.parquet"); len(got) != 3 || got[1] != "a/x.calls.parquet" || got[2] != "a/x.effects.parquet" {
+		t.Errorf("Files(parquet) = %v", got)
+	}
+	if got := Files("x.csv"); len(got) != 1 || got[0] != "x.csv" {
+		t.Errorf("Files(csv) = %v", got)
+	}
+}
+
+// Convert writes the graded table; a failing read leaves nothing behind.
+func TestConvert(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.jsonl")
+	if err := Convert("../testdata/ledger/sample.csv", out, "", ReadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := CheckFile(out, ReadOptions{}, false, func(err error) { t.Errorf("converted ledger: %v", err) })
+	if c.Rows != 36 {
+		t.Errorf("converted %d rows, want 36", c.Rows)
+	}
+	bad := filepath.Join(dir, "bad.out.csv")
+	if err := Convert(filepath.Join(dir, "none.csv"), bad, "", ReadOptions{}); err == nil {
+		t.Error("missing input converted")
+	}
+	if _, err := os.Stat(bad); err == nil {
+		t.Error("output left behind after a failed read")
+	}
+}
