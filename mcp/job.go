@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"runtime/debug"
 	"strconv"
 )
 
@@ -163,4 +165,71 @@ func RunDrive(ctx context.Context, j DriveJob) (t DriveTally, err error) {
 		err = fmt.Errorf("%d episodes failed (run drive again to retry them)", t.Failed)
 	}
 	return t, err
+}
+
+// ServeJob is one serve run: a plan served into a ledger file over stdio
+// (the next pending episode) or streamable HTTP (every pending episode).
+type ServeJob struct {
+	Plan        *Plan
+	Ledger      string
+	Options     Options   // of the server; NewCaller defaults to ConditionCaller
+	HTTP        bool      // streamable HTTP on Addr instead of stdio
+	Addr        string    // listen address over HTTP
+	AllowRemote bool      // allow a non-loopback Addr
+	Stdin       io.Reader // the stdio transport's input
+	Stdout      io.Writer // the stdio transport's output, and PrintTask's
+	// PrintTask prints the next pending episode's instruction to Stdout
+	// instead of serving; with nothing pending that is an error.
+	PrintTask bool
+	Warn      func(string)              // the ledger's repair messages
+	Listening func(net.Addr, int)       // over HTTP: the address and the pending count
+	Done      func(total int, l string) // nothing pending: every episode is already in the ledger
+}
+
+// RunServe serves the job under the ledger's lock. Nothing pending is
+// success (reported to Done), as for drive: a rerun after the plan is
+// done must not look like a failure.
+func RunServe(ctx context.Context, j ServeJob) error {
+	l, err := OpenLedger(j.Ledger, j.Warn)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if j.Options.NewCaller == nil {
+		j.Options.NewCaller = ConditionCaller
+	}
+	srv := NewServer(j.Plan, l, j.Options)
+	switch {
+	case j.PrintTask:
+		_, idx, ok := srv.Next()
+		if !ok {
+			return fmt.Errorf("every episode of the plan is already in %s: no task to print", j.Ledger)
+		}
+		_, err := fmt.Fprintln(j.Stdout, Instruction(j.Plan, idx))
+		return err
+	case srv.Pending() == 0:
+		if j.Done != nil {
+			j.Done(j.Plan.Len(), j.Ledger)
+		}
+		return nil
+	case !j.HTTP:
+		in, out := StdioStreams(j.Stdin, j.Stdout)
+		_, err := srv.ServeStdio(ctx, in, out)
+		return err
+	}
+	// The SDK's decoder allocates a 32 KiB buffer per message; a lazier
+	// collector halves the CPU per episode for a few MiB of heap.
+	debug.SetGCPercent(400)
+	err = srv.ServeHTTP(ctx, j.Addr, j.AllowRemote, func(a net.Addr) {
+		if j.Listening != nil {
+			j.Listening(a, srv.Pending())
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if n := srv.Failed(); n > 0 {
+		return fmt.Errorf("%d episodes could not be recorded", n)
+	}
+	return nil
 }

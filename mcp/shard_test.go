@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -163,4 +164,32 @@ func readAll(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// RunServe prints the next pending task, and with nothing pending reports
+// it and succeeds.
+func TestRunServePrintTaskAndDone(t *testing.T) {
+	plan, err := PlanSource{One: Episode{Template: "T03", FocalIndex: 1, FaultMode: "timeout_late", Contract: "native", Condition: DefaultCondition}, Model: "m", Harness: "h", Seed: 1}.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	var out bytes.Buffer
+	if err := RunServe(context.Background(), ServeJob{Plan: plan, Ledger: path, Stdout: &out, PrintTask: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), Instruction(plan, 0)+"\n"; got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+	// The episode recorded: nothing pending.
+	if err := os.WriteFile(path, []byte(fmt.Sprintf("{\"episode_id\":%q}\n", plan.Episodes[0].EpisodeID)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := 0
+	if err := RunServe(context.Background(), ServeJob{Plan: plan, Ledger: path, Done: func(total int, _ string) { done = total }}); err != nil || done != 1 {
+		t.Errorf("nothing pending: err %v, Done got %d", err, done)
+	}
+	if err := RunServe(context.Background(), ServeJob{Plan: plan, Ledger: path, Stdout: &out, PrintTask: true}); err == nil {
+		t.Error("print-task with nothing pending succeeded")
+	}
 }

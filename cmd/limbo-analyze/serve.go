@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -193,55 +192,21 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		_, err := fmt.Fprintln(e.stdout, mcp.Instruction(plan, 0))
 		return err
 	}
-	warn := func(msg string) { fmt.Fprintln(e.stderr, "limbo-analyze serve:", msg) }
-	l, err := mcp.OpenLedger(o.ledger, warn)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	srv := mcp.NewServer(plan, l, mcp.Options{
-		Limits:         o.limits,
-		Raw:            o.raw,
-		Version:        version,
-		Log:            e.stderr,
-		IdleTimeout:    o.idle,
-		NewCaller:      callerFactory(),
-		AllowedOrigins: o.origins,
-	})
-	if o.printTask {
-		_, idx, ok := srv.Next()
-		if !ok {
-			return fmt.Errorf("every episode of the plan is already in %s: no task to print", o.ledger)
-		}
-		_, err := fmt.Fprintln(e.stdout, mcp.Instruction(plan, idx))
-		return err
-	}
-	if srv.Pending() == 0 {
-		// Nothing left to do is success, as for drive: a rerun (or a
-		// requeued job) after the plan is done must not look like a failure.
-		fmt.Fprintf(e.stderr, "limbo-analyze serve: all %d episodes of the plan are already in %s; nothing to serve\n", plan.Len(), o.ledger)
-		return nil
-	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if o.transport == "stdio" {
-		in, out := mcp.StdioStreams(e.stdin, e.stdout)
-		_, err := srv.ServeStdio(ctx, in, out)
-		return err
-	}
-	// The SDK's decoder allocates a 32 KiB buffer per message; a lazier
-	// collector halves the CPU per episode for a few MiB of heap.
-	debug.SetGCPercent(400)
-	err = srv.ServeHTTP(ctx, o.addr, o.allowRemote, func(a net.Addr) {
-		fmt.Fprintf(e.stderr, "limbo-analyze serve: MCP streamable HTTP on http://%s/ (%d episodes pending)\n", a, srv.Pending())
+	return mcp.RunServe(ctx, mcp.ServeJob{
+		Plan: plan, Ledger: o.ledger, HTTP: o.transport == "http", Addr: o.addr, AllowRemote: o.allowRemote,
+		Stdin: e.stdin, Stdout: e.stdout, PrintTask: o.printTask,
+		Options: mcp.Options{Limits: o.limits, Raw: o.raw, Version: version, Log: e.stderr,
+			IdleTimeout: o.idle, NewCaller: callerFactory(), AllowedOrigins: o.origins},
+		Warn: func(msg string) { fmt.Fprintln(e.stderr, "limbo-analyze serve:", msg) },
+		Listening: func(a net.Addr, pending int) {
+			fmt.Fprintf(e.stderr, "limbo-analyze serve: MCP streamable HTTP on http://%s/ (%d episodes pending)\n", a, pending)
+		},
+		Done: func(total int, l string) {
+			fmt.Fprintf(e.stderr, "limbo-analyze serve: all %d episodes of the plan are already in %s; nothing to serve\n", total, l)
+		},
 	})
-	if err != nil {
-		return err
-	}
-	if n := srv.Failed(); n > 0 {
-		return fmt.Errorf("%d episodes could not be recorded", n)
-	}
-	return nil
 }
 
 // callerFactory builds each episode's caller: the sandbox world, behind
