@@ -53,7 +53,7 @@ func (s PlanSource) Load() (*Plan, error) {
 	return WithAnnotations(p)
 }
 
-// CheckLimits rejects negative budgets.
+// Check rejects negative budgets (the caller reports a usage error).
 func (l Limits) Check() error {
 	if l.ThinkS < 0 || l.MaxCalls < 0 || l.MaxTimeS < 0 || l.MaxArgBytes < 0 {
 		return errors.New("--think-s, --max-calls, --max-time-s and --max-arg-bytes must not be negative")
