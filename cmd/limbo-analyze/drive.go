@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/mcp"
 )
 
@@ -104,11 +104,11 @@ Examples:
 			if o.timeout <= 0 || o.grace <= 0 {
 				return usagef("--timeout and --grace must be positive")
 			}
-			if err := checkLimits(o.limits); err != nil {
-				return err
+			if err := o.limits.Check(); err != nil {
+				return usageError{err}
 			}
 			if o.shard != "" {
-				if _, _, err := parseShard(o.shard); err != nil {
+				if _, _, err := design.ParseShard(o.shard); err != nil {
 					return usagef("--shard: %v", err)
 				}
 			}
@@ -134,29 +134,13 @@ Examples:
 	return c
 }
 
-func runDrive(ctx context.Context, e *env, o *driveOptions) (err error) {
+func runDrive(ctx context.Context, e *env, o *driveOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var plan *mcp.Plan
-	if o.plan != "" {
-		plan, err = mcp.ReadPlan(o.plan)
-	} else {
-		plan, err = mcp.DefaultPlan(o.seed, o.model, o.harnessLabel)
-	}
+	plan, err := mcp.PlanSource{File: o.plan, Model: o.model, Harness: o.harnessLabel, Seed: o.seed, Annotations: o.annotate}.Load()
 	if err != nil {
 		return err
-	}
-	if o.annotate {
-		if plan, err = mcp.WithAnnotations(plan); err != nil {
-			return err
-		}
-	}
-	var meta *driveMeta
-	if o.shard != "" {
-		if plan, meta, err = shardPlan(plan, o.shard); err != nil {
-			return err
-		}
 	}
 	exe := o.serverExe
 	if exe == "" {
@@ -164,90 +148,50 @@ func runDrive(ctx context.Context, e *env, o *driveOptions) (err error) {
 			return fmt.Errorf("locating the server executable: %w (pass --server)", err)
 		}
 	}
-	if o.logDir != "" {
-		if err := os.MkdirAll(o.logDir, 0o755); err != nil {
-			return err
-		}
-	}
-	warn := func(msg string) { fmt.Fprintln(e.stderr, "limbo-analyze drive:", msg) }
-	out, err := mcp.OpenLedger(o.out, warn)
-	if err != nil {
-		return err
-	}
-	defer out.Close()
-	if meta != nil {
-		// Under the ledger's lock: check a resumed shard's sidecar, and
-		// write it (again) once the shard's ledger holds episodes.
-		if err := meta.checkExisting(o.out); err != nil {
-			return err
-		}
-		defer func() {
-			if out.Len() > 0 {
-				if werr := meta.write(o.out); werr != nil && err == nil {
-					err = werr
-				}
-			}
-		}()
-	}
-	pending := 0
-	for i := range plan.Episodes {
-		if !out.Has(plan.Episodes[i].EpisodeID) {
-			pending++
-		}
-	}
-	if pending == 0 {
-		fmt.Fprintf(e.stderr, "limbo-analyze drive: all %d episodes of the plan are in %s\n", plan.Len(), o.out)
-		return nil
-	}
-	serverArgs := []string{
-		"--think-s", strconv.FormatFloat(o.limits.ThinkS, 'g', -1, 64),
-		"--max-calls", strconv.Itoa(o.limits.MaxCalls),
-		"--max-time-s", strconv.FormatFloat(o.limits.MaxTimeS, 'g', -1, 64),
-		"--max-arg-bytes", strconv.Itoa(o.limits.MaxArgBytes),
-	}
+	serverArgs := o.limits.Args()
 	if o.raw {
 		serverArgs = append(serverArgs, "--raw")
 	}
 	var bar *progressbar.ProgressBar
-	if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		bar = progressbar.NewOptions(pending, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("episodes"),
-			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	recorded, failed, err := mcp.Drive(ctx, mcp.DriveOptions{
-		Plan: plan, Out: out, Harness: o.harness,
-		Server: []string{exe, "serve"}, ServerArgs: serverArgs,
-		Parallel: o.parallel, Timeout: o.timeout, Grace: o.grace, LogDir: o.logDir,
-		Progress: func(ev mcp.DriveEvent) {
-			if bar != nil {
-				_ = bar.Add(1)
+	t, err := mcp.RunDrive(ctx, mcp.DriveJob{
+		Ledger: o.out, Shard: o.shard, Toolkit: version,
+		Warn: func(msg string) { fmt.Fprintln(e.stderr, "limbo-analyze drive:", msg) },
+		Start: func(pending int) {
+			if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+				bar = progressbar.NewOptions(pending, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("episodes"),
+					progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
 			}
-			switch {
-			case ev.Err != nil:
-				msg := fmt.Sprintf("episode %d (%s): %v", ev.Index, ev.EpisodeID, ev.Err)
+		},
+		DriveOptions: mcp.DriveOptions{
+			Plan: plan, Harness: o.harness, Server: []string{exe, "serve"}, ServerArgs: serverArgs,
+			Parallel: o.parallel, Timeout: o.timeout, Grace: o.grace, LogDir: o.logDir,
+			Progress: func(ev mcp.DriveEvent) {
 				if bar != nil {
+					_ = bar.Add(1)
+				}
+				if bar != nil && (ev.Err != nil || ev.Warning != "") {
 					_ = bar.Clear()
 				}
-				fmt.Fprintln(e.stderr, "limbo-analyze drive:", msg)
-			case ev.Warning != "":
-				if bar != nil {
-					_ = bar.Clear()
+				switch {
+				case ev.Err != nil:
+					fmt.Fprintf(e.stderr, "limbo-analyze drive: episode %d (%s): %v\n", ev.Index, ev.EpisodeID, ev.Err)
+				case ev.Warning != "":
+					fmt.Fprintf(e.stderr, "limbo-analyze drive: episode %d (%s) recorded; %s\n", ev.Index, ev.EpisodeID, ev.Warning)
 				}
-				fmt.Fprintf(e.stderr, "limbo-analyze drive: episode %d (%s) recorded; %s\n", ev.Index, ev.EpisodeID, ev.Warning)
-			}
+			},
 		},
 	})
 	if bar != nil {
 		_ = bar.Finish()
 	}
-	fmt.Fprintf(e.stderr, "limbo-analyze drive: %d episodes recorded in %s, %d failed, %d of %d still pending\n",
-		recorded, o.out, failed, pending-recorded, plan.Len())
-	if err != nil {
-		return err
+	switch {
+	case t.Pending > 0:
+		fmt.Fprintf(e.stderr, "limbo-analyze drive: %d episodes recorded in %s, %d failed, %d of %d still pending\n",
+			t.Recorded, o.out, t.Failed, t.Pending-t.Recorded, t.Total)
+	case err == nil:
+		fmt.Fprintf(e.stderr, "limbo-analyze drive: all %d episodes of the plan are in %s\n", t.Total, o.out)
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d episodes failed (run drive again to retry them)", failed)
-	}
-	return nil
+	return err
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
@@ -60,46 +59,21 @@ Examples:
 }
 
 func runGrade(o gradeOptions, e *env) error {
-	// One unit: an episode table written over an earlier raw export
-	// replaces its calls and effects siblings too.
-	u := outfile.NewUnit(ledgerFiles(o.in)...)
-	defer u.Abort() // no-op after Commit
-	w, err := ledger.CreateEpisodesIn(u, o.out, o.format, nil)
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
 	// Plausibility warnings can repeat for every row of a user's ledger:
 	// show the first few and count the rest.
 	const shown = 10
 	warned := 0
-	opt := ledger.ReadOptions{
+	err := ledger.Convert(o.in, o.out, o.format, ledger.ReadOptions{
 		Grader: sandbox.Grade,
 		Strict: o.strict,
-		Reuse:  true, // rows are written, never kept
 		Warn: func(p ledger.Problem) {
 			if warned++; warned <= shown {
 				fmt.Fprintf(e.stderr, "limbo-analyze: warning: %v\n", p)
 			}
 		},
-	}
-	if err := ledger.ReadEpisodes(o.in, opt, w.Write); err != nil {
-		return err
-	}
+	})
 	if warned > shown {
 		fmt.Fprintf(e.stderr, "limbo-analyze: %d more warnings not shown\n", warned-shown)
 	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	if f := strings.ToLower(o.format); f == "parquet" || f == "" && formatByExt(o.out) == "parquet" {
-		cp, ep := ledger.SiblingPaths(o.out)
-		if err := u.Remove(cp); err != nil {
-			return err
-		}
-		if err := u.Remove(ep); err != nil {
-			return err
-		}
-	}
-	return u.Commit()
+	return err
 }

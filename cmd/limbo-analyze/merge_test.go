@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/design"
 )
 
 // simulateTo runs simulate on the small design into dir/name.jsonl and
@@ -48,7 +50,7 @@ func TestMergeByteIdentical(t *testing.T) {
 	if !bytes.Equal(readFile(t, whole), readFile(t, merged)) {
 		t.Error("merged ledger differs from the serial run")
 	}
-	if a, b := readFile(t, metaPath(whole)), readFile(t, metaPath(merged)); !bytes.Equal(a, b) {
+	if a, b := readFile(t, design.MetaPath(whole)), readFile(t, design.MetaPath(merged)); !bytes.Equal(a, b) {
 		t.Errorf("merged sidecar differs from the serial run's:\n%s\nwant\n%s", b, a)
 	}
 	// To stdout: the same bytes, no sidecar.
@@ -80,7 +82,7 @@ func TestMergeRefuses(t *testing.T) {
 	if err := os.WriteFile(trunc, b[:len(b)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(metaPath(trunc), readFile(t, metaPath(p2)), 0o644); err != nil {
+	if err := os.WriteFile(design.MetaPath(trunc), readFile(t, design.MetaPath(p2)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	short := filepath.Join(dir, "short.jsonl")
@@ -88,7 +90,7 @@ func TestMergeRefuses(t *testing.T) {
 	if err := os.WriteFile(short, bytes.Join(lines[1:], nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(metaPath(short), readFile(t, metaPath(p2)), 0o644); err != nil {
+	if err := os.WriteFile(design.MetaPath(short), readFile(t, design.MetaPath(p2)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	nometa := filepath.Join(dir, "nometa.jsonl")

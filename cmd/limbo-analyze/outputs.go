@@ -2,21 +2,13 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-// ledgerFiles returns the files a ledger path stands for: the path and, for
-// a Parquet episode table, its calls and effects siblings.
-func ledgerFiles(path string) []string {
-	if formatByExt(path) != "parquet" {
-		return []string{path}
-	}
-	c, e := ledger.SiblingPaths(path)
-	return []string{path, c, e}
-}
+// ledgerFiles is ledger.Files (export.go, owned elsewhere, calls it so).
+func ledgerFiles(path string) []string { return ledger.Files(path) }
 
 // checkOutputs refuses, before any work is done, an output that is one of
 // the inputs however it is spelled (the same file by device and inode,
@@ -34,26 +26,10 @@ func checkOutputs(cmd string, outputs, inputs []string) error {
 }
 
 // checkOutputsDistinct refuses two outputs of one command that are the same
-// file (simulate --out x.jsonl --episodes x.jsonl): one would silently
-// replace the other.
+// file: a usage error.
 func checkOutputsDistinct(cmd string, flags map[string]string) error {
-	names := make([]string, 0, len(flags))
-	for k := range flags {
-		names = append(names, k)
-	}
-	for i, a := range names {
-		for _, b := range names[i+1:] {
-			pa, pb := flags[a], flags[b]
-			if pa == "" || pb == "" || pa == "-" || pb == "-" {
-				continue
-			}
-			if filepath.Clean(pa) == filepath.Clean(pb) || outfile.SameFile(pa, pb) {
-				if a > b {
-					a, b = b, a
-				}
-				return usagef("%s: %s and %s name the same file %s; one would replace the other", cmd, a, b, pa)
-			}
-		}
+	if err := outfile.CheckDistinct(flags); err != nil {
+		return usagef("%s: %v", cmd, err)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/plots"
@@ -37,13 +38,13 @@ const defaultSeed = 1
 // simulatePaper runs the paper's design in-process with the given seed and
 // passes every graded episode, in design order, to fn.
 var simulatePaper = func(seed uint64, fn func(*ledger.Episode) error) error {
-	sim, err := loadSimulator("paper", "", seed)
+	sim, err := design.LoadSimulator("paper", "", seed)
 	if err != nil {
 		return err
 	}
-	return generate(sim, 0, sim.Plan.Len(), runtime.GOMAXPROCS(0), true, func(c *chunk) error {
-		for i := range c.eps {
-			if err := fn(&c.eps[i]); err != nil {
+	return design.Generate(sim, 0, sim.Plan.Len(), runtime.GOMAXPROCS(0), true, func(c *design.Chunk) error {
+		for i := range c.Eps {
+			if err := fn(&c.Eps[i]); err != nil {
 				return err
 			}
 		}
@@ -244,7 +245,7 @@ func runReport(o reportOptions, e *env) error {
 // sidecarSeed is the run seed recorded in the LEDGER.meta.json that
 // simulate writes beside a ledger ("" if there is none).
 func sidecarSeed(in string) string {
-	b, err := os.ReadFile(metaPath(in))
+	b, err := os.ReadFile(design.MetaPath(in))
 	if err != nil {
 		return ""
 	}

@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -145,8 +144,8 @@ Examples:
 					return usagef("--contract %q: want %s", o.one.Contract, strings.Join(ledger.Contracts.Values, " or "))
 				}
 			}
-			if err := checkLimits(o.limits); err != nil {
-				return err
+			if err := o.limits.Check(); err != nil {
+				return usageError{err}
 			}
 			return runServe(cmd.Context(), e, o)
 		},
@@ -177,40 +176,15 @@ Examples:
 	return c
 }
 
-// loadPlan reads the plan the options name; --annotations turns the
-// factor on in every episode.
-func (o *serveOptions) loadPlan() (*mcp.Plan, error) {
-	p, err := o.basePlan()
-	if err != nil || !o.annotate {
-		return p, err
-	}
-	return mcp.WithAnnotations(p)
-}
-
-func (o *serveOptions) basePlan() (*mcp.Plan, error) {
-	switch {
-	case o.plan != "":
-		return mcp.ReadPlan(o.plan)
-	case o.one.Template != "":
-		ep := o.one
-		ep.Model, ep.Harness = o.model, o.harness
-		ep.SeedFrom(o.seed)
-		p, err := mcp.NewPlan([]mcp.Episode{ep})
-		if err != nil {
-			// The single episode comes from the flags: a bad value is a
-			// usage error (exit 2).
-			return nil, usageError{fmt.Errorf("--template episode: %w", err)}
-		}
-		return p, nil
-	}
-	return mcp.DefaultPlan(o.seed, o.model, o.harness)
-}
-
 func runServe(ctx context.Context, e *env, o *serveOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	plan, err := o.loadPlan()
+	plan, err := mcp.PlanSource{File: o.plan, One: o.one, Model: o.model, Harness: o.harness, Seed: o.seed, Annotations: o.annotate}.Load()
+	var ee *mcp.EpisodeError
+	if errors.As(err, &ee) {
+		return usageError{err} // the single episode comes from the flags
+	}
 	if err != nil {
 		return err
 	}
@@ -218,83 +192,27 @@ func runServe(ctx context.Context, e *env, o *serveOptions) error {
 		_, err := fmt.Fprintln(e.stdout, mcp.Instruction(plan, 0))
 		return err
 	}
-	warn := func(msg string) { fmt.Fprintln(e.stderr, "limbo-analyze serve:", msg) }
-	l, err := mcp.OpenLedger(o.ledger, warn)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	srv := mcp.NewServer(plan, l, mcp.Options{
-		Limits:         o.limits,
-		Raw:            o.raw,
-		Version:        version,
-		Log:            e.stderr,
-		IdleTimeout:    o.idle,
-		NewCaller:      callerFactory(),
-		AllowedOrigins: o.origins,
-	})
-	if o.printTask {
-		_, idx, ok := srv.Next()
-		if !ok {
-			return fmt.Errorf("every episode of the plan is already in %s: no task to print", o.ledger)
-		}
-		_, err := fmt.Fprintln(e.stdout, mcp.Instruction(plan, idx))
-		return err
-	}
-	if srv.Pending() == 0 {
-		// Nothing left to do is success, as for drive: a rerun (or a
-		// requeued job) after the plan is done must not look like a failure.
-		fmt.Fprintf(e.stderr, "limbo-analyze serve: all %d episodes of the plan are already in %s; nothing to serve\n", plan.Len(), o.ledger)
-		return nil
-	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if o.transport == "stdio" {
-		_, err := srv.ServeStdio(ctx, readCloser(e.stdin), writeCloser(e.stdout))
-		return err
-	}
-	// The SDK's decoder allocates a 32 KiB buffer per message; a lazier
-	// collector halves the CPU per episode for a few MiB of heap.
-	debug.SetGCPercent(400)
-	err = srv.ServeHTTP(ctx, o.addr, o.allowRemote, func(a net.Addr) {
-		fmt.Fprintf(e.stderr, "limbo-analyze serve: MCP streamable HTTP on http://%s/ (%d episodes pending)\n", a, srv.Pending())
+	return mcp.RunServe(ctx, mcp.ServeJob{
+		Plan: plan, Ledger: o.ledger, HTTP: o.transport == "http", Addr: o.addr, AllowRemote: o.allowRemote,
+		Stdin: e.stdin, Stdout: e.stdout, PrintTask: o.printTask,
+		Options: mcp.Options{Limits: o.limits, Raw: o.raw, Version: version, Log: e.stderr,
+			IdleTimeout: o.idle, NewCaller: callerFactory(), AllowedOrigins: o.origins},
+		Warn: func(msg string) { fmt.Fprintln(e.stderr, "limbo-analyze serve:", msg) },
+		Listening: func(a net.Addr, pending int) {
+			fmt.Fprintf(e.stderr, "limbo-analyze serve: MCP streamable HTTP on http://%s/ (%d episodes pending)\n", a, pending)
+		},
+		Done: func(total int, l string) {
+			fmt.Fprintf(e.stderr, "limbo-analyze serve: all %d episodes of the plan are already in %s; nothing to serve\n", total, l)
+		},
 	})
-	if err != nil {
-		return err
-	}
-	if n := srv.Failed(); n > 0 {
-		return fmt.Errorf("%d episodes could not be recorded", n)
-	}
-	return nil
 }
 
 // callerFactory builds each episode's caller: the sandbox world, behind
 // the guard where the plan asks for it. It is the one switch point for
 // server middleware.
 func callerFactory() mcp.CallerFactory { return mcp.ConditionCaller }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-func readCloser(r io.Reader) io.ReadCloser {
-	if rc, ok := r.(io.ReadCloser); ok {
-		return rc
-	}
-	return io.NopCloser(r)
-}
-
-func writeCloser(w io.Writer) io.WriteCloser {
-	// Never let the transport close the process's stdout: messages after
-	// the session still go to stderr, and tests pass buffers.
-	if f, ok := w.(*os.File); ok && f == os.Stdout {
-		return nopWriteCloser{w}
-	}
-	if wc, ok := w.(io.WriteCloser); ok {
-		return wc
-	}
-	return nopWriteCloser{w}
-}
 
 // addLimitFlags registers the per-episode budget flags. serve and drive
 // share them: drive hands the same values on to the serve processes it
@@ -305,12 +223,4 @@ func addLimitFlags(c *cobra.Command, l *mcp.Limits) {
 	f.IntVar(&l.MaxCalls, "max-calls", mcp.DefaultMaxCalls, "tool calls per episode")
 	f.Float64Var(&l.MaxTimeS, "max-time-s", mcp.DefaultMaxTimeS, "virtual-time budget per episode (seconds)")
 	f.IntVar(&l.MaxArgBytes, "max-arg-bytes", mcp.DefaultMaxArgBytes, "bytes of one call's arguments")
-}
-
-// checkLimits rejects negative budgets (a usage error).
-func checkLimits(l mcp.Limits) error {
-	if l.ThinkS < 0 || l.MaxCalls < 0 || l.MaxTimeS < 0 || l.MaxArgBytes < 0 {
-		return usagef("--think-s, --max-calls, --max-time-s and --max-arg-bytes must not be negative")
-	}
-	return nil
 }

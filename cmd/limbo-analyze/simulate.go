@@ -1,32 +1,17 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/limbo-toolkit/limbo/agent"
 	"github.com/limbo-toolkit/limbo/design"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
-	"github.com/limbo-toolkit/limbo/ledger"
-	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
 type simulateOptions struct {
@@ -70,7 +55,7 @@ Examples:
 			if o.jobs < 0 {
 				return usagef("simulate: --jobs must be ≥ 0")
 			}
-			if _, _, err := parseShard(o.shard); err != nil {
+			if _, _, err := design.ParseShard(o.shard); err != nil {
 				return usagef("simulate: --shard: %v", err)
 			}
 			if o.out != "-" && !isJSONLName(o.out) {
@@ -81,7 +66,7 @@ Examples:
 			}
 			outs := map[string]string{"--out": o.out, "--episodes": o.episodes}
 			if o.out != "-" {
-				outs["the sidecar"] = metaPath(o.out)
+				outs["the sidecar"] = design.MetaPath(o.out)
 			}
 			if err := checkOutputsDistinct("simulate", outs); err != nil {
 				return err
@@ -90,7 +75,7 @@ Examples:
 			if o.design != "paper" {
 				ins = append(ins, o.design)
 			}
-			if err := checkOutputs("simulate", []string{o.out, o.episodes, metaPath(o.out)}, ins); err != nil {
+			if err := checkOutputs("simulate", []string{o.out, o.episodes, design.MetaPath(o.out)}, ins); err != nil {
 				return err
 			}
 			return runSimulate(o, e)
@@ -107,278 +92,31 @@ Examples:
 	return cmd
 }
 
-// parseShard parses "I/N" (1 ≤ I ≤ N); "" is the whole run, 1/1.
-func parseShard(s string) (i, n int, err error) {
-	if s == "" {
-		return 1, 1, nil
-	}
-	a, b, ok := strings.Cut(s, "/")
-	if ok {
-		i, err = strconv.Atoi(a)
-		if err == nil {
-			n, err = strconv.Atoi(b)
-		}
-	}
-	if !ok || err != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, fmt.Errorf("want I/N with 1 ≤ I ≤ N, got %q", s)
-	}
-	return i, n, nil
-}
-
-// shardRange returns the episode range [lo, hi) of shard i of n over total.
-func shardRange(total, i, n int) (lo, hi int) {
-	return int(int64(total) * int64(i-1) / int64(n)), int(int64(total) * int64(i) / int64(n))
-}
-
-// loadSimulator builds the simulator a run needs, validating the design and
-// profiles before anything is written.
-func loadSimulator(designArg, profilesArg string, seed uint64) (*design.Simulator, error) {
-	m, err := design.Load(designArg)
-	if err != nil {
-		if _, serr := os.Stat(designArg); errors.Is(serr, fs.ErrNotExist) {
-			return nil, fmt.Errorf("--design %s: not a built-in design (paper) and no such manifest file", designArg)
-		}
-		return nil, err
-	}
-	prof := agent.DefaultProfiles()
-	if profilesArg != "" {
-		if prof, err = agent.LoadProfiles(profilesArg); err != nil {
-			return nil, err
-		}
-	}
-	plan, err := design.Compile(m)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", designArg, err)
-	}
-	sim := design.NewSimulator(plan, prof, seed)
-	if err := sim.Check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", designArg, err)
-	}
-	return sim, nil
-}
-
-// simMeta is the sidecar LEDGER.meta.json: everything needed to know what a
-// ledger is and to regenerate it, and nothing that changes between runs.
-type simMeta struct {
-	Toolkit       string `json:"toolkit_version"`
-	Schema        string `json:"ledger_schema"`
-	Design        string `json:"design"`
-	DesignName    string `json:"design_name"`
-	DesignSHA256  string `json:"design_sha256"`
-	ProfileSHA256 string `json:"profiles_sha256"`
-	Seed          uint64 `json:"seed"`
-	Shard         string `json:"shard"`
-	FirstEpisode  int    `json:"first_episode"`
-	Episodes      int    `json:"episodes"`
-	DesignTotal   int    `json:"design_total"`
-}
-
 func runSimulate(o simulateOptions, e *env) error {
-	si, sn, _ := parseShard(o.shard)
-	sim, err := loadSimulator(o.design, o.profiles, o.seed)
+	sim, err := design.LoadSimulator(o.design, o.profiles, o.seed)
 	if err != nil {
 		return err
 	}
-	total := sim.Plan.Len()
-	lo, hi := shardRange(total, si, sn)
 	jobs := o.jobs
 	if jobs == 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-
-	// The raw ledger, its sidecar and the episode table are one unit: all
-	// appear, or none (a failure on the last leaves no first behind).
-	u := outfile.NewUnit(o.design, o.profiles)
-	defer u.Abort() // no-op after Commit
-	var out io.Writer
-	var raw *outfile.File
-	if o.out == "-" {
-		out = e.stdout
-	} else {
-		if raw, err = u.Create(o.out); err != nil {
-			return err
-		}
-		out = raw
-	}
-	bw := bufio.NewWriterSize(out, 1<<16)
-	var epw ledger.EpisodeWriter
-	if o.episodes != "" {
-		if epw, err = ledger.CreateEpisodesIn(u, o.episodes, "", nil); err != nil {
-			return err
-		}
-		defer epw.Abort()
-	}
-
+	ro := design.RunOptions{Design: o.design, Profiles: o.profiles, Out: o.out, Stdout: e.stdout,
+		Episodes: o.episodes, Jobs: jobs, Shard: o.shard, Toolkit: version}
 	var bar *progressbar.ProgressBar
 	if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		si, sn, _ := design.ParseShard(o.shard)
+		lo, hi := design.ShardRange(sim.Plan.Len(), si, sn)
 		bar = progressbar.NewOptions(hi-lo, progressbar.OptionSetWriter(f),
 			progressbar.OptionSetDescription("simulate"), progressbar.OptionShowCount(),
 			progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish())
+		ro.Progress = func(n int) { bar.Add(n) }
 	}
-
-	if err := generate(sim, lo, hi, jobs, epw != nil, func(c *chunk) error {
-		if _, err := bw.Write(c.buf); err != nil {
-			return err
-		}
-		if epw != nil {
-			for i := range c.eps {
-				if err := epw.Write(&c.eps[i]); err != nil {
-					return err
-				}
-			}
-		}
-		if bar != nil {
-			bar.Add(c.hi - c.lo)
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if epw != nil {
-		if err := epw.Close(); err != nil {
-			return err
-		}
-	}
-	if epw != nil && formatByExt(o.episodes) == "parquet" {
-		cp, ep := ledger.SiblingPaths(o.episodes)
-		if err := u.Remove(cp); err != nil {
-			return err
-		}
-		if err := u.Remove(ep); err != nil {
-			return err
-		}
-	}
-	if raw != nil {
-		if err := raw.Close(); err != nil {
-			return err
-		}
-		if err := writeMeta(u, o, sim, si, sn, lo, hi); err != nil {
-			return err
-		}
-	}
-	if err := u.Commit(); err != nil {
+	if err := design.Run(sim, ro); err != nil {
 		return err
 	}
 	if bar != nil {
 		bar.Finish()
-	}
-	return nil
-}
-
-// metaPath is LEDGER.meta.json for LEDGER.jsonl (the extension replaced).
-func metaPath(out string) string {
-	ext := filepath.Ext(out)
-	return strings.TrimSuffix(out, ext) + ".meta.json"
-}
-
-// writeMeta adds the sidecar of the run to the unit u.
-func writeMeta(u *outfile.Unit, o simulateOptions, sim *design.Simulator, si, sn, lo, hi int) error {
-	dm, _ := json.Marshal(sim.Plan.Manifest)
-	pm, _ := json.Marshal(sim.Profiles)
-	dh, ph := sha256.Sum256(dm), sha256.Sum256(pm)
-	m := simMeta{
-		Toolkit: version, Schema: ledger.SchemaVersion,
-		Design: o.design, DesignName: sim.Plan.Manifest.Name,
-		DesignSHA256: hex.EncodeToString(dh[:]), ProfileSHA256: hex.EncodeToString(ph[:]),
-		Seed: o.seed, Shard: fmt.Sprintf("%d/%d", si, sn), FirstEpisode: lo, Episodes: hi - lo,
-		DesignTotal: sim.Plan.Len(),
-	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return u.WriteFile(metaPath(o.out), append(b, '\n'))
-}
-
-// chunk is a contiguous run of episodes simulated by one worker: their raw
-// JSONL lines and, when grading, their graded rows.
-type chunk struct {
-	lo, hi int
-	buf    []byte
-	eps    []ledger.Episode
-	err    error
-	done   chan struct{}
-}
-
-const chunkSize = 64
-
-// generate simulates episodes [lo, hi) with jobs workers and passes chunks to
-// emit strictly in design order (a reorder buffer of at most 2·jobs chunks
-// keeps memory bounded). Episode bytes depend only on the index, so the
-// output is the same for any jobs.
-func generate(sim *design.Simulator, lo, hi, jobs int, grade bool, emit func(*chunk) error) error {
-	if jobs < 1 {
-		jobs = 1
-	}
-	queue := make(chan *chunk, 2*jobs)
-	work := make(chan *chunk)
-	var stop atomic.Bool
-	go func() {
-		for a := lo; a < hi; a += chunkSize {
-			if stop.Load() {
-				break
-			}
-			c := &chunk{lo: a, hi: min(a+chunkSize, hi), done: make(chan struct{})}
-			queue <- c
-			work <- c
-		}
-		close(work)
-		close(queue)
-	}()
-	for range jobs {
-		go func() {
-			var buf bytes.Buffer
-			rw := ledger.NewRawWriter(&buf)
-			for c := range work {
-				if !stop.Load() {
-					buf.Reset()
-					c.err = simulateChunk(sim, c, rw, grade)
-					c.buf = bytes.Clone(buf.Bytes())
-				}
-				close(c.done)
-			}
-		}()
-	}
-	var first error
-	for c := range queue {
-		<-c.done
-		if first != nil {
-			continue
-		}
-		if c.err != nil {
-			first = c.err
-		} else {
-			first = emit(c)
-		}
-		if first != nil {
-			stop.Store(true)
-		}
-	}
-	return first
-}
-
-func simulateChunk(sim *design.Simulator, c *chunk, rw *ledger.RawWriter, grade bool) error {
-	if grade {
-		c.eps = make([]ledger.Episode, 0, c.hi-c.lo)
-	}
-	for i := c.lo; i < c.hi; i++ {
-		raw, err := sim.Episode(i)
-		if err != nil {
-			return err
-		}
-		if err := rw.Write(raw); err != nil {
-			return fmt.Errorf("episode %d: %w", i, err)
-		}
-		if grade {
-			ep, err := sandbox.Grade(raw)
-			if err != nil {
-				return fmt.Errorf("episode %d (%s): grade: %w", i, raw.EpisodeID, err)
-			}
-			c.eps = append(c.eps, ep)
-		}
 	}
 	return nil
 }

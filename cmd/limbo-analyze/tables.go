@@ -118,36 +118,15 @@ func runTables(o tablesOptions, e *env) error {
 			return err
 		}
 	}
-	aopt := analysis.Options{Tools: toolCatalogue()}
-	var tables []*analysis.Table
-	if o.table != 0 {
-		t, err := analysis.BuildTable(d, o.table, aopt)
-		if err != nil {
-			return err
-		}
-		tables = []*analysis.Table{t}
-	} else {
-		res := analysis.Analyze(d, aopt)
-		for _, w := range res.Warnings {
-			fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", w)
-		}
-		tables = res.Tables
-	}
-	if o.comparePaper {
-		var cts []*analysis.Table
-		for _, t := range tables {
-			if ct := report.CompareTable(t); ct != nil {
-				cts = append(cts, ct)
-			} else if o.table != 0 {
-				fmt.Fprintf(e.stderr, "limbo-analyze: the paper publishes no numbers of Table %d\n", t.Number)
-			}
-		}
-		tables = cts
+	tables, err := report.SelectTables(d, o.table, o.comparePaper, analysis.Options{Tools: toolCatalogue()},
+		func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: %s\n", msg) })
+	if err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	if err := report.Tables(&buf, tables, o.format); err != nil {
 		return err
 	}
-	_, err := e.stdout.Write(buf.Bytes())
+	_, err = e.stdout.Write(buf.Bytes())
 	return err
 }

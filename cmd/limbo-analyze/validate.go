@@ -3,10 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -72,169 +69,29 @@ Examples:
 	return cmd
 }
 
-// warnPrinter prints warnings to w, at most perKind of each (field,
-// message) and a count of the rest, so that a million-row ledger from
-// another harness does not flood the terminal.
-type warnPrinter struct {
-	w       io.Writer
-	perKind int
-	counts  map[string]int
-	order   []string
-	total   int
-}
-
-func newWarnPrinter(w io.Writer) *warnPrinter {
-	return &warnPrinter{w: w, perKind: 5, counts: map[string]int{}}
-}
-
-func (wp *warnPrinter) warn(p ledger.Problem) {
-	wp.total++
-	k := p.File + "\x00" + p.Field + "\x00" + p.Msg
-	n := wp.counts[k]
-	if n == 0 {
-		wp.order = append(wp.order, k)
-	}
-	wp.counts[k] = n + 1
-	if n < wp.perKind {
-		fmt.Fprintln(wp.w, p.Error())
-	}
-}
-
-// flush reports how many warnings of each kind were not printed.
-func (wp *warnPrinter) flush() {
-	for _, k := range wp.order {
-		if n := wp.counts[k]; n > wp.perKind {
-			parts := strings.SplitN(k, "\x00", 3)
-			fmt.Fprintf(wp.w, "%s: %s: warning: %s (and %d more like this)\n", parts[0], parts[1], parts[2], n-wp.perKind)
-		}
-	}
-}
-
-// summary is what --summary reports for one file; the DuckDB interop check
-// compares it with DuckDB's own counts.
-type summary struct {
-	File     string         `json:"file"`
-	Rows     int64          `json:"rows"`
-	BoolSums map[string]int `json:"bool_sums"`
-	Distinct map[string]int `json:"distinct"`
-
-	seed maphash.Seed
-	sets map[string]map[uint64]struct{}
-}
-
-func newSummary(file string) *summary {
-	return &summary{File: file, BoolSums: map[string]int{}, Distinct: map[string]int{}, seed: maphash.MakeSeed(), sets: map[string]map[uint64]struct{}{}}
-}
-
-func (s *summary) distinct(col, v string) {
-	set := s.sets[col]
-	if set == nil {
-		set = map[uint64]struct{}{}
-		s.sets[col] = set
-	}
-	set[maphash.String(s.seed, v)] = struct{}{}
-}
-
-func (s *summary) add(e *ledger.Episode) {
-	s.Rows++
-	for _, c := range ledger.EpisodeColumns {
-		v, _ := e.Get(c.Name)
-		switch c.Kind {
-		case ledger.KindBool:
-			if v.Bool {
-				s.BoolSums[c.Name]++
-			} else if _, ok := s.BoolSums[c.Name]; !ok {
-				s.BoolSums[c.Name] = 0
-			}
-		case ledger.KindString:
-			s.distinct(c.Name, v.Str)
-		}
-	}
-	for k, v := range e.Extra {
-		s.distinct(k, v)
-	}
-}
-
-func (s *summary) finish() {
-	for k, set := range s.sets {
-		s.Distinct[k] = len(set)
-	}
-}
-
-func (s *summary) writeText(w io.Writer) {
-	fmt.Fprintf(w, "%s: %d rows\n", s.File, s.Rows)
-	keys := func(m map[string]int) []string {
-		ks := make([]string, 0, len(m))
-		for k := range m {
-			ks = append(ks, k)
-		}
-		slices.Sort(ks)
-		return ks
-	}
-	for _, k := range keys(s.BoolSums) {
-		fmt.Fprintf(w, "  true  %-20s %d\n", k, s.BoolSums[k])
-	}
-	for _, k := range keys(s.Distinct) {
-		fmt.Fprintf(w, "  distinct %-17s %d\n", k, s.Distinct[k])
-	}
-}
-
 func runValidate(o validateOptions, e *env) error {
-	wp := newWarnPrinter(e.stderr)
-	defer wp.flush()
+	wl := ledger.NewWarnLimiter(e.stderr)
+	defer wl.Flush()
 	nerr, bad := 0, 0
-	g := grader()
 	for _, path := range o.files {
-		fileErrs := 0
-		opt := ledger.ReadOptions{
-			Grader: g,
-			Strict: o.strict,
-			Reuse:  true, // rows are counted and summarised, never kept
-			Warn:   wp.warn,
-			Errors: func(p ledger.Problem) {
-				fileErrs++
-				fmt.Fprintln(e.stdout, p.Error())
-			},
-		}
-		var sum *summary
-		if o.summary {
-			sum = newSummary(path)
-		}
-		rows := 0
-		each := func(ep *ledger.Episode) error {
-			rows++
-			if sum != nil {
-				sum.add(ep)
-			}
-			return nil
-		}
-		var err error
-		if g == nil && isJSONL(path) {
-			// Without a grader, raw lines are checked as they are.
-			err = ledger.ReadRaw(path, opt, func(r *ledger.RawEpisode) error { return each(&r.Episode) })
-		} else {
-			err = ledger.ReadEpisodes(path, opt, each)
-		}
-		if err != nil {
-			fileErrs++
-			fmt.Fprintln(e.stdout, err.Error())
-		}
-		if fileErrs > 0 {
+		opt := ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wl.Warn}
+		c := ledger.CheckFile(path, opt, o.summary, func(err error) { fmt.Fprintln(e.stdout, err.Error()) })
+		if c.Errors > 0 {
 			bad++
-			nerr += fileErrs
+			nerr += c.Errors
 			continue
 		}
-		fmt.Fprintf(e.stderr, "%s: %d %s, no errors\n", path, rows, plural(rows, "episode", "episodes"))
-		if sum != nil {
-			sum.finish()
-			if o.format == "json" {
-				b, err := json.Marshal(sum)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(e.stdout, "%s\n", b)
-			} else {
-				sum.writeText(e.stdout)
+		fmt.Fprintf(e.stderr, "%s: %d %s, no errors\n", path, c.Rows, plural(c.Rows, "episode", "episodes"))
+		switch {
+		case c.Summary != nil && o.format == "json":
+			b, err := json.Marshal(c.Summary)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s\n", b)
+		case c.Summary != nil:
+			if err := c.Summary.WriteText(e.stdout); err != nil {
+				return err
 			}
 		}
 	}
@@ -244,14 +101,17 @@ func runValidate(o validateOptions, e *env) error {
 	return nil
 }
 
-func isJSONL(path string) bool {
-	p := strings.ToLower(path)
-	return strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".ndjson")
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
 	return many
 }
+
+// warnPrinter keeps export's spelling of ledger.WarnLimiter (export.go is
+// owned elsewhere and calls newWarnPrinter, warn and flush).
+type warnPrinter struct{ *ledger.WarnLimiter }
+
+func newWarnPrinter(w io.Writer) warnPrinter { return warnPrinter{ledger.NewWarnLimiter(w)} }
+func (wp warnPrinter) warn(p ledger.Problem) { wp.Warn(p) }
+func (wp warnPrinter) flush()                { wp.Flush() }

@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -126,15 +123,8 @@ func runView(ctx context.Context, o viewOptions, e *env) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv := &http.Server{Handler: site.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	}()
 	fmt.Fprintf(e.stderr, "serving %d episodes at http://%s/ (Ctrl-C to stop)\n", m.Shown, ln.Addr())
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := site.Serve(ctx, ln); err != nil {
 		return fmt.Errorf("view: --serve: %w", err)
 	}
 	return nil

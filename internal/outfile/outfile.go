@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -294,6 +295,31 @@ func CheckNotInput(output string, inputs ...string) error {
 	for _, in := range inputs {
 		if in != "" && in != "-" && SameFile(output, in) {
 			return &InputError{Output: output, Input: in}
+		}
+	}
+	return nil
+}
+
+// CheckDistinct refuses two outputs of one command that are the same file
+// however spelled (simulate --out x.jsonl --episodes x.jsonl): one would
+// silently replace the other. outputs maps a flag name to its path; "" and
+// "-" (stdout) are not files.
+func CheckDistinct(outputs map[string]string) error {
+	names := make([]string, 0, len(outputs))
+	for k := range outputs {
+		names = append(names, k)
+	}
+	// Sorted, so that the error names the same pair every run.
+	sort.Strings(names)
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			pa, pb := outputs[a], outputs[b]
+			if pa == "" || pb == "" || pa == "-" || pb == "-" {
+				continue
+			}
+			if filepath.Clean(pa) == filepath.Clean(pb) || SameFile(pa, pb) {
+				return fmt.Errorf("%s and %s name the same file %s; one would replace the other", a, b, pa)
+			}
 		}
 	}
 	return nil

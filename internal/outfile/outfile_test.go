@@ -324,3 +324,23 @@ func TestTryLock(t *testing.T) {
 		t.Errorf("a LockedError is not ErrLocked")
 	}
 }
+
+func TestCheckDistinct(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.jsonl")
+	tests := []struct {
+		name    string
+		outputs map[string]string
+		want    string
+	}{
+		{"distinct", map[string]string{"--out": a, "--episodes": filepath.Join(dir, "a.csv")}, ""},
+		{"stdout twice", map[string]string{"--out": "-", "--episodes": "-"}, ""},
+		{"same spelled twice", map[string]string{"--out": a, "--episodes": dir + "/./a.jsonl", "--x": ""}, "--episodes and --out name the same file"},
+	}
+	for _, tt := range tests {
+		err := CheckDistinct(tt.outputs)
+		if (tt.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}

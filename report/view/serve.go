@@ -1,10 +1,13 @@
 package view
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Handler serves the site's files over HTTP, the same bytes Write writes.
@@ -51,4 +54,27 @@ func ServeAddr(addr string, allowRemote bool) (string, error) {
 		}
 	}
 	return net.JoinHostPort(host, port), nil
+}
+
+// Serve serves the site on ln until ctx is done, then shuts the server
+// down, giving open requests five seconds. A closed server is not an
+// error.
+func (s *Site) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-stopped: // Serve failed on its own: nothing to shut down
+			return
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

@@ -1,0 +1,303 @@
+package design
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/limbo-toolkit/limbo/agent"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/sandbox"
+)
+
+// ParseShard parses "I/N" (1 ≤ I ≤ N); "" is the whole run, 1/1.
+func ParseShard(s string) (i, n int, err error) {
+	if s == "" {
+		return 1, 1, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("want I/N with 1 ≤ I ≤ N, got %q", s)
+	}
+	return i, n, nil
+}
+
+// ShardRange returns the episode range [lo, hi) of shard i of n over total.
+// The split is contiguous, so the shards concatenated in order are the
+// whole run; simulate and drive share it.
+func ShardRange(total, i, n int) (lo, hi int) {
+	return int(int64(total) * int64(i-1) / int64(n)), int(int64(total) * int64(i) / int64(n))
+}
+
+// MetaPath is LEDGER.meta.json for LEDGER.jsonl (the extension replaced):
+// the sidecar of a simulated or driven ledger.
+func MetaPath(out string) string {
+	ext := filepath.Ext(out)
+	return strings.TrimSuffix(out, ext) + ".meta.json"
+}
+
+// LoadSimulator builds the simulator a run needs from a design argument
+// ("paper" or a manifest file) and a profile file ("" for the embedded
+// profiles), validating both before anything is written.
+func LoadSimulator(designArg, profilesArg string, seed uint64) (*Simulator, error) {
+	m, err := Load(designArg)
+	if err != nil {
+		if _, serr := os.Stat(designArg); errors.Is(serr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("--design %s: not a built-in design (paper) and no such manifest file", designArg)
+		}
+		return nil, err
+	}
+	prof := agent.DefaultProfiles()
+	if profilesArg != "" {
+		if prof, err = agent.LoadProfiles(profilesArg); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := Compile(m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", designArg, err)
+	}
+	sim := NewSimulator(plan, prof, seed)
+	if err := sim.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", designArg, err)
+	}
+	return sim, nil
+}
+
+// Meta is the sidecar LEDGER.meta.json of a simulated ledger: everything
+// needed to know what a ledger is and to regenerate it, and nothing that
+// changes between runs.
+type Meta struct {
+	Toolkit       string `json:"toolkit_version"`
+	Schema        string `json:"ledger_schema"`
+	Design        string `json:"design"`
+	DesignName    string `json:"design_name"`
+	DesignSHA256  string `json:"design_sha256"`
+	ProfileSHA256 string `json:"profiles_sha256"`
+	Seed          uint64 `json:"seed"`
+	Shard         string `json:"shard"`
+	FirstEpisode  int    `json:"first_episode"`
+	Episodes      int    `json:"episodes"`
+	DesignTotal   int    `json:"design_total"`
+}
+
+// Marshal returns the sidecar's bytes as written: indented JSON and a
+// newline.
+func (m *Meta) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// RunOptions describe one simulate run.
+type RunOptions struct {
+	Design   string    // the design argument as given ("paper" or a file), recorded in the sidecar
+	Profiles string    // profile file; "" for the embedded profiles (an input of the output unit)
+	Out      string    // raw JSONL ledger; "-" writes to Stdout and no sidecar
+	Stdout   io.Writer // where Out "-" goes
+	Episodes string    // graded episode table (.parquet, .csv, .jsonl); "" for none
+	Jobs     int       // parallel workers (≥ 1)
+	Shard    string    // "I/N"; "" for the whole run
+	Toolkit  string    // toolkit version recorded in the sidecar
+	Progress func(n int)
+}
+
+// Run simulates shard o.Shard of sim's plan and writes the raw ledger, its
+// sidecar and the episode table as one unit: all appear, or none (a
+// failure on the last leaves no first behind).
+func Run(sim *Simulator, o RunOptions) error {
+	si, sn, err := ParseShard(o.Shard)
+	if err != nil {
+		return err
+	}
+	lo, hi := ShardRange(sim.Plan.Len(), si, sn)
+	u := outfile.NewUnit(o.Design, o.Profiles)
+	defer u.Abort() // no-op after Commit
+	var out io.Writer
+	var raw *outfile.File
+	if o.Out == "-" {
+		out = o.Stdout
+	} else {
+		if raw, err = u.Create(o.Out); err != nil {
+			return err
+		}
+		out = raw
+	}
+	bw := bufio.NewWriterSize(out, 1<<16)
+	var epw ledger.EpisodeWriter
+	if o.Episodes != "" {
+		if epw, err = ledger.CreateEpisodesIn(u, o.Episodes, "", nil); err != nil {
+			return err
+		}
+		defer epw.Abort()
+	}
+	if err := Generate(sim, lo, hi, o.Jobs, epw != nil, func(c *Chunk) error {
+		if _, err := bw.Write(c.Buf); err != nil {
+			return err
+		}
+		if epw != nil {
+			for i := range c.Eps {
+				if err := epw.Write(&c.Eps[i]); err != nil {
+					return err
+				}
+			}
+		}
+		if o.Progress != nil {
+			o.Progress(c.Hi - c.Lo)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if epw != nil {
+		if err := epw.Close(); err != nil {
+			return err
+		}
+		if filepath.Ext(o.Episodes) == ".parquet" {
+			// Siblings of an earlier raw export would no longer match.
+			cp, ep := ledger.SiblingPaths(o.Episodes)
+			if err := u.Remove(cp); err != nil {
+				return err
+			}
+			if err := u.Remove(ep); err != nil {
+				return err
+			}
+		}
+	}
+	if raw != nil {
+		if err := raw.Close(); err != nil {
+			return err
+		}
+		dm, _ := json.Marshal(sim.Plan.Manifest)
+		pm, _ := json.Marshal(sim.Profiles)
+		dh, ph := sha256.Sum256(dm), sha256.Sum256(pm)
+		m := Meta{
+			Toolkit: o.Toolkit, Schema: ledger.SchemaVersion,
+			Design: o.Design, DesignName: sim.Plan.Manifest.Name,
+			DesignSHA256: hex.EncodeToString(dh[:]), ProfileSHA256: hex.EncodeToString(ph[:]),
+			Seed: sim.Seed, Shard: fmt.Sprintf("%d/%d", si, sn), FirstEpisode: lo, Episodes: hi - lo,
+			DesignTotal: sim.Plan.Len(),
+		}
+		b, err := m.Marshal()
+		if err != nil {
+			return err
+		}
+		if err := u.WriteFile(MetaPath(o.Out), b); err != nil {
+			return err
+		}
+	}
+	return u.Commit()
+}
+
+// Chunk is a contiguous run of episodes [Lo, Hi) simulated by one worker:
+// their raw JSONL lines and, when grading, their graded rows.
+type Chunk struct {
+	Lo, Hi int
+	Buf    []byte
+	Eps    []ledger.Episode
+	err    error
+	done   chan struct{}
+}
+
+const chunkSize = 64
+
+// Generate simulates episodes [lo, hi) with jobs workers and passes chunks
+// to emit strictly in design order (a reorder buffer of at most 2·jobs
+// chunks keeps memory bounded). Episode bytes depend only on the index, so
+// the output is the same for any jobs.
+func Generate(sim *Simulator, lo, hi, jobs int, grade bool, emit func(*Chunk) error) error {
+	if jobs < 1 {
+		jobs = 1
+	}
+	queue := make(chan *Chunk, 2*jobs)
+	work := make(chan *Chunk)
+	var stop atomic.Bool
+	go func() {
+		for a := lo; a < hi; a += chunkSize {
+			if stop.Load() {
+				break
+			}
+			c := &Chunk{Lo: a, Hi: min(a+chunkSize, hi), done: make(chan struct{})}
+			queue <- c
+			work <- c
+		}
+		close(work)
+		close(queue)
+	}()
+	for range jobs {
+		go func() {
+			var buf bytes.Buffer
+			rw := ledger.NewRawWriter(&buf)
+			for c := range work {
+				if !stop.Load() {
+					buf.Reset()
+					c.err = simulateChunk(sim, c, rw, grade)
+					c.Buf = bytes.Clone(buf.Bytes())
+				}
+				close(c.done)
+			}
+		}()
+	}
+	var first error
+	for c := range queue {
+		<-c.done
+		if first != nil {
+			continue
+		}
+		if c.err != nil {
+			first = c.err
+		} else {
+			first = emit(c)
+		}
+		if first != nil {
+			stop.Store(true)
+		}
+	}
+	return first
+}
+
+func simulateChunk(sim *Simulator, c *Chunk, rw *ledger.RawWriter, grade bool) error {
+	if grade {
+		c.Eps = make([]ledger.Episode, 0, c.Hi-c.Lo)
+	}
+	for i := c.Lo; i < c.Hi; i++ {
+		raw, err := sim.Episode(i)
+		if err != nil {
+			return err
+		}
+		if err := rw.Write(raw); err != nil {
+			return fmt.Errorf("episode %d: %w", i, err)
+		}
+		if grade {
+			ep, err := sandbox.Grade(raw)
+			if err != nil {
+				return fmt.Errorf("episode %d (%s): grade: %w", i, raw.EpisodeID, err)
+			}
+			c.Eps = append(c.Eps, ep)
+		}
+	}
+	return nil
+}

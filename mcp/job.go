@@ -1,0 +1,235 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime/debug"
+	"strconv"
+)
+
+// PlanSource says where a plan comes from: a plan file, one episode
+// described field by field, or the default plan (the E2 instance-0
+// episodes) with labels and a seed.
+type PlanSource struct {
+	File           string  // a plan file (JSON); wins over the rest
+	One            Episode // a single episode when One.Template is set
+	Model, Harness string  // labels of the default or single-episode plan
+	Seed           uint64  // world seed of the default or single-episode plan
+	Annotations    bool    // turn the tool-annotation factor on in every episode
+}
+
+// EpisodeError is a single episode (PlanSource.One) that does not make a
+// plan: its fields came from the caller, so commands report it as a usage
+// error.
+type EpisodeError struct{ Err error }
+
+func (e *EpisodeError) Error() string { return "--template episode: " + e.Err.Error() }
+func (e *EpisodeError) Unwrap() error { return e.Err }
+
+// Load reads or builds the plan.
+func (s PlanSource) Load() (*Plan, error) {
+	var p *Plan
+	var err error
+	switch {
+	case s.File != "":
+		p, err = ReadPlan(s.File)
+	case s.One.Template != "":
+		ep := s.One
+		ep.Model, ep.Harness = s.Model, s.Harness
+		ep.SeedFrom(s.Seed)
+		if p, err = NewPlan([]Episode{ep}); err != nil {
+			return nil, &EpisodeError{err}
+		}
+	default:
+		p, err = DefaultPlan(s.Seed, s.Model, s.Harness)
+	}
+	if err != nil || !s.Annotations {
+		return p, err
+	}
+	return WithAnnotations(p)
+}
+
+// Check rejects negative budgets (the caller reports a usage error).
+func (l Limits) Check() error {
+	if l.ThinkS < 0 || l.MaxCalls < 0 || l.MaxTimeS < 0 || l.MaxArgBytes < 0 {
+		return errors.New("--think-s, --max-calls, --max-time-s and --max-arg-bytes must not be negative")
+	}
+	return nil
+}
+
+// Args returns the serve flags that hand the limits on to a server.
+func (l Limits) Args() []string {
+	return []string{
+		"--think-s", strconv.FormatFloat(l.ThinkS, 'g', -1, 64),
+		"--max-calls", strconv.Itoa(l.MaxCalls),
+		"--max-time-s", strconv.FormatFloat(l.MaxTimeS, 'g', -1, 64),
+		"--max-arg-bytes", strconv.Itoa(l.MaxArgBytes),
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// StdioStreams adapts a process's (or a test's) input and output to what
+// ServeStdio takes. The transport never closes the process's stdout:
+// messages after the session still go to stderr, and tests pass buffers.
+func StdioStreams(r io.Reader, w io.Writer) (io.ReadCloser, io.WriteCloser) {
+	rc, ok := r.(io.ReadCloser)
+	if !ok {
+		rc = io.NopCloser(r)
+	}
+	if f, ok := w.(*os.File); ok && f == os.Stdout {
+		return rc, nopWriteCloser{w}
+	}
+	if wc, ok := w.(io.WriteCloser); ok {
+		return rc, wc
+	}
+	return rc, nopWriteCloser{w}
+}
+
+// DriveJob is one drive into a ledger file: a whole plan, or one shard of
+// it with the sidecar merge reads.
+type DriveJob struct {
+	DriveOptions        // Out is opened from Ledger
+	Ledger       string // path of the JSONL ledger
+	Shard        string // "I/N" or "" for the whole plan
+	Toolkit      string // version recorded in a shard's sidecar
+	// Warn receives the ledger's repair messages.
+	Warn func(string)
+	// Start, if set, is called once the pending episodes are known and
+	// before any is driven (not called when none is pending).
+	Start func(pending int)
+}
+
+// DriveTally counts a drive's episodes.
+type DriveTally struct {
+	Total    int // episodes of the (shard's) plan
+	Pending  int // not in the ledger when the drive began
+	Recorded int
+	Failed   int
+}
+
+// RunDrive drives the job's pending episodes into its ledger under the
+// ledger's lock. A shard's sidecar is checked before anything runs (a
+// ledger of another plan or shard is refused) and written again once the
+// ledger holds episodes. Nothing pending is success.
+func RunDrive(ctx context.Context, j DriveJob) (t DriveTally, err error) {
+	var meta *ShardMeta
+	if j.Shard != "" {
+		if j.Plan, meta, err = ShardPlan(j.Plan, j.Shard, j.Toolkit); err != nil {
+			return t, err
+		}
+	}
+	t.Total = j.Plan.Len()
+	if j.LogDir != "" {
+		if err := os.MkdirAll(j.LogDir, 0o755); err != nil {
+			return t, err
+		}
+	}
+	out, err := OpenLedger(j.Ledger, j.Warn)
+	if err != nil {
+		return t, err
+	}
+	defer out.Close()
+	if meta != nil {
+		if err := meta.CheckExisting(j.Ledger); err != nil {
+			return t, err
+		}
+		defer func() {
+			if out.Len() > 0 {
+				if werr := meta.Write(j.Ledger); werr != nil && err == nil {
+					err = werr
+				}
+			}
+		}()
+	}
+	for i := range j.Plan.Episodes {
+		if !out.Has(j.Plan.Episodes[i].EpisodeID) {
+			t.Pending++
+		}
+	}
+	if t.Pending == 0 {
+		return t, nil
+	}
+	if j.Start != nil {
+		j.Start(t.Pending)
+	}
+	j.Out = out
+	t.Recorded, t.Failed, err = Drive(ctx, j.DriveOptions)
+	if err == nil && t.Failed > 0 {
+		err = fmt.Errorf("%d episodes failed (run drive again to retry them)", t.Failed)
+	}
+	return t, err
+}
+
+// ServeJob is one serve run: a plan served into a ledger file over stdio
+// (the next pending episode) or streamable HTTP (every pending episode).
+type ServeJob struct {
+	Plan        *Plan
+	Ledger      string
+	Options     Options   // of the server; NewCaller defaults to ConditionCaller
+	HTTP        bool      // streamable HTTP on Addr instead of stdio
+	Addr        string    // listen address over HTTP
+	AllowRemote bool      // allow a non-loopback Addr
+	Stdin       io.Reader // the stdio transport's input
+	Stdout      io.Writer // the stdio transport's output, and PrintTask's
+	// PrintTask prints the next pending episode's instruction to Stdout
+	// instead of serving; with nothing pending that is an error.
+	PrintTask bool
+	Warn      func(string)              // the ledger's repair messages
+	Listening func(net.Addr, int)       // over HTTP: the address and the pending count
+	Done      func(total int, l string) // nothing pending: every episode is already in the ledger
+}
+
+// RunServe serves the job under the ledger's lock. Nothing pending is
+// success (reported to Done), as for drive: a rerun after the plan is
+// done must not look like a failure.
+func RunServe(ctx context.Context, j ServeJob) error {
+	l, err := OpenLedger(j.Ledger, j.Warn)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if j.Options.NewCaller == nil {
+		j.Options.NewCaller = ConditionCaller
+	}
+	srv := NewServer(j.Plan, l, j.Options)
+	switch {
+	case j.PrintTask:
+		_, idx, ok := srv.Next()
+		if !ok {
+			return fmt.Errorf("every episode of the plan is already in %s: no task to print", j.Ledger)
+		}
+		_, err := fmt.Fprintln(j.Stdout, Instruction(j.Plan, idx))
+		return err
+	case srv.Pending() == 0:
+		if j.Done != nil {
+			j.Done(j.Plan.Len(), j.Ledger)
+		}
+		return nil
+	case !j.HTTP:
+		in, out := StdioStreams(j.Stdin, j.Stdout)
+		_, err := srv.ServeStdio(ctx, in, out)
+		return err
+	}
+	// The SDK's decoder allocates a 32 KiB buffer per message; a lazier
+	// collector halves the CPU per episode for a few MiB of heap.
+	debug.SetGCPercent(400)
+	err = srv.ServeHTTP(ctx, j.Addr, j.AllowRemote, func(a net.Addr) {
+		if j.Listening != nil {
+			j.Listening(a, srv.Pending())
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if n := srv.Failed(); n > 0 {
+		return fmt.Errorf("%d episodes could not be recorded", n)
+	}
+	return nil
+}

@@ -1,0 +1,250 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// ShardKind marks a sidecar written by drive --shard (simulate's have no
+// kind field).
+const ShardKind = "drive"
+
+// ShardMeta is the sidecar of a driven shard (LEDGER.meta.json): which
+// plan, which slice of it, and the ids merge expects in the ledger.
+type ShardMeta struct {
+	Kind         string   `json:"kind"`
+	Toolkit      string   `json:"toolkit_version"`
+	Schema       string   `json:"ledger_schema"`
+	PlanSHA256   string   `json:"plan_sha256"`
+	PlanTotal    int      `json:"plan_total"`
+	Shard        string   `json:"shard"`
+	FirstEpisode int      `json:"first_episode"`
+	Episodes     int      `json:"episodes"`
+	EpisodeIDs   []string `json:"episode_ids"`
+}
+
+// ShardPlan returns the I-th of N contiguous slices of the plan (the split
+// of simulate --shard, design.ShardRange) and the sidecar that describes
+// it; toolkit is the version recorded in the sidecar.
+func ShardPlan(plan *Plan, shard, toolkit string) (*Plan, *ShardMeta, error) {
+	i, n, err := design.ParseShard(shard)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n > plan.Len() {
+		return nil, nil, fmt.Errorf("--shard %s: %d shards for a plan of %d episodes would leave shards empty; use at most %d", shard, n, plan.Len(), plan.Len())
+	}
+	data, err := plan.Marshal()
+	if err != nil {
+		return nil, nil, err
+	}
+	sum := sha256.Sum256(data)
+	lo, hi := design.ShardRange(plan.Len(), i, n)
+	m := &ShardMeta{
+		Kind: ShardKind, Toolkit: toolkit, Schema: ledger.SchemaVersion,
+		PlanSHA256: hex.EncodeToString(sum[:]), PlanTotal: plan.Len(),
+		Shard: fmt.Sprintf("%d/%d", i, n), FirstEpisode: lo, Episodes: hi - lo, EpisodeIDs: []string{},
+	}
+	for k := lo; k < hi; k++ {
+		m.EpisodeIDs = append(m.EpisodeIDs, plan.Episodes[k].EpisodeID)
+	}
+	part, err := NewPlan(slices.Clone(plan.Episodes[lo:hi]))
+	if err != nil {
+		return nil, nil, err
+	}
+	return part, m, nil
+}
+
+// CheckExisting refuses to resume into the ledger out when its sidecar
+// describes another plan or another shard; no sidecar is fine.
+func (m *ShardMeta) CheckExisting(out string) error {
+	mp := design.MetaPath(out)
+	old, err := ReadShardMeta(mp)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if old.PlanSHA256 != m.PlanSHA256 || old.Shard != m.Shard {
+		return fmt.Errorf("%s: holds shard %s of plan %.12s…, not shard %s of this plan (%.12s…); use another --out",
+			mp, old.Shard, old.PlanSHA256, m.Shard, m.PlanSHA256)
+	}
+	return nil
+}
+
+// Marshal returns the sidecar's bytes as written.
+func (m *ShardMeta) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Write writes the sidecar of the ledger out atomically.
+func (m *ShardMeta) Write(out string) error {
+	b, err := m.Marshal()
+	if err != nil {
+		return err
+	}
+	return outfile.WriteFile(design.MetaPath(out), b)
+}
+
+// ReadShardMeta reads a driven shard's sidecar; the error names the file
+// and the field.
+func ReadShardMeta(path string) (*ShardMeta, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m ShardMeta
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: not a drive sidecar: %v", path, err)
+	}
+	if m.Kind != ShardKind {
+		return nil, fmt.Errorf("%s: field kind: %q, want %q", path, m.Kind, ShardKind)
+	}
+	if len(m.EpisodeIDs) != m.Episodes {
+		return nil, fmt.Errorf("%s: field episode_ids: %d ids for %d episodes", path, len(m.EpisodeIDs), m.Episodes)
+	}
+	return &m, nil
+}
+
+// IsDrivenShard reports whether the sidecar of the shard ledger was
+// written by drive.
+func IsDrivenShard(shard string) bool {
+	b, err := os.ReadFile(design.MetaPath(shard))
+	if err != nil {
+		return false
+	}
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	return json.Unmarshal(b, &head) == nil && head.Kind == ShardKind
+}
+
+// MergeShards merges the ledgers of drive --shard into out ("-" for
+// stdout, no sidecar): the same checks as for simulated shards (one plan,
+// every shard 1…N exactly once), then every planned episode of each shard
+// exactly once in its ledger (driven episodes are appended as they end, so
+// order is not checked). The merged ledger lists the episodes in plan
+// order. It returns the episode count.
+func MergeShards(out string, stdout io.Writer, paths []string) (int, error) {
+	shards := make([]design.Shard, len(paths))
+	metas := map[string]*ShardMeta{}
+	for k, p := range paths {
+		mp := design.MetaPath(p)
+		m, err := ReadShardMeta(mp)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", p, err)
+		}
+		i, n, err := design.ParseShard(m.Shard)
+		if err != nil {
+			return 0, fmt.Errorf("%s: field shard: %v", mp, err)
+		}
+		lo, hi := design.ShardRange(m.PlanTotal, i, n)
+		if m.FirstEpisode != lo || m.Episodes != hi-lo {
+			return 0, fmt.Errorf("%s: shard %s of %d episodes should hold episodes [%d, %d), the sidecar says first_episode %d, episodes %d",
+				mp, m.Shard, m.PlanTotal, lo, hi, m.FirstEpisode, m.Episodes)
+		}
+		// The run identity in simulate's terms, so CheckShards applies:
+		// the plan's hash and size stand for the design's.
+		shards[k] = design.Shard{Path: p, I: i, N: n, Meta: design.Meta{
+			Schema: m.Schema, Design: "drive plan", DesignSHA256: m.PlanSHA256, DesignTotal: m.PlanTotal,
+			Shard: m.Shard, FirstEpisode: m.FirstEpisode, Episodes: m.Episodes,
+		}}
+		metas[p] = m
+	}
+	if err := design.CheckShards(shards); err != nil {
+		return 0, err
+	}
+	// Every line of every shard, checked before the output is created.
+	lines := map[string]map[string][]byte{}
+	for _, s := range shards {
+		var err error
+		if lines[s.Path], err = drivenLines(s.Path, metas[s.Path]); err != nil {
+			return 0, err
+		}
+	}
+	all := *metas[shards[0].Path]
+	all.Shard, all.FirstEpisode, all.Episodes = "1/1", 0, all.PlanTotal
+	all.EpisodeIDs = nil
+	for _, s := range shards {
+		all.EpisodeIDs = append(all.EpisodeIDs, metas[s.Path].EpisodeIDs...)
+	}
+	b, err := all.Marshal()
+	if err != nil {
+		return 0, err
+	}
+	err = design.WriteMerged(out, stdout, shards, b, func(w io.Writer, s design.Shard) error {
+		bw := bufio.NewWriter(w)
+		for _, id := range metas[s.Path].EpisodeIDs {
+			bw.Write(lines[s.Path][id])
+			bw.WriteByte('\n')
+		}
+		return bw.Flush()
+	})
+	return all.Episodes, err
+}
+
+// drivenLines reads a driven shard's ledger: every line an episode of the
+// shard's plan slice, each planned episode exactly once.
+func drivenLines(path string, m *ShardMeta) (map[string][]byte, error) {
+	planned := make(map[string]bool, len(m.EpisodeIDs))
+	for _, id := range m.EpisodeIDs {
+		planned[id] = true
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		return nil, fmt.Errorf("%s: last line is incomplete (interrupted drive? run drive --shard %s again to repair and finish it)", path, m.Shard)
+	}
+	got := make(map[string][]byte, len(m.EpisodeIDs))
+	firstLine := map[string]int{}
+	for n, line := range bytes.Split(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'}) {
+		if len(data) == 0 {
+			break
+		}
+		var head struct {
+			EpisodeID string `json:"episode_id"`
+		}
+		if err := json.Unmarshal(line, &head); err != nil || head.EpisodeID == "" {
+			return nil, fmt.Errorf("%s:%d: episode_id: not an episode line", path, n+1)
+		}
+		id := head.EpisodeID
+		if !planned[id] {
+			return nil, fmt.Errorf("%s:%d: episode_id: %q is not a planned episode of shard %s", path, n+1, id, m.Shard)
+		}
+		if prev, dup := firstLine[id]; dup {
+			return nil, fmt.Errorf("%s:%d: episode_id: %q recorded twice (first on line %d)", path, n+1, id, prev)
+		}
+		firstLine[id] = n + 1
+		got[id] = line
+	}
+	if len(got) != len(m.EpisodeIDs) {
+		for _, id := range m.EpisodeIDs {
+			if got[id] == nil {
+				return nil, fmt.Errorf("%s: incomplete shard %s: %d of %d planned episodes recorded; missing %q (run drive --shard %s again)",
+					path, m.Shard, len(got), len(m.EpisodeIDs), id, m.Shard)
+			}
+		}
+	}
+	return got, nil
+}

@@ -1,0 +1,41 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+)
+
+// SelectTables computes the tables the tables command prints: Table
+// number of d (0 for all of Tables 3–13) and, with compare, each one's
+// comparison with the paper's published numbers instead (see
+// CompareTable). Notes go to warn: the warnings of a whole analysis, and a
+// single table the paper publishes no numbers of.
+func SelectTables(d *analysis.Data, number int, compare bool, opt analysis.Options, warn func(string)) ([]*analysis.Table, error) {
+	var tables []*analysis.Table
+	if number != 0 {
+		t, err := analysis.BuildTable(d, number, opt)
+		if err != nil {
+			return nil, err
+		}
+		tables = []*analysis.Table{t}
+	} else {
+		res := analysis.Analyze(d, opt)
+		for _, w := range res.Warnings {
+			warn("warning: " + w)
+		}
+		tables = res.Tables
+	}
+	if !compare {
+		return tables, nil
+	}
+	var cts []*analysis.Table
+	for _, t := range tables {
+		if ct := CompareTable(t); ct != nil {
+			cts = append(cts, ct)
+		} else if number != 0 {
+			warn(fmt.Sprintf("the paper publishes no numbers of Table %d", t.Number))
+		}
+	}
+	return cts, nil
+}
