@@ -438,11 +438,11 @@ func Figure1Traces() ([]Figure1Trace, error) {
 		}
 	}
 	if fw == nil {
-		return nil, fmt.Errorf("Figure 1: the task suite has no %s write", Figure1Tool)
+		return nil, fmt.Errorf("figure 1: the task suite has no %s write", Figure1Tool)
 	}
 	task, err := NewTask(fw.Template, 0)
 	if err != nil {
-		return nil, fmt.Errorf("Figure 1: %w", err)
+		return nil, fmt.Errorf("figure 1: %w", err)
 	}
 	var out []Figure1Trace
 	for _, keyed := range []bool{false, true} {
@@ -453,11 +453,11 @@ func Figure1Traces() ([]Figure1Trace, error) {
 			}
 			ep, err := Grade(raw)
 			if err != nil {
-				return nil, fmt.Errorf("Figure 1: %w", err)
+				return nil, fmt.Errorf("figure 1: %w", err)
 			}
 			tr, err := TraceOf(raw, &ep)
 			if err != nil {
-				return nil, fmt.Errorf("Figure 1: %w", err)
+				return nil, fmt.Errorf("figure 1: %w", err)
 			}
 			ft := Figure1Trace{World: world.name, Client: "fresh re-issue", Trace: tr}
 			if keyed {
@@ -480,7 +480,7 @@ func Figure1Episode(task *Task, focal int, fault string, keyed bool) (*ledger.Ra
 	}
 	w, err := NewWorld(spec)
 	if err != nil {
-		return nil, fmt.Errorf("Figure 1: %w", err)
+		return nil, fmt.Errorf("figure 1: %w", err)
 	}
 	step := task.Steps[focal]
 	args := maps.Clone(step.Args)
@@ -490,14 +490,14 @@ func Figure1Episode(task *Task, focal int, fault string, keyed bool) (*ledger.Ra
 	t0 := w.Now()
 	o := w.Call(step.Tool, args)
 	if o.Outcome != ledger.OutcomeTimeout {
-		return nil, fmt.Errorf("Figure 1: the focal write answered %s, not a timeout", o.Outcome)
+		return nil, fmt.Errorf("figure 1: the focal write answered %s, not a timeout", o.Outcome)
 	}
 	if rest := t0 + figure1ReadAt - w.Now(); rest > 0 {
 		w.Call(ToolWait, map[string]any{"seconds": rest})
 	}
 	rt, ra, ok := ReadArgsFor(step.Tool, step.Args)
 	if !ok {
-		return nil, errors.New("Figure 1: the focal write has no read-back path")
+		return nil, errors.New("figure 1: the focal write has no read-back path")
 	}
 	r := w.Call(rt, ra)
 	if !(r.Outcome == ledger.OutcomeOK && Present(step.Tool, step.Args, r.Result)) {

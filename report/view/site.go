@@ -116,9 +116,6 @@ const (
 	FlagReversible
 )
 
-// flagNames are the names of the Flag bits, in bit order, for the pages.
-var flagNames = []string{"duplicated", "eos", "overclaim", "task_success", "fault_fired", "reported_success", "uncertainty_listed", "reversible"}
-
 // dimNames are the coded fields, in the order the pages show them; "file"
 // comes first when there are several ledgers.
 var dimNames = []string{"experiment", "model", "harness", "condition", "contract", "cue", "fault_mode", "template", "service", "focal_write", "write_class", "read_path", "recovery", "task", "platform"}
