@@ -60,7 +60,10 @@ type PairedResult struct {
 // b counts pairs where only the base has the outcome and c those where
 // only the other does; p is McNemar's test (McNemar 1947; exact binomial
 // by default) and p_adj adjusts over the comparisons reported (Holm 1979
-// by default). With q.Weight, GainPP weights each pair by its base
+// by default). A p-value too small for float64 (an exact p of b = 0,
+// c ≥ 1075 underflows) is never 0: P is the bound stats.PFloor with PBelow
+// set, Log10P holds log₁₀ p at any size, and the adjustment is also done on
+// log₁₀ p so that an adjusted p of an underflowed p is a bound too. With q.Weight, GainPP weights each pair by its base
 // episode's weight while b, c and p stay counts. Reading streams: a few
 // bytes per episode, episode ids read again only where a key and arm hold
 // several episodes.
@@ -136,22 +139,20 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 		tb := pr.table(base, oc)
 		other := pr.arm.Levels[oc]
 		c := PairedComparison{Base: spec.Base, Other: other, Pairs: tb.pairs(), B: tb.b, C: tb.c, GainPP: math.NaN(), P: math.NaN(), Log10P: math.NaN()}
+		// The float adjustment takes the raw p (0 where it underflowed):
+		// an underflowed p only lowers its own adjusted value, which the
+		// log₁₀ adjustment then reports.
+		ps[k] = math.NaN()
 		if tb.pairs() == 0 {
 			warn.addf("%s vs %s: no matched pairs; gain_pp and p are undefined", spec.Base, other)
 		} else {
 			c.GainPP = tb.gainPP(q.Weight != "")
+			ps[k] = mcnemarP(spec.Test, tb.b, tb.c)
 			c.Log10P = mcnemarLog10P(spec.Test, tb.b, tb.c)
-			c.P, c.PBelow = reportableP(mcnemarP(spec.Test, tb.b, tb.c), c.Log10P)
+			c.P, c.PBelow = reportableP(ps[k], c.Log10P)
 		}
 		if tb.unmatched1+tb.unmatched2 > 0 {
 			warn.addf("%s vs %s: %d %s and %d %s episode(s) without a partner dropped", spec.Base, other, tb.unmatched1, spec.Base, tb.unmatched2, other)
-		}
-		// The float adjustment takes the raw p (0 where it underflowed):
-		// an underflowed p only lowers its own adjusted value, which the
-		// log₁₀ adjustment then reports.
-		ps[k] = mcnemarP(spec.Test, tb.b, tb.c)
-		if tb.pairs() == 0 {
-			ps[k] = math.NaN()
 		}
 		lps[k] = c.Log10P
 		res.Comparisons = append(res.Comparisons, c)
