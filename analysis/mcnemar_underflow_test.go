@@ -182,3 +182,27 @@ func TestPCell(t *testing.T) {
 		}
 	}
 }
+
+// TestMcNemarLog10Reference checks log₁₀ p of every McNemar test Paired
+// offers, where p underflows float64, against R (pbinom, dbinom and pchisq
+// with log.p = TRUE; testdata/analysis/mcnemar_log10.R prints the table).
+func TestMcNemarLog10Reference(t *testing.T) {
+	for _, r := range []struct {
+		b, c                     int
+		exact, midp, chi2, chicc float64
+	}{
+		{0, 1100, -330.831965234715, -331.132995230379, -240.481115247744, -240.046623895262},
+		{0, 1500, -451.243963500308, -451.544993495972, -327.407256044166, -326.972817086026},
+		{10, 1500, -429.034325709162, -429.332473869351, -320.94601926471, -320.517329658606},
+		{3, 5000, -1495.43249796619, -1495.73326756748, -1085.73068312056, -1085.296865998},
+	} {
+		for _, tc := range []struct {
+			test string
+			want float64
+		}{{"exact", r.exact}, {"midp", r.midp}, {"chi2", r.chi2}, {"chi2cc", r.chicc}} {
+			if got := mcnemarLog10P(tc.test, r.b, r.c); math.Abs(got-tc.want) > 1e-10*math.Abs(tc.want) {
+				t.Errorf("%s b=%d c=%d: log10 p = %.15g, R %.15g", tc.test, r.b, r.c, got, tc.want)
+			}
+		}
+	}
+}
