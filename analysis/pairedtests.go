@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -28,8 +29,21 @@ type PairedComparison struct {
 	B           int     // pairs where only the base has the outcome
 	C           int     // pairs where only the other has it
 	GainPP      float64 // 100·(b−c)/pairs, weighted by the base episode when weighted
-	P           float64 // two-sided McNemar p-value (NaN without pairs)
-	PAdj        float64 // adjusted over exactly the comparisons reported
+	// P is the two-sided McNemar p-value (NaN without pairs). It is never
+	// 0: where it is below stats.PFloor (an exact p-value of a large,
+	// lopsided table underflows float64) P is stats.PFloor and PBelow says
+	// that it is a bound, p < 1e-300.
+	P      float64
+	PBelow bool
+	// Log10P is log₁₀ of the p-value, finite however small it is (NaN
+	// without pairs).
+	Log10P float64
+	// PAdj, PAdjBelow and Log10PAdj are the p-value adjusted over exactly
+	// the comparisons reported, with the same conventions; an adjusted
+	// p-value below stats.PFloor is a bound as well.
+	PAdj      float64
+	PAdjBelow bool
+	Log10PAdj float64
 }
 
 // PairedResult is the result of Paired.
@@ -46,7 +60,10 @@ type PairedResult struct {
 // b counts pairs where only the base has the outcome and c those where
 // only the other does; p is McNemar's test (McNemar 1947; exact binomial
 // by default) and p_adj adjusts over the comparisons reported (Holm 1979
-// by default). With q.Weight, GainPP weights each pair by its base
+// by default). A p-value too small for float64 (an exact p of b = 0,
+// c ≥ 1075 underflows) is never 0: P is the bound stats.PFloor with PBelow
+// set, Log10P holds log₁₀ p at any size, and the adjustment is also done on
+// log₁₀ p so that an adjusted p of an underflowed p is a bound too. With q.Weight, GainPP weights each pair by its base
 // episode's weight while b, c and p stay counts. Reading streams: a few
 // bytes per episode, episode ids read again only where a key and arm hold
 // several episodes.
@@ -117,25 +134,35 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 	}
 	res := &PairedResult{Spec: spec}
 	ps := make([]float64, len(others))
+	lps := make([]float64, len(others))
 	for k, oc := range others {
 		tb := pr.table(base, oc)
 		other := pr.arm.Levels[oc]
-		c := PairedComparison{Base: spec.Base, Other: other, Pairs: tb.pairs(), B: tb.b, C: tb.c, GainPP: math.NaN(), P: math.NaN()}
+		c := PairedComparison{Base: spec.Base, Other: other, Pairs: tb.pairs(), B: tb.b, C: tb.c, GainPP: math.NaN(), P: math.NaN(), Log10P: math.NaN()}
+		// The float adjustment takes the raw p (0 where it underflowed):
+		// an underflowed p only lowers its own adjusted value, which the
+		// log₁₀ adjustment then reports.
+		ps[k] = math.NaN()
 		if tb.pairs() == 0 {
 			warn.addf("%s vs %s: no matched pairs; gain_pp and p are undefined", spec.Base, other)
 		} else {
 			c.GainPP = tb.gainPP(q.Weight != "")
-			c.P = mcnemarP(spec.Test, tb.b, tb.c)
+			ps[k] = mcnemarP(spec.Test, tb.b, tb.c)
+			c.Log10P = mcnemarLog10P(spec.Test, tb.b, tb.c)
+			c.P, c.PBelow = reportableP(ps[k], c.Log10P)
 		}
 		if tb.unmatched1+tb.unmatched2 > 0 {
 			warn.addf("%s vs %s: %d %s and %d %s episode(s) without a partner dropped", spec.Base, other, tb.unmatched1, spec.Base, tb.unmatched2, other)
 		}
-		ps[k] = c.P
+		lps[k] = c.Log10P
 		res.Comparisons = append(res.Comparisons, c)
 	}
 	adj := adjustP(spec.Adjust, ps)
+	ladj := adjustLog10P(spec.Adjust, lps)
 	for k := range res.Comparisons {
-		res.Comparisons[k].PAdj = adj[k]
+		c := &res.Comparisons[k]
+		c.Log10PAdj = ladj[k]
+		c.PAdj, c.PAdjBelow = reportableP(adj[k], ladj[k])
 	}
 	res.Warnings = warn.items()
 	return res, nil
@@ -175,6 +202,88 @@ func mcnemarP(test string, b, c int) float64 {
 		return p
 	}
 	return stats.McNemarExact(b, c)
+}
+
+// reportableP returns the p-value to report given its float64 value p and
+// its log₁₀ lp: p itself where it is a normal float64 at or above
+// stats.PFloor (so every p-value that did not underflow prints as before),
+// else stats.ReportP(lp), which is never 0 and says when it is the bound
+// p < 1e-300. NaN stays NaN.
+func reportableP(p, lp float64) (float64, bool) {
+	if math.IsNaN(p) || math.IsNaN(lp) {
+		return math.NaN(), false
+	}
+	if p >= stats.PFloor && lp >= -300 {
+		return p, false
+	}
+	return stats.ReportP(lp)
+}
+
+// mcnemarLog10P is log₁₀ of mcnemarP, finite where the p-value underflows.
+func mcnemarLog10P(test string, b, c int) float64 {
+	switch test {
+	case "midp":
+		return stats.McNemarMidPLog10(b, c)
+	case "chi2", "chi2cc":
+		stat, p := stats.McNemarChi2(b, c, test == "chi2cc")
+		if p > 1e-280 {
+			return math.Log10(p)
+		}
+		return chi2SF1Log10(stat)
+	}
+	return stats.McNemarExactLog10(b, c)
+}
+
+// chi2SF1Log10 is log₁₀ of the upper tail of χ² with one degree of freedom
+// at x, for x large enough that the tail underflows (x > 1200). The tail
+// is erfc(z) with z = √(x/2); its asymptotic series
+// erfc(z) = e^(−z²)/(z√π)·(1 − 1/(2z²) + 3/(4z⁴) − 15/(8z⁶) + …) has a
+// relative error below 1e-12 at z > 24 after these four terms.
+func chi2SF1Log10(x float64) float64 {
+	z2 := x / 2
+	z := math.Sqrt(z2)
+	series := 1 - 1/(2*z2) + 3/(4*z2*z2) - 15/(8*z2*z2*z2)
+	return (-z2 - math.Log(z*math.Sqrt(math.Pi)) + math.Log(series)) / math.Ln10
+}
+
+// adjustLog10P is adjustP on log₁₀ p-values, so that an adjusted p-value
+// of a p-value that underflowed is still known: Holm's step-down maximum,
+// Bonferroni's m·p and Benjamini–Hochberg's step-up minimum, capped at
+// log₁₀ 1 = 0. NaN entries stay NaN and do not count in m; ties keep
+// their input order, as in stats.HolmAdjust and stats.BHAdjust.
+func adjustLog10P(method string, lps []float64) []float64 {
+	out := make([]float64, len(lps))
+	var o []int
+	for i, v := range lps {
+		out[i] = math.NaN()
+		if !math.IsNaN(v) {
+			o = append(o, i)
+		}
+	}
+	slices.SortStableFunc(o, func(a, b int) int { return cmp.Compare(lps[a], lps[b]) })
+	m := float64(len(o))
+	switch method {
+	case "holm":
+		run := math.Inf(-1)
+		for i, j := range o {
+			run = math.Max(run, math.Log10(m-float64(i))+lps[j])
+			out[j] = math.Min(0, run)
+		}
+	case "bonferroni":
+		for _, j := range o {
+			out[j] = math.Min(0, math.Log10(m)+lps[j])
+		}
+	case "bh":
+		run := math.Inf(1)
+		for i := len(o) - 1; i >= 0; i-- {
+			j := o[i]
+			run = math.Min(run, math.Log10(m/float64(i+1))+lps[j])
+			out[j] = math.Min(0, run)
+		}
+	default:
+		copy(out, lps)
+	}
+	return out
 }
 
 // TOSTSpec is a TOST analysis: are the proportions of Outcome in levels A

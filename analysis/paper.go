@@ -87,6 +87,10 @@ func Compare(t *Table) []Comparison {
 			if cell.Kind == PValue {
 				// p-values differ by orders of magnitude: compare on log10.
 				c.Diff = math.Log10(cell.Value / p.Value)
+				if cell.Below {
+					// cell.Value is only the bound 1e-300.
+					c.Diff = cell.Log10 - math.Log10(p.Value)
+				}
 			}
 			if math.IsNaN(cell.Value) {
 				c.Diff = nan

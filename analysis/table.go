@@ -53,6 +53,11 @@ type Cell struct {
 	// Design marks a cell computed from design columns only (counts of
 	// episodes, P(δ ≤ Δ)); it does not move when outcomes are permuted.
 	Design bool
+	// Below marks a PValue cell whose p-value underflowed: Value is the
+	// bound stats.PFloor (never 0) and the p-value is smaller; Log10 then
+	// holds log₁₀ p.
+	Below bool
+	Log10 float64
 }
 
 // Defined reports whether the cell holds a number (or text).

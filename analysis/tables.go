@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // Columns each table reads (beyond these, nothing): a ledger lacking one
@@ -568,11 +569,15 @@ func Table10(d *Data) (*Table, error) {
 			delta = 100 * float64(tb.c-tb.b) / float64(n) // plain − default
 			p = mcnemarP("exact", tb.b, tb.c)
 		}
+		lp := nan
+		if n > 0 {
+			lp = stats.McNemarExactLog10(tb.b, tb.c)
+		}
 		cells := t.Rows[i].Cells
 		cells[0] = numCell(Percent, p1, 0)
 		cells[1] = numCell(Percent, p2, 0)
 		cells[2] = numCell(PP, delta, 1)
-		cells[3] = numCell(PValue, p, 2)
+		cells[3] = pCell(p, lp)
 		cells[4] = countCell(n)
 		for j := 0; j < 4; j++ {
 			cells[j].N = n
@@ -585,6 +590,18 @@ func Table10(d *Data) (*Table, error) {
 		t.warnf("%d plain-cue episodes have no default-cue episode with the same pair_key", unmatched)
 	}
 	return t, nil
+}
+
+// pCell is a p-value cell for the p-value p with log₁₀ lp: p as it is
+// where it did not underflow, else the bound stats.PFloor marked Below
+// (never 0; see reportableP).
+func pCell(p, lp float64) Cell {
+	c := numCell(PValue, nan, 2)
+	c.Value, c.Below = reportableP(p, lp)
+	if c.Below {
+		c.Log10 = lp
+	}
+	return c
 }
 
 // guardComparators are the six non-oracle conditions Table 13 tests the
@@ -628,8 +645,9 @@ func Table13(d *Data) (*Table, error) {
 		t.warnf("no faulted E2 guard episodes")
 	}
 	ps := make([]float64, len(guardComparators))
+	lps := make([]float64, len(guardComparators))
 	for i, cond := range guardComparators {
-		ps[i] = nan
+		ps[i], lps[i] = nan, nan
 		if guard < 0 {
 			continue
 		}
@@ -642,11 +660,13 @@ func Table13(d *Data) (*Table, error) {
 			continue
 		}
 		ps[i] = mcnemarP("exact", tb.b, tb.c)
+		lps[i] = stats.McNemarExactLog10(tb.b, tb.c)
 		if tb.unmatched1+tb.unmatched2 > 0 {
 			t.warnf("guard vs %s: %d guard and %d %s episode(s) without a partner dropped", cond, tb.unmatched1, tb.unmatched2, cond)
 		}
 	}
 	adj := adjustP("holm", ps)
+	ladj := adjustLog10P("holm", lps)
 	for i, tb := range tabs {
 		n := tb.pairs()
 		c := t.Rows[i].Cells
@@ -656,8 +676,8 @@ func Table13(d *Data) (*Table, error) {
 		}
 		c[0].N = n
 		c[1] = countCell(n)
-		c[2] = numCell(PValue, adj[i], 2)
-		c[3] = numCell(PValue, ps[i], 2)
+		c[2] = pCell(adj[i], ladj[i])
+		c[3] = pCell(ps[i], lps[i])
 		c[4] = numCell(Count, float64(tb.b), 0)
 		c[5] = numCell(Count, float64(tb.c), 0)
 		if n == 0 {

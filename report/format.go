@@ -47,6 +47,9 @@ func human(c analysis.Cell, showCI bool) string {
 		}
 		return s
 	case analysis.PValue:
+		if c.Below {
+			return PBound
+		}
 		return PValue(c.Value)
 	case analysis.Count:
 		return strconv.FormatFloat(c.Value, 'f', 0, 64)
@@ -68,6 +71,12 @@ func fixed(v float64, d int) string {
 	}
 	return s
 }
+
+// PBound is how text, Markdown and LaTeX print a p-value that underflowed
+// (below stats.PFloor): the bound, never "0". CSV and JSON write the bound
+// 1e-300 as the number and log₁₀ p beside it (log10_p), which tells a
+// bound from a value.
+const PBound = "< 1e-300"
 
 // PValue prints a p-value with two significant digits, in scientific
 // notation below 0.001.

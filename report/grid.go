@@ -37,6 +37,10 @@ type Grid struct {
 // P is a p-value cell: PValue for people, full precision in CSV.
 type P float64
 
+// PBelow is a p-value cell that underflowed: the p-value is below the
+// bound it holds (stats.PFloor). People read PBound; CSV has the bound.
+type PBelow float64
+
 // PP is a difference in percentage points: a sign and one decimal for
 // people, full precision in CSV.
 type PP float64
@@ -57,6 +61,8 @@ func CSVCell(v any) string {
 		}
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case P:
+		return CSVCell(float64(x))
+	case PBelow:
 		return CSVCell(float64(x))
 	case PP:
 		return CSVCell(float64(x))
@@ -92,6 +98,8 @@ func TextCell(v any, digits int) string {
 			return "NA"
 		}
 		return PValue(float64(x))
+	case PBelow:
+		return PBound
 	case PP:
 		if math.IsNaN(float64(x)) {
 			return "NA"
@@ -114,7 +122,7 @@ func (g *Grid) numeric() []bool {
 	for _, r := range g.Rows {
 		for i, v := range r {
 			switch v.(type) {
-			case float64, int, int64, P, PP:
+			case float64, int, int64, P, PBelow, PP:
 				right[i] = true
 			}
 		}

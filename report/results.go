@@ -89,6 +89,10 @@ type comparisonJSON struct {
 	GainPP jnum   `json:"gain_pp"`
 	P      jnum   `json:"p"`
 	PAdj   jnum   `json:"p_adj"`
+	// Log10P and Log10PAdj are log₁₀ of p and p_adj, finite where the
+	// p-value underflowed and p (p_adj) is the bound 1e-300.
+	Log10P    jnum `json:"log10_p"`
+	Log10PAdj jnum `json:"log10_p_adj"`
 }
 
 type pairedJSON struct {
@@ -98,17 +102,30 @@ type pairedJSON struct {
 	Warnings    []string         `json:"warnings"`
 }
 
-// Paired lays out a Paired result: one row per comparison.
+// Paired lays out a Paired result: one row per comparison. A p-value that
+// underflowed prints as PBound for people; CSV and JSON carry the bound
+// 1e-300 (never 0) and log10_p, log10_p_adj beside p and p_adj.
 func Paired(r *analysis.PairedResult) *Output {
 	s := r.Spec
 	res := pairedJSON{Test: s.Test, Adjust: s.Adjust, Warnings: r.Warnings}
-	t := &Grid{Header: []string{"base", "other", "pairs", "b", "c", "gain_pp", "p", "p_adj"}}
+	head := []string{"base", "other", "pairs", "b", "c", "gain_pp", "p", "p_adj"}
+	t := &Grid{Header: head}
+	csvT := &Grid{Header: append(slices.Clone(head), "log10_p", "log10_p_adj")}
 	for _, c := range r.Comparisons {
-		res.Comparisons = append(res.Comparisons, comparisonJSON{c.Base, c.Other, c.Pairs, c.B, c.C, jnum(c.GainPP), jnum(c.P), jnum(c.PAdj)})
-		t.Add(c.Base, c.Other, c.Pairs, c.B, c.C, PP(c.GainPP), P(c.P), P(c.PAdj))
+		res.Comparisons = append(res.Comparisons, comparisonJSON{c.Base, c.Other, c.Pairs, c.B, c.C, jnum(c.GainPP), jnum(c.P), jnum(c.PAdj), jnum(c.Log10P), jnum(c.Log10PAdj)})
+		t.Add(c.Base, c.Other, c.Pairs, c.B, c.C, PP(c.GainPP), pCell(c.P, c.PBelow), pCell(c.PAdj, c.PAdjBelow))
+		csvT.Add(c.Base, c.Other, c.Pairs, c.B, c.C, PP(c.GainPP), P(c.P), P(c.PAdj), c.Log10P, c.Log10PAdj)
 	}
 	title := []string{fmt.Sprintf("%s: %s vs each other %s, McNemar %s, %s adjustment", s.Outcome, s.Base, s.Arm, s.Test, s.Adjust)}
-	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{t}, Warnings: r.Warnings}
+	return &Output{Value: res, CSV: csvT, Title: title, Tables: []*Grid{t}, Warnings: r.Warnings}
+}
+
+// pCell is a p-value grid cell: P, or PBelow when it is a bound.
+func pCell(p float64, below bool) any {
+	if below {
+		return PBelow(p)
+	}
+	return P(p)
 }
 
 type tostJSON struct {

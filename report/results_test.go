@@ -182,8 +182,9 @@ func testResults() map[string]*Output {
 	paired := &analysis.PairedResult{
 		Spec: analysis.PairedSpec{Outcome: "duplicated", Arm: "condition", Base: "native", Test: "exact", Adjust: "holm"},
 		Comparisons: []analysis.PairedComparison{
-			{Base: "native", Other: "keyed", Pairs: 50, B: 12, C: 2, GainPP: 20, P: 0.012939453125, PAdj: 0.02587890625},
-			{Base: "native", Other: "none", Pairs: 0, GainPP: nan, P: nan, PAdj: nan},
+			{Base: "native", Other: "keyed", Pairs: 50, B: 12, C: 2, GainPP: 20, P: 0.012939453125, PAdj: 0.02587890625,
+				Log10P: math.Log10(0.012939453125), Log10PAdj: math.Log10(0.02587890625)},
+			{Base: "native", Other: "none", Pairs: 0, GainPP: nan, P: nan, PAdj: nan, Log10P: nan, Log10PAdj: nan},
 		},
 		Warnings: []string{"none: no pairs"},
 	}
@@ -276,7 +277,7 @@ func TestResultLayouts(t *testing.T) {
 	contains("rates_all", "csv", "group,n,events,p,n_eff,lo,hi\nall,100,7,0.07,100,0.034,0.138\n")
 	contains("rates_all", "json", `"group": {}`, `"icc": null`)
 	contains("paired", "text", "duplicated: native vs each other condition, McNemar exact, holm adjustment\n", "+20.0", "0.013", "0.026")
-	contains("paired", "csv", "native,keyed,50,12,2,20,0.012939453125,0.02587890625\n", "native,none,0,0,0,,,\n")
+	contains("paired", "csv", "native,keyed,50,12,2,20,0.012939453125,0.02587890625,-1.888084078366985,-1.587054082703004\n", "native,none,0,0,0,,,,,\n")
 	contains("paired", "md", "\nWarnings:\n\n- none: no pairs\n")
 	contains("tost_paired", "json", `"pairs": 290`, `"ci90": [`, `"equivalent": true`)
 	contains("tost_paired", "text", "reissued: reversible = false vs true, margin ±0.05\n", "field                value\n", "p_upper             1.2e-5\n", "method         paired-wald\n")

@@ -217,7 +217,8 @@ func markdownBody(b *strings.Builder, t *analysis.Table) {
 var texReplacer = strings.NewReplacer(
 	`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`,
 	`{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`,
-	"–", "--", "≤", `$\leq$`, "≥", `$\geq$`, "δ", `$\delta$`, "Δ", `$\Delta$`, "²", `$^2$`)
+	"–", "--", "≤", `$\leq$`, "≥", `$\geq$`, "δ", `$\delta$`, "Δ", `$\Delta$`, "²", `$^2$`,
+	"<", `$<$`, ">", `$>$`)
 
 // texEscape escapes LaTeX specials.
 func texEscape(s string) string { return texReplacer.Replace(s) }
@@ -280,7 +281,9 @@ var CSVHeader = []string{"table", "row", "labels", "column", "column_label", "ki
 
 // CSV renders t in long form, one line per cell, at full precision (NaN as
 // empty): table, row key, row labels (joined by " / "), column key and
-// label, kind, value, lo, hi, n, n_eff, text.
+// label, kind, value, lo, hi, n, n_eff, text. A p-value that underflowed
+// has the bound 1e-300 as its value and its text says so: "< 1e-300
+// (log10 p = -1496.4)".
 func CSV(w io.Writer, t *analysis.Table, withHeader bool) error {
 	cw := csv.NewWriter(w)
 	if withHeader {
@@ -295,7 +298,7 @@ func CSV(w io.Writer, t *analysis.Table, withHeader bool) error {
 				n = strconv.Itoa(c.N)
 			}
 			rec := []string{t.ID(), r.Key, strings.Join(r.Labels, " / "), t.Columns[j].Key, header(t.Columns[j]), c.Kind.String(),
-				full(c.Value), full(c.Lo), full(c.Hi), n, full(c.NEff), c.Text}
+				full(c.Value), full(c.Lo), full(c.Hi), n, full(c.NEff), cellText(c)}
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -303,6 +306,15 @@ func CSV(w io.Writer, t *analysis.Table, withHeader bool) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// cellText is a cell's text column in CSV and JSON: its Text, or for a
+// p-value that underflowed the bound and log₁₀ p.
+func cellText(c analysis.Cell) string {
+	if c.Kind == analysis.PValue && c.Below {
+		return PBound + " (log10 p = " + strconv.FormatFloat(c.Log10, 'g', -1, 64) + ")"
+	}
+	return c.Text
 }
 
 // num is a JSON number that is null when NaN.
@@ -325,6 +337,9 @@ type jsonCell struct {
 	N      int    `json:"n"`
 	NEff   num    `json:"n_eff"`
 	Text   string `json:"text,omitempty"`
+	// Log10P is log₁₀ p of a p-value that underflowed (Value is then the
+	// bound 1e-300); absent otherwise.
+	Log10P *float64 `json:"log10_p,omitempty"`
 }
 
 type jsonRow struct {
@@ -362,7 +377,12 @@ func toJSON(t *analysis.Table) jsonTable {
 	for _, r := range t.Rows {
 		jr := jsonRow{Key: r.Key, Labels: r.Labels}
 		for j, c := range r.Cells {
-			jr.Cells = append(jr.Cells, jsonCell{t.Columns[j].Key, c.Kind.String(), num(c.Value), num(c.Lo), num(c.Hi), c.N, num(c.NEff), c.Text})
+			jc := jsonCell{t.Columns[j].Key, c.Kind.String(), num(c.Value), num(c.Lo), num(c.Hi), c.N, num(c.NEff), cellText(c), nil}
+			if c.Kind == analysis.PValue && c.Below {
+				lp := c.Log10
+				jc.Log10P = &lp
+			}
+			jr.Cells = append(jr.Cells, jc)
 		}
 		jt.Rows = append(jt.Rows, jr)
 	}
