@@ -1,0 +1,540 @@
+package ledger
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/maphash"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+)
+
+// ErrRowScan is returned by ScanParquet when a file is not one it scans by
+// columns (not a Parquet episode table, a column of another type, a null,
+// or a value the row reader would report or warn about). The caller then
+// reads the file with ReadEpisodes, which gives the exact messages; a
+// column scan never reports a problem itself.
+var ErrRowScan = errors.New("ledger: file needs the row reader")
+
+// Vec is one column of a Batch, as plain slices valid only during the
+// callback. Exactly one representation is set, by Kind: a string column
+// read as a dictionary (Dict and Codes), a high-cardinality string column
+// (Offsets and Data: row i is Data[Offsets[i]:Offsets[i+1]]), Ints, Floats
+// or Bools.
+type Vec struct {
+	Name    string
+	Kind    Kind
+	Dict    []string
+	Codes   []int32
+	Offsets []int32
+	Data    []byte
+	Ints    []int64
+	Floats  []float64
+	Bools   []bool
+}
+
+// Bytes returns row i of a high-cardinality string column.
+func (v *Vec) Bytes(i int) []byte { return v.Data[v.Offsets[i]:v.Offsets[i+1]] }
+
+// Batch is a run of consecutive rows of a Parquet episode table.
+type Batch struct {
+	Rows int
+	Cols []Vec // in the order the columns were asked for
+}
+
+// ScanParquet reads the named schema columns of the Parquet episode table
+// at path by columns, row groups in parallel on every core, and calls fn
+// with each batch in row order (one call at a time). It validates what
+// ReadEpisodes validates for those columns (every column ReadEpisodes
+// would decode for them, so eos is checked against task_success and
+// duplicated, and episode ids are checked to be unique); on anything the
+// row reader would report, warn about or read differently it returns
+// ErrRowScan, possibly after some batches were delivered: the caller must
+// then discard what it accumulated. Errors from fn are returned as they
+// are.
+func ScanParquet(path string, columns []string, fn func(*Batch) error) error {
+	if len(columns) == 0 || !strings.HasSuffix(strings.ToLower(path), ".parquet") {
+		return ErrRowScan
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return ErrRowScan
+	}
+	m := maskOf(columns)
+	if popcount(m) != len(columns) {
+		return ErrRowScan // extra (user) columns or a name listed twice
+	}
+	p, err := openPQ(path)
+	if err != nil {
+		return ErrRowScan
+	}
+	defer p.close()
+	m = needCols(columns)
+	for _, c := range []string{"task_success", "duplicated"} {
+		if i := colIndex[c]; m.has(i) && !slices.Contains(columns, c) && p.schema.FieldIndices(c) == nil {
+			m &^= 1 << uint(i)
+		}
+	}
+	// Cross-column plausibility checks raise warnings row by row; the
+	// row reader gives them.
+	for _, x := range []colMask{mPlatform, mDelay, mBatch} {
+		if m&x == x {
+			return ErrRowScan
+		}
+	}
+	plan, _, err := p.plan(EpisodeColumns, m.has, false, "episodes")
+	if err != nil || p.pf.NumRows() == 0 {
+		return ErrRowScan
+	}
+	s := &colScan{p: p, plan: plan, out: make([]int, len(plan))}
+	for i, c := range plan {
+		s.out[i] = slices.Index(columns, c.name)
+	}
+	s.eos, s.ts, s.dup = planIndex(plan, "eos"), planIndex(plan, "task_success"), planIndex(plan, "duplicated")
+	s.id = planIndex(plan, "episode_id")
+	s.seed = maphash.MakeSeed()
+	return s.run(len(columns), fn)
+}
+
+func planIndex(plan []pqCol, name string) int {
+	return slices.IndexFunc(plan, func(c pqCol) bool { return c.name == name })
+}
+
+// colScan is one ScanParquet.
+type colScan struct {
+	p                *pqFile
+	plan             []pqCol
+	out              []int // position of plan[i] in the caller's columns, or −1 (checked only)
+	eos, ts, dup, id int
+	seed             maphash.Seed
+	passed           sync.Map // column name + "\x00" + value → passed checkString
+}
+
+// rgResult is one decoded row group and the hashes of its episode ids.
+type rgResult struct {
+	batch *Batch
+	ids   []uint64
+	err   error
+}
+
+func (s *colScan) run(ncols int, fn func(*Batch) error) error {
+	nrg := s.p.pf.NumRowGroups()
+	workers := min(runtime.GOMAXPROCS(0), nrg)
+	// Row groups are decoded ahead by the workers, at most 2 per worker
+	// in flight, and handed to fn in order.
+	results := make([]chan rgResult, nrg)
+	for i := range results {
+		results[i] = make(chan rgResult, 1)
+	}
+	next := make(chan int)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2*workers)
+	leaves := s.p.leafIndices(s.plan)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rg := range next {
+				results[rg] <- s.rowGroup(rg, leaves, ncols)
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for rg := range nrg {
+			select {
+			case sem <- struct{}{}:
+			case <-done:
+				return
+			}
+			select {
+			case next <- rg:
+			case <-done:
+				return
+			}
+		}
+	}()
+	defer wg.Wait()
+	defer close(done)
+	var ids []uint64
+	for rg := range nrg {
+		r := <-results[rg]
+		<-sem
+		if r.err != nil {
+			return r.err
+		}
+		if err := fn(r.batch); err != nil {
+			return err
+		}
+		ids = append(ids, r.ids...)
+	}
+	if s.id >= 0 {
+		slices.Sort(ids)
+		for i := 1; i < len(ids); i++ {
+			if ids[i] == ids[i-1] {
+				return ErrRowScan // a duplicate id (or a hash collision): the row reader tells
+			}
+		}
+	}
+	return nil
+}
+
+// rowGroup decodes and checks row group rg: its pages are decoded here
+// rather than by pqarrow, so that dictionary indices land in an []int32
+// without building Arrow arrays.
+func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
+	rgr := s.p.pf.RowGroup(rg)
+	n := int(rgr.NumRows())
+	vecs := make([]Vec, len(s.plan))
+	var ids []uint64
+	for i, c := range s.plan {
+		descr := s.p.pf.MetaData().Schema.Column(leaves[i])
+		if descr.MaxDefinitionLevel() != 0 || descr.MaxRepetitionLevel() != 0 {
+			return rgResult{err: ErrRowScan} // optional or nested: levels
+		}
+		v := Vec{Name: c.name, Kind: c.kind}
+		var ok bool
+		switch {
+		case c.kind == KindString && descr.PhysicalType() == parquet.Types.ByteArray:
+			ok = s.decodeStrings(rgr, leaves[i], n, &v)
+		case c.kind == KindInt && descr.PhysicalType() == parquet.Types.Int64:
+			v.Ints = make([]int64, 0, n)
+			ok = s.decodePlain(rgr, leaves[i], n, func(b []byte, k int) bool {
+				if len(b) < 8*k {
+					return false
+				}
+				for j := range k {
+					v.Ints = append(v.Ints, int64(binary.LittleEndian.Uint64(b[8*j:])))
+				}
+				return true
+			})
+		case c.kind == KindFloat && descr.PhysicalType() == parquet.Types.Double:
+			v.Floats = make([]float64, 0, n)
+			ok = s.decodePlain(rgr, leaves[i], n, func(b []byte, k int) bool {
+				if len(b) < 8*k {
+					return false
+				}
+				for j := range k {
+					v.Floats = append(v.Floats, math.Float64frombits(binary.LittleEndian.Uint64(b[8*j:])))
+				}
+				return true
+			})
+		case c.kind == KindBool && descr.PhysicalType() == parquet.Types.Boolean:
+			v.Bools = make([]bool, 0, n)
+			ok = s.decodePlain(rgr, leaves[i], n, func(b []byte, k int) bool {
+				if len(b) < (k+7)/8 {
+					return false
+				}
+				for j := range k {
+					v.Bools = append(v.Bools, b[j>>3]&(1<<(j&7)) != 0)
+				}
+				return true
+			})
+		}
+		if !ok || !s.checkVec(c, &v, n) {
+			return rgResult{err: ErrRowScan}
+		}
+		if i == s.id {
+			if v.Offsets == nil {
+				return rgResult{err: ErrRowScan}
+			}
+			ids = make([]uint64, n)
+			for r := range n {
+				ids[r] = maphash.Bytes(s.seed, v.Bytes(r))
+			}
+		}
+		vecs[i] = v
+	}
+	if s.eos >= 0 && s.ts >= 0 && s.dup >= 0 {
+		eos, ts, dup := vecs[s.eos].Bools, vecs[s.ts].Bools, vecs[s.dup].Bools
+		for r := range n {
+			if eos[r] && (!ts[r] || dup[r]) {
+				return rgResult{err: ErrRowScan}
+			}
+		}
+	}
+	b := &Batch{Rows: n, Cols: make([]Vec, ncols)}
+	for i, o := range s.out {
+		if o >= 0 {
+			b.Cols[o] = vecs[i]
+		}
+	}
+	return rgResult{batch: b, ids: ids}
+}
+
+// Parquet encodings (parquet.thrift) of the pages the scan decodes.
+const (
+	encPlain          = 0
+	encPlainDict      = 2
+	encRLEDict        = 8
+	pageData          = file.PageTypeDataPage
+	pageDict          = file.PageTypeDictionaryPage
+	maxDictionarySize = 1 << 20
+)
+
+// decodePlain runs put on the PLAIN-encoded values of each data page of
+// column leaf (k values each); ok is false for anything else.
+func (s *colScan) decodePlain(rgr *file.RowGroupReader, leaf, n int, put func(b []byte, k int) bool) bool {
+	pr, err := rgr.GetColumnPageReader(leaf)
+	if err != nil {
+		return false
+	}
+	defer pr.Close()
+	got := 0
+	for pr.Next() {
+		pg := pr.Page()
+		if pg.Type() != pageData || int32(pg.Encoding()) != encPlain {
+			return false
+		}
+		k := int(pg.NumValues())
+		if got+k > n || !put(pg.Data(), k) {
+			return false
+		}
+		got += k
+	}
+	return pr.Err() == nil && got == n
+}
+
+// decodeStrings decodes a BYTE_ARRAY column: dictionary-encoded pages into
+// v.Dict and v.Codes, PLAIN pages into v.Offsets and v.Data; a chunk that
+// mixes the two (a writer's dictionary overflow) is left to the row
+// reader.
+func (s *colScan) decodeStrings(rgr *file.RowGroupReader, leaf, n int, v *Vec) bool {
+	pr, err := rgr.GetColumnPageReader(leaf)
+	if err != nil {
+		return false
+	}
+	defer pr.Close()
+	got := 0
+	plain, dict := false, false
+	for pr.Next() {
+		pg := pr.Page()
+		switch pg.Type() {
+		case pageDict:
+			if v.Dict != nil || int(pg.NumValues()) > maxDictionarySize {
+				return false
+			}
+			switch int32(pg.Encoding()) {
+			case encPlain, encPlainDict:
+			default:
+				return false
+			}
+			vals, ok := plainByteArrays(pg.Data(), int(pg.NumValues()))
+			if !ok {
+				return false
+			}
+			v.Dict = make([]string, len(vals))
+			for j, x := range vals {
+				v.Dict[j] = string(x)
+			}
+			v.Codes = make([]int32, 0, n)
+		case pageData:
+			k := int(pg.NumValues())
+			if got+k > n {
+				return false
+			}
+			switch int32(pg.Encoding()) {
+			case encPlainDict, encRLEDict:
+				if v.Dict == nil || plain {
+					return false
+				}
+				dict = true
+				var ok bool
+				if v.Codes, ok = appendRLEDict(v.Codes, pg.Data(), k, len(v.Dict)); !ok {
+					return false
+				}
+			case encPlain:
+				if dict {
+					return false
+				}
+				plain = true
+				if v.Offsets == nil {
+					v.Offsets = make([]int32, 1, n+1)
+				}
+				if !appendPlainByteArrays(v, pg.Data(), k) {
+					return false
+				}
+			default:
+				return false
+			}
+			got += k
+		default:
+			return false
+		}
+	}
+	if pr.Err() != nil || got != n {
+		return false
+	}
+	if !dict && !plain { // an empty row group
+		v.Dict, v.Codes = []string{}, []int32{}
+	}
+	if plain {
+		v.Dict, v.Codes = nil, nil
+	}
+	return true
+}
+
+// plainByteArrays splits k PLAIN byte arrays (4-byte length, then bytes).
+func plainByteArrays(b []byte, k int) ([][]byte, bool) {
+	out := make([][]byte, 0, k)
+	for range k {
+		if len(b) < 4 {
+			return nil, false
+		}
+		l := int(binary.LittleEndian.Uint32(b))
+		if l < 0 || len(b)-4 < l {
+			return nil, false
+		}
+		out = append(out, b[4:4+l])
+		b = b[4+l:]
+	}
+	return out, true
+}
+
+// appendPlainByteArrays appends k PLAIN byte arrays to v.Offsets, v.Data.
+func appendPlainByteArrays(v *Vec, b []byte, k int) bool {
+	for range k {
+		if len(b) < 4 {
+			return false
+		}
+		l := int(binary.LittleEndian.Uint32(b))
+		if l < 0 || len(b)-4 < l || len(v.Data)+l > math.MaxInt32 {
+			return false
+		}
+		v.Data = append(v.Data, b[4:4+l]...)
+		v.Offsets = append(v.Offsets, int32(len(v.Data)))
+		b = b[4+l:]
+	}
+	return true
+}
+
+// appendRLEDict decodes k dictionary indices (a bit-width byte, then the
+// RLE/bit-packed hybrid encoding of parquet's Encodings.md) and appends
+// them to codes; ok is false for a malformed page or an index ≥ size.
+func appendRLEDict(codes []int32, b []byte, k, size int) ([]int32, bool) {
+	if len(b) < 1 {
+		return codes, k == 0
+	}
+	width := int(b[0])
+	b = b[1:]
+	if width > 32 {
+		return codes, false
+	}
+	want := len(codes) + k
+	mask := uint64(1)<<width - 1
+	for len(codes) < want {
+		h, m := binary.Uvarint(b)
+		if m <= 0 {
+			return codes, false
+		}
+		b = b[m:]
+		if h&1 == 1 { // bit-packed: (h>>1) groups of 8 values
+			count := int(h>>1) * 8
+			nbytes := int(h>>1) * width
+			if nbytes > len(b) {
+				return codes, false
+			}
+			var acc uint64
+			bits := 0
+			p := 0
+			for range count {
+				for bits < width {
+					acc |= uint64(b[p]) << bits
+					p++
+					bits += 8
+				}
+				x := acc & mask
+				acc >>= width
+				bits -= width
+				if len(codes) < want {
+					if int(x) >= size {
+						return codes, false
+					}
+					codes = append(codes, int32(x))
+				}
+			}
+			b = b[nbytes:]
+		} else { // a run of one value
+			count := int(h >> 1)
+			nb := (width + 7) / 8
+			if nb > len(b) {
+				return codes, false
+			}
+			var x uint64
+			for j := range nb {
+				x |= uint64(b[j]) << (8 * j)
+			}
+			b = b[nb:]
+			if int(x) >= size && count > 0 || count > want-len(codes) {
+				return codes, false
+			}
+			for range count {
+				codes = append(codes, int32(x))
+			}
+		}
+	}
+	return codes, true
+}
+
+// checkVec checks a decoded column as the row reader would; false when it
+// would report or warn.
+func (s *colScan) checkVec(c pqCol, v *Vec, n int) bool {
+	switch {
+	case v.Dict != nil:
+		return len(v.Codes) == n && s.checkDict(c, v.Dict, v.Codes)
+	case v.Offsets != nil:
+		for r := range n {
+			x := v.Bytes(r)
+			if len(x) == 0 && c.name != "platform" || !utf8.Valid(x) {
+				return false
+			}
+			if enumOf[c.dst].Values != nil || c.name == "focal_write" || c.name == "harness" || c.name == "condition" || c.name == "experiment" {
+				return false // checked against a list: read as a dictionary
+			}
+		}
+	case v.Ints != nil:
+		return c.name == "seed" || !slices.ContainsFunc(v.Ints, func(x int64) bool { return x < 0 })
+	case v.Floats != nil:
+		for _, x := range v.Floats {
+			if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 || c.name == "weight" && x == 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// checkDict reports whether every value of a dictionary column that some
+// row uses passes the row reader's checks without a problem.
+func (s *colScan) checkDict(c pqCol, dict []string, codes []int32) bool {
+	used := make([]bool, len(dict))
+	for _, k := range codes {
+		if k < 0 || int(k) >= len(dict) {
+			return false
+		}
+		used[k] = true
+	}
+	for k, v := range dict {
+		if !used[k] {
+			continue
+		}
+		key := c.name + "\x00" + v
+		if _, ok := s.passed.Load(key); ok {
+			continue
+		}
+		clean := true
+		checkString(c.dst, v, func(Problem) { clean = false })
+		if !clean {
+			return false
+		}
+		s.passed.Store(key, true)
+	}
+	return true
+}
