@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -404,4 +405,169 @@ func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
 		return nil, err
 	}
 	return b.Frame(), nil
+}
+
+// addColumns adds the kept rows of a batch as add adds rows; before is
+// the number of rows read before the batch. errRowPath when a column is
+// of a kind the column scan does not pair on.
+func (r *pairReader) addColumns(b *ledger.Batch, kept []int32, before int64, pos []int, yPos, wPos int) error {
+	r.first = false
+	vecs := make([]*ledger.Vec, len(pos))
+	for j, p := range pos {
+		v := &b.Cols[p]
+		if v.Dict == nil && v.Offsets == nil && v.Bools == nil {
+			return errRowPath
+		}
+		if j == r.armJ && v.Offsets != nil {
+			return errRowPath
+		}
+		vecs[j] = v
+		if !r.seen[j] {
+			r.seen[j] = true
+			r.kinds[j] = v.Kind
+		}
+	}
+	yc := &b.Cols[yPos]
+	var wc *ledger.Vec
+	if wPos >= 0 {
+		wc = &b.Cols[wPos]
+	}
+	var arm levelCoder
+	arm.reset(vecs[r.armJ])
+	idJ := slices.Index(r.names, "episode_id")
+	for _, r32 := range kept {
+		i := int(r32)
+		w, ok := weightOf(wc, i)
+		if !ok {
+			return errRowPath
+		}
+		y, ok := outcomeOf(yc, i)
+		if !ok {
+			return errRowPath
+		}
+		r.buf = r.buf[:0]
+		for j := range r.nKey {
+			r.buf = appendText(r.buf, vecs[j], i)
+		}
+		if idJ >= 0 {
+			r.idLen = append(r.idLen, uint8(min(textLen(vecs[idJ], i), 255)))
+		}
+		k := r.keyID(r.buf)
+		lc := arm.localCode(i)
+		a := arm.local[lc]
+		if a < 0 {
+			s := arm.text(lc)
+			var ok bool
+			if a, ok = r.armIDs[s]; !ok {
+				a = int32(len(r.armLvls))
+				r.armIDs[s] = a
+				r.armLvls = append(r.armLvls, s)
+			}
+			arm.local[lc] = a
+		}
+		r.event.set(len(r.key), y == 1)
+		r.key = append(r.key, k)
+		r.arm = append(r.arm, a)
+		if r.spec.Weight != "" {
+			r.w = append(r.w, w)
+		}
+		r.kept.set(int(before)+i, true)
+		r.rows++
+	}
+	return nil
+}
+
+// appendText appends uvarint(len) and the text of row i of a string or
+// boolean column, as pairReader encodes a key column.
+func appendText(buf []byte, v *ledger.Vec, i int) []byte {
+	switch {
+	case v.Dict != nil:
+		s := v.Dict[v.Codes[i]]
+		return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+	case v.Offsets != nil:
+		s := v.Bytes(i)
+		return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+	}
+	s := strconv.FormatBool(v.Bools[i])
+	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+}
+
+// textLen is the length of row i's text.
+func textLen(v *ledger.Vec, i int) int {
+	switch {
+	case v.Dict != nil:
+		return len(v.Dict[v.Codes[i]])
+	case v.Offsets != nil:
+		return int(v.Offsets[i+1] - v.Offsets[i])
+	}
+	return len(strconv.FormatBool(v.Bools[i]))
+}
+
+// pairColumns fills pr by the column scan; errRowPath when the row path
+// must (pr is then to be discarded).
+func (q *Query) pairColumns(pr *pairReader) (read int64, err error) {
+	if !q.columnar() {
+		return 0, errRowPath
+	}
+	cols := slices.Clone(pr.spec.Columns)
+	cols = append(cols, pr.spec.Outcome)
+	if pr.spec.Weight != "" {
+		cols = append(cols, pr.spec.Weight)
+	}
+	cols = neededColumns(cols)
+	for _, c := range cols {
+		if _, ok := ledger.LookupColumn(c); !ok {
+			return 0, errRowPath
+		}
+	}
+	pos := make([]int, len(pr.names))
+	for j, c := range pr.names {
+		pos[j] = slices.Index(cols, c)
+	}
+	yPos, wPos := slices.Index(cols, pr.spec.Outcome), slices.Index(cols, pr.spec.Weight)
+	return q.scanColumns(cols, func(b *ledger.Batch, kept []int32, before int64) error {
+		return pr.addColumns(b, kept, before, pos, yPos, wPos)
+	})
+}
+
+// idsColumns reads the episode ids need marks (by index among the kept
+// episodes) by the column scan; errRowPath when the row path must.
+func (q *Query) idsColumns(pr *pairReader, need bitset, out *idArena) (read int64, err error) {
+	if !q.columnar() {
+		return 0, errRowPath
+	}
+	row := int32(-1)
+	for _, in := range q.Inputs {
+		err := ledger.RescanParquet(in, []string{"episode_id"}, func(b *ledger.Batch) error {
+			v := &b.Cols[0]
+			for i := range b.Rows {
+				read++
+				if !pr.kept.get(int(read - 1)) {
+					continue
+				}
+				row++
+				if int(row) >= len(out.slot) {
+					return errors.New("the ledger changed while it was read")
+				}
+				out.slot[row] = -1
+				if need.get(int(row)) {
+					out.slot[row] = int32(len(out.end))
+					if v.Dict != nil {
+						out.bytes = append(out.bytes, v.Dict[v.Codes[i]]...)
+					} else {
+						out.bytes = append(out.bytes, v.Bytes(i)...)
+					}
+					out.end = append(out.end, len(out.bytes))
+				}
+			}
+			return nil
+		})
+		if errors.Is(err, ledger.ErrRowScan) {
+			return read, errRowPath
+		}
+		if err != nil {
+			return read, err
+		}
+	}
+	return read, nil
 }

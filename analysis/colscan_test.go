@@ -146,3 +146,20 @@ func scanned(t *testing.T, path string) int64 {
 	}
 	return n
 }
+
+func TestColumnScanPairedSameAsRows(t *testing.T) {
+	path := writeScanLedger(t, 16, nil) // two row groups
+	scanned(t, path)
+	cases := []struct {
+		where, weight string
+		spec          PairedSpec
+	}{
+		{`experiment == "E2" && fault_fired`, "", PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}}},
+		{"", "weight", PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}}},
+		{`fault_mode != "none"`, "", PairedSpec{Outcome: "duplicated", Arm: "contract", Base: "native", PairBy: []string{"model", "pair_key"}, Test: "midp"}},
+		{"", "", PairedSpec{Outcome: "eos", Arm: "fault_fired", Base: "true", PairBy: []string{"template"}}},
+	}
+	for _, c := range cases {
+		both(t, Query{Inputs: []string{path}, Where: c.where, Weight: c.weight}, func(q Query) (*PairedResult, error) { return Paired(q, c.spec) })
+	}
+}

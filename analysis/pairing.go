@@ -555,7 +555,11 @@ func (r *pairReader) pairing(base string, levels []string, ids func(need bitset)
 // and warnings are those of readFrame with pairSpec.
 func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base string, levels []string, w *warnings) (*pairing, error) {
 	pr := newPairReader(outcome, arm, pairBy, weight)
-	read, err := q.scan(pr.spec.Columns, outcome, weight, pr.add)
+	read, err := q.pairColumns(pr)
+	if err == errRowPath {
+		pr = newPairReader(outcome, arm, pairBy, weight)
+		read, err = q.scan(pr.spec.Columns, outcome, weight, pr.add)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -578,7 +582,6 @@ func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base s
 	// key and arm with others; episodes are matched to the first pass by
 	// their position in the file.
 	ids := func(need bitset) (*idArena, error) {
-		out := &idArena{slot: make([]int32, len(pr.key))}
 		size, count := 0, 0
 		for i, l := range pr.idLen {
 			if need.get(i) {
@@ -586,13 +589,22 @@ func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base s
 				count++
 			}
 		}
-		out.bytes = make([]byte, 0, size)
-		out.end = make([]int, 0, count)
-		var read2 int64
+		arena := func() *idArena {
+			return &idArena{slot: make([]int32, len(pr.key)), bytes: make([]byte, 0, size), end: make([]int, 0, count)}
+		}
+		out := arena()
+		read2, err := q.idsColumns(pr, need, out)
+		if err == nil && read2 != read {
+			return nil, fmt.Errorf("%s: the ledger changed while it was read (%d episodes, then %d)", q.name(), read, read2)
+		}
+		if err != errRowPath {
+			return out, err
+		}
+		out, read2 = arena(), 0
 		row := int32(-1)
 		opt2 := ledger.ReadOptions{Format: q.Format, Columns: []string{"episode_id"}, Grader: q.Grader, Strict: q.Strict,
 			Warn: func(ledger.Problem) {}}
-		err := q.each(opt2, func(ep frame.Row) error {
+		err = q.each(opt2, func(ep frame.Row) error {
 			read2++
 			if !pr.kept.get(int(read2 - 1)) {
 				return nil

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"os"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -60,6 +62,16 @@ type Batch struct {
 // then discard what it accumulated. Errors from fn are returned as they
 // are.
 func ScanParquet(path string, columns []string, fn func(*Batch) error) error {
+	return scanParquet(path, columns, true, fn)
+}
+
+// RescanParquet is ScanParquet for a file that ScanParquet has read
+// without an error: the unique ids are not checked again.
+func RescanParquet(path string, columns []string, fn func(*Batch) error) error {
+	return scanParquet(path, columns, false, fn)
+}
+
+func scanParquet(path string, columns []string, checkIDs bool, fn func(*Batch) error) error {
 	if len(columns) == 0 || !strings.HasSuffix(strings.ToLower(path), ".parquet") {
 		return ErrRowScan
 	}
@@ -98,6 +110,15 @@ func ScanParquet(path string, columns []string, fn func(*Batch) error) error {
 	}
 	s.eos, s.ts, s.dup = planIndex(plan, "eos"), planIndex(plan, "task_success"), planIndex(plan, "duplicated")
 	s.id = planIndex(plan, "episode_id")
+	if !checkIDs {
+		s.id = -1
+	}
+	// A reader of its own whose page buffers are recycled: the page
+	// readers of every row group would otherwise allocate them afresh.
+	s.pf, err = file.NewParquetReader(p.f, file.WithReadProps(parquet.NewReaderProperties(&bufferPool{})))
+	if err != nil {
+		return ErrRowScan
+	}
 	s.seed = maphash.MakeSeed()
 	return s.run(len(columns), fn)
 }
@@ -109,19 +130,39 @@ func planIndex(plan []pqCol, name string) int {
 // colScan is one ScanParquet.
 type colScan struct {
 	p                *pqFile
+	pf               *file.Reader // p's file, with pooled buffers
 	plan             []pqCol
 	out              []int // position of plan[i] in the caller's columns, or −1 (checked only)
 	eos, ts, dup, id int
 	seed             maphash.Seed
-	passed           sync.Map // column name + "\x00" + value → passed checkString
+	// free holds the buffers of batches fn has seen, for the next row
+	// groups (a channel, not a sync.Pool, which a GC would empty).
+	free chan []Vec
+	passed           sync.Map  // column name + "\x00" + value → passed checkString
+}
+
+// buffers returns the buffers of a batch fn has seen, or new ones.
+func (s *colScan) buffers() []Vec {
+	select {
+	case v := <-s.free:
+		return v
+	default:
+		return make([]Vec, len(s.plan))
+	}
 }
 
 // rgResult is one decoded row group and the hashes of its episode ids.
 type rgResult struct {
 	batch *Batch
-	ids   []uint64
+	ids   *idBuckets
+	vecs  []Vec // the batch's buffers, recycled once fn has seen it
 	err   error
 }
+
+// idBuckets holds the hashes of a row group's episode ids by their top
+// byte, so that the uniqueness check sorts 256 small runs in parallel
+// rather than one large one.
+type idBuckets [256][]uint64
 
 func (s *colScan) run(ncols int, fn func(*Batch) error) error {
 	nrg := s.p.pf.NumRowGroups()
@@ -136,6 +177,7 @@ func (s *colScan) run(ncols int, fn func(*Batch) error) error {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2*workers)
+	s.free = make(chan []Vec, 2*workers+1)
 	leaves := s.p.leafIndices(s.plan)
 	for range workers {
 		wg.Add(1)
@@ -163,49 +205,84 @@ func (s *colScan) run(ncols int, fn func(*Batch) error) error {
 	}()
 	defer wg.Wait()
 	defer close(done)
-	var ids []uint64
+	var ids []*idBuckets
 	for rg := range nrg {
 		r := <-results[rg]
-		<-sem
 		if r.err != nil {
+			<-sem
 			return r.err
 		}
-		if err := fn(r.batch); err != nil {
+		err := fn(r.batch)
+		select {
+		case s.free <- r.vecs:
+		default:
+		}
+		<-sem
+		if err != nil {
 			return err
 		}
-		ids = append(ids, r.ids...)
-	}
-	if s.id >= 0 {
-		slices.Sort(ids)
-		for i := 1; i < len(ids); i++ {
-			if ids[i] == ids[i-1] {
-				return ErrRowScan // a duplicate id (or a hash collision): the row reader tells
-			}
+		if r.ids != nil {
+			ids = append(ids, r.ids)
 		}
 	}
+	if s.id >= 0 && !uniqueIDs(ids, workers) {
+		return ErrRowScan // a duplicate id (or a hash collision): the row reader tells
+	}
 	return nil
+}
+
+// uniqueIDs reports whether no hash repeats, sorting the buckets on
+// workers goroutines.
+func uniqueIDs(rgs []*idBuckets, workers int) bool {
+	var bad atomic.Bool
+	var wg sync.WaitGroup
+	next := atomic.Int32{}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var run []uint64
+			for k := int(next.Add(1)) - 1; k < 256 && !bad.Load(); k = int(next.Add(1)) - 1 {
+				run = run[:0]
+				for _, b := range rgs {
+					run = append(run, b[k]...)
+				}
+				slices.Sort(run)
+				for i := 1; i < len(run); i++ {
+					if run[i] == run[i-1] {
+						bad.Store(true)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return !bad.Load()
 }
 
 // rowGroup decodes and checks row group rg: its pages are decoded here
 // rather than by pqarrow, so that dictionary indices land in an []int32
 // without building Arrow arrays.
 func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
-	rgr := s.p.pf.RowGroup(rg)
+	rgr := s.pf.RowGroup(rg)
 	n := int(rgr.NumRows())
-	vecs := make([]Vec, len(s.plan))
-	var ids []uint64
+	var ids *idBuckets
+	vecs := s.buffers()
 	for i, c := range s.plan {
 		descr := s.p.pf.MetaData().Schema.Column(leaves[i])
 		if descr.MaxDefinitionLevel() != 0 || descr.MaxRepetitionLevel() != 0 {
 			return rgResult{err: ErrRowScan} // optional or nested: levels
 		}
 		v := Vec{Name: c.name, Kind: c.kind}
+		old := &vecs[i]
 		var ok bool
 		switch {
 		case c.kind == KindString && descr.PhysicalType() == parquet.Types.ByteArray:
+			v.Codes, v.Offsets, v.Data = old.Codes[:0], old.Offsets[:0], old.Data[:0]
 			ok = s.decodeStrings(rgr, leaves[i], n, &v)
 		case c.kind == KindInt && descr.PhysicalType() == parquet.Types.Int64:
-			v.Ints = make([]int64, 0, n)
+			v.Ints = slices.Grow(old.Ints[:0], n)
 			ok = s.decodePlain(rgr, leaves[i], n, func(b []byte, k int) bool {
 				if len(b) < 8*k {
 					return false
@@ -216,7 +293,7 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 				return true
 			})
 		case c.kind == KindFloat && descr.PhysicalType() == parquet.Types.Double:
-			v.Floats = make([]float64, 0, n)
+			v.Floats = slices.Grow(old.Floats[:0], n)
 			ok = s.decodePlain(rgr, leaves[i], n, func(b []byte, k int) bool {
 				if len(b) < 8*k {
 					return false
@@ -227,7 +304,7 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 				return true
 			})
 		case c.kind == KindBool && descr.PhysicalType() == parquet.Types.Boolean:
-			v.Bools = make([]bool, 0, n)
+			v.Bools = slices.Grow(old.Bools[:0], n)
 			ok = s.decodePlain(rgr, leaves[i], n, func(b []byte, k int) bool {
 				if len(b) < (k+7)/8 {
 					return false
@@ -245,9 +322,10 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 			if v.Offsets == nil {
 				return rgResult{err: ErrRowScan}
 			}
-			ids = make([]uint64, n)
+			ids = new(idBuckets)
 			for r := range n {
-				ids[r] = maphash.Bytes(s.seed, v.Bytes(r))
+				h := maphash.Bytes(s.seed, v.Bytes(r))
+				ids[h>>56] = append(ids[h>>56], h)
 			}
 		}
 		vecs[i] = v
@@ -266,7 +344,7 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 			b.Cols[o] = vecs[i]
 		}
 	}
-	return rgResult{batch: b, ids: ids}
+	return rgResult{batch: b, ids: ids, vecs: vecs}
 }
 
 // Parquet encodings (parquet.thrift) of the pages the scan decodes.
@@ -312,6 +390,8 @@ func (s *colScan) decodeStrings(rgr *file.RowGroupReader, leaf, n int, v *Vec) b
 		return false
 	}
 	defer pr.Close()
+	codes, offs, data := v.Codes[:0], v.Offsets[:0], v.Data[:0]
+	v.Codes, v.Offsets, v.Data = nil, nil, nil
 	got := 0
 	plain, dict := false, false
 	for pr.Next() {
@@ -334,7 +414,7 @@ func (s *colScan) decodeStrings(rgr *file.RowGroupReader, leaf, n int, v *Vec) b
 			for j, x := range vals {
 				v.Dict[j] = string(x)
 			}
-			v.Codes = make([]int32, 0, n)
+			codes = slices.Grow(codes, n)
 		case pageData:
 			k := int(pg.NumValues())
 			if got+k > n {
@@ -347,18 +427,23 @@ func (s *colScan) decodeStrings(rgr *file.RowGroupReader, leaf, n int, v *Vec) b
 				}
 				dict = true
 				var ok bool
-				if v.Codes, ok = appendRLEDict(v.Codes, pg.Data(), k, len(v.Dict)); !ok {
+				if codes, ok = appendRLEDict(codes, pg.Data(), k, len(v.Dict)); !ok {
 					return false
 				}
 			case encPlain:
 				if dict {
 					return false
 				}
-				plain = true
-				if v.Offsets == nil {
-					v.Offsets = make([]int32, 1, n+1)
+				if !plain {
+					plain = true
+					offs = append(slices.Grow(offs, n+1), 0)
+					// The chunk's uncompressed size bounds the values'.
+					if cc, err := rgr.MetaData().ColumnChunk(leaf); err == nil {
+						data = slices.Grow(data, int(max(0, min(cc.TotalUncompressedSize(), 1<<30))))
+					}
 				}
-				if !appendPlainByteArrays(v, pg.Data(), k) {
+				var ok bool
+				if offs, data, ok = appendPlainByteArrays(offs, data, pg.Data(), k); !ok {
 					return false
 				}
 			default:
@@ -372,12 +457,17 @@ func (s *colScan) decodeStrings(rgr *file.RowGroupReader, leaf, n int, v *Vec) b
 	if pr.Err() != nil || got != n {
 		return false
 	}
-	if !dict && !plain { // an empty row group
-		v.Dict, v.Codes = []string{}, []int32{}
-	}
 	if plain {
-		v.Dict, v.Codes = nil, nil
+		v.Dict, v.Offsets, v.Data = nil, offs, data
+		return true
 	}
+	if v.Dict == nil { // an empty row group
+		v.Dict = []string{}
+	}
+	if codes == nil {
+		codes = []int32{}
+	}
+	v.Codes = codes
 	return true
 }
 
@@ -398,21 +488,21 @@ func plainByteArrays(b []byte, k int) ([][]byte, bool) {
 	return out, true
 }
 
-// appendPlainByteArrays appends k PLAIN byte arrays to v.Offsets, v.Data.
-func appendPlainByteArrays(v *Vec, b []byte, k int) bool {
+// appendPlainByteArrays appends k PLAIN byte arrays to offs and data.
+func appendPlainByteArrays(offs []int32, data, b []byte, k int) ([]int32, []byte, bool) {
 	for range k {
 		if len(b) < 4 {
-			return false
+			return offs, data, false
 		}
 		l := int(binary.LittleEndian.Uint32(b))
-		if l < 0 || len(b)-4 < l || len(v.Data)+l > math.MaxInt32 {
-			return false
+		if l < 0 || len(b)-4 < l || len(data)+l > math.MaxInt32 {
+			return offs, data, false
 		}
-		v.Data = append(v.Data, b[4:4+l]...)
-		v.Offsets = append(v.Offsets, int32(len(v.Data)))
+		data = append(data, b[4:4+l]...)
+		offs = append(offs, int32(len(data)))
 		b = b[4+l:]
 	}
-	return true
+	return offs, data, true
 }
 
 // appendRLEDict decodes k dictionary indices (a bit-width byte, then the
@@ -537,4 +627,54 @@ func (s *colScan) checkDict(c pqCol, dict []string, codes []int32) bool {
 		s.passed.Store(key, true)
 	}
 	return true
+}
+
+// bufferPool is an arrow memory.Allocator that recycles buffers by
+// power-of-two size class. Buffers are not zeroed: the page readers fill
+// what they allocate (decompressed pages, column chunks read whole).
+type bufferPool struct {
+	mu   sync.Mutex
+	free [64][][]byte
+}
+
+const minPoolClass = 12 // 4 KiB
+
+func poolClass(size int) int { return max(minPoolClass, bits.Len(uint(size-1))) }
+
+func (p *bufferPool) Allocate(size int) []byte {
+	if size <= 0 {
+		return []byte{}
+	}
+	c := poolClass(size)
+	p.mu.Lock()
+	if l := p.free[c]; len(l) > 0 {
+		b := l[len(l)-1]
+		p.free[c] = l[:len(l)-1]
+		p.mu.Unlock()
+		return b[:size]
+	}
+	p.mu.Unlock()
+	return make([]byte, size, 1<<c)
+}
+
+func (p *bufferPool) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) {
+		return b[:size]
+	}
+	nb := p.Allocate(size)
+	copy(nb, b)
+	p.Free(b)
+	return nb
+}
+
+func (p *bufferPool) Free(b []byte) {
+	c := bits.Len(uint(cap(b))) - 1
+	if cap(b) == 0 || 1<<c != cap(b) || c < minPoolClass {
+		return // not one of ours
+	}
+	p.mu.Lock()
+	if len(p.free[c]) < 16 {
+		p.free[c] = append(p.free[c], b[:0])
+	}
+	p.mu.Unlock()
 }
