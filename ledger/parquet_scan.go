@@ -137,8 +137,8 @@ type colScan struct {
 	seed             maphash.Seed
 	// free holds the buffers of batches fn has seen, for the next row
 	// groups (a channel, not a sync.Pool, which a GC would empty).
-	free chan []Vec
-	passed           sync.Map  // column name + "\x00" + value → passed checkString
+	free   chan []Vec
+	passed sync.Map // column name + "\x00" + value → passed checkString
 }
 
 // buffers returns the buffers of a batch fn has seen, or new ones.
@@ -241,17 +241,42 @@ func uniqueIDs(rgs []*idBuckets, workers int) bool {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var run []uint64
+			// An open-addressing set per bucket: a bucket holds 1/256 of
+			// the ids, so its table stays in cache.
+			var table []uint64
 			for k := int(next.Add(1)) - 1; k < 256 && !bad.Load(); k = int(next.Add(1)) - 1 {
-				run = run[:0]
+				n := 0
 				for _, b := range rgs {
-					run = append(run, b[k]...)
+					n += len(b[k])
 				}
-				slices.Sort(run)
-				for i := 1; i < len(run); i++ {
-					if run[i] == run[i-1] {
-						bad.Store(true)
-						return
+				size := 1 << bits.Len(uint(2*n))
+				if cap(table) < size {
+					table = make([]uint64, size)
+				}
+				table = table[:size]
+				clear(table)
+				mask := uint64(size - 1)
+				zero := false // 0 marks an empty slot; the hash 0 is tracked apart
+				for _, b := range rgs {
+					for _, h := range b[k] {
+						if h == 0 {
+							if zero {
+								bad.Store(true)
+								return
+							}
+							zero = true
+							continue
+						}
+						for j := h & mask; ; j = (j + 1) & mask {
+							if table[j] == 0 {
+								table[j] = h
+								break
+							}
+							if table[j] == h {
+								bad.Store(true)
+								return
+							}
+						}
 					}
 				}
 			}

@@ -33,3 +33,29 @@ func TestAppendRLEDict(t *testing.T) {
 		}
 	}
 }
+
+func TestUniqueIDs(t *testing.T) {
+	fill := func(hs ...uint64) *idBuckets {
+		var b idBuckets
+		for _, h := range hs {
+			b[h>>56] = append(b[h>>56], h)
+		}
+		return &b
+	}
+	cases := []struct {
+		name string
+		rgs  []*idBuckets
+		want bool
+	}{
+		{"distinct", []*idBuckets{fill(1, 2, 3<<56|5), fill(0, 4, 3<<56|6)}, true},
+		{"repeat across row groups", []*idBuckets{fill(1, 2, 3<<56|5), fill(3<<56 | 5)}, false},
+		{"repeat within one", []*idBuckets{fill(7, 9, 7)}, false},
+		{"zero twice", []*idBuckets{fill(0), fill(0)}, false},
+		{"colliding slots", []*idBuckets{fill(1, 1+1<<8, 1+2<<8, 1+3<<8)}, true},
+	}
+	for _, c := range cases {
+		if got := uniqueIDs(c.rgs, 2); got != c.want {
+			t.Errorf("%s: uniqueIDs = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
