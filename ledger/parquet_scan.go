@@ -348,6 +348,13 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 				return rgResult{err: ErrRowScan}
 			}
 			ids = new(idBuckets)
+			// One backing array, each bucket sized for its share and
+			// some: appends rarely outgrow it.
+			per := n/256 + n/2048 + 8
+			all := make([]uint64, 256*per)
+			for k := range ids {
+				ids[k] = all[k*per : k*per : (k+1)*per]
+			}
 			for r := range n {
 				h := maphash.Bytes(s.seed, v.Bytes(r))
 				ids[h>>56] = append(ids[h>>56], h)
@@ -464,7 +471,12 @@ func (s *colScan) decodeStrings(rgr *file.RowGroupReader, leaf, n int, v *Vec) b
 					offs = append(slices.Grow(offs, n+1), 0)
 					// The chunk's uncompressed size bounds the values'.
 					if cc, err := rgr.MetaData().ColumnChunk(leaf); err == nil {
-						data = slices.Grow(data, int(max(0, min(cc.TotalUncompressedSize(), 1<<30))))
+						// With an eighth more, a recycled buffer fits the
+						// next row groups' chunks too.
+						size := int(max(0, min(cc.TotalUncompressedSize(), 1<<30)))
+						if cap(data) < size {
+							data = make([]byte, 0, size+size/8)
+						}
 					}
 				}
 				var ok bool
