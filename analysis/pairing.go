@@ -9,9 +9,11 @@ import (
 	"hash/maphash"
 	"maps"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -405,6 +407,15 @@ func (r *pairReader) keyAt(k int) []byte {
 func (r *pairReader) rankKeys() {
 	r.keyHash, r.keyColl = nil, nil
 	nk := len(r.keyEnd)
+	if r.nKey == 1 {
+		r.rankOneColumn(nk)
+		return
+	}
+	r.rankColumns(nk)
+}
+
+// rankColumns is rankKeys for any number of pair-by columns.
+func (r *pairReader) rankColumns(nk int) {
 	codes := make([]int32, nk*r.nKey)
 	for j := range r.nKey {
 		col := &frame.Column{Name: r.names[j], Kind: r.kinds[j]}
@@ -437,6 +448,35 @@ func (r *pairReader) rankKeys() {
 		bk[k] = string(buf)
 	}
 	rankKeys(r.key, bk)
+}
+
+// rankOneColumn is rankKeys for a single pair-by column: the keys are
+// then distinct levels already, so they are sorted as levels without
+// interning them, and a key's rank is its level's position.
+func (r *pairReader) rankOneColumn(nk int) {
+	col := &frame.Column{Name: r.names[0], Kind: r.kinds[0], Levels: make([]string, nk)}
+	for k := range nk {
+		// The levels point into keyBuf, which nothing writes any more
+		// and which outlives col: no copy of millions of keys.
+		f := keyField(r.keyAt(k), 0)
+		col.Levels[k] = unsafe.String(unsafe.SliceData(f), len(f))
+	}
+	remap := col.Sort()
+	// rankKeys orders keys by the little-endian bytes of their codes;
+	// for one column that is the order of the byte-reversed codes.
+	byLE := make([]uint32, nk)
+	for c := range byLE {
+		byLE[c] = bits.ReverseBytes32(uint32(c))
+	}
+	slices.Sort(byLE)
+	rank := make([]uint32, nk)
+	for i, rc := range byLE {
+		rank[bits.ReverseBytes32(rc)] = uint32(i)
+	}
+	for i, k := range r.key {
+		r.key[i] = rank[remap[k]]
+	}
+	r.keyBuf, r.keyEnd = nil, nil
 }
 
 // keyField returns the j-th column value of an encoded key.
@@ -555,7 +595,11 @@ func (r *pairReader) pairing(base string, levels []string, ids func(need bitset)
 // and warnings are those of readFrame with pairSpec.
 func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base string, levels []string, w *warnings) (*pairing, error) {
 	pr := newPairReader(outcome, arm, pairBy, weight)
-	read, err := q.scan(pr.spec.Columns, outcome, weight, pr.add)
+	read, err := q.pairColumns(pr)
+	if err == errRowPath {
+		pr = newPairReader(outcome, arm, pairBy, weight)
+		read, err = q.scan(pr.spec.Columns, outcome, weight, pr.add)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -578,7 +622,6 @@ func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base s
 	// key and arm with others; episodes are matched to the first pass by
 	// their position in the file.
 	ids := func(need bitset) (*idArena, error) {
-		out := &idArena{slot: make([]int32, len(pr.key))}
 		size, count := 0, 0
 		for i, l := range pr.idLen {
 			if need.get(i) {
@@ -586,13 +629,22 @@ func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base s
 				count++
 			}
 		}
-		out.bytes = make([]byte, 0, size)
-		out.end = make([]int, 0, count)
-		var read2 int64
+		arena := func() *idArena {
+			return &idArena{slot: make([]int32, len(pr.key)), bytes: make([]byte, 0, size), end: make([]int, 0, count)}
+		}
+		out := arena()
+		read2, err := q.idsColumns(pr, need, out)
+		if err == nil && read2 != read {
+			return nil, fmt.Errorf("%s: the ledger changed while it was read (%d episodes, then %d)", q.name(), read, read2)
+		}
+		if err != errRowPath {
+			return out, err
+		}
+		out, read2 = arena(), 0
 		row := int32(-1)
 		opt2 := ledger.ReadOptions{Format: q.Format, Columns: []string{"episode_id"}, Grader: q.Grader, Strict: q.Strict,
 			Warn: func(ledger.Problem) {}}
-		err := q.each(opt2, func(ep frame.Row) error {
+		err = q.each(opt2, func(ep frame.Row) error {
 			read2++
 			if !pr.kept.get(int(read2 - 1)) {
 				return nil

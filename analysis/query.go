@@ -35,6 +35,8 @@ type Query struct {
 	// Warn receives the ledger's plausibility warnings as they are read;
 	// nil drops them.
 	Warn func(ledger.Problem)
+	// rowPath turns the column scan off (tests compare the two paths).
+	rowPath bool
 }
 
 // SpecError is a mistake in a query or a spec (an unknown option, a
@@ -248,11 +250,13 @@ func (q *Query) hasColumn(col string) (bool, error) {
 // readFrame streams the query through --where into a frame built by spec.
 // It returns an error naming the input when nothing is left.
 func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
-	b := frame.NewBuilder(spec)
-	if _, err := q.scan(spec.Columns, spec.Outcome, spec.Weight, func(r frame.Row, _ int64) error { return b.Add(r) }); err != nil {
+	fr, err := q.frameColumns(spec)
+	if err == errRowPath {
+		fr, err = q.frameRows(spec)
+	}
+	if err != nil {
 		return nil, err
 	}
-	fr := b.Frame()
 	for _, c := range slices.Sorted(maps.Keys(fr.Dropped)) {
 		w.addf("%d row(s) with a missing %s left out", fr.Dropped[c], c)
 	}
@@ -260,6 +264,15 @@ func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
 		return nil, fmt.Errorf("%s: no episode left after dropping rows with missing values", q.name())
 	}
 	return fr, nil
+}
+
+// frameRows builds the frame of spec by the row path.
+func (q *Query) frameRows(spec frame.Spec) (*frame.Frame, error) {
+	b := frame.NewBuilder(spec)
+	if _, err := q.scan(spec.Columns, spec.Outcome, spec.Weight, func(r frame.Row, _ int64) error { return b.Add(r) }); err != nil {
+		return nil, err
+	}
+	return b.Frame(), nil
 }
 
 // checkWeights fails when every weight is zero (nothing can be estimated).

@@ -208,8 +208,6 @@ func (b *Builder) Add(r Row) error {
 			return err
 		}
 	}
-	var cell Cell
-	cell.N = 1
 	w := 1.0
 	if b.spec.Weight != "" {
 		v, ok := r.Get(b.spec.Weight)
@@ -264,11 +262,15 @@ func (b *Builder) Add(r Row) error {
 		}
 		b.codes[j] = code
 	}
+	b.push(y, w)
+	return nil
+}
+
+// push adds the row whose codes are in b.codes, with outcome y and weight
+// w, and returns its cell.
+func (b *Builder) push(y, w float64) int32 {
 	b.rows++
-	cell.Events = int64(y)
-	cell.SumW = w
-	cell.SumW2 = w * w
-	cell.SumWY = w * y
+	cell := Cell{N: 1, Events: int64(y), SumW: w, SumW2: w * w, SumWY: w * y}
 	if b.spec.Collapse && b.spec.CollapseLimit > 0 && b.rows == CollapseProbe && float64(len(b.cells)) > b.spec.CollapseLimit*float64(b.rows) {
 		b.spec.Collapse = false
 		b.index = nil
@@ -280,7 +282,7 @@ func (b *Builder) Add(r Row) error {
 		}
 		if i, ok := b.index[string(b.key)]; ok {
 			b.cells[i].Add(cell)
-			return nil
+			return i
 		}
 		b.index[string(b.key)] = int32(len(b.cells))
 	}
@@ -288,7 +290,7 @@ func (b *Builder) Add(r Row) error {
 		c.Codes = append(c.Codes, b.codes[j])
 	}
 	b.cells = append(b.cells, cell)
-	return nil
+	return int32(len(b.cells) - 1)
 }
 
 func (b *Builder) allColumns() []string {

@@ -1,0 +1,573 @@
+package analysis
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/limbo-toolkit/limbo/analysis/formula"
+	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// The column scan is the engine's fast path for Parquet ledgers: it reads
+// only the columns a query uses, row groups on every core
+// (ledger.ScanParquet), evaluates --where once per distinct combination
+// of dictionary codes, and hands the kept rows of each batch to a
+// consumer that counts on codes. Anything it does not cover (other input
+// formats, extra columns, nulls, a value the row reader would warn about,
+// a --where error) makes it give up before a result is returned, and the
+// query is read again row by row: results and messages are always the row
+// path's.
+
+// errRowPath says that the column scan gave up; the row path takes over.
+var errRowPath = errors.New("analysis: read by rows")
+
+// columnar reports whether the query's inputs may be scanned by columns.
+func (q *Query) columnar() bool {
+	if q.rowPath || len(q.Inputs) == 0 || (q.Format != "" && q.Format != "parquet") {
+		return false
+	}
+	for _, in := range q.Inputs {
+		if !strings.HasSuffix(strings.ToLower(in), ".parquet") {
+			return false
+		}
+	}
+	return true
+}
+
+// scanColumns streams the query's Parquet inputs through --where by
+// columns: fn gets each batch and the rows of it that --where keeps (in
+// row order), and the number of rows read before the batch. It returns
+// errRowPath when the row path must take over (the consumer must then
+// start again), and otherwise the errors scan returns for an empty
+// selection.
+func (q *Query) scanColumns(columns []string, fn func(b *ledger.Batch, kept []int32, before int64) error) (read int64, err error) {
+	if !q.columnar() {
+		return 0, errRowPath
+	}
+	where, err := formula.ParseWhere(q.Where)
+	if err != nil {
+		return 0, specf("--where: %v", err)
+	}
+	if err := where.Check(schemaKind); err != nil {
+		return 0, specf("--where: %v", err)
+	}
+	wcols := where.Columns()
+	for _, c := range slices.Concat(columns, wcols) {
+		if _, ok := ledger.LookupColumn(c); !ok {
+			return 0, errRowPath // a user's extra column
+		}
+	}
+	cols := neededColumns(slices.Concat(columns, wcols))
+	wpos := make([]int, len(wcols))
+	for j, c := range wcols {
+		wpos[j] = slices.Index(cols, c)
+	}
+	var kept int64
+	var keep []int32
+	ev := &whereEval{where: where, pos: wpos}
+	for _, in := range q.Inputs {
+		err := ledger.ScanParquet(in, cols, func(b *ledger.Batch) error {
+			keep = keep[:0]
+			var err error
+			if keep, err = ev.rows(b, keep); err != nil {
+				return err
+			}
+			kept += int64(len(keep))
+			before := read
+			read += int64(b.Rows)
+			return fn(b, keep, before)
+		})
+		if errors.Is(err, ledger.ErrRowScan) {
+			return read, errRowPath
+		}
+		if err != nil {
+			return read, err
+		}
+	}
+	if kept == 0 {
+		return read, fmt.Errorf("%s: no episode matches --where %q (%d read)", q.name(), q.Where, read)
+	}
+	return read, nil
+}
+
+// whereEval evaluates --where on a batch, once per distinct combination
+// of the codes of its columns when they are all dictionary or boolean
+// columns, else row by row.
+type whereEval struct {
+	where *formula.Where
+	pos   []int // position of each --where column in the batch
+	memo  []int8
+	row   vecRow
+}
+
+// rows appends to keep the rows of b that --where keeps.
+func (e *whereEval) rows(b *ledger.Batch, keep []int32) ([]int32, error) {
+	if e.where.Empty() {
+		for r := range b.Rows {
+			keep = append(keep, int32(r))
+		}
+		return keep, nil
+	}
+	e.row.b = b
+	size := 1
+	for _, p := range e.pos {
+		v := &b.Cols[p]
+		switch {
+		case v.Dict != nil:
+			size *= max(1, len(v.Dict))
+		case v.Bools != nil:
+			size *= 2
+		default:
+			size = -1
+		}
+		if size < 0 || size > 1<<16 {
+			size = -1
+			break
+		}
+	}
+	if size < 0 {
+		for r := range b.Rows {
+			ok, err := e.keep(r)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				keep = append(keep, int32(r))
+			}
+		}
+		return keep, nil
+	}
+	if cap(e.memo) < size {
+		e.memo = make([]int8, size)
+	}
+	memo := e.memo[:size]
+	clear(memo)
+	for r := range b.Rows {
+		idx := 0
+		for _, p := range e.pos {
+			v := &b.Cols[p]
+			if v.Dict != nil {
+				idx = idx*len(v.Dict) + int(v.Codes[r])
+			} else {
+				idx *= 2
+				if v.Bools[r] {
+					idx++
+				}
+			}
+		}
+		m := memo[idx]
+		if m == 0 {
+			ok, err := e.keep(r)
+			if err != nil {
+				return nil, err
+			}
+			m = 2
+			if ok {
+				m = 1
+			}
+			memo[idx] = m
+		}
+		if m == 1 {
+			keep = append(keep, int32(r))
+		}
+	}
+	return keep, nil
+}
+
+// keep evaluates --where on row r; an error (which the row path reports
+// with the row's name) hands over to the row path.
+func (e *whereEval) keep(r int) (bool, error) {
+	e.row.r = r
+	ok, err := e.where.Keep(&e.row)
+	if err != nil {
+		return false, errRowPath
+	}
+	return ok, nil
+}
+
+// vecRow is row r of a batch as a frame.Row.
+type vecRow struct {
+	b *ledger.Batch
+	r int
+}
+
+func (v *vecRow) Get(name string) (ledger.Value, bool) {
+	for i := range v.b.Cols {
+		if c := &v.b.Cols[i]; c.Name == name {
+			return vecValue(c, v.r), true
+		}
+	}
+	return ledger.Value{}, false
+}
+
+// vecValue returns row r of column c as the row reader's Value.
+func vecValue(c *ledger.Vec, r int) ledger.Value {
+	switch {
+	case c.Dict != nil:
+		return ledger.Value{Kind: ledger.KindString, Str: c.Dict[c.Codes[r]]}
+	case c.Offsets != nil:
+		return ledger.Value{Kind: ledger.KindString, Str: string(c.Bytes(r))}
+	case c.Bools != nil:
+		return ledger.Value{Kind: ledger.KindBool, Bool: c.Bools[r]}
+	case c.Ints != nil:
+		return ledger.Value{Kind: ledger.KindInt, Int: c.Ints[r]}
+	case c.Floats != nil:
+		return ledger.Value{Kind: ledger.KindFloat, Num: c.Floats[r]}
+	}
+	return ledger.Value{Kind: c.Kind} // an empty batch's column
+}
+
+// weightOf returns row r's weight from column c (nil: unit weights); ok is
+// false for a weight the row path rejects (frame.Builder's message).
+func weightOf(c *ledger.Vec, r int) (float64, bool) {
+	switch {
+	case c == nil:
+		return 1, true
+	case c.Floats != nil:
+		return c.Floats[r], true // checked finite and ≥ 0 by the scan
+	case c.Ints != nil:
+		return float64(c.Ints[r]), c.Ints[r] >= 0
+	case c.Bools != nil:
+		if c.Bools[r] {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// outcomeOf returns row r's 0/1 outcome from column c; ok is false for a
+// value the row path rejects.
+func outcomeOf(c *ledger.Vec, r int) (float64, bool) {
+	switch {
+	case c.Bools != nil:
+		if c.Bools[r] {
+			return 1, true
+		}
+		return 0, true
+	case c.Ints != nil:
+		switch c.Ints[r] {
+		case 0:
+			return 0, true
+		case 1:
+			return 1, true
+		}
+	}
+	return 0, false
+}
+
+// levelCoder interns a column's values of one batch into a frame column's
+// levels, each distinct code once.
+type levelCoder struct {
+	c     *ledger.Vec
+	local []int32 // dictionary code → level code, −1 not yet interned
+}
+
+// reset binds the coder to column c of a new batch.
+func (l *levelCoder) reset(c *ledger.Vec) {
+	l.c = c
+	n := 2
+	if c.Dict != nil {
+		n = len(c.Dict)
+	}
+	if cap(l.local) < n {
+		l.local = make([]int32, n)
+	}
+	l.local = l.local[:n]
+	for i := range l.local {
+		l.local[i] = -1
+	}
+}
+
+// localCode returns row r's code in the batch (dictionary code, or 0/1).
+func (l *levelCoder) localCode(r int) int {
+	if l.c.Dict != nil {
+		return int(l.c.Codes[r])
+	}
+	if l.c.Bools[r] {
+		return 1
+	}
+	return 0
+}
+
+// text returns the level text of local code k.
+func (l *levelCoder) text(k int) string {
+	if l.c.Dict != nil {
+		return l.c.Dict[k]
+	}
+	return strconv.FormatBool(k == 1)
+}
+
+// codable reports whether column c can be counted on codes.
+func codable(c *ledger.Vec) bool { return c.Dict != nil || c.Bools != nil }
+
+// frameColumns builds a frame by the column scan; errRowPath when the row
+// path must build it.
+func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
+	if !q.columnar() {
+		return nil, errRowPath
+	}
+	for _, c := range slices.Concat(spec.Columns, []string{spec.Outcome}) {
+		// Strings that are unique per row are not read as dictionaries.
+		if col, ok := ledger.LookupColumn(c); !ok || col.Kind != ledger.KindString && col.Kind != ledger.KindBool || c == "episode_id" || c == "pair_key" {
+			return nil, errRowPath
+		}
+	}
+	if spec.Outcome == "" {
+		return nil, errRowPath
+	}
+	cols := slices.Concat(spec.Columns, []string{spec.Outcome})
+	if spec.Weight != "" {
+		cols = append(cols, spec.Weight)
+	}
+	cols = neededColumns(cols)
+	pos := make([]int, len(spec.Columns))
+	for j, c := range spec.Columns {
+		pos[j] = slices.Index(cols, c)
+	}
+	yPos, wPos := slices.Index(cols, spec.Outcome), slices.Index(cols, spec.Weight)
+	b := frame.NewBuilder(spec)
+	coders := make([]levelCoder, len(spec.Columns))
+	codes := make([]int32, len(spec.Columns))
+	var cellOf []int32 // by combination of batch codes, when StableCells
+	_, err := q.scanColumns(cols, func(bt *ledger.Batch, kept []int32, _ int64) error {
+		size := 1
+		for j, p := range pos {
+			c := &bt.Cols[p]
+			if !codable(c) {
+				return errRowPath
+			}
+			coders[j].reset(c)
+			if size > 0 {
+				size *= len(coders[j].local)
+				if size > 1<<16 {
+					size = -1
+				}
+			}
+		}
+		if !b.StableCells() {
+			size = -1
+		}
+		if size > 0 {
+			if cap(cellOf) < size {
+				cellOf = make([]int32, size)
+			}
+			cellOf = cellOf[:size]
+			for i := range cellOf {
+				cellOf[i] = -1
+			}
+		}
+		yc := &bt.Cols[yPos]
+		var wc *ledger.Vec
+		if wPos >= 0 {
+			wc = &bt.Cols[wPos]
+		}
+		for _, r32 := range kept {
+			r := int(r32)
+			y, ok := outcomeOf(yc, r)
+			if !ok {
+				return errRowPath
+			}
+			w, ok := weightOf(wc, r)
+			if !ok {
+				return errRowPath
+			}
+			idx := 0
+			for j := range coders {
+				k := coders[j].localCode(r)
+				idx = idx*len(coders[j].local) + k
+			}
+			if size > 0 && cellOf[idx] >= 0 {
+				b.AddToCell(cellOf[idx], y, w)
+				continue
+			}
+			for j := range coders {
+				l := &coders[j]
+				k := l.localCode(r)
+				if l.local[k] < 0 {
+					l.local[k] = b.Intern(j, l.c.Kind, l.text(k))
+				}
+				codes[j] = l.local[k]
+			}
+			cell := b.AddCoded(codes, y, w)
+			if size > 0 {
+				cellOf[idx] = cell
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b.Frame(), nil
+}
+
+// addColumns adds the kept rows of a batch as add adds rows; before is
+// the number of rows read before the batch. errRowPath when a column is
+// of a kind the column scan does not pair on.
+func (r *pairReader) addColumns(b *ledger.Batch, kept []int32, before int64, pos []int, yPos, wPos int) error {
+	r.first = false
+	vecs := make([]*ledger.Vec, len(pos))
+	for j, p := range pos {
+		v := &b.Cols[p]
+		if v.Dict == nil && v.Offsets == nil && v.Bools == nil {
+			return errRowPath
+		}
+		if j == r.armJ && v.Offsets != nil {
+			return errRowPath
+		}
+		vecs[j] = v
+		if !r.seen[j] {
+			r.seen[j] = true
+			r.kinds[j] = v.Kind
+		}
+	}
+	yc := &b.Cols[yPos]
+	var wc *ledger.Vec
+	if wPos >= 0 {
+		wc = &b.Cols[wPos]
+	}
+	var arm levelCoder
+	arm.reset(vecs[r.armJ])
+	idJ := slices.Index(r.names, "episode_id")
+	for _, r32 := range kept {
+		i := int(r32)
+		w, ok := weightOf(wc, i)
+		if !ok {
+			return errRowPath
+		}
+		y, ok := outcomeOf(yc, i)
+		if !ok {
+			return errRowPath
+		}
+		r.buf = r.buf[:0]
+		for j := range r.nKey {
+			r.buf = appendText(r.buf, vecs[j], i)
+		}
+		if idJ >= 0 {
+			r.idLen = append(r.idLen, uint8(min(textLen(vecs[idJ], i), 255)))
+		}
+		k := r.keyID(r.buf)
+		lc := arm.localCode(i)
+		a := arm.local[lc]
+		if a < 0 {
+			s := arm.text(lc)
+			var ok bool
+			if a, ok = r.armIDs[s]; !ok {
+				a = int32(len(r.armLvls))
+				r.armIDs[s] = a
+				r.armLvls = append(r.armLvls, s)
+			}
+			arm.local[lc] = a
+		}
+		r.event.set(len(r.key), y == 1)
+		r.key = append(r.key, k)
+		r.arm = append(r.arm, a)
+		if r.spec.Weight != "" {
+			r.w = append(r.w, w)
+		}
+		r.kept.set(int(before)+i, true)
+		r.rows++
+	}
+	return nil
+}
+
+// appendText appends uvarint(len) and the text of row i of a string or
+// boolean column, as pairReader encodes a key column.
+func appendText(buf []byte, v *ledger.Vec, i int) []byte {
+	switch {
+	case v.Dict != nil:
+		s := v.Dict[v.Codes[i]]
+		return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+	case v.Offsets != nil:
+		s := v.Bytes(i)
+		return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+	}
+	s := strconv.FormatBool(v.Bools[i])
+	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+}
+
+// textLen is the length of row i's text.
+func textLen(v *ledger.Vec, i int) int {
+	switch {
+	case v.Dict != nil:
+		return len(v.Dict[v.Codes[i]])
+	case v.Offsets != nil:
+		return int(v.Offsets[i+1] - v.Offsets[i])
+	}
+	return len(strconv.FormatBool(v.Bools[i]))
+}
+
+// pairColumns fills pr by the column scan; errRowPath when the row path
+// must (pr is then to be discarded).
+func (q *Query) pairColumns(pr *pairReader) (read int64, err error) {
+	if !q.columnar() {
+		return 0, errRowPath
+	}
+	cols := slices.Clone(pr.spec.Columns)
+	cols = append(cols, pr.spec.Outcome)
+	if pr.spec.Weight != "" {
+		cols = append(cols, pr.spec.Weight)
+	}
+	cols = neededColumns(cols)
+	for _, c := range cols {
+		if _, ok := ledger.LookupColumn(c); !ok {
+			return 0, errRowPath
+		}
+	}
+	pos := make([]int, len(pr.names))
+	for j, c := range pr.names {
+		pos[j] = slices.Index(cols, c)
+	}
+	yPos, wPos := slices.Index(cols, pr.spec.Outcome), slices.Index(cols, pr.spec.Weight)
+	return q.scanColumns(cols, func(b *ledger.Batch, kept []int32, before int64) error {
+		return pr.addColumns(b, kept, before, pos, yPos, wPos)
+	})
+}
+
+// idsColumns reads the episode ids need marks (by index among the kept
+// episodes) by the column scan; errRowPath when the row path must.
+func (q *Query) idsColumns(pr *pairReader, need bitset, out *idArena) (read int64, err error) {
+	if !q.columnar() {
+		return 0, errRowPath
+	}
+	row := int32(-1)
+	for _, in := range q.Inputs {
+		err := ledger.RescanParquet(in, []string{"episode_id"}, func(b *ledger.Batch) error {
+			v := &b.Cols[0]
+			for i := range b.Rows {
+				read++
+				if !pr.kept.get(int(read - 1)) {
+					continue
+				}
+				row++
+				if int(row) >= len(out.slot) {
+					return errors.New("the ledger changed while it was read")
+				}
+				out.slot[row] = -1
+				if need.get(int(row)) {
+					out.slot[row] = int32(len(out.end))
+					if v.Dict != nil {
+						out.bytes = append(out.bytes, v.Dict[v.Codes[i]]...)
+					} else {
+						out.bytes = append(out.bytes, v.Bytes(i)...)
+					}
+					out.end = append(out.end, len(out.bytes))
+				}
+			}
+			return nil
+		})
+		if errors.Is(err, ledger.ErrRowScan) {
+			return read, errRowPath
+		}
+		if err != nil {
+			return read, err
+		}
+	}
+	return read, nil
+}

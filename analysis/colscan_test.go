@@ -1,0 +1,193 @@
+package analysis
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// writeScanLedger writes the sample's episodes reps times (ids, tasks and
+// pair keys suffixed, weights varied and not whole, so that sums depend on
+// their order) to a Parquet file of several row groups, after edit.
+func writeScanLedger(t testing.TB, reps int, edit func(i int, e *ledger.Episode)) string {
+	t.Helper()
+	d := loadSample(t)
+	path := filepath.Join(t.TempDir(), "scan.parquet")
+	w, err := ledger.CreateEpisodes(path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for r := range reps {
+		suf := "~" + strconv.Itoa(r)
+		for _, e0 := range d.Episodes {
+			e := *e0
+			e.EpisodeID += suf
+			e.Task += suf
+			if r%2 == 1 { // half the replicates pair across reps
+				e.PairKey += suf
+			}
+			e.Weight = 0.5 + float64(i%7)/3
+			if edit != nil {
+				edit(i, &e)
+			}
+			if err := w.Write(&e); err != nil {
+				t.Fatal(err)
+			}
+			i++
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// both runs f on the query by the column scan and by rows and fails
+// unless results (or errors) and ledger warnings are the same.
+func both[R any](t *testing.T, q Query, f func(Query) (R, error)) {
+	t.Helper()
+	run := func(rows bool) string {
+		var warns []string
+		q := q
+		q.rowPath = rows
+		q.Warn = func(p ledger.Problem) { warns = append(warns, p.Error()) }
+		r, err := f(q)
+		return fmt.Sprintf("%+v\nerr %v\nwarnings %q", r, err, warns)
+	}
+	col, row := run(false), run(true)
+	if col != row {
+		t.Errorf("where %q: column scan differs from rows:\n--- columns\n%.2000s\n--- rows\n%.2000s", q.Where, col, row)
+	}
+}
+
+func TestColumnScanRatesSameAsRows(t *testing.T) {
+	path := writeScanLedger(t, 32, nil)
+	wheres := []string{"", `experiment == "E2" && fault_fired`, `fault_mode != "none" || !duplicated`,
+		"delay_s > 0", `contract == "native" && instance <= 2`, `condition == "nosuch"`}
+	specs := []RatesSpec{
+		{Outcome: "duplicated", By: []string{"contract", "fault_mode"}, DefaultWeight: true},
+		{Outcome: "eos", By: []string{"condition"}},
+		{Outcome: "task_success", By: []string{"fault_fired", "model"}, Cluster: "task", DefaultWeight: true},
+	}
+	// An integer column is read by rows.
+	both(t, Query{Inputs: []string{path}, Where: "fault_fired"}, func(q Query) (*RatesResult, error) {
+		return Rates(q, RatesSpec{Outcome: "eos", By: []string{"instance"}})
+	})
+	if n := scanned(t, path); n <= 2*64*1024 {
+		t.Fatalf("the fixture has %d rows; want several row groups", n)
+	}
+	for _, w := range wheres {
+		for _, s := range specs {
+			both(t, Query{Inputs: []string{path}, Where: w}, func(q Query) (*RatesResult, error) { return Rates(q, s) })
+		}
+	}
+}
+
+func TestColumnScanModelSameAsRows(t *testing.T) {
+	path := writeScanLedger(t, 4, nil)
+	for _, fam := range []string{"logit", "gee"} {
+		s := ModelSpec{Family: fam, Formula: "eos ~ contract + condition", Group: "task"}
+		both(t, Query{Inputs: []string{path}, Where: "fault_fired", Weight: "weight"}, func(q Query) (*ModelResult, error) { return Model(q, s) })
+	}
+}
+
+// A ledger the row reader warns about or rejects is read by rows: the
+// same warnings and errors, whatever the column scan would have made of
+// it.
+func TestColumnScanHandsOverToRows(t *testing.T) {
+	cases := map[string]func(i int, e *ledger.Episode){
+		"warning": func(i int, e *ledger.Episode) { e.Experiment = "E9" },
+		"late warning": func(i int, e *ledger.Episode) {
+			if i == 40_000 {
+				e.Condition = "custom"
+			}
+		},
+		"duplicate id": func(i int, e *ledger.Episode) {
+			if i == 7 || i == 40_007 {
+				e.EpisodeID = "same"
+			}
+		},
+		"eos": func(i int, e *ledger.Episode) {
+			if i == 20 {
+				e.EOS, e.TaskSuccess = true, false
+			}
+		},
+	}
+	for name, edit := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := writeScanLedger(t, 10, edit)
+			if _, err := (&Query{Inputs: []string{path}}).scanColumns(scanCols, func(*ledger.Batch, []int32, int64) error { return nil }); err != errRowPath {
+				t.Fatalf("the column scan did not hand over: %v", err)
+			}
+			q := Query{Inputs: []string{path}, Where: "fault_fired"}
+			both(t, q, func(q Query) (*RatesResult, error) {
+				return Rates(q, RatesSpec{Outcome: "eos", By: []string{"condition", "experiment"}, DefaultWeight: true})
+			})
+			both(t, q, func(q Query) (*PairedResult, error) {
+				return Paired(q, PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}})
+			})
+		})
+	}
+}
+
+var scanCols = []string{"episode_id", "condition", "experiment", "contract", "fault_mode", "eos", "weight", "fault_fired"}
+
+// scanned checks that the column scan reads path (rather than handing
+// over to the row path) and returns the rows it read.
+func scanned(t *testing.T, path string) int64 {
+	t.Helper()
+	n, err := (&Query{Inputs: []string{path}}).scanColumns(scanCols, func(*ledger.Batch, []int32, int64) error { return nil })
+	if err != nil {
+		t.Fatalf("column scan: %v", err)
+	}
+	return n
+}
+
+func TestColumnScanPairedSameAsRows(t *testing.T) {
+	path := writeScanLedger(t, 16, nil) // two row groups
+	scanned(t, path)
+	cases := []struct {
+		where, weight string
+		spec          PairedSpec
+	}{
+		{`experiment == "E2" && fault_fired`, "", PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}}},
+		{"", "weight", PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}}},
+		{`fault_mode != "none"`, "", PairedSpec{Outcome: "duplicated", Arm: "contract", Base: "native", PairBy: []string{"model", "pair_key"}, Test: "midp"}},
+		{"", "", PairedSpec{Outcome: "eos", Arm: "fault_fired", Base: "true", PairBy: []string{"template"}}},
+	}
+	for _, c := range cases {
+		both(t, Query{Inputs: []string{path}, Where: c.where, Weight: c.weight}, func(q Query) (*PairedResult, error) { return Paired(q, c.spec) })
+	}
+}
+
+// rankOneColumn, the shortcut for one pair-by column, ranks keys as the
+// general path does (which orders them by the little-endian bytes of their
+// level codes, so more than 256 keys exercise the byte order).
+func TestRankOneColumnSameAsColumns(t *testing.T) {
+	for _, numeric := range []bool{false, true} {
+		mk := func() *pairReader {
+			r := newPairReader("eos", "condition", []string{"pair_key"}, "")
+			r.seen[0], r.kinds[0] = true, ledger.KindString
+			for i := range 3000 {
+				k := fmt.Sprintf("k%05d", (i*7919)%1000)
+				if numeric {
+					k = strconv.Itoa((i * 7919) % 1000)
+				}
+				r.buf = appendText(r.buf[:0], &ledger.Vec{Dict: []string{k}, Codes: []int32{0}}, 0)
+				r.key = append(r.key, r.keyID(r.buf))
+			}
+			return r
+		}
+		one, all := mk(), mk()
+		one.rankKeys()
+		all.keyHash, all.keyColl = nil, nil
+		all.rankColumns(len(all.keyEnd))
+		if fmt.Sprint(one.key) != fmt.Sprint(all.key) {
+			t.Errorf("numeric %v: ranks differ", numeric)
+		}
+	}
+}

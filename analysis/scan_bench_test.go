@@ -1,0 +1,76 @@
+package analysis
+
+import (
+	"testing"
+)
+
+// The scan benchmarks run the issue's two yardstick queries on a 1M-row
+// Parquet ledger generated in the benchmark (the sample's episodes
+// replicated, several row groups; nothing committed), by the column scan
+// and, for comparison, by rows:
+//
+//	go test ./analysis/ -run '^$' -bench 'Scan' -benchtime 5x
+//
+// The speed goal is set on the whole command at 10M rows against DuckDB
+// on the same file (bench/duckdb.sh prints the ratios): each query within
+// 2× of DuckDB's wall time, paired at most 400 MiB. At 1M rows these
+// benchmarks track the engine's share: ns/row of the column scan, and
+// the speed-up over the row path.
+
+const scanBenchRows = 1_000_000
+
+func scanBenchLedger(b *testing.B) string {
+	b.Helper()
+	reps := scanBenchRows / len(loadSample(b).Episodes)
+	return writeScanLedger(b, reps, nil)
+}
+
+func benchRates(b *testing.B, rows bool) {
+	q := Query{Inputs: []string{scanBenchLedger(b)}, Where: "fault_fired", rowPath: rows}
+	spec := RatesSpec{Outcome: "duplicated", By: []string{"contract", "fault_mode"}, DefaultWeight: true}
+	var n int64
+	for b.Loop() {
+		res, err := Rates(q, spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = 0
+		for _, r := range res.Rows {
+			n += r.N
+		}
+	}
+	if n == 0 {
+		b.Fatal("no rows counted")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
+}
+
+func benchPaired(b *testing.B, rows bool) {
+	q := Query{Inputs: []string{scanBenchLedger(b)}, Where: `experiment == "E2" && fault_fired`, rowPath: rows}
+	spec := PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}}
+	for b.Loop() {
+		res, err := Paired(q, spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Comparisons) == 0 || res.Comparisons[0].Pairs == 0 {
+			b.Fatal("no pairs")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
+}
+
+// BenchmarkScanRates is `rates --outcome duplicated --by
+// contract,fault_mode --where fault_fired` by the column scan.
+func BenchmarkScanRates(b *testing.B) { benchRates(b, false) }
+
+// BenchmarkScanRatesRows is the same query by the row path.
+func BenchmarkScanRatesRows(b *testing.B) { benchRates(b, true) }
+
+// BenchmarkScanPaired is `paired --outcome eos --arm condition --base
+// guard --pair-by pair_key --where 'experiment == "E2" && fault_fired'`
+// by the column scan.
+func BenchmarkScanPaired(b *testing.B) { benchPaired(b, false) }
+
+// BenchmarkScanPairedRows is the same query by the row path.
+func BenchmarkScanPairedRows(b *testing.B) { benchPaired(b, true) }
