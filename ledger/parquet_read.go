@@ -545,20 +545,8 @@ func checkSibling(path string, cols []Column, table string, opt *ReadOptions, id
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	p, err := openPQ(path)
-	if err != nil {
-		return err
-	}
-	defer p.close()
-	plan, _, err := p.plan(cols, func(int) bool { return true }, false, table)
-	if err != nil {
-		return err
-	}
-	rep := newReporter(path, opt)
-	return p.scan(plan, func(n, r int, rds []reader) error {
-		var ps []Problem
-		row(rds, plan, r, func(p Problem) { ps = append(ps, p) })
-		_, err := rep.row(n, ps)
-		return err
+	return readSibling(path, cols, table, opt, func(rds []reader, plan []pqCol, r int, add func(Problem)) func() error {
+		row(rds, plan, r, add)
+		return nil
 	})
 }

@@ -33,7 +33,7 @@ func ReadEffects(path string, opt ReadOptions, fn func(*Effect) error) error {
 }
 
 // readSibling scans a calls or effects table; row decodes and checks one
-// row and returns what to do with it when it has no error.
+// row and returns what to do with it when it has no error (nil: nothing).
 func readSibling(path string, cols []Column, table string, opt *ReadOptions, row func(rds []reader, plan []pqCol, r int, add func(Problem)) func() error) error {
 	p, err := openPQ(path)
 	if err != nil {
@@ -50,6 +50,9 @@ func readSibling(path string, cols []Column, table string, opt *ReadOptions, row
 		emit := row(rds, plan, r, func(p Problem) { ps = append(ps, p) })
 		if bad, err := rep.row(n, ps); err != nil || bad {
 			return err
+		}
+		if emit == nil {
+			return nil
 		}
 		return emit()
 	})

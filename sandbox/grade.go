@@ -35,18 +35,9 @@ func Grade(raw *ledger.RawEpisode) (ledger.Episode, error) {
 	}
 	focal := &task.Steps[ep.FocalIndex]
 
-	// Arguments of every call, by seq.
-	args := make(map[int64]map[string]any, len(raw.Calls))
-	for i := range raw.Calls {
-		c := &raw.Calls[i]
-		var m map[string]any
-		if c.Args != "" {
-			var err error
-			if m, err = decodeArgs(c.Args); err != nil {
-				return ep, fmt.Errorf("episode %q: calls[%d] (seq %d): field args: %w", ep.EpisodeID, i, c.Seq, err)
-			}
-		}
-		args[c.Seq] = m
+	args, err := callArgs(raw)
+	if err != nil {
+		return ep, err
 	}
 
 	required := make(map[string]int, 8)
@@ -232,4 +223,21 @@ func touches(ids []string, set map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// callArgs decodes the arguments of every call of raw, by seq.
+func callArgs(raw *ledger.RawEpisode) (map[int64]map[string]any, error) {
+	args := make(map[int64]map[string]any, len(raw.Calls))
+	for i := range raw.Calls {
+		c := &raw.Calls[i]
+		var m map[string]any
+		if c.Args != "" {
+			var err error
+			if m, err = decodeArgs(c.Args); err != nil {
+				return nil, fmt.Errorf("episode %q: calls[%d] (seq %d): field args: %w", raw.EpisodeID, i, c.Seq, err)
+			}
+		}
+		args[c.Seq] = m
+	}
+	return args, nil
 }

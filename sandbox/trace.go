@@ -84,17 +84,9 @@ func TraceOf(raw *ledger.RawEpisode, ep *ledger.Episode) (Trace, error) {
 		return Trace{}, errors.New("sandbox: trace: nil episode")
 	}
 	tr := Trace{EpisodeID: raw.EpisodeID, Fault: FaultNote{Mode: ep.FaultMode, DelayS: ep.DelayS}}
-	args := make(map[int64]map[string]any, len(raw.Calls))
-	for i := range raw.Calls {
-		c := &raw.Calls[i]
-		var m map[string]any
-		if c.Args != "" {
-			var err error
-			if m, err = decodeArgs(c.Args); err != nil {
-				return tr, fmt.Errorf("episode %q: calls[%d] (seq %d): field args: %w", raw.EpisodeID, i, c.Seq, err)
-			}
-		}
-		args[c.Seq] = m
+	args, err := callArgs(raw)
+	if err != nil {
+		return tr, err
 	}
 	var focal *Step
 	if task, err := NewTask(ep.Template, int(ep.Instance)); err == nil && ep.FocalIndex >= 0 && int(ep.FocalIndex) < len(task.Steps) {
