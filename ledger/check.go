@@ -205,11 +205,7 @@ func Convert(in, out, format string, opt ReadOptions) error {
 		return err
 	}
 	if f, _ := formatOf(out, format); f == "parquet" {
-		cp, ep := SiblingPaths(out)
-		if err := u.Remove(cp); err != nil {
-			return err
-		}
-		if err := u.Remove(ep); err != nil {
+		if err := removeSiblings(u, out); err != nil {
 			return err
 		}
 	}

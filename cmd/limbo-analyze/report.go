@@ -136,7 +136,7 @@ Examples:
 				return err
 			}
 			if o.in != "" {
-				if err := checkOutputs("report", []string{o.out}, ledgerFiles(o.in)); err != nil {
+				if err := checkOutputs("report", []string{o.out}, ledger.Files(o.in)); err != nil {
 					return err
 				}
 			}
@@ -202,7 +202,7 @@ func runReport(o reportOptions, e *env) error {
 	// the directory as it was (and removes it if this run created it).
 	var ins []string
 	if o.in != "" {
-		ins = ledgerFiles(o.in)
+		ins = ledger.Files(o.in)
 	}
 	u := outfile.NewUnit(ins...)
 	defer u.Abort() // no-op after Commit

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -107,11 +106,3 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
-
-// warnPrinter keeps export's spelling of ledger.WarnLimiter (export.go is
-// owned elsewhere and calls newWarnPrinter, warn and flush).
-type warnPrinter struct{ *ledger.WarnLimiter }
-
-func newWarnPrinter(w io.Writer) warnPrinter { return warnPrinter{ledger.NewWarnLimiter(w)} }
-func (wp warnPrinter) warn(p ledger.Problem) { wp.Warn(p) }
-func (wp warnPrinter) flush()                { wp.Flush() }
