@@ -54,6 +54,26 @@ func MetaPath(out string) string {
 	return strings.TrimSuffix(out, ext) + ".meta.json"
 }
 
+// SidecarSeed is the run seed recorded in the sidecar LEDGER.meta.json
+// beside the ledger at path; "" when path is "" or the sidecar is missing
+// or records none (a ledger from another harness).
+func SidecarSeed(path string) string {
+	if path == "" {
+		return ""
+	}
+	b, err := os.ReadFile(MetaPath(path))
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		Seed *uint64 `json:"seed"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.Seed == nil {
+		return ""
+	}
+	return strconv.FormatUint(*m.Seed, 10)
+}
+
 // LoadSimulator builds the simulator a run needs from a design argument
 // ("paper" or a manifest file) and a profile file ("" for the embedded
 // profiles), validating both before anything is written.

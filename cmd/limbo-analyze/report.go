@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -187,10 +186,7 @@ func runReport(o reportOptions, e *env) error {
 			return err
 		}
 		meta.Source = o.in
-		meta.Seed = sidecarSeed(o.in)
-		if meta.Seed == "" {
-			meta.Seed = d.RunSeed()
-		}
+		meta.Seed = runSeed(o.in, d)
 	}
 	meta.Episodes = len(d.Episodes)
 	res := analysis.Analyze(d, analysis.Options{Tools: toolCatalogue()})
@@ -225,7 +221,11 @@ func runReport(o reportOptions, e *env) error {
 		return err
 	}
 	if pf != nil {
-		pfiles, err := writePreregReport(e, u, o.prereg, pf, d, o.in, o.out)
+		pres, err := evalPrereg(e, o.prereg, pf, d, o.in)
+		if err != nil {
+			return err
+		}
+		pfiles, err := pres.WriteFiles(u, o.out)
 		if err != nil {
 			return err
 		}
@@ -242,20 +242,13 @@ func runReport(o reportOptions, e *env) error {
 	return nil
 }
 
-// sidecarSeed is the run seed recorded in the LEDGER.meta.json that
-// simulate writes beside a ledger ("" if there is none).
-func sidecarSeed(in string) string {
-	b, err := os.ReadFile(design.MetaPath(in))
-	if err != nil {
-		return ""
+// runSeed is the run seed of the ledger at in: the one its sidecar
+// records, else the one all its episodes share.
+func runSeed(in string, d *analysis.Data) string {
+	if s := design.SidecarSeed(in); s != "" {
+		return s
 	}
-	var m struct {
-		Seed *uint64 `json:"seed"`
-	}
-	if json.Unmarshal(b, &m) != nil || m.Seed == nil {
-		return ""
-	}
-	return strconv.FormatUint(*m.Seed, 10)
+	return d.RunSeed()
 }
 
 // checkOutDir rejects an output directory path that is an existing file,
