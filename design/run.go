@@ -244,6 +244,25 @@ type Chunk struct {
 
 const chunkSize = 64
 
+// Episodes simulates the whole design designArg ("paper" or a manifest
+// file, with the embedded profiles) with seed on jobs workers and passes
+// every graded episode, in design order, to fn; the episode is reused
+// after fn returns.
+func Episodes(designArg string, seed uint64, jobs int, fn func(*ledger.Episode) error) error {
+	sim, err := LoadSimulator(designArg, "", seed)
+	if err != nil {
+		return err
+	}
+	return Generate(sim, 0, sim.Plan.Len(), jobs, true, func(c *Chunk) error {
+		for i := range c.Eps {
+			if err := fn(&c.Eps[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // Generate simulates episodes [lo, hi) with jobs workers and passes chunks
 // to emit strictly in design order (a reorder buffer of at most 2·jobs
 // chunks keeps memory bounded). Episode bytes depend only on the index, so
