@@ -3,6 +3,7 @@ package design
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -74,5 +75,30 @@ func TestEpisodes(t *testing.T) {
 	}
 	if err := Episodes("no-such-design.json", 7, 1, func(*ledger.Episode) error { return nil }); err == nil {
 		t.Error("a missing design simulated")
+	}
+}
+
+// CheckMergeOutput refuses an output that is a shard or would replace a
+// shard's sidecar, however spelled; stdout and a new file pass.
+func TestCheckMergeOutput(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.jsonl")
+	if err := os.WriteFile(a, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shards := []string{a, filepath.Join(dir, "b.jsonl")}
+	tests := []struct {
+		out, err string
+	}{
+		{filepath.Join(dir, "whole.jsonl"), ""},
+		{"-", ""},
+		{filepath.Join(dir, ".", "a.jsonl"), "is one of the shards"},
+		{filepath.Join(dir, "a.ndjson"), "would replace the sidecar of shard " + a},
+	}
+	for _, tt := range tests {
+		err := CheckMergeOutput(tt.out, shards)
+		if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("CheckMergeOutput(%s) = %v, want %q", tt.out, err, tt.err)
+		}
 	}
 }

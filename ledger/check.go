@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -150,6 +151,20 @@ func (s *Summary) Finish() {
 	for k, set := range s.sets {
 		s.Distinct[k] = len(set)
 	}
+}
+
+// Write writes the summary as text (WriteText) or, with format "json",
+// as one line of JSON, for scripts.
+func (s *Summary) Write(w io.Writer, format string) error {
+	if format != "json" {
+		return s.WriteText(w)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }
 
 // WriteText writes the summary as aligned text, columns sorted by name.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -81,15 +80,8 @@ func runValidate(o validateOptions, e *env) error {
 			continue
 		}
 		fmt.Fprintf(e.stderr, "%s: %d %s, no errors\n", path, c.Rows, plural(c.Rows, "episode", "episodes"))
-		switch {
-		case c.Summary != nil && o.format == "json":
-			b, err := json.Marshal(c.Summary)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "%s\n", b)
-		case c.Summary != nil:
-			if err := c.Summary.WriteText(e.stdout); err != nil {
+		if c.Summary != nil {
+			if err := c.Summary.Write(e.stdout, o.format); err != nil {
 				return err
 			}
 		}
