@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -102,6 +103,21 @@ func CheckShards(shards []Shard) error {
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("incomplete run: shard %s missing (%d of %d given)", strings.Join(missing, ", "), len(shards), ref.N)
+	}
+	return nil
+}
+
+// CheckMergeOutput refuses a merge output (a raw ledger, "-" for stdout)
+// that is one of the shards, or whose sidecar would replace a shard's,
+// however the paths are spelled; merge checks it before any work.
+func CheckMergeOutput(out string, shards []string) error {
+	for _, a := range shards {
+		if filepath.Clean(a) == filepath.Clean(out) || outfile.SameFile(a, out) {
+			return fmt.Errorf("--out %s is one of the shards", out)
+		}
+		if ma, mo := MetaPath(a), MetaPath(out); out != "-" && (filepath.Clean(ma) == filepath.Clean(mo) || outfile.SameFile(ma, mo)) {
+			return fmt.Errorf("--out %s would replace the sidecar of shard %s", out, a)
+		}
 	}
 	return nil
 }

@@ -54,6 +54,26 @@ func MetaPath(out string) string {
 	return strings.TrimSuffix(out, ext) + ".meta.json"
 }
 
+// SidecarSeed is the run seed recorded in the sidecar LEDGER.meta.json
+// beside the ledger at path; "" when path is "" or the sidecar is missing
+// or records none (a ledger from another harness).
+func SidecarSeed(path string) string {
+	if path == "" {
+		return ""
+	}
+	b, err := os.ReadFile(MetaPath(path))
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		Seed *uint64 `json:"seed"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.Seed == nil {
+		return ""
+	}
+	return strconv.FormatUint(*m.Seed, 10)
+}
+
 // LoadSimulator builds the simulator a run needs from a design argument
 // ("paper" or a manifest file) and a profile file ("" for the embedded
 // profiles), validating both before anything is written.
@@ -223,6 +243,25 @@ type Chunk struct {
 }
 
 const chunkSize = 64
+
+// Episodes simulates the whole design designArg ("paper" or a manifest
+// file, with the embedded profiles) with seed on jobs workers and passes
+// every graded episode, in design order, to fn; the episode is reused
+// after fn returns.
+func Episodes(designArg string, seed uint64, jobs int, fn func(*ledger.Episode) error) error {
+	sim, err := LoadSimulator(designArg, "", seed)
+	if err != nil {
+		return err
+	}
+	return Generate(sim, 0, sim.Plan.Len(), jobs, true, func(c *Chunk) error {
+		for i := range c.Eps {
+			if err := fn(&c.Eps[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
 
 // Generate simulates episodes [lo, hi) with jobs workers and passes chunks
 // to emit strictly in design order (a reorder buffer of at most 2·jobs

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -152,6 +153,20 @@ func (s *Summary) Finish() {
 	}
 }
 
+// Write writes the summary as text (WriteText) or, with format "json",
+// as one line of JSON, for scripts.
+func (s *Summary) Write(w io.Writer, format string) error {
+	if format != "json" {
+		return s.WriteText(w)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
 // WriteText writes the summary as aligned text, columns sorted by name.
 func (s *Summary) WriteText(w io.Writer) error {
 	var b strings.Builder
@@ -205,11 +220,7 @@ func Convert(in, out, format string, opt ReadOptions) error {
 		return err
 	}
 	if f, _ := formatOf(out, format); f == "parquet" {
-		cp, ep := SiblingPaths(out)
-		if err := u.Remove(cp); err != nil {
-			return err
-		}
-		if err := u.Remove(ep); err != nil {
+		if err := removeSiblings(u, out); err != nil {
 			return err
 		}
 	}

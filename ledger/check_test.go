@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -29,6 +30,19 @@ func TestCheckFileSummaryMatchesGolden(t *testing.T) {
 	}
 	if got.String() != string(want) {
 		t.Errorf("summary:\n%s\nwant:\n%s", got.String(), want)
+	}
+	// Write's text is WriteText's; its JSON is one line that reads back.
+	var text, js bytes.Buffer
+	if err := c.Summary.Write(&text, "text"); err != nil || text.String() != string(want) {
+		t.Errorf("Write text: %v\n%s", err, text.String())
+	}
+	if err := c.Summary.Write(&js, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var back Summary
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || bytes.Count(js.Bytes(), []byte("\n")) != 1 ||
+		back.Rows != c.Summary.Rows || back.Distinct["model"] != c.Summary.Distinct["model"] || back.BoolSums["duplicated"] != c.Summary.BoolSums["duplicated"] {
+		t.Errorf("Write json: %v\n%s", err, js.String())
 	}
 }
 

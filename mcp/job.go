@@ -8,7 +8,12 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
 // PlanSource says where a plan comes from: a plan file, one episode
@@ -51,6 +56,21 @@ func (s PlanSource) Load() (*Plan, error) {
 		return p, err
 	}
 	return WithAnnotations(p)
+}
+
+// CheckFlags checks the names of a single episode given by serve's flags
+// (--template, --fault, --contract) against the sandbox's, so that a typo
+// is a usage error listing the choices.
+func (e Episode) CheckFlags() error {
+	switch {
+	case !slices.Contains(sandbox.Templates(), e.Template):
+		return fmt.Errorf("--template %q: want one of %s", e.Template, strings.Join(sandbox.Templates(), ", "))
+	case !ledger.FaultModes.Has(e.FaultMode):
+		return fmt.Errorf("--fault %q: want one of %s", e.FaultMode, strings.Join(ledger.FaultModes.Values, ", "))
+	case !ledger.Contracts.Has(e.Contract):
+		return fmt.Errorf("--contract %q: want %s", e.Contract, strings.Join(ledger.Contracts.Values, " or "))
+	}
+	return nil
 }
 
 // Check rejects negative budgets (the caller reports a usage error).

@@ -3,10 +3,11 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -64,7 +65,10 @@ Examples:
 			if o.maxPartitions < 1 {
 				return usagef("export: --max-partitions must be at least 1")
 			}
-			if err := checkOutputs("export", ledgerFiles(o.out), ledgerFiles(o.in)); err != nil {
+			if ext := strings.ToLower(filepath.Ext(o.out)); o.format == "" && len(o.partitionBy) == 0 && !slices.Contains([]string{".jsonl", ".ndjson", ".csv", ".parquet"}, ext) {
+				return usagef("export: cannot tell the output format from %q; give --format", o.out)
+			}
+			if err := checkOutputs("export", ledger.Files(o.out), ledger.Files(o.in)); err != nil {
 				return err
 			}
 			return runExport(o, e)
@@ -86,123 +90,30 @@ Examples:
 func init() { ledger.ToolkitVersion = version }
 
 func runExport(o exportOptions, e *env) error {
-	if len(o.partitionBy) > 0 {
-		return runExportPartitioned(o, e)
-	}
-	var extra []string
-	if !o.strict {
-		var err error
-		if extra, err = ledger.ExtraColumns(o.in, ""); err != nil {
-			return err
-		}
-	}
-	outFormat := o.format
-	if outFormat == "" {
-		if outFormat = formatByExt(o.out); outFormat == "" {
-			return usagef("export: cannot tell the output format from %q; give --format", o.out)
-		}
-	}
-	// The episode table and, for a raw ledger exported to Parquet, its calls
-	// and effects are one unit: all appear or none, and siblings an earlier
-	// export left beside an episode table are removed.
-	u := outfile.NewUnit(ledgerFiles(o.in)...)
-	defer u.Abort() // no-op after Commit
-	w, err := ledger.CreateEpisodesIn(u, o.out, outFormat, extra)
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	// Calls and effects of raw lines go beside a Parquet output, created
-	// when the first raw line arrives.
-	var calls ledger.CallWriter
-	var effects ledger.EffectWriter
-	defer func() {
-		if calls != nil {
-			calls.Abort()
-		}
-		if effects != nil {
-			effects.Abort()
-		}
-	}()
-	droppedNested := false
-	wp := newWarnPrinter(e.stderr)
-	defer wp.flush()
-	n := 0
-	opt := ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wp.warn, Reuse: true} // rows are written, never kept
-	err = ledger.ReadGraded(o.in, opt, func(ep *ledger.Episode, raw *ledger.RawEpisode) error {
-		n++
-		if err := w.Write(ep); err != nil {
-			return err
-		}
-		if raw == nil {
-			return nil
-		}
-		if outFormat != "parquet" {
-			droppedNested = true
-			return nil
-		}
-		if calls == nil {
-			cp, ep := ledger.SiblingPaths(o.out)
-			var err error
-			if calls, err = ledger.CreateCallsIn(u, cp); err != nil {
-				return err
-			}
-			if effects, err = ledger.CreateEffectsIn(u, ep); err != nil {
-				return err
-			}
-		}
-		for i := range raw.Calls {
-			if err := calls.Write(&raw.Calls[i]); err != nil {
-				return err
-			}
-		}
-		for i := range raw.Effects {
-			if err := effects.Write(&raw.Effects[i]); err != nil {
-				return err
-			}
-		}
-		return nil
+	wl := ledger.NewWarnLimiter(e.stderr)
+	defer wl.Flush()
+	st, err := ledger.Export(o.in, o.out, ledger.ExportOptions{
+		Read:   ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wl.Warn},
+		Format: o.format, PartitionBy: o.partitionBy, MaxPartitions: o.maxPartitions,
 	})
 	if err != nil {
 		return err
 	}
-	if err := w.Close(); err != nil {
-		return err
+	if len(o.partitionBy) == 0 {
+		fmt.Fprintf(e.stderr, "wrote %d %s to %s\n", st.Episodes, plural(st.Episodes, "episode", "episodes"), o.out)
+		if st.DroppedNested {
+			fmt.Fprintf(e.stderr, "note: calls and effects of the raw lines are kept only in Parquet output (X.calls.parquet, X.effects.parquet); %s has the graded episodes\n", o.out)
+		}
+		return nil
 	}
-	if calls != nil {
-		if err := calls.Close(); err != nil {
-			return err
-		}
-		if err := effects.Close(); err != nil {
-			return err
-		}
-	} else if outFormat == "parquet" {
-		cp, ep := ledger.SiblingPaths(o.out)
-		if err := u.Remove(cp); err != nil {
-			return err
-		}
-		if err := u.Remove(ep); err != nil {
-			return err
-		}
+	fmt.Fprintf(e.stderr, "wrote %d %s in %d %s to %s\n", st.Episodes, plural(st.Episodes, "episode", "episodes"),
+		st.Partitions, plural(st.Partitions, "partition", "partitions"), o.out)
+	if st.Nested {
+		calls, effects := ledger.PartitionSiblings(o.out)
+		fmt.Fprintf(e.stderr, "wrote the calls and effects of the raw lines to %s and %s, partitioned the same way\n", calls, effects)
 	}
-	if err := u.Commit(); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "wrote %d %s to %s\n", n, plural(n, "episode", "episodes"), o.out)
-	if droppedNested {
-		fmt.Fprintf(e.stderr, "note: calls and effects of the raw lines are kept only in Parquet output (X.calls.parquet, X.effects.parquet); %s has the graded episodes\n", o.out)
+	if st.DroppedNested {
+		fmt.Fprintf(e.stderr, "note: calls and effects of the raw lines are kept only in Parquet output; %s has the graded episodes\n", o.out)
 	}
 	return nil
-}
-
-func formatByExt(path string) string {
-	switch filepath.Ext(path) {
-	case ".jsonl", ".ndjson":
-		return "jsonl"
-	case ".csv":
-		return "csv"
-	case ".parquet":
-		return "parquet"
-	}
-	return ""
 }

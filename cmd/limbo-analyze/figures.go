@@ -8,6 +8,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/plots"
 )
 
@@ -69,7 +70,7 @@ Examples:
 			if err := checkOutDir("figures", o.out); err != nil {
 				return err
 			}
-			if err := checkOutputs("figures", []string{o.out}, ledgerFiles(o.in)); err != nil {
+			if err := checkOutputs("figures", []string{o.out}, ledger.Files(o.in)); err != nil {
 				return err
 			}
 			return runFigures(o, e)
@@ -91,7 +92,7 @@ func runFigures(o figuresOptions, e *env) error {
 	}
 	res := analysis.Analyze(d, analysis.Options{})
 	// The figures are one unit: all appear, or none.
-	u := outfile.NewUnit(ledgerFiles(o.in)...)
+	u := outfile.NewUnit(ledger.Files(o.in)...)
 	defer u.Abort() // no-op after Commit
 	files, skipped, err := plots.RenderTo(u, res, o.out, o.formats)
 	for _, s := range skipped {

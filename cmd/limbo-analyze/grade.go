@@ -46,7 +46,7 @@ Examples:
 			if ext := strings.ToLower(filepath.Ext(o.out)); o.format == "" && !slices.Contains([]string{".parquet", ".csv", ".jsonl", ".ndjson"}, ext) {
 				return usagef("grade: --out %s: name it .parquet, .csv or .jsonl, or give --format", o.out)
 			}
-			if err := checkOutputs("grade", ledgerFiles(o.out), ledgerFiles(o.in)); err != nil {
+			if err := checkOutputs("grade", ledger.Files(o.out), ledger.Files(o.in)); err != nil {
 				return err
 			}
 			return runGrade(o, e)

@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/design"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/mcp"
 )
 
@@ -47,13 +45,8 @@ Examples:
 			if len(args) == 0 {
 				return usagef("merge: give the shard ledgers to merge")
 			}
-			for _, a := range args {
-				if filepath.Clean(a) == filepath.Clean(o.out) || outfile.SameFile(a, o.out) {
-					return usagef("merge: --out %s is one of the shards", o.out)
-				}
-				if o.out != "-" && (filepath.Clean(design.MetaPath(a)) == filepath.Clean(design.MetaPath(o.out)) || outfile.SameFile(design.MetaPath(a), design.MetaPath(o.out))) {
-					return usagef("merge: --out %s would replace the sidecar of shard %s", o.out, a)
-				}
+			if err := design.CheckMergeOutput(o.out, args); err != nil {
+				return usagef("merge: %v", err)
 			}
 			o.shards = args
 			return runMerge(o, e)

@@ -4,11 +4,7 @@ import (
 	"fmt"
 
 	"github.com/limbo-toolkit/limbo/internal/outfile"
-	"github.com/limbo-toolkit/limbo/ledger"
 )
-
-// ledgerFiles is ledger.Files (export.go, owned elsewhere, calls it so).
-func ledgerFiles(path string) []string { return ledger.Files(path) }
 
 // checkOutputs refuses, before any work is done, an output that is one of
 // the inputs however it is spelled (the same file by device and inode,

@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
-	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -48,21 +46,6 @@ func oneFile(c *cobra.Command, args []string) error {
 	return nil
 }
 
-// skeleton is what `prereg init` writes without --paper: one hypothesis to
-// edit, every required key present.
-const skeleton = `# A preregistration: see docs/prereg.md for every key.
-prereg: 1
-title: "My study"
-alpha: 0.05
-hypotheses:
-  - id: H1
-    statement: "The guard keeps duplicates under committed faults below 5%"
-    population: 'condition == "guard" && fault_fired'
-    outcome: duplicated
-    estimand: {kind: rate, cluster: template}
-    rule: {direction: below, bound: 5, use: interval}
-`
-
 func newPreregInitCmd(e *env) *cobra.Command {
 	var paper, force bool
 	var out string
@@ -76,7 +59,7 @@ func newPreregInitCmd(e *env) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data := []byte(skeleton)
+			data := prereg.SkeletonBytes()
 			if paper {
 				data = prereg.PaperBytes()
 			}
@@ -103,11 +86,7 @@ func newPreregInitCmd(e *env) *cobra.Command {
 // readPrereg reads and parses a preregistration, printing every problem
 // as file:line: message.
 func readPrereg(e *env, path string) (*prereg.File, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	f, err := prereg.Parse(path, data)
+	f, err := prereg.ReadFile(path)
 	return f, reportProblems(e, path, err)
 }
 
@@ -196,56 +175,15 @@ func runPreregHypotheses(o hypothesesOptions, e *env) error {
 	return err
 }
 
-// evalPrereg evaluates f on the episodes of the ledger at in ("" for a
-// simulated run whose seed is seed) and attaches the provenance; it warns
-// on stderr of a lock that does not match and of verdicts that are not
-// computable.
+// evalPrereg runs f on d's episodes with the provenance of the ledger at
+// in ("" for a simulated run) and prints its warnings on stderr.
 func evalPrereg(e *env, path string, f *prereg.File, d *analysis.Data, in string) (*prereg.Result, error) {
-	res, err := f.Evaluate(d.Episodes)
+	res, err := f.Run(path, d.Episodes, in, runSeed(in, d), version)
 	if err != nil {
 		return nil, err
 	}
-	prov := &prereg.Provenance{Prereg: path, PreregSHA256: f.SHA256, Ledger: in, ToolkitVersion: version}
-	if in != "" {
-		if prov.LedgerSHA256, prov.LedgerBytes, err = prereg.LedgerIdentity(in); err != nil {
-			return nil, err
-		}
-		prov.Seed = sidecarSeed(in)
-	}
-	if prov.Seed == "" {
-		prov.Seed = d.RunSeed()
-	}
-	// Ledgers record no creation time today (the sidecar holds only what
-	// is the same on every run), so the lock's order is "unknown".
-	if prov.Lock, err = prereg.CheckLock(path, f.SHA256, time.Time{}); err != nil {
-		return nil, err
-	}
-	res.Provenance = prov
-	if prov.Lock.Present && !prov.Lock.Matches {
-		fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s changed after it was locked\n", path)
-	}
-	for _, v := range res.Verdicts {
-		if v.Verdict == prereg.NotComputable {
-			fmt.Fprintf(e.stderr, "limbo-analyze: %s not computable: %s\n", v.ID, v.Reason)
-		}
+	for _, w := range res.Warnings() {
+		fmt.Fprintf(e.stderr, "limbo-analyze: %s\n", w)
 	}
 	return res, nil
-}
-
-// writePreregReport writes prereg.md, prereg.csv and prereg.json into a
-// report directory (`report --prereg`).
-func writePreregReport(e *env, u *outfile.Unit, path string, f *prereg.File, d *analysis.Data, in, dir string) ([]string, error) {
-	res, err := evalPrereg(e, path, f, d, in)
-	if err != nil {
-		return nil, err
-	}
-	var files []string
-	for _, format := range []string{"md", "csv", "json"} {
-		name := filepath.Join(dir, "prereg."+format)
-		if err := u.Write(name, func(w io.Writer) error { return res.Write(w, format) }); err != nil {
-			return nil, err
-		}
-		files = append(files, name)
-	}
-	return files, nil
 }

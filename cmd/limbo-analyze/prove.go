@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -62,23 +60,13 @@ Examples:
 	return cmd
 }
 
+// parseSeconds is sandbox.ParseSeconds with a usage error naming flag.
 func parseSeconds(flag, s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		x, err := strconv.ParseFloat(f, 64)
-		if err != nil || x != x || x < 0 || x > 86400 {
-			return nil, usagef("prove: %s: %q is not a number of seconds in [0, 86400]", flag, f)
-		}
-		out = append(out, x)
+	xs, err := sandbox.ParseSeconds(s)
+	if err != nil {
+		return nil, usagef("prove: %s: %v", flag, err)
 	}
-	if len(out) == 0 {
-		return nil, usagef("prove: %s: no values", flag)
-	}
-	return out, nil
+	return xs, nil
 }
 
 var errProofFailed = errors.New("prove: a proposition check failed")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +16,6 @@ import (
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
-	"github.com/limbo-toolkit/limbo/plots"
 	"github.com/limbo-toolkit/limbo/report"
 )
 
@@ -38,60 +35,7 @@ const defaultSeed = 1
 // simulatePaper runs the paper's design in-process with the given seed and
 // passes every graded episode, in design order, to fn.
 var simulatePaper = func(seed uint64, fn func(*ledger.Episode) error) error {
-	sim, err := design.LoadSimulator("paper", "", seed)
-	if err != nil {
-		return err
-	}
-	return design.Generate(sim, 0, sim.Plan.Len(), runtime.GOMAXPROCS(0), true, func(c *design.Chunk) error {
-		for i := range c.Eps {
-			if err := fn(&c.Eps[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// figureFormats are the formats report draws the figures in; the PNGs are
-// also embedded in report.html.
-var figureFormats = []string{"png", "svg"}
-
-// renderFigures draws the paper's figures into dir as files of the unit u
-// (package plots) and returns the PNGs for embedding, with a warning per
-// figure the data could not support.
-func renderFigures(u *outfile.Unit, res *analysis.Results, dir string) ([]report.Figure, []string, error) {
-	files, skipped, err := plots.RenderTo(u, res, dir, figureFormats)
-	if err != nil {
-		return nil, skipped, err
-	}
-	var figs []report.Figure
-	for _, f := range files {
-		if filepath.Ext(f.Path) != ".png" {
-			continue
-		}
-		name := filepath.Base(f.Path)
-		figs = append(figs, report.Figure{Name: name, Caption: figureCaption(name), PNG: f.Data})
-	}
-	return figs, skipped, nil
-}
-
-// figureCaption is the paper's caption of a figure file, shortened.
-func figureCaption(name string) string {
-	switch strings.TrimSuffix(name, filepath.Ext(name)) {
-	case "figure1":
-		return "Figure 1: why verification is not enough (observation-equivalent worlds)."
-	case "figure2":
-		return "Figure 2: duplicate rate (%) by model and fault mode (E1)."
-	case "figure3":
-		return "Figure 3: duplicate rate under committed faults by contract class and model (E1, E1s)."
-	case "figure4":
-		return "Figure 4: exactly-once success against mean agent time, waiting versus keys (E5)."
-	case "figure5":
-		return "Figure 5: exactly-once success against mean tool calls per condition and model (E2)."
-	case "figure6":
-		return "Figure 6: recovery behaviour after the focal timeout, by model (E1)."
-	}
-	return name
+	return design.Episodes("paper", seed, runtime.GOMAXPROCS(0), fn)
 }
 
 func newReportCmd(e *env) *cobra.Command {
@@ -136,7 +80,7 @@ Examples:
 				return err
 			}
 			if o.in != "" {
-				if err := checkOutputs("report", []string{o.out}, ledgerFiles(o.in)); err != nil {
+				if err := checkOutputs("report", []string{o.out}, ledger.Files(o.in)); err != nil {
 					return err
 				}
 			}
@@ -187,10 +131,7 @@ func runReport(o reportOptions, e *env) error {
 			return err
 		}
 		meta.Source = o.in
-		meta.Seed = sidecarSeed(o.in)
-		if meta.Seed == "" {
-			meta.Seed = d.RunSeed()
-		}
+		meta.Seed = runSeed(o.in, d)
 	}
 	meta.Episodes = len(d.Episodes)
 	res := analysis.Analyze(d, analysis.Options{Tools: toolCatalogue()})
@@ -202,11 +143,11 @@ func runReport(o reportOptions, e *env) error {
 	// the directory as it was (and removes it if this run created it).
 	var ins []string
 	if o.in != "" {
-		ins = ledgerFiles(o.in)
+		ins = ledger.Files(o.in)
 	}
 	u := outfile.NewUnit(ins...)
 	defer u.Abort() // no-op after Commit
-	figs, skipped, err := renderFigures(u, res, filepath.Join(o.out, "figures"))
+	figs, skipped, err := report.DrawFigures(u, res, filepath.Join(o.out, "figures"))
 	if err != nil {
 		// Figures are an extra: a figure that cannot be drawn is left out,
 		// but a failure to write (a full disk) fails the report.
@@ -225,7 +166,11 @@ func runReport(o reportOptions, e *env) error {
 		return err
 	}
 	if pf != nil {
-		pfiles, err := writePreregReport(e, u, o.prereg, pf, d, o.in, o.out)
+		pres, err := evalPrereg(e, o.prereg, pf, d, o.in)
+		if err != nil {
+			return err
+		}
+		pfiles, err := pres.WriteFiles(u, o.out)
 		if err != nil {
 			return err
 		}
@@ -242,20 +187,13 @@ func runReport(o reportOptions, e *env) error {
 	return nil
 }
 
-// sidecarSeed is the run seed recorded in the LEDGER.meta.json that
-// simulate writes beside a ledger ("" if there is none).
-func sidecarSeed(in string) string {
-	b, err := os.ReadFile(design.MetaPath(in))
-	if err != nil {
-		return ""
+// runSeed is the run seed of the ledger at in: the one its sidecar
+// records, else the one all its episodes share.
+func runSeed(in string, d *analysis.Data) string {
+	if s := design.SidecarSeed(in); s != "" {
+		return s
 	}
-	var m struct {
-		Seed *uint64 `json:"seed"`
-	}
-	if json.Unmarshal(b, &m) != nil || m.Seed == nil {
-		return ""
-	}
-	return strconv.FormatUint(*m.Seed, 10)
+	return d.RunSeed()
 }
 
 // checkOutDir rejects an output directory path that is an existing file,

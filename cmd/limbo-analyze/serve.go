@@ -7,8 +7,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"slices"
-	"strings"
 	"syscall"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
-	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
 // serveOptions are the flags of serve.
@@ -134,14 +131,8 @@ Examples:
 			if f.Changed("template") {
 				// Flag values outside their fixed sets are usage errors, as
 				// for every other enumerated flag.
-				if !slices.Contains(sandbox.Templates(), o.one.Template) {
-					return usagef("--template %q: want one of %s", o.one.Template, strings.Join(sandbox.Templates(), ", "))
-				}
-				if !ledger.FaultModes.Has(o.one.FaultMode) {
-					return usagef("--fault %q: want one of %s", o.one.FaultMode, strings.Join(ledger.FaultModes.Values, ", "))
-				}
-				if !ledger.Contracts.Has(o.one.Contract) {
-					return usagef("--contract %q: want %s", o.one.Contract, strings.Join(ledger.Contracts.Values, " or "))
+				if err := o.one.CheckFlags(); err != nil {
+					return usageError{err}
 				}
 			}
 			if err := o.limits.Check(); err != nil {

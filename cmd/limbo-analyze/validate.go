@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -82,15 +80,8 @@ func runValidate(o validateOptions, e *env) error {
 			continue
 		}
 		fmt.Fprintf(e.stderr, "%s: %d %s, no errors\n", path, c.Rows, plural(c.Rows, "episode", "episodes"))
-		switch {
-		case c.Summary != nil && o.format == "json":
-			b, err := json.Marshal(c.Summary)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "%s\n", b)
-		case c.Summary != nil:
-			if err := c.Summary.WriteText(e.stdout); err != nil {
+		if c.Summary != nil {
+			if err := c.Summary.Write(e.stdout, o.format); err != nil {
 				return err
 			}
 		}
@@ -107,11 +98,3 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
-
-// warnPrinter keeps export's spelling of ledger.WarnLimiter (export.go is
-// owned elsewhere and calls newWarnPrinter, warn and flush).
-type warnPrinter struct{ *ledger.WarnLimiter }
-
-func newWarnPrinter(w io.Writer) warnPrinter { return warnPrinter{ledger.NewWarnLimiter(w)} }
-func (wp warnPrinter) warn(p ledger.Problem) { wp.Warn(p) }
-func (wp warnPrinter) flush()                { wp.Flush() }

@@ -1,0 +1,94 @@
+package prereg
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// skeleton is what `prereg init` writes without --paper: one hypothesis to
+// edit, every required key present.
+const skeleton = `# A preregistration: see docs/prereg.md for every key.
+prereg: 1
+title: "My study"
+alpha: 0.05
+hypotheses:
+  - id: H1
+    statement: "The guard keeps duplicates under committed faults below 5%"
+    population: 'condition == "guard" && fault_fired'
+    outcome: duplicated
+    estimand: {kind: rate, cluster: template}
+    rule: {direction: below, bound: 5, use: interval}
+`
+
+// SkeletonBytes returns a starting preregistration: one hypothesis to
+// edit, every required key present.
+func SkeletonBytes() []byte { return []byte(skeleton) }
+
+// ReadFile reads and parses the preregistration at path; its problems
+// come back as an ErrorList.
+func ReadFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Run evaluates f, read from path, on eps and attaches the provenance:
+// the ledger at in ("" for a simulated run) with its identity, the run
+// seed and the state of path's lock, under the toolkit version.
+func (f *File) Run(path string, eps []*ledger.Episode, in, seed, version string) (*Result, error) {
+	res, err := f.Evaluate(eps)
+	if err != nil {
+		return nil, err
+	}
+	prov := &Provenance{Prereg: path, PreregSHA256: f.SHA256, Ledger: in, Seed: seed, ToolkitVersion: version}
+	if in != "" {
+		if prov.LedgerSHA256, prov.LedgerBytes, err = LedgerIdentity(in); err != nil {
+			return nil, err
+		}
+	}
+	// Ledgers record no creation time today (the sidecar holds only what
+	// is the same on every run), so the lock's order is "unknown".
+	if prov.Lock, err = CheckLock(path, f.SHA256, time.Time{}); err != nil {
+		return nil, err
+	}
+	res.Provenance = prov
+	return res, nil
+}
+
+// Warnings are what a person should see of a run besides its verdicts: a
+// preregistration changed after it was locked, and each verdict that is
+// not computable with its reason.
+func (r *Result) Warnings() []string {
+	var out []string
+	if p := r.Provenance; p != nil && p.Lock != nil && p.Lock.Present && !p.Lock.Matches {
+		out = append(out, fmt.Sprintf("warning: %s changed after it was locked", p.Prereg))
+	}
+	for _, v := range r.Verdicts {
+		if v.Verdict == NotComputable {
+			out = append(out, fmt.Sprintf("%s not computable: %s", v.ID, v.Reason))
+		}
+	}
+	return out
+}
+
+// WriteFiles writes prereg.md, prereg.csv and prereg.json into dir as part
+// of u (a report directory) and returns their paths.
+func (r *Result) WriteFiles(u *outfile.Unit, dir string) ([]string, error) {
+	var files []string
+	for _, format := range []string{"md", "csv", "json"} {
+		name := filepath.Join(dir, "prereg."+format)
+		if err := u.Write(name, func(w io.Writer) error { return r.Write(w, format) }); err != nil {
+			return nil, err
+		}
+		files = append(files, name)
+	}
+	return files, nil
+}
