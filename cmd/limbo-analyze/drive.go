@@ -10,7 +10,6 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/mcp"
@@ -159,10 +158,7 @@ func runDrive(ctx context.Context, e *env, o *driveOptions) error {
 		Ledger: o.out, Shard: o.shard, Toolkit: version,
 		Warn: func(msg string) { fmt.Fprintln(e.stderr, "limbo-analyze drive:", msg) },
 		Start: func(pending int) {
-			if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-				bar = progressbar.NewOptions(pending, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("episodes"),
-					progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-			}
+			bar = progressBar(e, pending, "episodes")
 		},
 		DriveOptions: mcp.DriveOptions{
 			Plan: plan, Harness: o.harness, Server: []string{exe, "serve"}, ServerArgs: serverArgs,

@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strings"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
@@ -162,4 +165,16 @@ func flagErrorText(err error) string {
 		return fmt.Sprintf("%s %q: out of range", name, m[1])
 	}
 	return fmt.Sprintf("%s %q: want %s", name, m[1], want)
+}
+
+// progressBar returns a bar of n steps on stderr when stderr is a terminal,
+// else nil (piped output and tests get no bar).
+func progressBar(e *env, n int, what string) *progressbar.ProgressBar {
+	f, ok := e.stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return progressbar.NewOptions(n, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish())
 }

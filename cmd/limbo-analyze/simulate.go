@@ -1,15 +1,12 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/limbo-toolkit/limbo/design"
 )
@@ -103,13 +100,10 @@ func runSimulate(o simulateOptions, e *env) error {
 	}
 	ro := design.RunOptions{Design: o.design, Profiles: o.profiles, Out: o.out, Stdout: e.stdout,
 		Episodes: o.episodes, Jobs: jobs, Shard: o.shard, Toolkit: version}
-	var bar *progressbar.ProgressBar
-	if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		si, sn, _ := design.ParseShard(o.shard)
-		lo, hi := design.ShardRange(sim.Plan.Len(), si, sn)
-		bar = progressbar.NewOptions(hi-lo, progressbar.OptionSetWriter(f),
-			progressbar.OptionSetDescription("simulate"), progressbar.OptionShowCount(),
-			progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish())
+	si, sn, _ := design.ParseShard(o.shard)
+	lo, hi := design.ShardRange(sim.Plan.Len(), si, sn)
+	bar := progressBar(e, hi-lo, "simulate")
+	if bar != nil {
 		ro.Progress = func(n int) { bar.Add(n) }
 	}
 	if err := design.Run(sim, ro); err != nil {
