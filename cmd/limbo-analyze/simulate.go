@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 type simulateOptions struct {
@@ -55,7 +56,7 @@ Examples:
 			if _, _, err := design.ParseShard(o.shard); err != nil {
 				return usagef("simulate: --shard: %v", err)
 			}
-			if o.out != "-" && !isJSONLName(o.out) {
+			if o.out != "-" && !ledger.IsJSONLName(o.out) {
 				return usagef("simulate: --out %s: the raw ledger is JSONL; name it .jsonl (or - for stdout)", o.out)
 			}
 			if ext := strings.ToLower(filepath.Ext(o.episodes)); o.episodes != "" && !slices.Contains([]string{".parquet", ".csv", ".jsonl", ".ndjson"}, ext) {
@@ -113,10 +114,4 @@ func runSimulate(o simulateOptions, e *env) error {
 		bar.Finish()
 	}
 	return nil
-}
-
-// isJSONLName reports whether path names a JSONL file (.jsonl or .ndjson).
-func isJSONLName(path string) bool {
-	ext := strings.ToLower(filepath.Ext(path))
-	return ext == ".jsonl" || ext == ".ndjson"
 }

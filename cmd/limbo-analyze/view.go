@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -118,10 +115,7 @@ func runView(ctx context.Context, o viewOptions, e *env) error {
 	if err != nil {
 		return fmt.Errorf("view: --serve: %w", err)
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(ctx)
 	defer stop()
 	fmt.Fprintf(e.stderr, "serving %d episodes at http://%s/ (Ctrl-C to stop)\n", m.Shown, ln.Addr())
 	if err := site.Serve(ctx, ln); err != nil {
