@@ -93,7 +93,7 @@ func runReport(o reportOptions, e *env) error {
 		},
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", msg) },
 	}
-	wl := ledger.NewFirstWarnings(e.stderr, 5, "limbo-analyze: ", "limbo-analyze: … and %d more warnings\n")
+	wl := analysisWarnings(e)
 	job.Read = ledger.ReadOptions{Format: o.inFormat, Grader: grader(), Strict: o.strict, Warn: wl.Warn}
 	job.ReadDone = wl.Flush
 	if o.prereg != "" {
