@@ -94,18 +94,9 @@ func splitList(s string) []string {
 	return out
 }
 
-// parseRefs parses --ref col=level flags.
-func parseRefs(refs []string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, r := range refs {
-		col, lvl, ok := strings.Cut(r, "=")
-		if !ok || col == "" {
-			return nil, usagef("--ref %q: want column=level", r)
-		}
-		if _, dup := out[col]; dup {
-			return nil, usagef("--ref %s given twice", col)
-		}
-		out[col] = lvl
-	}
-	return out, nil
+// analysisWarnings limits the ledger plausibility warnings of the commands
+// that read a whole ledger for the paper's analysis (tables, hypotheses,
+// figures, report) to a few lines and a count of the rest.
+func analysisWarnings(e *env) *ledger.FirstWarnings {
+	return ledger.NewFirstWarnings(e.stderr, 5, "limbo-analyze: ", "limbo-analyze: … and %d more warnings\n")
 }

@@ -2,40 +2,15 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/mcp"
 )
 
-// driveOptions are the flags of drive.
-type driveOptions struct {
-	plan      string
-	harness   string
-	out       string
-	parallel  int
-	timeout   time.Duration
-	grace     time.Duration
-	logDir    string
-	serverExe string
-	raw       bool
-	limits    mcp.Limits
-	shard     string
-	annotate  bool
-
-	model, harnessLabel string
-	seed                uint64
-}
-
 func newDriveCmd(e *env) *cobra.Command {
-	o := &driveOptions{}
+	o := &mcp.DriveConfig{}
 	c := &cobra.Command{
 		Use:   "drive --harness 'COMMAND {task} {mcp_config}' --out LEDGER [--plan PLAN] [--parallel K]",
 		Short: "Run an agent harness once per planned episode against a fresh stdio MCP server",
@@ -88,106 +63,38 @@ Examples:
     --harness 'codex exec -c mcp_servers.limbo.command={mcp_command_json} -c mcp_servers.limbo.args={mcp_args_json} {task}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.harness == "" {
-				return usagef("--harness is required")
-			}
-			if o.out == "" {
-				return usagef("--out is required")
-			}
-			if !isJSONLName(o.out) {
-				return usagef("--out %s: the driven ledger is JSONL; name it .jsonl", o.out)
-			}
-			if o.parallel < 1 || o.parallel > 256 {
-				return usagef("--parallel must be 1–256, got %d", o.parallel)
-			}
-			if o.timeout <= 0 || o.grace <= 0 {
-				return usagef("--timeout and --grace must be positive")
-			}
-			if err := o.limits.Check(); err != nil {
+			if err := o.Check(); err != nil {
 				return usageError{err}
-			}
-			if o.shard != "" {
-				if _, _, err := design.ParseShard(o.shard); err != nil {
-					return usagef("--shard: %v", err)
-				}
 			}
 			return runDrive(cmd.Context(), e, o)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.plan, "plan", "", "plan file (JSON); default: the E2 instance-0 episodes")
-	f.StringVar(&o.harness, "harness", "", "harness command with placeholders (run with sh -c)")
-	f.StringVar(&o.out, "out", "", "ledger to append graded episodes to (JSONL)")
-	f.IntVar(&o.parallel, "parallel", 1, "harnesses run at once")
-	f.DurationVar(&o.timeout, "timeout", 15*time.Minute, "wall-time limit per episode")
-	f.DurationVar(&o.grace, "grace", 10*time.Second, "wait after the harness exits for its server to record the episode")
-	f.StringVar(&o.logDir, "log-dir", "", "directory for each harness's output (<plan index>.log); default: discarded")
-	f.StringVar(&o.serverExe, "server", "", "limbo-analyze executable that serves the episodes (default: this one)")
-	f.BoolVar(&o.raw, "raw", false, "also write calls, effects and the final report into each ledger line")
-	f.StringVar(&o.shard, "shard", "", "drive only shard I of N of the plan (I/N), with a sidecar for merge")
-	f.BoolVar(&o.annotate, "annotations", false, "list the tools with MCP tool annotations (an experimental factor)")
-	addLimitFlags(c, &o.limits)
-	f.StringVar(&o.model, "model", mcp.DefaultLabel, "model label of the default plan")
-	f.StringVar(&o.harnessLabel, "harness-label", mcp.DefaultLabel, "harness label of the default plan")
-	f.Uint64Var(&o.seed, "seed", 1, "run seed of the default plan")
+	f.StringVar(&o.PlanFile, "plan", "", "plan file (JSON); default: the E2 instance-0 episodes")
+	f.StringVar(&o.Harness, "harness", "", "harness command with placeholders (run with sh -c)")
+	f.StringVar(&o.Out, "out", "", "ledger to append graded episodes to (JSONL)")
+	f.IntVar(&o.Parallel, "parallel", 1, "harnesses run at once")
+	f.DurationVar(&o.Timeout, "timeout", 15*time.Minute, "wall-time limit per episode")
+	f.DurationVar(&o.Grace, "grace", 10*time.Second, "wait after the harness exits for its server to record the episode")
+	f.StringVar(&o.LogDir, "log-dir", "", "directory for each harness's output (<plan index>.log); default: discarded")
+	f.StringVar(&o.Server, "server", "", "limbo-analyze executable that serves the episodes (default: this one)")
+	f.BoolVar(&o.Raw, "raw", false, "also write calls, effects and the final report into each ledger line")
+	f.StringVar(&o.Shard, "shard", "", "drive only shard I of N of the plan (I/N), with a sidecar for merge")
+	f.BoolVar(&o.Annotations, "annotations", false, "list the tools with MCP tool annotations (an experimental factor)")
+	addLimitFlags(c, &o.Limits)
+	f.StringVar(&o.Model, "model", mcp.DefaultLabel, "model label of the default plan")
+	f.StringVar(&o.HarnessLabel, "harness-label", mcp.DefaultLabel, "harness label of the default plan")
+	f.Uint64Var(&o.Seed, "seed", 1, "run seed of the default plan")
 	return c
 }
 
-func runDrive(ctx context.Context, e *env, o *driveOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	plan, err := mcp.PlanSource{File: o.plan, Model: o.model, Harness: o.harnessLabel, Seed: o.seed, Annotations: o.annotate}.Load()
-	if err != nil {
-		return err
-	}
-	exe := o.serverExe
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return fmt.Errorf("locating the server executable: %w (pass --server)", err)
-		}
-	}
-	serverArgs := o.limits.Args()
-	if o.raw {
-		serverArgs = append(serverArgs, "--raw")
-	}
-	var bar *progressbar.ProgressBar
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+func runDrive(ctx context.Context, e *env, o *mcp.DriveConfig) error {
+	ctx, stop := signalContext(ctx)
 	defer stop()
-	t, err := mcp.RunDrive(ctx, mcp.DriveJob{
-		Ledger: o.out, Shard: o.shard, Toolkit: version,
-		Warn: func(msg string) { fmt.Fprintln(e.stderr, "limbo-analyze drive:", msg) },
-		Start: func(pending int) {
-			bar = progressBar(e, pending, "episodes")
-		},
-		DriveOptions: mcp.DriveOptions{
-			Plan: plan, Harness: o.harness, Server: []string{exe, "serve"}, ServerArgs: serverArgs,
-			Parallel: o.parallel, Timeout: o.timeout, Grace: o.grace, LogDir: o.logDir,
-			Progress: func(ev mcp.DriveEvent) {
-				if bar != nil {
-					_ = bar.Add(1)
-				}
-				if bar != nil && (ev.Err != nil || ev.Warning != "") {
-					_ = bar.Clear()
-				}
-				switch {
-				case ev.Err != nil:
-					fmt.Fprintf(e.stderr, "limbo-analyze drive: episode %d (%s): %v\n", ev.Index, ev.EpisodeID, ev.Err)
-				case ev.Warning != "":
-					fmt.Fprintf(e.stderr, "limbo-analyze drive: episode %d (%s) recorded; %s\n", ev.Index, ev.EpisodeID, ev.Warning)
-				}
-			},
-		},
+	return o.Drive(ctx, e.stderr, "limbo-analyze drive", version, func(pending int) mcp.Bar {
+		if bar := progressBar(e, pending, "episodes"); bar != nil {
+			return bar
+		}
+		return nil // no terminal: no bar (and no typed nil in the interface)
 	})
-	if bar != nil {
-		_ = bar.Finish()
-	}
-	switch {
-	case t.Pending > 0:
-		fmt.Fprintf(e.stderr, "limbo-analyze drive: %d episodes recorded in %s, %d failed, %d of %d still pending\n",
-			t.Recorded, o.out, t.Failed, t.Pending-t.Recorded, t.Total)
-	case err == nil:
-		fmt.Fprintf(e.stderr, "limbo-analyze drive: all %d episodes of the plan are in %s\n", t.Total, o.out)
-	}
-	return err
 }

@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -65,7 +62,7 @@ Examples:
 			if o.maxPartitions < 1 {
 				return usagef("export: --max-partitions must be at least 1")
 			}
-			if ext := strings.ToLower(filepath.Ext(o.out)); o.format == "" && len(o.partitionBy) == 0 && !slices.Contains([]string{".jsonl", ".ndjson", ".csv", ".parquet"}, ext) {
+			if o.format == "" && len(o.partitionBy) == 0 && !ledger.IsLedgerName(o.out) {
 				return usagef("export: cannot tell the output format from %q; give --format", o.out)
 			}
 			if err := checkOutputs("export", ledger.Files(o.out), ledger.Files(o.in)); err != nil {
@@ -99,21 +96,8 @@ func runExport(o exportOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	if len(o.partitionBy) == 0 {
-		fmt.Fprintf(e.stderr, "wrote %d %s to %s\n", st.Episodes, plural(st.Episodes, "episode", "episodes"), o.out)
-		if st.DroppedNested {
-			fmt.Fprintf(e.stderr, "note: calls and effects of the raw lines are kept only in Parquet output (X.calls.parquet, X.effects.parquet); %s has the graded episodes\n", o.out)
-		}
-		return nil
-	}
-	fmt.Fprintf(e.stderr, "wrote %d %s in %d %s to %s\n", st.Episodes, plural(st.Episodes, "episode", "episodes"),
-		st.Partitions, plural(st.Partitions, "partition", "partitions"), o.out)
-	if st.Nested {
-		calls, effects := ledger.PartitionSiblings(o.out)
-		fmt.Fprintf(e.stderr, "wrote the calls and effects of the raw lines to %s and %s, partitioned the same way\n", calls, effects)
-	}
-	if st.DroppedNested {
-		fmt.Fprintf(e.stderr, "note: calls and effects of the raw lines are kept only in Parquet output; %s has the graded episodes\n", o.out)
+	for _, n := range st.Notes(o.out, len(o.partitionBy) > 0) {
+		fmt.Fprintln(e.stderr, n)
 	}
 	return nil
 }

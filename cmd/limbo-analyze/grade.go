@@ -1,15 +1,9 @@
 package main
 
 import (
-	"fmt"
-	"path/filepath"
-	"slices"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/ledger"
-	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
 type gradeOptions struct {
@@ -38,12 +32,10 @@ Examples:
 			if o.out == "" {
 				return usagef("grade: --out is required")
 			}
-			switch strings.ToLower(o.format) {
-			case "", "parquet", "csv", "jsonl", "ndjson", "json":
-			default:
+			if !ledger.IsFormat(o.format) {
 				return usagef("grade: --format %q: want parquet, csv or jsonl", o.format)
 			}
-			if ext := strings.ToLower(filepath.Ext(o.out)); o.format == "" && !slices.Contains([]string{".parquet", ".csv", ".jsonl", ".ndjson"}, ext) {
+			if o.format == "" && !ledger.IsLedgerName(o.out) {
 				return usagef("grade: --out %s: name it .parquet, .csv or .jsonl, or give --format", o.out)
 			}
 			if err := checkOutputs("grade", ledger.Files(o.out), ledger.Files(o.in)); err != nil {
@@ -61,19 +53,7 @@ Examples:
 func runGrade(o gradeOptions, e *env) error {
 	// Plausibility warnings can repeat for every row of a user's ledger:
 	// show the first few and count the rest.
-	const shown = 10
-	warned := 0
-	err := ledger.Convert(o.in, o.out, o.format, ledger.ReadOptions{
-		Grader: sandbox.Grade,
-		Strict: o.strict,
-		Warn: func(p ledger.Problem) {
-			if warned++; warned <= shown {
-				fmt.Fprintf(e.stderr, "limbo-analyze: warning: %v\n", p)
-			}
-		},
-	})
-	if warned > shown {
-		fmt.Fprintf(e.stderr, "limbo-analyze: %d more warnings not shown\n", warned-shown)
-	}
-	return err
+	wl := ledger.NewFirstWarnings(e.stderr, 10, "limbo-analyze: warning: ", "limbo-analyze: %d more warnings not shown\n")
+	defer wl.Flush()
+	return ledger.Convert(o.in, o.out, o.format, ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wl.Warn})
 }

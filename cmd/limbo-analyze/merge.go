@@ -57,11 +57,7 @@ Examples:
 }
 
 func runMerge(o mergeOptions, e *env) error {
-	merge, kind := design.Merge, "shards"
-	if mcp.IsDrivenShard(o.shards[0]) {
-		merge, kind = mcp.MergeShards, "driven shards"
-	}
-	n, err := merge(o.out, e.stdout, o.shards)
+	n, kind, err := mcp.MergeAny(o.out, e.stdout, o.shards)
 	if err != nil || o.out == "-" {
 		return err
 	}

@@ -58,9 +58,9 @@ Examples:
 			if err := o.validate(); err != nil {
 				return err
 			}
-			refs, err := parseRefs(o.Refs)
+			refs, err := analysis.ParseRefs(o.Refs)
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			if o.NAGQ < 1 {
 				return usagef("--nagq %d: want 1 (Laplace) or more quadrature nodes", o.NAGQ)

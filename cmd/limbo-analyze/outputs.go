@@ -20,12 +20,3 @@ func checkOutputs(cmd string, outputs, inputs []string) error {
 	}
 	return nil
 }
-
-// checkOutputsDistinct refuses two outputs of one command that are the same
-// file: a usage error.
-func checkOutputsDistinct(cmd string, flags map[string]string) error {
-	if err := outfile.CheckDistinct(flags); err != nil {
-		return usagef("%s: %v", cmd, err)
-	}
-	return nil
-}

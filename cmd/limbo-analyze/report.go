@@ -1,19 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/analysis/prereg"
-	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
@@ -31,12 +25,6 @@ type reportOptions struct {
 // defaultSeed is the seed `report` simulates with when given no ledger (the
 // same default as `simulate`).
 const defaultSeed = 1
-
-// simulatePaper runs the paper's design in-process with the given seed and
-// passes every graded episode, in design order, to fn.
-var simulatePaper = func(seed uint64, fn func(*ledger.Episode) error) error {
-	return design.Episodes("paper", seed, runtime.GOMAXPROCS(0), fn)
-}
 
 func newReportCmd(e *env) *cobra.Command {
 	var o reportOptions
@@ -98,103 +86,43 @@ Examples:
 }
 
 func runReport(o reportOptions, e *env) error {
-	meta := report.Meta{Toolkit: version, Schema: ledger.SchemaVersion, Go: runtime.Version()}
-	var pf *prereg.File
+	job := report.Job{In: o.in, Seed: o.seed, Out: o.out,
+		Meta: report.Meta{Toolkit: version, Schema: ledger.SchemaVersion, Go: runtime.Version()},
+		Analyze: func(d *analysis.Data) *analysis.Results {
+			return analysis.Analyze(d, analysis.Options{Tools: report.Tools()})
+		},
+		Warn: func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", msg) },
+	}
+	wl := analysisWarnings(e)
+	job.Read = ledger.ReadOptions{Format: o.inFormat, Grader: grader(), Strict: o.strict, Warn: wl.Warn}
+	job.ReadDone = wl.Flush
 	if o.prereg != "" {
-		var err error
-		if pf, err = readPrereg(e, o.prereg); err != nil {
-			return err
-		}
-	}
-	var d *analysis.Data
-	if o.in == "" {
-		d = &analysis.Data{}
-		err := simulatePaper(o.seed, func(ep *ledger.Episode) error {
-			c := *ep
-			d.Episodes = append(d.Episodes, &c)
-			return nil
-		})
+		pf, err := readPrereg(e, o.prereg)
 		if err != nil {
-			return fmt.Errorf("simulate: %w", err)
-		}
-		meta.Source = "the paper design, simulated (limbo-analyze simulate --design paper)"
-		meta.Seed = strconv.FormatUint(o.seed, 10)
-	} else {
-		var err error
-		// Only the columns the tables and figures use: a user's ledger that
-		// lacks some gets the tables it can support, with warnings.
-		cols := append(analysis.Columns(analysis.TableNumbers), "seed")
-		if pf != nil {
-			cols = nil // a preregistration may read any column
-		}
-		if d, err = readAnalysisData(e, o.in, o.inFormat, o.strict, cols); err != nil {
 			return err
 		}
-		meta.Source = o.in
-		meta.Seed = runSeed(o.in, d)
+		job.Extra = func(u *outfile.Unit, d *analysis.Data) ([]string, error) {
+			pres, err := evalPrereg(e, o.prereg, pf, d, o.in)
+			if err != nil {
+				return nil, err
+			}
+			return pres.WriteFiles(u, o.out)
+		}
 	}
-	meta.Episodes = len(d.Episodes)
-	res := analysis.Analyze(d, analysis.Options{Tools: toolCatalogue()})
-	for _, w := range res.Warnings {
-		fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", w)
-	}
-	// Every file of the report is one unit: staged beside its final path
-	// and renamed into place only when all are written, so a failure leaves
-	// the directory as it was (and removes it if this run created it).
-	var ins []string
-	if o.in != "" {
-		ins = ledger.Files(o.in)
-	}
-	u := outfile.NewUnit(ins...)
-	defer u.Abort() // no-op after Commit
-	figs, skipped, err := report.DrawFigures(u, res, filepath.Join(o.out, "figures"))
+	w, err := report.Generate(job)
 	if err != nil {
-		// Figures are an extra: a figure that cannot be drawn is left out,
-		// but a failure to write (a full disk) fails the report.
-		var pe *fs.PathError
-		var ie *outfile.InputError
-		if errors.As(err, &pe) || errors.As(err, &ie) {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "limbo-analyze: warning: figures: %v\n", err)
-	}
-	for _, s := range skipped {
-		fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", s)
-	}
-	files, err := report.WriteAllTo(u, o.out, res, meta, figs)
-	if err != nil {
-		return err
-	}
-	if pf != nil {
-		pres, err := evalPrereg(e, o.prereg, pf, d, o.in)
-		if err != nil {
-			return err
-		}
-		pfiles, err := pres.WriteFiles(u, o.out)
-		if err != nil {
-			return err
-		}
-		files = append(files, pfiles...)
-	}
-	if err := u.Commit(); err != nil {
 		return err
 	}
 	figWord := "figures"
-	if len(figs) == 1 {
+	if w.Figures == 1 {
 		figWord = "figure"
 	}
-	fmt.Fprintf(e.stderr, "limbo-analyze: wrote %d files and %d %s to %s (%d episodes)\n", len(files), len(figs), figWord, o.out, meta.Episodes)
+	fmt.Fprintf(e.stderr, "limbo-analyze: wrote %d files and %d %s to %s (%d episodes)\n", w.Files, w.Figures, figWord, o.out, w.Episodes)
 	return nil
 }
 
-// runSeed is the run seed of the ledger at in: the one its sidecar
-// records, else the one all its episodes share.
-func runSeed(in string, d *analysis.Data) string {
-	if s := design.SidecarSeed(in); s != "" {
-		return s
-	}
-	return d.RunSeed()
-}
+// runSeed is the run seed of the ledger at in (report.RunSeed).
+func runSeed(in string, d *analysis.Data) string { return report.RunSeed(in, d) }
 
 // checkOutDir rejects an output directory path that is an existing file,
 // before any work is done.

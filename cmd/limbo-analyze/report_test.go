@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/report"
 )
 
 // readTree returns every file under dir by relative path.
@@ -105,12 +105,8 @@ func TestReportSeedByteStable(t *testing.T) {
 // paperEpisodes simulates the paper design once per test binary.
 func paperEpisodes(b *testing.B) *analysis.Data {
 	b.Helper()
-	d := &analysis.Data{}
-	if err := simulatePaper(defaultSeed, func(e *ledger.Episode) error {
-		c := *e
-		d.Episodes = append(d.Episodes, &c)
-		return nil
-	}); err != nil {
+	d, err := report.SimulatePaper(defaultSeed)
+	if err != nil {
 		b.Fatal(err)
 	}
 	return d
@@ -120,7 +116,7 @@ func paperEpisodes(b *testing.B) *analysis.Data {
 // 25,930 episodes (simulation excluded).
 func BenchmarkTablesAndHypotheses(b *testing.B) {
 	d := paperEpisodes(b)
-	tools := toolCatalogue()
+	tools := report.Tools()
 	for b.Loop() {
 		analysis.Analyze(d, analysis.Options{Tools: tools})
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // Exit codes (DESIGN §5).
@@ -138,12 +139,10 @@ Examples:
 
 // checkInFormat validates the --in-format flag of c.
 func checkInFormat(c *cobra.Command) error {
-	v, _ := c.Flags().GetString("in-format")
-	switch strings.ToLower(v) {
-	case "", "jsonl", "ndjson", "json", "csv", "parquet":
-		return nil
+	if v, _ := c.Flags().GetString("in-format"); !ledger.IsFormat(v) {
+		return usagef("%s: --in-format %q: want jsonl, csv or parquet", c.Name(), v)
 	}
-	return usagef("%s: --in-format %q: want jsonl, csv or parquet", c.Name(), v)
+	return nil
 }
 
 // flagParseRE matches pflag's message for a value that does not parse.

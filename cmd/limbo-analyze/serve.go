@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,30 +14,8 @@ import (
 	"github.com/limbo-toolkit/limbo/mcp"
 )
 
-// serveOptions are the flags of serve.
-type serveOptions struct {
-	transport   string
-	addr        string
-	allowRemote bool
-	plan        string
-	ledger      string
-	printTask   bool
-	raw         bool
-	limits      mcp.Limits
-	idle        time.Duration
-	annotate    bool
-	origins     []string
-
-	// Default plan labels and seed.
-	model, harness string
-	seed           uint64
-
-	// One episode given by flags.
-	one mcp.Episode
-}
-
 func newServeCmd(e *env) *cobra.Command {
-	o := &serveOptions{}
+	o := &mcp.ServeConfig{}
 	c := &cobra.Command{
 		Use:   "serve --ledger OUT.jsonl [--transport stdio|http] [--plan PLAN]",
 		Short: "Serve the sandbox to a real agent over MCP, one episode per session",
@@ -107,97 +83,56 @@ Examples:
   limbo-analyze serve --plan plan.json --ledger run.jsonl --print-task`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f := cmd.Flags()
-			if o.transport != "stdio" && o.transport != "http" {
-				return usagef("--transport must be stdio or http, got %q", o.transport)
-			}
-			if o.transport == "http" && !o.allowRemote && !mcp.IsLoopback(o.addr) {
-				return usagef("--addr %s is not a loopback address; pass --allow-remote to bind it", o.addr)
-			}
-			if o.ledger == "" && !o.printTask {
-				return usagef("--ledger is required")
-			}
-			if o.ledger != "" && !isJSONLName(o.ledger) {
-				return usagef("--ledger %s: the served ledger is JSONL; name it .jsonl", o.ledger)
-			}
-			if f.Changed("template") && o.plan != "" {
-				return usagef("--plan and --template exclude each other")
-			}
-			for _, name := range []string{"instance", "focal-index", "fault", "contract", "condition", "guard", "delay-s"} {
-				if f.Changed(name) && !f.Changed("template") {
-					return usagef("--%s describes a single episode and needs --template", name)
-				}
-			}
-			if f.Changed("template") {
-				// Flag values outside their fixed sets are usage errors, as
-				// for every other enumerated flag.
-				if err := o.one.CheckFlags(); err != nil {
-					return usageError{err}
-				}
-			}
-			if err := o.limits.Check(); err != nil {
+			if err := o.Check(cmd.Flags().Changed); err != nil {
 				return usageError{err}
 			}
 			return runServe(cmd.Context(), e, o)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.transport, "transport", "stdio", "stdio or http")
-	f.StringVar(&o.addr, "addr", "127.0.0.1:8765", "listen address for --transport http")
-	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow a non-loopback --addr")
-	f.StringVar(&o.plan, "plan", "", "plan file (JSON); default: the E2 instance-0 episodes")
-	f.StringVar(&o.ledger, "ledger", "", "ledger to append graded episodes to (JSONL)")
-	f.BoolVar(&o.printTask, "print-task", false, "print the next pending episode's task instruction and exit")
-	f.BoolVar(&o.raw, "raw", false, "also write calls, effects and the final report into each ledger line")
-	addLimitFlags(c, &o.limits)
-	f.DurationVar(&o.idle, "idle-timeout", 10*time.Minute, "close an HTTP session idle this long")
-	f.BoolVar(&o.annotate, "annotations", false, "list the tools with MCP tool annotations (an experimental factor; off in the paper)")
-	f.StringSliceVar(&o.origins, "allow-origin", nil, "browser origin (scheme://host:port) accepted besides loopback ones; repeatable")
-	f.StringVar(&o.model, "model", mcp.DefaultLabel, "model label of the default or single-episode plan")
-	f.StringVar(&o.harness, "harness", mcp.DefaultLabel, "harness label of the default or single-episode plan")
-	f.Uint64Var(&o.seed, "seed", 1, "world seed of the default or single-episode plan")
-	f.StringVar(&o.one.Template, "template", "", "serve one episode: task template (T01..T12)")
-	f.IntVar(&o.one.Instance, "instance", 0, "single episode: task instance")
-	f.IntVar(&o.one.FocalIndex, "focal-index", 0, "single episode: focal write index")
-	f.StringVar(&o.one.FaultMode, "fault", ledger.FaultNone, "single episode: fault mode")
-	f.StringVar(&o.one.Contract, "contract", ledger.ContractNative, "single episode: contract")
-	f.StringVar(&o.one.Condition, "condition", mcp.DefaultCondition, "single episode: condition label")
-	f.BoolVar(&o.one.Guard, "guard", false, "single episode: run the guard middleware")
-	f.Float64Var(&o.one.DelayS, "delay-s", 0, "single episode: in-flight delay of a late commit")
+	f.StringVar(&o.Transport, "transport", "stdio", "stdio or http")
+	f.StringVar(&o.Addr, "addr", "127.0.0.1:8765", "listen address for --transport http")
+	f.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a non-loopback --addr")
+	f.StringVar(&o.PlanFile, "plan", "", "plan file (JSON); default: the E2 instance-0 episodes")
+	f.StringVar(&o.Ledger, "ledger", "", "ledger to append graded episodes to (JSONL)")
+	f.BoolVar(&o.PrintTask, "print-task", false, "print the next pending episode's task instruction and exit")
+	f.BoolVar(&o.Raw, "raw", false, "also write calls, effects and the final report into each ledger line")
+	addLimitFlags(c, &o.Limits)
+	f.DurationVar(&o.IdleTimeout, "idle-timeout", 10*time.Minute, "close an HTTP session idle this long")
+	f.BoolVar(&o.Annotations, "annotations", false, "list the tools with MCP tool annotations (an experimental factor; off in the paper)")
+	f.StringSliceVar(&o.Origins, "allow-origin", nil, "browser origin (scheme://host:port) accepted besides loopback ones; repeatable")
+	f.StringVar(&o.Model, "model", mcp.DefaultLabel, "model label of the default or single-episode plan")
+	f.StringVar(&o.Harness, "harness", mcp.DefaultLabel, "harness label of the default or single-episode plan")
+	f.Uint64Var(&o.Seed, "seed", 1, "world seed of the default or single-episode plan")
+	f.StringVar(&o.One.Template, "template", "", "serve one episode: task template (T01..T12)")
+	f.IntVar(&o.One.Instance, "instance", 0, "single episode: task instance")
+	f.IntVar(&o.One.FocalIndex, "focal-index", 0, "single episode: focal write index")
+	f.StringVar(&o.One.FaultMode, "fault", ledger.FaultNone, "single episode: fault mode")
+	f.StringVar(&o.One.Contract, "contract", ledger.ContractNative, "single episode: contract")
+	f.StringVar(&o.One.Condition, "condition", mcp.DefaultCondition, "single episode: condition label")
+	f.BoolVar(&o.One.Guard, "guard", false, "single episode: run the guard middleware")
+	f.Float64Var(&o.One.DelayS, "delay-s", 0, "single episode: in-flight delay of a late commit")
 	return c
 }
 
-func runServe(ctx context.Context, e *env, o *serveOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	plan, err := mcp.PlanSource{File: o.plan, One: o.one, Model: o.model, Harness: o.harness, Seed: o.seed, Annotations: o.annotate}.Load()
+func runServe(ctx context.Context, e *env, o *mcp.ServeConfig) error {
+	ctx, stop := signalContext(ctx)
+	defer stop()
+	err := o.Serve(ctx, e.stdin, e.stdout, e.stderr, "limbo-analyze serve", version, callerFactory())
 	var ee *mcp.EpisodeError
 	if errors.As(err, &ee) {
 		return usageError{err} // the single episode comes from the flags
 	}
-	if err != nil {
-		return err
+	return err
+}
+
+// signalContext is ctx (Background if nil) cancelled on an interrupt or
+// SIGTERM, so that serve, drive and view --serve stop cleanly.
+func signalContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	if o.printTask && o.ledger == "" {
-		_, err := fmt.Fprintln(e.stdout, mcp.Instruction(plan, 0))
-		return err
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return mcp.RunServe(ctx, mcp.ServeJob{
-		Plan: plan, Ledger: o.ledger, HTTP: o.transport == "http", Addr: o.addr, AllowRemote: o.allowRemote,
-		Stdin: e.stdin, Stdout: e.stdout, PrintTask: o.printTask,
-		Options: mcp.Options{Limits: o.limits, Raw: o.raw, Version: version, Log: e.stderr,
-			IdleTimeout: o.idle, NewCaller: callerFactory(), AllowedOrigins: o.origins},
-		Warn: func(msg string) { fmt.Fprintln(e.stderr, "limbo-analyze serve:", msg) },
-		Listening: func(a net.Addr, pending int) {
-			fmt.Fprintf(e.stderr, "limbo-analyze serve: MCP streamable HTTP on http://%s/ (%d episodes pending)\n", a, pending)
-		},
-		Done: func(total int, l string) {
-			fmt.Fprintf(e.stderr, "limbo-analyze serve: all %d episodes of the plan are already in %s; nothing to serve\n", total, l)
-		},
-	})
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
 // callerFactory builds each episode's caller: the sandbox world, behind

@@ -39,9 +39,9 @@ Examples:
 			if err := o.validate(); err != nil {
 				return err
 			}
-			refs, err := parseRefs(o.Refs)
+			refs, err := analysis.ParseRefs(o.Refs)
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			q := o.query(e)
 			return emit(e, o.Format, report.Shapley)(analysis.Shapley(q, analysis.ShapleySpec{Formula: o.Formula, R2: o.R2, Refs: refs}))

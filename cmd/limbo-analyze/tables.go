@@ -10,7 +10,6 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
-	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
 // tablesOptions are the flags of `tables`.
@@ -68,43 +67,17 @@ Examples:
 	return cmd
 }
 
-// readAnalysisData reads the ledger's episodes for the analysis; ledger
-// plausibility warnings go to stderr, at most a few lines of them.
+// readAnalysisData reads the ledger's episodes for the analysis
+// (analysis.ReadData); ledger plausibility warnings go to stderr, at most
+// a few lines of them.
 func readAnalysisData(e *env, in, inFormat string, strict bool, cols []string) (*analysis.Data, error) {
-	nwarn := 0
-	opt := ledger.ReadOptions{
-		Format:  inFormat,
-		Columns: cols,
-		Grader:  grader(),
-		Strict:  strict,
-		Warn: func(p ledger.Problem) {
-			nwarn++
-			if nwarn <= 5 {
-				fmt.Fprintf(e.stderr, "limbo-analyze: %v\n", p)
-			}
-		},
-	}
-	d, err := analysis.Read(in, opt)
-	if nwarn > 5 {
-		fmt.Fprintf(e.stderr, "limbo-analyze: … and %d more warnings\n", nwarn-5)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(d.Episodes) == 0 {
-		return nil, fmt.Errorf("%s: no episodes", in)
-	}
-	return d, nil
+	wl := analysisWarnings(e)
+	defer wl.Flush()
+	return analysis.ReadData(in, ledger.ReadOptions{Format: inFormat, Columns: cols, Grader: grader(), Strict: strict, Warn: wl.Warn})
 }
 
 // toolCatalogue is Table 11's source: the sandbox's native catalogue.
-func toolCatalogue() []analysis.Tool {
-	var out []analysis.Tool
-	for _, s := range sandbox.Catalogue(ledger.ContractNative) {
-		out = append(out, analysis.Tool{Name: s.Name, Write: s.Write, Description: s.Description})
-	}
-	return out
-}
+func toolCatalogue() []analysis.Tool { return report.Tools() }
 
 func runTables(o tablesOptions, e *env) error {
 	ns := analysis.TableNumbers

@@ -70,31 +70,13 @@ Examples:
 func runValidate(o validateOptions, e *env) error {
 	wl := ledger.NewWarnLimiter(e.stderr)
 	defer wl.Flush()
-	nerr, bad := 0, 0
-	for _, path := range o.files {
-		opt := ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wl.Warn}
-		c := ledger.CheckFile(path, opt, o.summary, func(err error) { fmt.Fprintln(e.stdout, err.Error()) })
-		if c.Errors > 0 {
-			bad++
-			nerr += c.Errors
-			continue
-		}
-		fmt.Fprintf(e.stderr, "%s: %d %s, no errors\n", path, c.Rows, plural(c.Rows, "episode", "episodes"))
-		if c.Summary != nil {
-			if err := c.Summary.Write(e.stdout, o.format); err != nil {
-				return err
+	opt := ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wl.Warn}
+	return ledger.CheckFiles(o.files, opt, o.summary, func(err error) { fmt.Fprintln(e.stdout, err.Error()) },
+		func(path string, c ledger.FileCheck) error {
+			fmt.Fprintf(e.stderr, "%s: %d %s, no errors\n", path, c.Rows, ledger.Plural(c.Rows, "episode", "episodes"))
+			if c.Summary == nil {
+				return nil
 			}
-		}
-	}
-	if nerr > 0 {
-		return fmt.Errorf("%d %s in %d of %d %s", nerr, plural(nerr, "error", "errors"), bad, len(o.files), plural(len(o.files), "file", "files"))
-	}
-	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+			return c.Summary.Write(e.stdout, o.format)
+		})
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -101,30 +98,23 @@ func runView(ctx context.Context, o viewOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	m := site.Data.Meta
-	for _, n := range m.Notes {
+	for _, n := range site.Data.Meta.Notes {
 		fmt.Fprintf(e.stderr, "limbo-analyze: view: %s\n", n)
 	}
 	if o.out != "" {
-		if err := site.Write(o.out); err != nil {
+		note, err := site.WriteNote(o.out)
+		if err != nil {
 			return fmt.Errorf("view: %w", err)
 		}
-		list, total := site.Size()
-		fmt.Fprintf(e.stderr, "wrote %d episodes (%d with timelines) to %s: %d files, %.1f MB (%.1f MB for the list page); open %s\n",
-			m.Shown, m.Timeline, o.out, len(site.Files()), float64(total)/1e6, float64(list)/1e6, o.out+"/index.html")
+		fmt.Fprintln(e.stderr, note)
 		return nil
 	}
-	ln, err := net.Listen("tcp", o.serve)
-	if err != nil {
-		return fmt.Errorf("view: --serve: %w", err)
-	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(ctx)
 	defer stop()
-	fmt.Fprintf(e.stderr, "serving %d episodes at http://%s/ (Ctrl-C to stop)\n", m.Shown, ln.Addr())
-	if err := site.Serve(ctx, ln); err != nil {
+	err = site.ListenAndServe(ctx, o.serve, func(a net.Addr) {
+		fmt.Fprintf(e.stderr, "serving %d episodes at http://%s/ (Ctrl-C to stop)\n", site.Data.Meta.Shown, a)
+	})
+	if err != nil {
 		return fmt.Errorf("view: --serve: %w", err)
 	}
 	return nil

@@ -1,0 +1,100 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// Check reports the first invalid flag of a serve configuration.
+func TestServeConfigCheck(t *testing.T) {
+	ok := ServeConfig{Transport: "stdio", Addr: "127.0.0.1:8765", Ledger: "run.jsonl",
+		One: Episode{Template: "T03", FaultMode: ledger.FaultNone, Contract: ledger.ContractNative}}
+	tests := []struct {
+		name string
+		edit func(*ServeConfig)
+		set  []string
+		err  string
+	}{
+		{"defaults", func(*ServeConfig) {}, nil, ""},
+		{"transport", func(c *ServeConfig) { c.Transport = "grpc" }, nil, `--transport must be stdio or http, got "grpc"`},
+		{"remote addr", func(c *ServeConfig) { c.Transport, c.Addr = "http", "0.0.0.0:80" }, nil, "--addr 0.0.0.0:80 is not a loopback address; pass --allow-remote to bind it"},
+		{"remote allowed", func(c *ServeConfig) { c.Transport, c.Addr, c.AllowRemote = "http", "0.0.0.0:80", true }, nil, ""},
+		{"no ledger", func(c *ServeConfig) { c.Ledger = "" }, nil, "--ledger is required"},
+		{"print task needs no ledger", func(c *ServeConfig) { c.Ledger, c.PrintTask = "", true }, nil, ""},
+		{"csv ledger", func(c *ServeConfig) { c.Ledger = "run.csv" }, nil, "--ledger run.csv: the served ledger is JSONL; name it .jsonl"},
+		{"plan and template", func(c *ServeConfig) { c.PlanFile = "p.json" }, []string{"template"}, "--plan and --template exclude each other"},
+		{"fault without template", func(*ServeConfig) {}, []string{"fault"}, "--fault describes a single episode and needs --template"},
+		{"bad template", func(c *ServeConfig) { c.One.Template = "T99" }, []string{"template"}, `--template "T99": want one of`},
+		{"bad template unused", func(c *ServeConfig) { c.One.Template = "T99" }, nil, ""},
+		{"negative limits", func(c *ServeConfig) { c.Limits.MaxCalls = -1 }, nil, "--think-s, --max-calls, --max-time-s and --max-arg-bytes must not be negative"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ok
+			tc.edit(&c)
+			err := c.Check(func(f string) bool { return slices.Contains(tc.set, f) })
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)) {
+				t.Errorf("Check() = %v, want %q", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestDriveConfigCheck(t *testing.T) {
+	ok := DriveConfig{Harness: "true", Out: "run.jsonl", Parallel: 1, Timeout: time.Minute, Grace: time.Second}
+	tests := []struct {
+		name string
+		edit func(*DriveConfig)
+		err  string
+	}{
+		{"defaults", func(*DriveConfig) {}, ""},
+		{"no harness", func(c *DriveConfig) { c.Harness = "" }, "--harness is required"},
+		{"no out", func(c *DriveConfig) { c.Out = "" }, "--out is required"},
+		{"parquet out", func(c *DriveConfig) { c.Out = "run.parquet" }, "--out run.parquet: the driven ledger is JSONL; name it .jsonl"},
+		{"parallel 0", func(c *DriveConfig) { c.Parallel = 0 }, "--parallel must be 1–256, got 0"},
+		{"parallel 257", func(c *DriveConfig) { c.Parallel = 257 }, "--parallel must be 1–256, got 257"},
+		{"no grace", func(c *DriveConfig) { c.Grace = 0 }, "--timeout and --grace must be positive"},
+		{"negative limits", func(c *DriveConfig) { c.Limits.ThinkS = -1 }, "--think-s, --max-calls"},
+		{"bad shard", func(c *DriveConfig) { c.Shard = "5/4" }, "--shard: "},
+		{"good shard", func(c *DriveConfig) { c.Shard = "2/4" }, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ok
+			tc.edit(&c)
+			err := c.Check()
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)) {
+				t.Errorf("Check() = %v, want %q", err, tc.err)
+			}
+		})
+	}
+}
+
+// Without a ledger, --print-task prints the plan's first instruction; a
+// single episode that makes no plan is an *EpisodeError.
+func TestServeConfigServePrintTask(t *testing.T) {
+	c := ServeConfig{PrintTask: true, Model: DefaultLabel, Harness: DefaultLabel, Seed: 1}
+	var out, log bytes.Buffer
+	if err := c.Serve(context.Background(), strings.NewReader(""), &out, &log, "test", "v", nil); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := DefaultPlan(1, DefaultLabel, DefaultLabel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := Instruction(plan, 0) + "\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+	c.One = Episode{Template: "T03", FocalIndex: 99, FaultMode: ledger.FaultNone, Contract: ledger.ContractNative, Condition: DefaultCondition}
+	var ee *EpisodeError
+	if err := c.Serve(context.Background(), strings.NewReader(""), &out, &log, "test", "v", nil); !errors.As(err, &ee) {
+		t.Errorf("a single episode with focal index 99: err = %v, want an *EpisodeError", err)
+	}
+}

@@ -1,0 +1,129 @@
+package report
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/sandbox"
+)
+
+const sampleLedger = "../testdata/ledger/sample.csv"
+
+// job is a report of the sample ledger into out, collecting warnings.
+func job(out string, warns *[]string) Job {
+	return Job{In: sampleLedger, Out: out, Meta: Meta{Toolkit: "test", Schema: ledger.SchemaVersion, Go: "go"},
+		Analyze: func(d *analysis.Data) *analysis.Results { return analysis.Analyze(d, analysis.Options{Tools: Tools()}) },
+		Warn:    func(m string) { *warns = append(*warns, m) }}
+}
+
+func TestGenerate(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "rep")
+	var warns []string
+	j := job(out, &warns)
+	read := false
+	j.ReadDone = func() { read = true }
+	w, err := Generate(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !read {
+		t.Error("ReadDone was not called")
+	}
+	d, err := analysis.Read(sampleLedger, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Episodes != len(d.Episodes) {
+		t.Errorf("Episodes = %d, want %d", w.Episodes, len(d.Episodes))
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "- Source: "+sampleLedger) {
+		t.Errorf("report.md names no source:\n%.400s", md)
+	}
+	var n int
+	filepath.WalkDir(out, func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && !strings.HasPrefix(p, filepath.Join(out, "figures")) {
+			n++
+		}
+		return err
+	})
+	if n != w.Files {
+		t.Errorf("%d files under %s (figures aside), Generate says %d", n, out, w.Files)
+	}
+}
+
+// A failing extra step leaves no report directory behind.
+func TestGenerateAllOrNothing(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "rep")
+	var warns []string
+	j := job(out, &warns)
+	boom := errors.New("boom")
+	var cols []string
+	j.Extra = func(u *outfile.Unit, d *analysis.Data) ([]string, error) {
+		cols = d.Columns
+		return nil, boom
+	}
+	if _, err := Generate(j); !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s exists after a failed report (%v)", out, err)
+	}
+	if cols != nil {
+		t.Errorf("with Extra the ledger is read with every column, got %v", cols)
+	}
+}
+
+func TestGenerateMissingLedger(t *testing.T) {
+	var warns []string
+	j := job(filepath.Join(t.TempDir(), "rep"), &warns)
+	j.In = filepath.Join(t.TempDir(), "none.csv")
+	if _, err := Generate(j); err == nil || !strings.Contains(err.Error(), "none.csv") {
+		t.Fatalf("err = %v, want one naming the ledger", err)
+	}
+}
+
+func TestRunSeed(t *testing.T) {
+	d := &analysis.Data{Episodes: []*ledger.Episode{{Seed: 7}, {Seed: 7}}}
+	dir := t.TempDir()
+	withSidecar := filepath.Join(dir, "run.jsonl")
+	if err := os.WriteFile(filepath.Join(dir, "run.meta.json"), []byte(`{"seed": 42}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, in string
+		d        *analysis.Data
+		want     string
+	}{
+		{"sidecar wins", withSidecar, d, "42"},
+		{"shared episode seed", filepath.Join(dir, "other.csv"), d, "7"},
+		{"mixed seeds", "", &analysis.Data{Episodes: []*ledger.Episode{{Seed: 1}, {Seed: 2}}}, ""},
+	}
+	for _, tc := range tests {
+		if got := RunSeed(tc.in, tc.d); got != tc.want {
+			t.Errorf("%s: RunSeed = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestTools(t *testing.T) {
+	tools := Tools()
+	cat := sandbox.Catalogue(ledger.ContractNative)
+	if len(tools) != len(cat) || len(tools) == 0 {
+		t.Fatalf("%d tools, want the %d of the native catalogue", len(tools), len(cat))
+	}
+	for i, s := range cat {
+		if tools[i].Name != s.Name || tools[i].Write != s.Write || tools[i].Description != s.Description {
+			t.Errorf("tool %d = %+v, want %s", i, tools[i], s.Name)
+		}
+	}
+}
