@@ -2,26 +2,23 @@ package prereg
 
 import (
 	"encoding/json"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // frozenPath holds the numbers of the Go H1–H6 that the embedded paper
 // file replaced, on the committed sample and on seeds 1–3 of
-// testdata/design.json. The Go code is gone (it lives in the history
-// before the commit that removed analysis/hypotheses.go), so the file is
-// frozen: it is the guard that the paper file still computes them.
+// testdata/design.json, written by that Go code (TestFrozenGoHypotheses,
+// in the history up to the commit that removed analysis/hypotheses.go).
+// The code is gone, so the file is frozen and has no -update: it is the
+// guard that the paper file still computes what the Go code did.
 var frozenPath = filepath.Join("testdata", "paper-h1h6.json")
-
-var updateFrozen = flag.Bool("update-frozen", false, "rewrite "+frozenPath+" from the Go H1–H6 (only while they exist)")
 
 // fnum is a float that is null in JSON when NaN and keeps every bit.
 type fnum float64
@@ -84,40 +81,4 @@ func readFrozen(t *testing.T) map[string][]frozenHyp {
 		t.Fatalf("%s: %v", frozenPath, err)
 	}
 	return m
-}
-
-// TestFrozenGoHypotheses writes (-update-frozen) or checks the frozen
-// numbers against the live Go code while both exist.
-func TestFrozenGoHypotheses(t *testing.T) {
-	got := map[string][]frozenHyp{}
-	for name, eps := range paperCases(t) {
-		hs, err := analysis.Hypotheses(&analysis.Data{Episodes: eps})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, h := range hs {
-			fh := frozenHyp{ID: h.ID, Verdict: h.Verdict}
-			for _, s := range h.Stats {
-				fh.Stats = append(fh.Stats, frozenStat{s.Name, fnum(s.Value), fnum(s.Lo), fnum(s.Hi), s.N})
-			}
-			got[name] = append(got[name], fh)
-		}
-	}
-	b, err := json.MarshalIndent(got, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = append(b, '\n')
-	if *updateFrozen {
-		if err := os.WriteFile(frozenPath, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(frozenPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != string(b) {
-		t.Errorf("%s differs from the Go H1–H6 (rerun with -update-frozen)", frozenPath)
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/report"
 )
 
@@ -70,7 +71,7 @@ func runHypotheses(o hypothesesOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	hs, err := analysis.Hypotheses(d)
+	hs, err := analysis.Hypotheses(d, prereg.PaperHypotheses)
 	if err != nil {
 		return err
 	}

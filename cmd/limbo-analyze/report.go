@@ -134,7 +134,7 @@ func runReport(o reportOptions, e *env) error {
 		meta.Seed = runSeed(o.in, d)
 	}
 	meta.Episodes = len(d.Episodes)
-	res := analysis.Analyze(d, analysis.Options{Tools: toolCatalogue()})
+	res := analysis.Analyze(d, analysis.Options{Tools: toolCatalogue(), Hypotheses: prereg.PaperHypotheses})
 	for _, w := range res.Warnings {
 		fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", w)
 	}
