@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -122,7 +123,7 @@ func BenchmarkTablesAndHypotheses(b *testing.B) {
 	d := paperEpisodes(b)
 	tools := toolCatalogue()
 	for b.Loop() {
-		analysis.Analyze(d, analysis.Options{Tools: tools})
+		analysis.Analyze(d, analysis.Options{Tools: tools, Hypotheses: prereg.PaperHypotheses})
 	}
 }
 
