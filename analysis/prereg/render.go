@@ -179,6 +179,9 @@ func (p *Provenance) lines() [][2]string {
 	lock := "none"
 	if l := p.Lock; l != nil && l.Present {
 		lock = fmt.Sprintf("locked %s; matches the file: %v; predates the ledger: %s", l.LockedAt, l.Matches, l.PredatesLedger)
+		if l.LedgerCreated != "" {
+			lock += fmt.Sprintf(" (ledger created %s, from %s)", l.LedgerCreated, l.LedgerCreatedFrom)
+		}
 	}
 	if p.Lock != nil && p.Lock.Note != "" {
 		lock += " (" + p.Lock.Note + ")"

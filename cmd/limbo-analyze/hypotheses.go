@@ -16,6 +16,7 @@ import (
 type hypothesesOptions struct {
 	in, inFormat, format string
 	prereg               string // a preregistration file to evaluate instead of H1–H6
+	ledgerCreated        string // when the ledger was created (RFC 3339), for the lock's order
 	strict               bool
 }
 
@@ -51,6 +52,14 @@ Examples:
 			if !slices.Contains([]string{"text", "md", "csv", "json"}, o.format) {
 				return usagef("hypotheses: --format %q: want text, md, csv or json", o.format)
 			}
+			if o.ledgerCreated != "" {
+				if o.prereg == "" {
+					return usagef("hypotheses: --ledger-created goes with --prereg")
+				}
+				if _, err := prereg.ParseCreated(o.ledgerCreated); err != nil {
+					return usagef("hypotheses: --ledger-created: %v", err)
+				}
+			}
 			if o.prereg != "" {
 				return runPreregHypotheses(o, e)
 			}
@@ -63,6 +72,7 @@ Examples:
 	f.StringVar(&o.format, "format", "text", "output format: text, md, csv or json")
 	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
 	f.StringVar(&o.prereg, "prereg", "", "evaluate this preregistration file (docs/prereg.md) instead of the paper's H1–H6")
+	f.StringVar(&o.ledgerCreated, "ledger-created", "", "with --prereg: when the ledger was created (RFC 3339, e.g. 2026-03-01T12:00:00Z), to say whether the lock predates it")
 	return cmd
 }
 
