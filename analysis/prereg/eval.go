@@ -65,6 +65,10 @@ type Result struct {
 	Title      string
 	Verdicts   []*Verdict
 	Provenance *Provenance
+	// Checks are problems of the preregistration against this ledger that
+	// do not stop the evaluation, as file:line: message: a level that a
+	// where expression names and no episode has (RunWith).
+	Checks []string
 }
 
 // derivedRow is an episode with the file's derived columns.

@@ -73,6 +73,12 @@ func (f *File) RunWith(path string, eps []*ledger.Episode, o RunOptions) (*Resul
 		return nil, err
 	}
 	res.Provenance = prov
+	// A mistyped level in a population selects nothing, or everything
+	// with !=; say so beside the verdicts (Evaluate itself skips this
+	// pass, as power calls it many times on the same design).
+	for _, p := range f.WhereLevelProblems(eps) {
+		res.Checks = append(res.Checks, p.Error())
+	}
 	return res, nil
 }
 
@@ -83,6 +89,9 @@ func (r *Result) Warnings() []string {
 	var out []string
 	if p := r.Provenance; p != nil && p.Lock != nil && p.Lock.Present && !p.Lock.Matches {
 		out = append(out, fmt.Sprintf("warning: %s changed after it was locked", p.Prereg))
+	}
+	for _, c := range r.Checks {
+		out = append(out, "warning: "+c)
 	}
 	if p := r.Provenance; p != nil && p.Lock != nil && p.Lock.Present && p.Lock.PredatesLedger == "no" {
 		out = append(out, fmt.Sprintf("warning: %s was locked at %s, after the ledger was created (%s, from %s): the registration does not predate the data",

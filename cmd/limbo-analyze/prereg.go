@@ -127,8 +127,15 @@ func newPreregCheckCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := reportProblems(e, args[0], f.CheckLedger(d.Episodes, cols)); err != nil {
+				errs, warns, err := f.CheckLedgerAll(d.Episodes, cols)
+				if err != nil {
 					return err
+				}
+				for _, w := range warns {
+					fmt.Fprintf(e.stderr, "%v\n", w)
+				}
+				if len(errs) > 0 {
+					return reportProblems(e, args[0], errs)
 				}
 			}
 			fmt.Fprintf(e.stdout, "%s: ok (%d hypotheses, sha256 %s)\n", args[0], len(f.Hypotheses), f.SHA256)
