@@ -38,7 +38,17 @@ supported, inconclusive, partly supported, or not computable):
   H5  share of duplicate episodes reported completed without uncertainty
   H6  guard duplicates ≤ 2% in every harness with ≤ 3 pp TS loss
 
---format csv or json gives every statistic at full precision.
+The hypotheses are the paper's preregistration, embedded in the toolkit as
+data ('prereg init --paper' writes it); this command evaluates its primary
+analyses and lays them out as Table 12. --format csv or json gives every
+statistic at full precision.
+
+--prereg FILE evaluates your own preregistration instead (docs/prereg.md),
+with verdicts, warnings and provenance: whether FILE.lock matches the file
+and predates the ledger. The ledger's creation time comes from
+--ledger-created, else the LEDGER.created.json that drive and serve write,
+else a Parquet file's created_utc metadata; a simulated ledger is "not
+applicable" (it is reproduced from its seed).
 
 Examples:
   limbo-analyze hypotheses --in run.parquet
