@@ -174,7 +174,7 @@ func runPreregHypotheses(o hypothesesOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	res, err := evalPreregWith(e, o.prereg, f, d, o.in, o.inFormat, o.ledgerCreated)
+	res, err := evalPrereg(e, o.prereg, f, d, o.in, o.inFormat, o.ledgerCreated, "")
 	if err != nil {
 		return err
 	}
@@ -187,15 +187,13 @@ func runPreregHypotheses(o hypothesesOptions, e *env) error {
 }
 
 // evalPrereg runs f on d's episodes with the provenance of the ledger at
-// in ("" for a simulated run) and prints its warnings on stderr.
-func evalPrereg(e *env, path string, f *prereg.File, d *analysis.Data, in string) (*prereg.Result, error) {
-	return evalPreregWith(e, path, f, d, in, "", "")
-}
-
-// evalPreregWith is evalPrereg with the ledger's format and a creation
-// time given by --ledger-created ("" for none).
-func evalPreregWith(e *env, path string, f *prereg.File, d *analysis.Data, in, inFormat, created string) (*prereg.Result, error) {
-	seed := runSeed(in, d)
+// in ("" for a simulation in process, whose seed is given) and prints its
+// warnings on stderr. created is --ledger-created ("" for none); seed ""
+// is the ledger's own (runSeed).
+func evalPrereg(e *env, path string, f *prereg.File, d *analysis.Data, in, inFormat, created, seed string) (*prereg.Result, error) {
+	if seed == "" {
+		seed = runSeed(in, d)
+	}
 	origin, err := ledgerOrigin(in, inFormat, created, seed)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
 )
 
@@ -108,4 +109,69 @@ func TestPreregLockPredatesLedger(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, mcp.CreatedPath(bad)) || !strings.Contains(stderr, "created_utc") {
 		t.Errorf("malformed sidecar: exit %d, stderr %q", code, stderr)
 	}
+}
+
+// TestReportPreregSimulated: `report --prereg` without --in simulates in
+// process; its provenance carries the seed, and the lock's order is "not
+// applicable" (the simulation is reproduced from its seed).
+func TestReportPreregSimulated(t *testing.T) {
+	eps := readCLIEpisodes(t)
+	old := simulatePaper
+	t.Cleanup(func() { simulatePaper = old })
+	simulatePaper = func(seed uint64, fn func(*ledger.Episode) error) error {
+		for _, e := range eps {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	dir := t.TempDir()
+	study := filepath.Join(dir, "study.yaml")
+	if code, _, stderr := runPrereg(t, "prereg", "init", "--out", study); code != 0 {
+		t.Fatalf("init: %s", stderr)
+	}
+	if code, _, stderr := runPrereg(t, "prereg", "lock", study); code != 0 {
+		t.Fatalf("lock: %s", stderr)
+	}
+	out := filepath.Join(dir, "rep")
+	if code, _, stderr := runPrereg(t, "report", "--prereg", study, "--seed", "3", "--out", out); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "prereg.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Hypotheses []struct {
+			Provenance struct {
+				Seed string `json:"seed"`
+				Lock struct {
+					PredatesLedger string `json:"predates_ledger"`
+				} `json:"lock"`
+			} `json:"provenance"`
+		} `json:"hypotheses"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil || len(v.Hypotheses) == 0 {
+		t.Fatalf("prereg.json: %v\n%s", err, b)
+	}
+	p := v.Hypotheses[0].Provenance
+	if p.Seed != "3" || p.Lock.PredatesLedger != "not applicable: simulated (seed 3)" {
+		t.Errorf("provenance %+v", p)
+	}
+}
+
+// readCLIEpisodes reads the committed CLI ledger.
+func readCLIEpisodes(t *testing.T) []*ledger.Episode {
+	t.Helper()
+	var eps []*ledger.Episode
+	err := ledger.ReadEpisodes(cliCSV, ledger.ReadOptions{Warn: func(ledger.Problem) {}}, func(e *ledger.Episode) error {
+		c := *e
+		eps = append(eps, &c)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eps
 }

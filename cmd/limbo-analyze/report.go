@@ -166,7 +166,7 @@ func runReport(o reportOptions, e *env) error {
 		return err
 	}
 	if pf != nil {
-		pres, err := evalPrereg(e, o.prereg, pf, d, o.in)
+		pres, err := evalPrereg(e, o.prereg, pf, d, o.in, o.inFormat, "", meta.Seed)
 		if err != nil {
 			return err
 		}
