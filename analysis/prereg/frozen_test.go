@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -81,4 +83,61 @@ func readFrozen(t *testing.T) map[string][]frozenHyp {
 		t.Fatalf("%s: %v", frozenPath, err)
 	}
 	return m
+}
+
+// TestPaperLayoutNeedsThePaper: PaperLayout refuses an evaluation that is
+// not of the paper's file, naming what is missing, rather than printing
+// dashes.
+func TestPaperLayoutNeedsThePaper(t *testing.T) {
+	f, err := Parse("skel.yaml", SkeletonBytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.Evaluate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PaperLayout(r); err == nil || !strings.Contains(err.Error(), "not the paper's preregistration") {
+		t.Errorf("skeleton: %v, want an error saying it is not the paper's file", err)
+	}
+	p, err := Paper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = p.Evaluate(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Verdicts[0].Parts = r.Verdicts[0].Parts[1:] // H1 without its rate
+	if _, err := PaperLayout(r); err == nil || !strings.Contains(err.Error(), `H1: no part "rate"`) {
+		t.Errorf("H1 without a part: %v", err)
+	}
+}
+
+// BenchmarkPaperHypotheses: the paper file evaluated and laid out as
+// Table 12 on seed 1 of testdata/design.json (power evaluates files many
+// times; Table 12 runs it on every report).
+func BenchmarkPaperHypotheses(b *testing.B) {
+	eps := simulate(b, 1)
+	d := &analysis.Data{Episodes: eps}
+	for b.Loop() {
+		if _, err := PaperHypotheses(d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPaperEvaluate: Evaluate of the whole paper file (with its
+// sensitivity analysis) on seed 1 of testdata/design.json, as power calls it.
+func BenchmarkPaperEvaluate(b *testing.B) {
+	eps := simulate(b, 1)
+	f, err := Paper()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := f.Evaluate(eps); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -13,7 +13,7 @@ import (
 
 // simulate runs testdata/design.json (E1 and E3, small) with a seed and
 // grades every episode, as `simulate` and `grade` do.
-func simulate(t *testing.T, seed uint64) []*ledger.Episode {
+func simulate(t testing.TB, seed uint64) []*ledger.Episode {
 	t.Helper()
 	m, err := design.Load(filepath.Join("testdata", "design.json"))
 	if err != nil {
