@@ -12,7 +12,15 @@ var TableNumbers = []int{3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
 type Options struct {
 	// Tools is the sandbox's tool catalogue (native contract) for Table 11.
 	Tools []Tool
+	// Hypotheses evaluates the preregistered hypotheses of Table 12; the
+	// paper's are prereg.PaperHypotheses (package analysis/prereg, which
+	// imports this one, so the caller supplies it). Nil leaves Table 12
+	// out of Analyze, which is then quicker and quiet about it, and makes
+	// BuildTable(d, 12, …) an error.
+	Hypotheses HypothesesFunc
 }
+
+var errNoHypotheses = errors.New("Table 12: no hypotheses to evaluate (Options.Hypotheses is nil)")
 
 // Results is everything a report shows.
 type Results struct {
@@ -58,7 +66,7 @@ func BuildTable(d *Data, n int, opt Options) (*Table, error) {
 	case 11:
 		return Table11(opt.Tools), nil
 	case 12:
-		hs, err := Hypotheses(d)
+		hs, err := Hypotheses(d, opt.Hypotheses)
 		if err != nil {
 			return nil, err
 		}
@@ -69,26 +77,20 @@ func BuildTable(d *Data, n int, opt Options) (*Table, error) {
 	return nil, fmt.Errorf("no table %d (the paper's computed tables are 3–13)", n)
 }
 
-// Analyze computes every table and hypothesis. A table the data cannot
+// Analyze computes every table and, with opt.Hypotheses, the hypotheses. A table the data cannot
 // support (missing columns) becomes a warning, never an abort.
 func Analyze(d *Data, opt Options) *Results {
 	r := &Results{Episodes: len(d.Episodes)}
-	var shares map[string]ShapleyResult
 	for _, n := range TableNumbers {
 		var t *Table
 		var err error
 		switch n {
-		case 4:
-			t, shares, err = table4(d)
 		case 12:
-			if err = d.require("The hypotheses", hypothesisColumns); err == nil {
-				if shares == nil {
-					_, shares, err = table4(d)
-				}
-				if err == nil {
-					r.Hypotheses = hypotheses(d, shares)
-					t = Table12(r.Hypotheses)
-				}
+			if opt.Hypotheses == nil {
+				continue
+			}
+			if r.Hypotheses, err = Hypotheses(d, opt.Hypotheses); err == nil {
+				t = Table12(r.Hypotheses)
 			}
 		default:
 			t, err = BuildTable(d, n, opt)

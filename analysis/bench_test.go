@@ -34,6 +34,6 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(d.Episodes)), "episodes")
 	for b.Loop() {
-		Analyze(d, Options{})
+		Analyze(d, paperOptions())
 	}
 }

@@ -53,10 +53,10 @@ func cellsEqual(a, b Cell) bool {
 // (categorical) are exempt.
 func TestShuffledOutcomesMoveEveryCell(t *testing.T) {
 	d := loadSample(t)
-	before := Analyze(d, Options{})
+	before := Analyze(d, paperOptions())
 	var afters []*Results
 	for seed := uint64(1); seed <= 8; seed++ {
-		afters = append(afters, Analyze(shuffleOutcomes(d, seed), Options{}))
+		afters = append(afters, Analyze(shuffleOutcomes(d, seed), paperOptions()))
 	}
 	checked := 0
 	byID := func(r *Results, id string) *Table {
@@ -114,7 +114,7 @@ func TestShuffledOutcomesMoveEveryCell(t *testing.T) {
 // The sample covers every table without warnings about missing data, so
 // the goldens exercise every code path.
 func TestSampleCoversEveryTable(t *testing.T) {
-	res := Analyze(loadSample(t), Options{Tools: []Tool{{Name: "x_write", Write: true, Description: "d"}}})
+	res := Analyze(loadSample(t), Options{Tools: []Tool{{Name: "x_write", Write: true, Description: "d"}}, Hypotheses: PaperHypotheses})
 	var got []int
 	for _, tb := range res.Tables {
 		got = append(got, tb.Number)

@@ -146,7 +146,7 @@ func TestMissingColumns(t *testing.T) {
 	if !strings.Contains(err.Error(), "Table 3 needs column(s) task_success") {
 		t.Errorf("message %q", err)
 	}
-	res := Analyze(d, Options{})
+	res := Analyze(d, paperOptions())
 	if len(res.Warnings) == 0 || res.Table(3) != nil {
 		t.Errorf("Analyze: warnings %v", res.Warnings)
 	}
@@ -155,7 +155,7 @@ func TestMissingColumns(t *testing.T) {
 // Every published number in paper.json addresses a real cell of its table
 // when computed on the sample (so --compare-paper never silently drops one).
 func TestPaperReferenceAddressesCells(t *testing.T) {
-	res := Analyze(loadSample(t), Options{})
+	res := Analyze(loadSample(t), paperOptions())
 	seen := map[int]bool{}
 	for _, tb := range res.Tables {
 		for _, c := range Compare(tb) {
@@ -265,7 +265,7 @@ func TestDegenerateLedgers(t *testing.T) {
 		}
 	}
 	for name, d := range map[string]*Data{"empty": {}, "one episode": {Episodes: []*ledger.Episode{one}}, "constant outcomes": constant} {
-		res := Analyze(d, Options{})
+		res := Analyze(d, paperOptions())
 		if len(res.Tables) != len(TableNumbers) || len(res.Hypotheses) != 6 {
 			t.Errorf("%s: %d tables, %d hypotheses, warnings %v", name, len(res.Tables), len(res.Hypotheses), res.Warnings)
 		}
@@ -311,11 +311,11 @@ func TestTableColumnsComplete(t *testing.T) {
 		if n == 11 {
 			continue
 		}
-		full, err := BuildTable(d, n, Options{})
+		full, err := BuildTable(d, n, paperOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
-		part, err := BuildTable(onlyColumns(t, d, TableColumns(n)), n, Options{})
+		part, err := BuildTable(onlyColumns(t, d, TableColumns(n)), n, paperOptions())
 		if err != nil {
 			t.Fatalf("Table %d from its columns: %v", n, err)
 		}

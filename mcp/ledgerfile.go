@@ -9,7 +9,10 @@ import (
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -75,6 +78,15 @@ func OpenLedger(path string, warn func(string)) (l *Ledger, err error) {
 		return nil, ledger.Problem{File: path, Msg: err.Error()}
 	}
 	l = &Ledger{path: path, f: f, lock: lock, created: errors.Is(statErr, os.ErrNotExist), done: map[string]bool{}}
+	if l.created {
+		// The run's start, for readers who ask whether a preregistration
+		// was locked before the data existed (docs/prereg.md).
+		if err := WriteCreated(path, time.Now()); err != nil {
+			f.Close()
+			os.Remove(path)
+			return nil, err
+		}
+	}
 	good, err := l.scan()
 	if err != nil {
 		f.Close()
@@ -255,6 +267,9 @@ func (l *Ledger) Close() error {
 	if empty && err == nil {
 		if fi, serr := os.Stat(l.path); serr == nil && fi.Size() == 0 {
 			err = os.Remove(l.path)
+			if rerr := os.Remove(CreatedPath(l.path)); err == nil && !errors.Is(rerr, os.ErrNotExist) {
+				err = rerr
+			}
 		}
 	}
 	if uerr := l.lock.Unlock(); err == nil {
@@ -289,4 +304,53 @@ func encodeServedLine(ep *Episode, graded ledger.Episode, raw *ledger.RawEpisode
 		extra = `,"annotations":true}`
 	}
 	return append(line[:len(line)-1], extra...), nil
+}
+
+// Created is the sidecar LEDGER.created.json that drive and serve write
+// beside a ledger they create: when the run that created it started.
+type Created struct {
+	CreatedUTC string `json:"created_utc"` // RFC 3339, UTC
+}
+
+// CreatedPath is LEDGER.created.json for LEDGER.jsonl (the extension
+// replaced).
+func CreatedPath(ledgerPath string) string {
+	return strings.TrimSuffix(ledgerPath, filepath.Ext(ledgerPath)) + ".created.json"
+}
+
+// WriteCreated writes the creation sidecar of the ledger at ledgerPath.
+// It is written in place, not through a temporary file: drive's parallel
+// serve processes share one scratch directory, where a temporary file of
+// one can be taken for a stale one by another (outfile.CleanStale). A
+// crash mid-write leaves a sidecar that ReadCreated rejects by name.
+func WriteCreated(ledgerPath string, t time.Time) error {
+	b, err := json.MarshalIndent(Created{CreatedUTC: t.UTC().Format(time.RFC3339)}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(CreatedPath(ledgerPath), append(b, '\n'), 0o644)
+}
+
+// ReadCreated returns the creation time recorded beside the ledger at
+// ledgerPath and the sidecar's path; ok is false without a sidecar. A
+// malformed sidecar is an error naming the file and the field.
+func ReadCreated(ledgerPath string) (t time.Time, path string, ok bool, err error) {
+	path = CreatedPath(ledgerPath)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return time.Time{}, path, false, nil
+	}
+	if err != nil {
+		return time.Time{}, path, false, err
+	}
+	var c Created
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return time.Time{}, path, false, fmt.Errorf("%s: not a creation sidecar: %w", path, err)
+	}
+	if t, err = time.Parse(time.RFC3339, c.CreatedUTC); err != nil {
+		return time.Time{}, path, false, fmt.Errorf("%s: field created_utc: %q is not an RFC 3339 time", path, c.CreatedUTC)
+	}
+	return t, path, true, nil
 }

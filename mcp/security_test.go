@@ -145,12 +145,13 @@ func TestStdioBadInput(t *testing.T) {
 	if got[0].ReportedSuccess {
 		t.Error("an episode ended by its budget reports no success")
 	}
-	// Only the ledger was written; its lock goes with the close.
+	// Only the ledger and its creation sidecar were written; its lock goes
+	// with the close.
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
+	if len(entries) != 2 || entries[0].Name() != filepath.Base(CreatedPath(path)) || entries[1].Name() != filepath.Base(path) {
 		t.Errorf("files in the ledger's directory: %v", entries)
 	}
 }

@@ -25,6 +25,8 @@ type Job struct {
 	// (a command flushes its count of ledger warnings there).
 	ReadDone func()
 	Seed     uint64 // run seed of the simulation (without In)
+	// Simulate, if set, replaces SimulatePaper (tests use a small ledger).
+	Simulate func(seed uint64) (*analysis.Data, error)
 	Out      string // the report's directory
 	Meta     Meta   // versions; Source, Seed and Episodes are filled in
 
@@ -98,7 +100,11 @@ func Generate(job Job) (Written, error) {
 func loadData(job Job) (*analysis.Data, Meta, error) {
 	meta := job.Meta
 	if job.In == "" {
-		d, err := SimulatePaper(job.Seed)
+		sim := job.Simulate
+		if sim == nil {
+			sim = SimulatePaper
+		}
+		d, err := sim(job.Seed)
 		if err != nil {
 			return nil, meta, fmt.Errorf("simulate: %w", err)
 		}

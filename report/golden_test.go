@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -92,7 +93,7 @@ func sameNumbers(a, b []byte) bool {
 // people) and CSV (full precision) and compares with the goldens.
 func TestTableGoldens(t *testing.T) {
 	d := loadSample(t)
-	res := analysis.Analyze(d, analysis.Options{Tools: sampleTools})
+	res := analysis.Analyze(d, analysis.Options{Tools: sampleTools, Hypotheses: prereg.PaperHypotheses})
 	if len(res.Warnings) > 0 {
 		t.Errorf("warnings: %v", res.Warnings)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -27,7 +28,7 @@ func TestSelectTables(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var warns []string
-		got, err := SelectTables(d, tt.number, tt.compare, analysis.Options{}, func(m string) { warns = append(warns, m) })
+		got, err := SelectTables(d, tt.number, tt.compare, analysis.Options{Hypotheses: prereg.PaperHypotheses}, func(m string) { warns = append(warns, m) })
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

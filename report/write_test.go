@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
@@ -26,7 +27,7 @@ var (
 func sampleResults(t *testing.T) *analysis.Results {
 	t.Helper()
 	sampleOnce.Do(func() {
-		sampleRes = analysis.Analyze(loadSample(t), analysis.Options{Tools: sampleTools})
+		sampleRes = analysis.Analyze(loadSample(t), analysis.Options{Tools: sampleTools, Hypotheses: prereg.PaperHypotheses})
 	})
 	if sampleRes == nil {
 		t.Fatal("sample analysis failed in an earlier test")

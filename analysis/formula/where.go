@@ -588,3 +588,44 @@ func checkPair(l, r node, op string, kind func(string) (ledger.Kind, bool)) erro
 	}
 	return nil
 }
+
+// Level is a string literal that a where expression compares a column
+// with (==, != or in): a level the column is expected to have.
+type Level struct {
+	Column, Value string
+}
+
+// Levels lists the column levels the expression names, in order of
+// appearance, so that a caller can check them against the data (a
+// mistyped level silently selects nothing).
+func (w *Where) Levels() []Level {
+	var out []Level
+	var walk func(n node)
+	add := func(c, l node) {
+		col, ok1 := c.(*colRef)
+		v, ok2 := l.(*lit)
+		if ok1 && ok2 && v.v.kind == ledger.KindString {
+			out = append(out, Level{col.name, v.v.s})
+		}
+	}
+	walk = func(n node) {
+		switch n := n.(type) {
+		case *logic:
+			walk(n.l)
+			walk(n.r)
+		case *not:
+			walk(n.x)
+		case *cmp:
+			if n.op == "==" || n.op == "!=" {
+				add(n.l, n.r)
+				add(n.r, n.l)
+			}
+		case *in:
+			for _, s := range n.set {
+				add(n.x, s)
+			}
+		}
+	}
+	walk(w.root)
+	return out
+}

@@ -3,6 +3,7 @@ package prereg
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis/formula"
@@ -20,6 +21,7 @@ type colUse struct {
 type levelUse struct {
 	col, level, what string
 	line             int
+	where            bool // compared with in a where expression
 }
 
 func (f *File) uses() ([]colUse, []levelUse) {
@@ -30,6 +32,9 @@ func (f *File) uses() ([]colUse, []levelUse) {
 			for _, c := range w.Columns() {
 				cols = append(cols, colUse{c, what, line})
 			}
+			for _, l := range w.Levels() {
+				lvls = append(lvls, levelUse{l.Column, l.Value, what, line, true})
+			}
 		}
 	}
 	add := func(c, what string, line int) {
@@ -38,17 +43,17 @@ func (f *File) uses() ([]colUse, []levelUse) {
 		}
 	}
 	for _, x := range f.Derive {
-		addWhere(x.Where, "derive "+x.Name, x.Line)
+		addWhere(x.Where, "derive "+x.Name, orLine(x.WhereLine, x.Line))
 	}
 	for _, h := range f.Hypotheses {
-		addWhere(h.Population, "hypothesis "+h.ID+": population", h.Line)
+		addWhere(h.Population, "hypothesis "+h.ID+": population", orLine(h.PopLine, h.Line))
 		for _, p := range h.Parts {
 			what := "hypothesis " + h.ID
 			if p.Name != "" {
 				what += " part " + p.Name
 			}
 			e := p.Estimand
-			addWhere(p.Population, what+": population", p.Line)
+			addWhere(p.Population, what+": population", orLine(p.PopLine, p.Line))
 			add(p.ForEach, what+": for_each", p.Line)
 			if e.Kind != KindOddsRatio && e.Kind != KindShapley {
 				add(p.Outcome, what+": outcome", p.Line)
@@ -66,37 +71,48 @@ func (f *File) uses() ([]colUse, []levelUse) {
 			}
 			if e.Arm != "" {
 				for _, l := range []string{e.A, e.B} {
-					lvls = append(lvls, levelUse{e.Arm, l, what, e.Line})
+					lvls = append(lvls, levelUse{e.Arm, l, what, e.Line, false})
 				}
 			}
 			for _, c := range slices.Sorted(mapKeys(e.Refs)) {
 				add(c, what+": estimand.refs", e.Line)
-				lvls = append(lvls, levelUse{c, e.Refs[c], what + ": estimand.refs", e.Line})
+				lvls = append(lvls, levelUse{c, e.Refs[c], what + ": estimand.refs", e.Line, false})
 			}
 		}
 	}
 	return cols, lvls
 }
 
-// CheckLedger checks f against a ledger: every column it reads exists
-// (columns lists the ledger's; nil means the schema's and the episodes'
-// extra columns) and every level it names occurs in rows, with close
-// matches for both. Levels compared inside where expressions are not
-// checked (a population may rightly match nothing in a pilot ledger).
+// CheckLedger checks f against a ledger and returns its errors
+// (CheckLedgerAll without the warnings).
 func (f *File) CheckLedger(eps []*ledger.Episode, columns []string) error {
-	var errs ErrorList
+	errs, _, err := f.CheckLedgerAll(eps, columns)
+	if err != nil {
+		return err
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// CheckLedgerAll checks f against a ledger: every column it reads exists
+// (columns lists the ledger's; nil means the schema's and the episodes'
+// extra columns) and every level it names occurs in the rows, with close
+// matches for both. Estimand levels (arm a and b, refs) must occur. The
+// string levels that where expressions (derive, population) compare text
+// columns with are sorted by how likely a mistake is (whereLevel): a
+// level no valid ledger can hold, or one absent with a close match in the
+// ledger, is an error (a mistyped level silently selects nothing); one
+// absent without a close match is a warning, and so is a level the
+// schema or the paper's design knows that this ledger lacks (a pilot).
+// err is a failure to compute a derived column.
+func (f *File) CheckLedgerAll(eps []*ledger.Episode, columns []string) (errs, warns ErrorList, err error) {
 	errf := func(line int, format string, args ...any) {
 		errs = append(errs, &Error{File: f.Path, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
 	if columns == nil {
-		for _, c := range ledger.EpisodeColumns {
-			columns = append(columns, c.Name)
-		}
-		if len(eps) > 0 {
-			for k := range eps[0].Extra {
-				columns = append(columns, k)
-			}
-		}
+		columns = ledgerColumns(eps)
 	}
 	var derived []string
 	for _, x := range f.Derive {
@@ -118,48 +134,192 @@ func (f *File) CheckLedger(eps []*ledger.Episode, columns []string) error {
 	}
 	rows, err := f.Rows(eps)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	levels := map[string][]string{}
-	for _, u := range lvls {
-		if !slices.Contains(all, u.col) {
-			continue // already reported
-		}
-		have, ok := levels[u.col]
-		if !ok {
-			have = distinct(rows, u.col)
-			levels[u.col] = have
-		}
-		if !slices.Contains(have, u.level) {
-			msg := fmt.Sprintf("%s: %s has no level %q in the ledger", u.what, u.col, u.level)
-			if s := frame.Similar(u.level, have); len(s) > 0 {
-				msg += " (did you mean " + strings.Join(s, ", ") + "?)"
-			} else if len(have) <= 12 {
-				msg += " (levels: " + strings.Join(have, ", ") + ")"
-			}
-			errf(u.line, "%s", msg)
+	for _, p := range f.levelProblems(rows, all, lvls) {
+		if p.class == levelKnownAbsent || p.class == levelUnknown {
+			p.Warning = true
+			warns = append(warns, p.Error)
+		} else {
+			errs = append(errs, p.Error)
 		}
 	}
-	if len(errs) > 0 {
-		slices.SortStableFunc(errs, func(a, b *Error) int { return a.Line - b.Line })
-		return errs
-	}
-	return nil
+	byLine := func(a, b *Error) int { return a.Line - b.Line }
+	slices.SortStableFunc(errs, byLine)
+	slices.SortStableFunc(warns, byLine)
+	return errs, warns, nil
 }
 
-func distinct(rows []frame.Row, col string) []string {
+// ledgerColumns are the schema's columns and the episodes' extra ones.
+func ledgerColumns(eps []*ledger.Episode) []string {
+	var columns []string
+	for _, c := range ledger.EpisodeColumns {
+		columns = append(columns, c.Name)
+	}
+	if len(eps) > 0 {
+		for k := range eps[0].Extra {
+			columns = append(columns, k)
+		}
+	}
+	return columns
+}
+
+// How likely a level absent from the ledger is a mistake.
+const (
+	levelEstimand    = iota // an estimand's level: the estimate needs it
+	levelImpossible         // not a value the column can take (a closed schema enum)
+	levelTypo               // absent, with a close match in the ledger
+	levelUnknown            // absent, no close match, unknown to the schema and the paper
+	levelKnownAbsent        // absent, but a value the schema or the paper's design knows
+)
+
+// levelProblem is a level the ledger lacks, with its class.
+type levelProblem struct {
+	*Error
+	class int
+}
+
+// vocabulary is what the schema and the paper's design know of a
+// column's levels; closed says no other value is valid.
+func vocabulary(col string) (levels []string, closed bool) {
+	for _, e := range []ledger.Enum{ledger.FaultModes, ledger.Contracts, ledger.Recoveries, ledger.WriteClasses, ledger.ReadPaths, ledger.Cues} {
+		if e.Field == col {
+			return e.Values, true
+		}
+	}
+	switch col {
+	case "harness":
+		return ledger.PaperHarnesses, false
+	case "condition":
+		return ledger.PaperConditions, false
+	case "experiment":
+		return ledger.PaperExperiments, false
+	}
+	return nil, false
+}
+
+// levelProblems checks the levels lvls against the rows: one problem per
+// level that no row has, with close matches and its class. Columns not in
+// columns are skipped (reported as unknown columns elsewhere), and so are
+// where levels of a column that is not text (a type error the parser
+// reports).
+func (f *File) levelProblems(rows []frame.Row, columns []string, lvls []levelUse) []levelProblem {
+	var out []levelProblem
+	type seen struct {
+		levels []string
+		text   bool
+	}
+	cache := map[string]seen{}
+	reported := map[string]bool{}
+	for _, u := range lvls {
+		if !slices.Contains(columns, u.col) {
+			continue
+		}
+		c, ok := cache[u.col]
+		if !ok {
+			c.levels, c.text = distinct(rows, u.col)
+			cache[u.col] = c
+		}
+		if slices.Contains(c.levels, u.level) || u.where && !c.text {
+			continue
+		}
+		key := fmt.Sprint(u.line, "\x00", u.what, "\x00", u.col, "\x00", u.level)
+		if reported[key] {
+			continue
+		}
+		reported[key] = true
+		p := levelProblem{Error: &Error{File: f.Path, Line: u.line}}
+		if !u.where {
+			p.class = levelEstimand
+			p.Msg = fmt.Sprintf("%s: %s has no level %q in the ledger", u.what, u.col, u.level)
+			if s := frame.Similar(u.level, c.levels); len(s) > 0 {
+				p.Msg += " (did you mean " + strings.Join(s, ", ") + "?)"
+			} else if len(c.levels) <= 12 {
+				p.Msg += " (levels: " + strings.Join(c.levels, ", ") + ")"
+			}
+			out = append(out, p)
+			continue
+		}
+		vocab, closed := vocabulary(u.col)
+		similar := frame.Similar(u.level, c.levels)
+		p.Msg = fmt.Sprintf("%s: level %q not in column %s", u.what, u.level, u.col)
+		switch {
+		case closed && !slices.Contains(vocab, u.level):
+			// No valid ledger holds it: suggest from the valid values.
+			p.class = levelImpossible
+			if similar = frame.Similar(u.level, vocab); len(similar) == 0 {
+				p.Msg += " (valid values: " + quoteAll(vocab) + ")"
+			}
+		case slices.Contains(vocab, u.level):
+			p.class = levelKnownAbsent
+			p.Msg += " of this ledger (a known level: the population selects no episode with it)"
+			similar = nil
+		case len(similar) > 0:
+			p.class = levelTypo
+		default:
+			p.class = levelUnknown
+		}
+		if len(similar) > 0 {
+			p.Msg += "; did you mean " + quoteAll(similar) + "?"
+		} else if (p.class == levelTypo || p.class == levelUnknown) && len(c.levels) <= 12 {
+			p.Msg += " (levels: " + quoteAll(c.levels) + ")"
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func quoteAll(s []string) string {
+	q := make([]string, len(s))
+	for i, x := range s {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
+}
+
+// distinct lists the sorted levels of col in rows, and whether every
+// value is text (so that a where expression may compare it with a string).
+func distinct(rows []frame.Row, col string) ([]string, bool) {
 	seen := map[string]bool{}
 	var s []string
+	text := true
 	for _, r := range rows {
 		v, ok := r.Get(col)
 		if !ok || v.Null {
 			continue
 		}
+		text = text && v.Kind == ledger.KindString
 		if l := v.String(); !seen[l] {
 			seen[l] = true
 			s = append(s, l)
 		}
 	}
 	slices.Sort(s)
-	return s
+	return s, text
+}
+
+// WhereLevelProblems checks the string levels that f's where expressions
+// (derive, population) compare ledger columns with against the episodes
+// and returns the likely mistakes: levels that no valid ledger holds, or
+// absent with a close match, or absent and unknown (CheckLedgerAll's
+// classes). A level the schema or the paper's design knows that these
+// episodes lack is left out: a pilot may rightly lack it. The evaluation
+// reports them as warnings (Result.Checks).
+func (f *File) WhereLevelProblems(eps []*ledger.Episode) ErrorList {
+	_, lvls := f.uses()
+	lvls = slices.DeleteFunc(lvls, func(u levelUse) bool { return !u.where })
+	if len(lvls) == 0 {
+		return nil
+	}
+	rows := make([]frame.Row, len(eps))
+	for i, e := range eps {
+		rows[i] = e
+	}
+	var out ErrorList
+	for _, p := range f.levelProblems(rows, ledgerColumns(eps), lvls) {
+		if p.class != levelKnownAbsent {
+			out = append(out, p.Error)
+		}
+	}
+	return out
 }

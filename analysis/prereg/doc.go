@@ -17,6 +17,16 @@
 // # Lock
 //
 // Lock writes FILE.lock with the file's SHA-256, the UTC time and the
-// toolkit version; CheckLock compares it with the file. This is tamper
-// evidence for readers of a study, not security: anyone can rewrite both.
+// toolkit version; CheckLockOrigin compares it with the file and with the
+// ledger's creation time (an Origin: a flag, the LEDGER.created.json of
+// drive and serve, Parquet created_utc metadata, or a simulated ledger's
+// seed, for which the order does not apply). This is tamper evidence for
+// readers of a study, not security: anyone can rewrite both.
+//
+// # The paper
+//
+// The embedded paper.yaml is the paper's H1–H6. PaperHypotheses evaluates
+// it and lays it out as Table 12 (PaperLayout); it is the
+// analysis.Options.Hypotheses of every report, since package analysis
+// cannot import this one.
 package prereg

@@ -65,6 +65,10 @@ type Result struct {
 	Title      string
 	Verdicts   []*Verdict
 	Provenance *Provenance
+	// Checks are problems of the preregistration against this ledger that
+	// do not stop the evaluation, as file:line: message: a level that a
+	// where expression names and no episode has (RunWith).
+	Checks []string
 }
 
 // derivedRow is an episode with the file's derived columns.
@@ -345,16 +349,23 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			Stat{Name: "only_" + e.B, Value: float64(c.C), Lo: nan, Hi: nan, P: nan, N: int64(c.Pairs)})
 	case KindOddsRatio:
 		spec := analysis.ModelSpec{Family: e.Model, Formula: e.Formula, Group: e.Group, Corr: e.Corr, Refs: e.Refs}
+		label := modelLabel[e.Model]
 		r, err := analysis.Model(q, spec)
 		if err != nil && e.Fallback != "" {
-			pr.Warnings = append(pr.Warnings, fmt.Sprintf("%s working correlation failed (%v); %s used", orDefault(e.Corr, "exchangeable"), strings.TrimPrefix(err.Error(), "GEE: "), e.Fallback))
+			// An undefined working correlation (e.g. an outcome constant
+			// within every cluster) leaves the fallback, whose robust SEs
+			// are still valid.
+			pr.Warnings = append(pr.Warnings, fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, strings.TrimPrefix(err.Error(), "GEE: "), e.Fallback))
 			spec.Corr = e.Fallback
 			r, err = analysis.Model(q, spec)
 		}
 		if err != nil {
 			return fail(err)
 		}
-		pr.Warnings = append(pr.Warnings, r.Warnings...)
+		// Name the fit: a hypothesis may hold several (H1's GEE and GLMM).
+		for _, w := range r.Warnings {
+			pr.Warnings = append(pr.Warnings, label+": "+w)
+		}
 		i := slices.IndexFunc(r.Coefficients, func(c analysis.Coef) bool { return c.Term == e.Term })
 		if i < 0 {
 			var terms []string
@@ -416,6 +427,9 @@ func oneSided(r *Rule, pr *PartResult) {
 	pr.Extra = append(pr.Extra, Stat{Name: "p_two_sided", Value: pr.rawP, Lo: nan, Hi: nan, P: nan, N: pr.Estimate.N})
 	pr.rawP, pr.Estimate.P = p, p
 }
+
+// modelLabel names each odds-ratio model in warnings.
+var modelLabel = map[string]string{"logit": "logit", "gee": "GEE", "glmm": "mixed-effects logit"}
 
 func orDefault(s, d string) string {
 	if s == "" {

@@ -39,6 +39,7 @@ type File struct {
 type Derived struct {
 	Name, Where string
 	Line        int
+	WhereLine   int // of the where key, for messages about the expression
 	expr        *formula.Where
 }
 
@@ -67,6 +68,7 @@ type Hypothesis struct {
 	Combine       string // all (default) or partial
 	Parts         []*Part
 	Line          int
+	PopLine       int // of the population key, for messages about the expression
 }
 
 // Part is one estimand with its rule. A part without a rule is reported
@@ -80,6 +82,7 @@ type Part struct {
 	Rule            *Rule
 	IfNotComputable string // fail (default) or not_supported
 	Line            int
+	PopLine         int // of the population key, for messages about the expression
 }
 
 // Estimand kinds.
@@ -157,13 +160,19 @@ type Error struct {
 	File string
 	Line int
 	Msg  string
+	// Warning marks a problem that does not fail a check (CheckLedgerAll).
+	Warning bool
 }
 
 func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	msg := e.Msg
+	if e.Warning {
+		msg = "warning: " + msg
 	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, msg)
 }
 
 // ErrorList is every problem found in a file, in line order.
@@ -378,7 +387,7 @@ func (d *decoder) parse(data []byte) *File {
 				x := &Derived{Line: d.line(c)}
 				d.mapping(c, "derive", fields{
 					"name":  func(v *yaml.Node) { d.str(v, "derive.name", &x.Name) },
-					"where": func(v *yaml.Node) { d.str(v, "derive.where", &x.Where) },
+					"where": func(v *yaml.Node) { x.WhereLine = v.Line; d.str(v, "derive.where", &x.Where) },
 				})
 				f.Derive = append(f.Derive, x)
 			})
@@ -458,7 +467,7 @@ func (d *decoder) hypothesis(n *yaml.Node) *Hypothesis {
 		"statement":      func(v *yaml.Node) { d.str(v, "statement", &h.Statement) },
 		"analysis":       func(v *yaml.Node) { d.str(v, "analysis", &h.Analysis) },
 		"sensitivity_of": func(v *yaml.Node) { d.str(v, "sensitivity_of", &h.SensitivityOf) },
-		"population":     func(v *yaml.Node) { d.str(v, "population", &h.Population) },
+		"population":     func(v *yaml.Node) { h.PopLine = v.Line; d.str(v, "population", &h.Population) },
 		"outcome":        func(v *yaml.Node) { d.str(v, "outcome", &h.Outcome) },
 		"combine":        func(v *yaml.Node) { d.str(v, "combine", &h.Combine) },
 		"estimand":       func(v *yaml.Node) { hasEstimand = true; single.Estimand = d.estimand(v) },
@@ -494,7 +503,7 @@ func (d *decoder) part(n *yaml.Node) *Part {
 	hasEstimand := false
 	d.mapping(n, "part", fields{
 		"name":              func(v *yaml.Node) { d.str(v, "name", &p.Name) },
-		"population":        func(v *yaml.Node) { d.str(v, "population", &p.Population) },
+		"population":        func(v *yaml.Node) { p.PopLine = v.Line; d.str(v, "population", &p.Population) },
 		"outcome":           func(v *yaml.Node) { d.str(v, "outcome", &p.Outcome) },
 		"for_each":          func(v *yaml.Node) { d.str(v, "for_each", &p.ForEach) },
 		"if_not_computable": func(v *yaml.Node) { d.str(v, "if_not_computable", &p.IfNotComputable) },
@@ -583,7 +592,7 @@ func (d *decoder) validate(f *File) {
 		}
 		w, err := formula.ParseWhere(x.Where)
 		if err != nil {
-			d.errf(x.Line, "derive %s: %v", x.Name, err)
+			d.errf(orLine(x.WhereLine, x.Line), "derive %s: %v", x.Name, err)
 			continue
 		}
 		for _, c := range w.Columns() {
@@ -628,7 +637,7 @@ func (d *decoder) validate(f *File) {
 		if h.Statement == "" {
 			d.errf(h.Line, "hypothesis %s: statement is required", h.ID)
 		}
-		d.where(h.Line, "hypothesis "+h.ID+": population", h.Population)
+		d.where(orLine(h.PopLine, h.Line), "hypothesis "+h.ID+": population", h.Population)
 		switch h.Combine {
 		case "all":
 		case "partial":
@@ -769,7 +778,7 @@ func (d *decoder) part1(f *File, h *Hypothesis, p *Part, families map[string]*Fa
 	}
 	e := &p.Estimand
 	line := e.Line
-	d.where(p.Line, what+": population", p.Population)
+	d.where(orLine(p.PopLine, p.Line), what+": population", p.Population)
 	if p.Outcome == "" {
 		p.Outcome = h.Outcome
 	}
@@ -1063,4 +1072,13 @@ func nullOf(kind string) float64 {
 		return 1
 	}
 	return 0
+}
+
+// orLine is a key's own line, or the enclosing item's when the key is
+// absent.
+func orLine(key, item int) int {
+	if key > 0 {
+		return key
+	}
+	return item
 }

@@ -61,15 +61,40 @@ type LockStatus struct {
 	Present  bool   `json:"present"`
 	Matches  bool   `json:"matches"`   // the lock's SHA-256 is the file's
 	LockedAt string `json:"locked_at"` // "" without a lock
-	// PredatesLedger is "yes", "no" or "unknown" (the ledger records no
-	// creation time).
+	// PredatesLedger is "yes", "no", "unknown" (nothing records when the
+	// ledger was created) or "not applicable: simulated (seed N)".
 	PredatesLedger string `json:"predates_ledger"`
-	Note           string `json:"note,omitempty"`
+	// LedgerCreated is the ledger's creation time (RFC 3339, UTC) and
+	// LedgerCreatedFrom where it was read; both "" when unknown.
+	LedgerCreated     string `json:"ledger_created,omitempty"`
+	LedgerCreatedFrom string `json:"ledger_created_from,omitempty"`
+	Note              string `json:"note,omitempty"`
+}
+
+// Origin is what is known of when a ledger came to be.
+type Origin struct {
+	// Created is when the ledger was created (zero: unknown), and From
+	// says where that was read: a flag, a sidecar, Parquet metadata.
+	Created time.Time
+	From    string
+	// SimulatedSeed is the run seed of a simulated ledger, "" otherwise.
+	// A simulated ledger is reproduced byte for byte from its seed at any
+	// time, so "was the lock earlier?" does not apply to it.
+	SimulatedSeed string
 }
 
 // CheckLock reads path.lock and compares it with the file's SHA-256 and,
 // when known, the ledger's creation time (zero if it records none).
 func CheckLock(path, sha string, ledgerCreated time.Time) (*LockStatus, error) {
+	return CheckLockOrigin(path, sha, Origin{Created: ledgerCreated})
+}
+
+// CheckLockOrigin reads path.lock and compares it with the file's SHA-256
+// and with what o says of the ledger's creation: a known creation time
+// decides whether the lock predates the ledger; without one, a simulated
+// ledger is "not applicable" and any other "unknown".
+func CheckLockOrigin(path, sha string, o Origin) (*LockStatus, error) {
+	ledgerCreated := o.Created
 	st := &LockStatus{PredatesLedger: "unknown"}
 	b, err := os.ReadFile(LockPath(path))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -94,13 +119,17 @@ func CheckLock(path, sha string, ledgerCreated time.Time) (*LockStatus, error) {
 	if !st.Matches {
 		st.Note = "the file changed after it was locked (SHA-256 differs)"
 	}
-	if !ledgerCreated.IsZero() {
+	switch {
+	case !ledgerCreated.IsZero():
+		st.LedgerCreated, st.LedgerCreatedFrom = ledgerCreated.UTC().Format(time.RFC3339), o.From
 		st.PredatesLedger = "no"
 		if t.Before(ledgerCreated) {
 			st.PredatesLedger = "yes"
 		}
-	} else if st.Note == "" {
-		st.Note = "the ledger records no creation time, so whether the lock predates it is unknown"
+	case o.SimulatedSeed != "":
+		st.PredatesLedger = "not applicable: simulated (seed " + o.SimulatedSeed + ")"
+	case st.Note == "":
+		st.Note = "nothing records when the ledger was created: no LEDGER.created.json beside it, no Parquet created_utc, no --ledger-created"
 	}
 	return st, nil
 }

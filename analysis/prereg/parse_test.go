@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // TestMalformed parses every file under testdata/malformed: each must fail
@@ -83,6 +85,8 @@ func TestValidFiles(t *testing.T) {
 // evaluates its rules' strings without panicking either.
 func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join("testdata", "malformed", "*.yaml"))
+	ledgerSeeds, _ := filepath.Glob(filepath.Join("testdata", "malformed-ledger", "*.yaml"))
+	seeds = append(seeds, ledgerSeeds...)
 	seeds = append(seeds, "paper.yaml", filepath.Join("testdata", "estimands.yaml"))
 	for _, s := range seeds {
 		b, err := os.ReadFile(s)
@@ -112,5 +116,17 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
+		// The ledger checks walk every expression and level.
+		for _, e := range file.WhereLevelProblems(fuzzEpisodes) {
+			if e.Line < 1 {
+				t.Fatalf("level problem without a line: %v", e)
+			}
+		}
 	})
+}
+
+// fuzzEpisodes are a few episodes for the fuzzed files' level checks.
+var fuzzEpisodes = []*ledger.Episode{
+	{EpisodeID: "a", Condition: "guard", FaultMode: ledger.FaultTimeoutPost, Model: "m1"},
+	{EpisodeID: "b", Condition: "vanilla", FaultMode: ledger.FaultNone, Model: "m2"},
 }

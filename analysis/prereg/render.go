@@ -138,6 +138,7 @@ func (r *Result) writeText(w io.Writer, md bool) error {
 			}
 		}
 	}
+	notes = append(notes, r.Checks...)
 	if len(notes) > 0 {
 		b.WriteString("\nWarnings:\n")
 		for _, n := range notes {
@@ -179,6 +180,9 @@ func (p *Provenance) lines() [][2]string {
 	lock := "none"
 	if l := p.Lock; l != nil && l.Present {
 		lock = fmt.Sprintf("locked %s; matches the file: %v; predates the ledger: %s", l.LockedAt, l.Matches, l.PredatesLedger)
+		if l.LedgerCreated != "" {
+			lock += fmt.Sprintf(" (ledger created %s, from %s)", l.LedgerCreated, l.LedgerCreatedFrom)
+		}
 	}
 	if p.Lock != nil && p.Lock.Note != "" {
 		lock += " (" + p.Lock.Note + ")"
@@ -281,7 +285,8 @@ func (r *Result) writeJSON(w io.Writer) error {
 	out := struct {
 		Title      string     `json:"title"`
 		Hypotheses []jverdict `json:"hypotheses"`
-	}{Title: r.Title, Hypotheses: []jverdict{}}
+		Checks     []string   `json:"checks,omitempty"`
+	}{Title: r.Title, Hypotheses: []jverdict{}, Checks: r.Checks}
 	for _, v := range r.Verdicts {
 		jv := jverdict{ID: v.ID, Statement: v.Statement, Analysis: v.Analysis, SensitivityOf: v.SensitivityOf, Verdict: v.Verdict, Reason: v.Reason, Provenance: r.Provenance}
 		for _, p := range v.Parts {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -42,24 +41,44 @@ func ReadFile(path string) (*File, error) {
 
 // Run evaluates f, read from path, on eps and attaches the provenance:
 // the ledger at in ("" for a simulated run) with its identity, the run
-// seed and the state of path's lock, under the toolkit version.
+// seed and the state of path's lock, under the toolkit version. The
+// ledger's creation time is not looked for (the lock's order is
+// "unknown"); RunWith takes it.
 func (f *File) Run(path string, eps []*ledger.Episode, in, seed, version string) (*Result, error) {
+	return f.RunWith(path, eps, RunOptions{In: in, Seed: seed, Version: version})
+}
+
+// RunOptions say what a run's provenance records.
+type RunOptions struct {
+	In      string // the ledger's path, "" for a simulation in process
+	Seed    string // the run seed, "" if unknown
+	Version string // the toolkit's
+	Origin  Origin // when the ledger was created, for the lock's order
+}
+
+// RunWith is Run with the ledger's origin: whether the lock predates the
+// ledger is decided from o.Origin (CheckLockOrigin).
+func (f *File) RunWith(path string, eps []*ledger.Episode, o RunOptions) (*Result, error) {
 	res, err := f.Evaluate(eps)
 	if err != nil {
 		return nil, err
 	}
-	prov := &Provenance{Prereg: path, PreregSHA256: f.SHA256, Ledger: in, Seed: seed, ToolkitVersion: version}
-	if in != "" {
-		if prov.LedgerSHA256, prov.LedgerBytes, err = LedgerIdentity(in); err != nil {
+	prov := &Provenance{Prereg: path, PreregSHA256: f.SHA256, Ledger: o.In, Seed: o.Seed, ToolkitVersion: o.Version}
+	if o.In != "" {
+		if prov.LedgerSHA256, prov.LedgerBytes, err = LedgerIdentity(o.In); err != nil {
 			return nil, err
 		}
 	}
-	// Ledgers record no creation time today (the sidecar holds only what
-	// is the same on every run), so the lock's order is "unknown".
-	if prov.Lock, err = CheckLock(path, f.SHA256, time.Time{}); err != nil {
+	if prov.Lock, err = CheckLockOrigin(path, f.SHA256, o.Origin); err != nil {
 		return nil, err
 	}
 	res.Provenance = prov
+	// A mistyped level in a population selects nothing, or everything
+	// with !=; say so beside the verdicts (Evaluate itself skips this
+	// pass, as power calls it many times on the same design).
+	for _, p := range f.WhereLevelProblems(eps) {
+		res.Checks = append(res.Checks, p.Error())
+	}
 	return res, nil
 }
 
@@ -70,6 +89,13 @@ func (r *Result) Warnings() []string {
 	var out []string
 	if p := r.Provenance; p != nil && p.Lock != nil && p.Lock.Present && !p.Lock.Matches {
 		out = append(out, fmt.Sprintf("warning: %s changed after it was locked", p.Prereg))
+	}
+	for _, c := range r.Checks {
+		out = append(out, "warning: "+c)
+	}
+	if p := r.Provenance; p != nil && p.Lock != nil && p.Lock.Present && p.Lock.PredatesLedger == "no" {
+		out = append(out, fmt.Sprintf("warning: %s was locked at %s, after the ledger was created (%s, from %s): the registration does not predate the data",
+			p.Prereg, p.Lock.LockedAt, p.Lock.LedgerCreated, p.Lock.LedgerCreatedFrom))
 	}
 	for _, v := range r.Verdicts {
 		if v.Verdict == NotComputable {

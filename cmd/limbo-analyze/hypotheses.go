@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/report"
 )
 
@@ -15,6 +16,7 @@ import (
 type hypothesesOptions struct {
 	in, inFormat, format string
 	prereg               string // a preregistration file to evaluate instead of H1–H6
+	ledgerCreated        string // when the ledger was created (RFC 3339), for the lock's order
 	strict               bool
 }
 
@@ -36,7 +38,17 @@ supported, inconclusive, partly supported, or not computable):
   H5  share of duplicate episodes reported completed without uncertainty
   H6  guard duplicates ≤ 2% in every harness with ≤ 3 pp TS loss
 
---format csv or json gives every statistic at full precision.
+The hypotheses are the paper's preregistration, embedded in the toolkit as
+data ('prereg init --paper' writes it); this command evaluates its primary
+analyses and lays them out as Table 12. --format csv or json gives every
+statistic at full precision.
+
+--prereg FILE evaluates your own preregistration instead (docs/prereg.md),
+with verdicts, warnings and provenance: whether FILE.lock matches the file
+and predates the ledger. The ledger's creation time comes from
+--ledger-created, else the LEDGER.created.json that drive and serve write,
+else a Parquet file's created_utc metadata; a simulated ledger is "not
+applicable" (it is reproduced from its seed).
 
 Examples:
   limbo-analyze hypotheses --in run.parquet
@@ -50,6 +62,14 @@ Examples:
 			if !slices.Contains([]string{"text", "md", "csv", "json"}, o.format) {
 				return usagef("hypotheses: --format %q: want text, md, csv or json", o.format)
 			}
+			if o.ledgerCreated != "" {
+				if o.prereg == "" {
+					return usagef("hypotheses: --ledger-created goes with --prereg")
+				}
+				if _, err := prereg.ParseCreated(o.ledgerCreated); err != nil {
+					return usagef("hypotheses: --ledger-created: %v", err)
+				}
+			}
 			if o.prereg != "" {
 				return runPreregHypotheses(o, e)
 			}
@@ -62,6 +82,7 @@ Examples:
 	f.StringVar(&o.format, "format", "text", "output format: text, md, csv or json")
 	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
 	f.StringVar(&o.prereg, "prereg", "", "evaluate this preregistration file (docs/prereg.md) instead of the paper's H1–H6")
+	f.StringVar(&o.ledgerCreated, "ledger-created", "", "with --prereg: when the ledger was created (RFC 3339, e.g. 2026-03-01T12:00:00Z), to say whether the lock predates it")
 	return cmd
 }
 
@@ -70,7 +91,7 @@ func runHypotheses(o hypothesesOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	hs, err := analysis.Hypotheses(d)
+	hs, err := analysis.Hypotheses(d, prereg.PaperHypotheses)
 	if err != nil {
 		return err
 	}

@@ -5,14 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/mcp"
 )
 
 func newPreregCmd(e *env) *cobra.Command {
@@ -123,8 +127,15 @@ func newPreregCheckCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := reportProblems(e, args[0], f.CheckLedger(d.Episodes, cols)); err != nil {
+				errs, warns, err := f.CheckLedgerAll(d.Episodes, cols)
+				if err != nil {
 					return err
+				}
+				for _, w := range warns {
+					fmt.Fprintf(e.stderr, "%v\n", w)
+				}
+				if len(errs) > 0 {
+					return reportProblems(e, args[0], errs)
 				}
 			}
 			fmt.Fprintf(e.stdout, "%s: ok (%d hypotheses, sha256 %s)\n", args[0], len(f.Hypotheses), f.SHA256)
@@ -163,7 +174,7 @@ func runPreregHypotheses(o hypothesesOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	res, err := evalPrereg(e, o.prereg, f, d, o.in)
+	res, err := evalPrereg(e, o.prereg, f, d, o.in, o.inFormat, o.ledgerCreated, "")
 	if err != nil {
 		return err
 	}
@@ -176,9 +187,18 @@ func runPreregHypotheses(o hypothesesOptions, e *env) error {
 }
 
 // evalPrereg runs f on d's episodes with the provenance of the ledger at
-// in ("" for a simulated run) and prints its warnings on stderr.
-func evalPrereg(e *env, path string, f *prereg.File, d *analysis.Data, in string) (*prereg.Result, error) {
-	res, err := f.Run(path, d.Episodes, in, runSeed(in, d), version)
+// in ("" for a simulation in process, whose seed is given) and prints its
+// warnings on stderr. created is --ledger-created ("" for none); seed ""
+// is the ledger's own (runSeed).
+func evalPrereg(e *env, path string, f *prereg.File, d *analysis.Data, in, inFormat, created, seed string) (*prereg.Result, error) {
+	if seed == "" {
+		seed = runSeed(in, d)
+	}
+	origin, err := ledgerOrigin(in, inFormat, created, seed)
+	if err != nil {
+		return nil, err
+	}
+	res, err := f.RunWith(path, d.Episodes, prereg.RunOptions{In: in, Seed: seed, Version: version, Origin: origin})
 	if err != nil {
 		return nil, err
 	}
@@ -186,4 +206,40 @@ func evalPrereg(e *env, path string, f *prereg.File, d *analysis.Data, in string
 		fmt.Fprintf(e.stderr, "limbo-analyze: %s\n", w)
 	}
 	return res, nil
+}
+
+// ledgerOrigin says when the ledger at in was created, for the question
+// whether a lock predates it (docs/prereg.md, "Locking"). In order: the
+// --ledger-created flag; the LEDGER.created.json that drive and serve
+// write; a Parquet file's created_utc metadata. Without any, a simulated
+// ledger (in process, or with simulate's sidecar) is "not applicable":
+// it is reproduced from its seed at any time. Anything else is unknown.
+func ledgerOrigin(in, inFormat, created, seed string) (prereg.Origin, error) {
+	if created != "" {
+		t, err := prereg.ParseCreated(created)
+		if err != nil {
+			return prereg.Origin{}, usagef("--ledger-created: %v", err)
+		}
+		return prereg.Origin{Created: t, From: "--ledger-created"}, nil
+	}
+	if in == "" {
+		return prereg.Origin{SimulatedSeed: seed}, nil
+	}
+	t, sidecar, ok, err := mcp.ReadCreated(in)
+	if err != nil {
+		return prereg.Origin{}, err
+	}
+	if ok {
+		return prereg.Origin{Created: t, From: sidecar}, nil
+	}
+	if fi, err := os.Stat(in); err == nil && fi.Mode().IsRegular() && (inFormat == "parquet" || inFormat == "" && strings.EqualFold(filepath.Ext(in), ".parquet")) {
+		t, ok, err := prereg.ParquetCreated(in)
+		if err != nil {
+			return prereg.Origin{}, err
+		}
+		if ok {
+			return prereg.Origin{Created: t, From: in + " (Parquet metadata " + prereg.CreatedKey + ")"}, nil
+		}
+	}
+	return prereg.Origin{SimulatedSeed: design.SidecarSeed(in)}, nil
 }

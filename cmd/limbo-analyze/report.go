@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
@@ -85,11 +87,15 @@ Examples:
 	return cmd
 }
 
+// simulatePaper is report's simulation without --in (a variable so that
+// tests can substitute a small ledger).
+var simulatePaper = report.SimulatePaper
+
 func runReport(o reportOptions, e *env) error {
-	job := report.Job{In: o.in, Seed: o.seed, Out: o.out,
+	job := report.Job{In: o.in, Seed: o.seed, Out: o.out, Simulate: simulatePaper,
 		Meta: report.Meta{Toolkit: version, Schema: ledger.SchemaVersion, Go: runtime.Version()},
 		Analyze: func(d *analysis.Data) *analysis.Results {
-			return analysis.Analyze(d, analysis.Options{Tools: report.Tools()})
+			return analysis.Analyze(d, analysis.Options{Tools: report.Tools(), Hypotheses: prereg.PaperHypotheses})
 		},
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", msg) },
 	}
@@ -102,7 +108,11 @@ func runReport(o reportOptions, e *env) error {
 			return err
 		}
 		job.Extra = func(u *outfile.Unit, d *analysis.Data) ([]string, error) {
-			pres, err := evalPrereg(e, o.prereg, pf, d, o.in)
+			seed := ""
+			if o.in == "" {
+				seed = strconv.FormatUint(o.seed, 10) // the simulation in process
+			}
+			pres, err := evalPrereg(e, o.prereg, pf, d, o.in, o.inFormat, "", seed)
 			if err != nil {
 				return nil, err
 			}

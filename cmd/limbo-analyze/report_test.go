@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/report"
 )
 
@@ -118,7 +119,7 @@ func BenchmarkTablesAndHypotheses(b *testing.B) {
 	d := paperEpisodes(b)
 	tools := report.Tools()
 	for b.Loop() {
-		analysis.Analyze(d, analysis.Options{Tools: tools})
+		analysis.Analyze(d, analysis.Options{Tools: tools, Hypotheses: prereg.PaperHypotheses})
 	}
 }
 

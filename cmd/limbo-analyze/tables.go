@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
 )
@@ -91,7 +92,7 @@ func runTables(o tablesOptions, e *env) error {
 			return err
 		}
 	}
-	tables, err := report.SelectTables(d, o.table, o.comparePaper, analysis.Options{Tools: toolCatalogue()},
+	tables, err := report.SelectTables(d, o.table, o.comparePaper, analysis.Options{Tools: toolCatalogue(), Hypotheses: prereg.PaperHypotheses},
 		func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: %s\n", msg) })
 	if err != nil {
 		return err
