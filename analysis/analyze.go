@@ -12,6 +12,9 @@ var TableNumbers = []int{3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
 type Options struct {
 	// Tools is the sandbox's tool catalogue (native contract) for Table 11.
 	Tools []Tool
+	// ICC is how Table 3 estimates the template ICC of its intervals:
+	// ICCPerColumn (the default, "" too) or ICCPooled (Table3With).
+	ICC string
 }
 
 // Results is everything a report shows.
@@ -40,7 +43,7 @@ func (r *Results) Table(n int) *Table {
 func BuildTable(d *Data, n int, opt Options) (*Table, error) {
 	switch n {
 	case 3:
-		return Table3(d)
+		return Table3With(d, opt.ICC)
 	case 4:
 		return Table4(d)
 	case 5:

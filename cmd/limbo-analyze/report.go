@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -26,6 +27,7 @@ type reportOptions struct {
 	out          string
 	strict       bool
 	prereg       string // also evaluate this preregistration (prereg.md, .csv, .json)
+	icc          string // Table 3's ICC convention (analysis.Options.ICC)
 }
 
 // defaultSeed is the seed `report` simulates with when given no ledger (the
@@ -76,6 +78,9 @@ Examples:
 			if o.in != "" && cmd.Flags().Changed("seed") {
 				return usagef("report: --seed simulates; it cannot be combined with --in")
 			}
+			if !slices.Contains(analysis.ICCConventions, o.icc) {
+				return usagef("report: --icc %q: want per-column or pooled", o.icc)
+			}
 			if err := checkOutDir("report", o.out); err != nil {
 				return err
 			}
@@ -94,6 +99,7 @@ Examples:
 	f.StringVar(&o.out, "out", "", "output directory (required)")
 	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
 	f.StringVar(&o.prereg, "prereg", "", "also evaluate this preregistration file into prereg.md, prereg.csv and prereg.json")
+	f.StringVar(&o.icc, "icc", analysis.ICCPerColumn, "Table 3's template ICC: per-column, or pooled (one ICC across its columns)")
 	return cmd
 }
 
@@ -134,7 +140,7 @@ func runReport(o reportOptions, e *env) error {
 		meta.Seed = runSeed(o.in, d)
 	}
 	meta.Episodes = len(d.Episodes)
-	res := analysis.Analyze(d, analysis.Options{Tools: toolCatalogue()})
+	res := analysis.Analyze(d, analysis.Options{Tools: toolCatalogue(), ICC: o.icc})
 	for _, w := range res.Warnings {
 		fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", w)
 	}
