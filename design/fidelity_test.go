@@ -1,6 +1,8 @@
 package design
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -214,4 +216,73 @@ func handsOn(t *testing.T, e *ledger.Episode) bool {
 		t.Fatal(err)
 	}
 	return task.Steps[e.FocalIndex].Receipt
+}
+
+// The hand-offs live in instances ≥ 1 only (sandbox data "handoffs"): with
+// or without them in the task data, every episode of the instance-0
+// experiments (E2, E2k, E5, E6) is simulated to the same bytes, so their
+// cells and identities are untouched by them.
+func TestHandoffsLeaveInstance0(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates the instance-0 experiments twice")
+	}
+	run := func() map[string][]byte {
+		p, err := Compile(Paper())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim := NewSimulator(p, agent.DefaultProfiles(), 1)
+		out := map[string][]byte{}
+		for i := range p.Len() {
+			ep := p.Episode(i)
+			switch ep.Experiment {
+			case "E2", "E2k", "E5", "E6":
+			default:
+				continue
+			}
+			raw, err := sim.Episode(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[ep.ID()] = b
+		}
+		return out
+	}
+	with := run()
+	var f map[string]any
+	if err := json.Unmarshal(sandbox.DefaultTaskData(), &f); err != nil {
+		t.Fatal(err)
+	}
+	removed := 0
+	for _, tm := range f["templates"].([]any) {
+		if _, ok := tm.(map[string]any)["handoffs"]; ok {
+			delete(tm.(map[string]any), "handoffs")
+			removed++
+		}
+	}
+	if removed == 0 {
+		t.Fatal("the task data has no hand-offs to remove")
+	}
+	js, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore, err := sandbox.UseTaskData(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restore()
+	without := run()
+	if len(with) < 10000 || len(with) != len(without) {
+		t.Fatalf("%d episodes with hand-offs, %d without", len(with), len(without))
+	}
+	for id, b := range with {
+		if !bytes.Equal(b, without[id]) {
+			t.Fatalf("%s: differs with and without the hand-offs", id)
+		}
+	}
 }
