@@ -30,6 +30,13 @@ type Agent struct {
 	keyN  int
 	calls int
 
+	// Hand-offs (sandbox.Step.Needs): whether the agent holds each step's
+	// receipt, and the arguments of each step's last send (a same-key
+	// repeat of them returns the stored result, receipt included).
+	receipt  []bool
+	lastArgs []map[string]any
+	cur      int // index of the step being written
+
 	// What the final report is made from.
 	ambiguous, gaveUp, escalated, failed bool
 	stopped                              bool // handed the rest of the task over
@@ -45,14 +52,65 @@ func New(p Params, t Timing, cond Condition, d *Draws) *Agent {
 // report.
 func (a *Agent) Run(c Caller, task *sandbox.Task, tools []sandbox.ToolSpec) ledger.FinalReport {
 	a.c, a.tools = c, tools
+	if handoffs(task) {
+		a.receipt = make([]bool, len(task.Steps))
+		a.lastArgs = make([]map[string]any, len(task.Steps))
+	}
 	for i := range task.Steps {
 		if a.stopped {
+			break
+		}
+		a.calls, a.cur = 0, i
+		if !a.haveReceipts(task, &task.Steps[i]) {
 			break
 		}
 		a.calls = 0
 		a.write(&task.Steps[i])
 	}
 	return a.report()
+}
+
+func handoffs(task *sandbox.Task) bool {
+	for i := range task.Steps {
+		if task.Steps[i].Receipt {
+			return true
+		}
+	}
+	return false
+}
+
+// haveReceipts makes sure the agent holds the receipt of every earlier step
+// that st must quote. A receipt is only in a write's response: after a lost
+// acknowledgement a read-back shows the effect but not its receipt, a guard's
+// "already committed" answer has none, and a blind re-issue brings one (with
+// the duplicate). Holding a key, the agent repeats the request with the same
+// key, which the description promises to be safe and which returns the
+// stored result; without one, a repeat would be a second effect, so it stops
+// and hands the rest of the task over (escalated). Nothing here is drawn:
+// this is what any agent can and cannot do, not a propensity.
+func (a *Agent) haveReceipts(task *sandbox.Task, st *sandbox.Step) bool {
+	for _, n := range st.Needs {
+		if a.receipt[n] {
+			continue
+		}
+		src := &task.Steps[n]
+		if args := a.lastArgs[n]; args != nil {
+			if _, keyed := args[keyArg]; keyed && a.spec(src.Tool).KeyHonouredFor(args) {
+				cur := a.cur
+				a.cur = n
+				obs := a.call(src.Tool, args)
+				a.handle(src, a.spec(src.Tool), args, a.c.Now(), obs)
+				a.cur = cur
+				if a.receipt[n] {
+					continue
+				}
+			}
+		}
+		a.stopped, a.escalated = true, true
+		a.notes = append(a.notes, st.Tool+" needs the receipt of "+src.Tool+", which was lost with its response; handed the rest of the task over")
+		return false
+	}
+	return true
 }
 
 func (a *Agent) spec(name string) sandbox.ToolSpec {
@@ -135,8 +193,14 @@ func (a *Agent) write(st *sandbox.Step) {
 func (a *Agent) handle(st *sandbox.Step, spec sandbox.ToolSpec, args map[string]any, t0 float64, obs sandbox.Observation) {
 	conflicts := 0
 	for a.calls < maxCallsPerStep {
+		if a.receipt != nil {
+			a.lastArgs[a.cur] = args
+		}
 		switch obs.Outcome {
 		case ledger.OutcomeOK:
+			if _, ok := obs.Result["receipt"]; ok && a.receipt != nil {
+				a.receipt[a.cur] = true
+			}
 			return
 		case ledger.OutcomeTimeout, ledger.OutcomeHTTP500:
 			a.recover(st, spec, args, t0, obs.Outcome)

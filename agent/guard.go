@@ -20,7 +20,9 @@ import (
 //  3. on a re-issue of an ambiguous call (same tool, same canonical
 //     arguments) reads back first, waiting until the documented lag has
 //     passed since the original was sent, and if the effect is present
-//     returns a success without forwarding;
+//     returns a success without forwarding; an exact repeat (same
+//     arguments, same honoured key) is forwarded as it is, since the
+//     service's key dedups it and returns the stored result;
 //  4. for data_insert_many, forwards only the rows the read-back lacks.
 //
 // It uses only what a server sees (the calls, the catalogue, read tools),
@@ -37,6 +39,7 @@ type Guard struct {
 type ambiguousCall struct {
 	tool, canon string
 	read        string // canonical arguments of the read that verifies it
+	key         string // idempotency key it was sent with ("" if none)
 	sentAt      float64
 }
 
@@ -121,7 +124,11 @@ func (g *Guard) Call(tool string, args map[string]any) sandbox.Observation {
 	if len(g.pending) > 0 {
 		prepare()
 	}
-	if i := g.find(tool, canon, readKey); prepared && i >= 0 {
+	// A repeat of the very request under an honoured key is forwarded as
+	// it is: the service's key makes it safe, and its answer (the stored
+	// result) is better than the guard's, which lacks the original's
+	// response (a receipt a later step needs, for one).
+	if i := g.find(tool, canon, readKey); prepared && i >= 0 && !g.sameKeyed(i, spec, canon, args) {
 		a := g.pending[i]
 		if wait := a.sentAt + spec.DocumentedLagFor(args) + 1 - g.Next.Now(); wait > 0 {
 			g.Next.Advance(wait)
@@ -152,10 +159,19 @@ func (g *Guard) Call(tool string, args map[string]any) sandbox.Observation {
 	if obs.Outcome == "timeout" || obs.Outcome == "http500" {
 		prepare()
 		if g.find(tool, canon, readKey) < 0 {
-			g.pending = append(g.pending, ambiguousCall{tool: tool, canon: canon, read: readKey, sentAt: sent})
+			key, _ := args[keyArg].(string)
+			g.pending = append(g.pending, ambiguousCall{tool: tool, canon: canon, read: readKey, key: key, sentAt: sent})
 		}
 	}
 	return obs
+}
+
+// sameKeyed reports whether a write repeats pending call i exactly: the
+// same arguments under the same idempotency key, which the tool honours.
+func (g *Guard) sameKeyed(i int, spec sandbox.ToolSpec, canon string, args map[string]any) bool {
+	key, _ := args[keyArg].(string)
+	p := &g.pending[i]
+	return key != "" && key == p.key && p.canon == canon && spec.KeyHonouredFor(args)
 }
 
 func (g *Guard) find(tool, canon, read string) int {

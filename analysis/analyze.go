@@ -18,6 +18,9 @@ type Options struct {
 	// out of Analyze, which is then quicker and quiet about it, and makes
 	// BuildTable(d, 12, …) an error.
 	Hypotheses HypothesesFunc
+	// ICC is how Table 3 estimates the template ICC of its intervals:
+	// ICCPerColumn (the default, "" too) or ICCPooled (Table3With).
+	ICC string
 }
 
 var errNoHypotheses = errors.New("Table 12: no hypotheses to evaluate (Options.Hypotheses is nil)")
@@ -48,7 +51,7 @@ func (r *Results) Table(n int) *Table {
 func BuildTable(d *Data, n int, opt Options) (*Table, error) {
 	switch n {
 	case 3:
-		return Table3(d)
+		return Table3With(d, opt.ICC)
 	case 4:
 		return Table4(d)
 	case 5:

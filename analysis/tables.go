@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -58,7 +59,33 @@ func expIn(exps ...string) func(*ledger.Episode) bool {
 // redelivery), TS in not-executed worlds and EOS over all faulted episodes,
 // each with a Wilson interval on the clustered n_eff. E1s (the extra
 // partial-batch instances) is pooled with E1, as in the paper's Figure 2.
-func Table3(d *Data) (*Table, error) {
+func Table3(d *Data) (*Table, error) { return Table3With(d, ICCPerColumn) }
+
+// Table 3's ICC conventions (Options.ICC, `--icc`).
+const (
+	// ICCPerColumn estimates one ICC per column over every model (the
+	// default; paper-design §2.4).
+	ICCPerColumn = "per-column"
+	// ICCPooled estimates the ICC of each column as ICCPerColumn does and
+	// applies their mean (weighted by template count, as RatesSpec.ICCBy
+	// pools strata) to every column: one ICC for the whole table, which
+	// the paper's near-equal n_eff across columns suggests it used, and
+	// which gives a column whose outcome hardly varies (TS 100%, 0
+	// duplicates) the width of the others.
+	ICCPooled = "pooled"
+)
+
+// ICCConventions lists the values of Options.ICC.
+var ICCConventions = []string{ICCPerColumn, ICCPooled}
+
+// Table3With is Table3 with the ICC convention icc (ICCPerColumn when "").
+func Table3With(d *Data, icc string) (*Table, error) {
+	if icc == "" {
+		icc = ICCPerColumn
+	}
+	if !slices.Contains(ICCConventions, icc) {
+		return nil, fmt.Errorf("Table 3: ICC convention %q: want per-column or pooled", icc)
+	}
 	if err := d.require("Table 3", tableColumns[3]); err != nil {
 		return nil, err
 	}
@@ -88,10 +115,77 @@ func Table3(d *Data) (*Table, error) {
 		{"ts_pre", func(e *ledger.Episode) bool { return e.FaultFired && isPre(e.FaultMode) }, tsOf},
 		{"eos_faulted", faulted, eosOf},
 	}
+	if icc == ICCPooled {
+		pooledRateColumns(t, eps, cols, modelOf, models)
+		t.Caption = strings.Replace(t.Caption, "ICC over task templates pooled per column", "one ICC over task templates pooled across the columns", 1)
+		return t, nil
+	}
 	for j, c := range cols {
 		rateColumn(t, eps, c, j, modelOf, models)
 	}
 	return t, nil
+}
+
+// stackedRow is an episode in one column of a table whose rates share one
+// ICC: rateRow with the column's key as the stratum "column".
+type stackedRow struct {
+	rateRow
+	column string
+}
+
+func (r stackedRow) Get(name string) (ledger.Value, bool) {
+	if name == "column" {
+		return ledger.Value{Kind: ledger.KindString, Str: r.column}, true
+	}
+	return r.rateRow.Get(name)
+}
+
+// pooledRateColumns fills every column of cols as rateColumn does, but with
+// one ICC for all of them: the engine's Rates over the stacked (episode,
+// column) rows grouped by column and group, with the ICC estimated within
+// each column and pooled (RatesSpec.ICCBy). Rates and n come out as per
+// column; only n_eff and the intervals change.
+func pooledRateColumns(t *Table, eps []*ledger.Episode, cols []rateCol, groupOf func(*ledger.Episode) string, groups []string) {
+	var rows []frame.Row
+	for _, c := range cols {
+		for _, e := range eps {
+			if !c.scope(e) {
+				continue
+			}
+			r := rateRow{ep: e, group: groupOf(e), y: c.y(e), w: 1}
+			if e.Weight > 0 {
+				r.w = e.Weight
+			}
+			rows = append(rows, stackedRow{r, c.key})
+		}
+	}
+	if len(rows) == 0 {
+		for j := range cols {
+			rateColumn(t, eps, cols[j], j, groupOf, groups)
+		}
+		return
+	}
+	res, err := Rates(Query{Rows: rows, Weight: "w"}, RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"}})
+	if err != nil {
+		// Rows built here always carry their columns; an error is a bug.
+		panic("analysis: pooledRateColumns: " + err.Error())
+	}
+	for _, w := range res.Warnings {
+		t.warnf("%s", w)
+	}
+	got := map[[2]string]RateRow{}
+	for _, r := range res.Rows {
+		got[[2]string{r.Levels[0], r.Levels[1]}] = r
+	}
+	for j, c := range cols {
+		for i, g := range groups {
+			r, ok := got[[2]string{c.key, g}]
+			if !ok {
+				t.warnf("%s / %s: no episodes", t.Rows[i].Labels[len(t.Rows[i].Labels)-1], t.columnLabel(c.key))
+			}
+			t.Rows[i].Cells[j] = rateCellOf(r, ok)
+		}
+	}
 }
 
 // Table5 is the duplicate rate by contract variant and condition (vanilla,

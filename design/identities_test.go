@@ -136,6 +136,10 @@ func TestConditionIdentities(t *testing.T) {
 
 // In every late-commit episode EOS = not duplicated (Table 6: EOS = 100 −
 // dup in every row), because the drained ledger always holds the original.
+// The one exception is a focal write whose receipt a later step needs (T11
+// and T12 instances ≥ 1, sandbox.Step.Receipt): an agent that waited, found
+// the original and so holds no receipt hands the task over, failing it
+// without a duplicate. Instance 0, and so Table 6 (E5), has no such write.
 func TestLateIdentity(t *testing.T) {
 	sim := paperSim(t, nil)
 	eps := graded(t, sim, func(e *Episode) bool {
@@ -146,7 +150,7 @@ func TestLateIdentity(t *testing.T) {
 	}
 	for i := range eps {
 		e := &eps[i]
-		if e.EOS == e.Duplicated {
+		if e.EOS == e.Duplicated && !(handsOn(t, e) && !e.Duplicated && !e.TaskSuccess) {
 			t.Fatalf("%s: eos=%v duplicated=%v task_success=%v", e.EpisodeID, e.EOS, e.Duplicated, e.TaskSuccess)
 		}
 	}

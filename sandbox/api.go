@@ -70,6 +70,13 @@ type Step struct {
 	ReadPath   string         // ledger.ReadStrong/ReadEventual/ReadNone
 	Reversible bool           // whether the effect can be undone
 	Platform   string         // social writes only
+	// Needs lists the earlier steps whose receipt this step must quote
+	// (a hand-off, see Task.Instruction): the receipt is in the earlier
+	// write's response only, never in a listing. Empty in instance 0.
+	Needs []int
+	// Receipt reports whether a later step needs this write's receipt, so
+	// that the service returns one with it.
+	Receipt bool
 
 	tool int      // catalogue index
 	ids  []string // logical identities (one per row for a batch)

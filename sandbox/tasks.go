@@ -37,6 +37,21 @@ type templateData struct {
 		Tool string         `json:"tool"`
 		Args map[string]any `json:"args"`
 	} `json:"steps"`
+	Handoffs *handoffData `json:"handoffs"`
+}
+
+// handoffData makes a template's later instances hand results on: from
+// instance FromInstance, step Pairs[i][1] quotes the receipt that step
+// Pairs[i][0]'s write returned (a deploy stage promoting the previous
+// stage's run, a notice quoting the release receipt). The receipt is in the
+// write's response only, as a one-time token or signed URL is: a read-back
+// shows the effect but not its receipt. Note is appended to the
+// instruction of those instances. Instance 0 never has hand-offs, so the
+// experiments that use only instance 0 (E2, E5, E6) are unchanged.
+type handoffData struct {
+	FromInstance int      `json:"from_instance"`
+	Pairs        [][2]int `json:"pairs"`
+	Note         string   `json:"note"`
 }
 
 type varData struct {
@@ -123,6 +138,19 @@ func loadTaskData(js []byte) error {
 			ti, ok := toolIndex[t.Steps[j].Tool]
 			if !ok || !defs[ti].write || defs[ti].service == "oracle" {
 				return fmt.Errorf("%s (%s): steps[%d]: field tool: %q is not a write tool", where, t.ID, j, t.Steps[j].Tool)
+			}
+		}
+		if h := t.Handoffs; h != nil {
+			if h.FromInstance < 1 {
+				return fmt.Errorf("%s (%s): field handoffs.from_instance: must be ≥ 1 (instance 0 keeps the paper's structure)", where, t.ID)
+			}
+			if len(h.Pairs) == 0 || h.Note == "" {
+				return fmt.Errorf("%s (%s): field handoffs: needs pairs and a note for the instruction", where, t.ID)
+			}
+			for j, pr := range h.Pairs {
+				if pr[0] < 0 || pr[0] >= pr[1] || pr[1] >= len(t.Steps) {
+					return fmt.Errorf("%s (%s): field handoffs.pairs[%d]: want [from, to] with 0 ≤ from < to < %d steps, got %v", where, t.ID, j, len(t.Steps), pr)
+				}
 			}
 		}
 		for j := range t.Setup.Charges {
@@ -247,6 +275,13 @@ func buildTask(td *templateData, instance int) *Task {
 			ids:        identities(d.id, args),
 		})
 		t.argBytes += len(appendCanon(nil, args, ""))
+	}
+	if h := td.Handoffs; h != nil && instance >= h.FromInstance {
+		t.Instruction += " " + h.Note
+		for _, pr := range h.Pairs {
+			t.Steps[pr[0]].Receipt = true
+			t.Steps[pr[1]].Needs = append(t.Steps[pr[1]].Needs, pr[0])
+		}
 	}
 	return t
 }

@@ -679,7 +679,7 @@ func (w *World) reserve(req *request) {
 func (w *World) deliver(req *request, t float64) (map[string]any, string, string) {
 	if !req.honoured || !keyDedup {
 		res, outcome, msg, _ := w.apply(req, t, 0)
-		return res, outcome, msg
+		return w.withReceipt(req, res, outcome), outcome, msg
 	}
 	if w.keys == nil {
 		w.keys = make(map[string]*keyRec, 4)
@@ -713,6 +713,7 @@ func (w *World) deliver(req *request, t float64) (map[string]any, string, string
 	}
 	rec.owner = req
 	res, outcome, msg, done := w.apply(req, t, skip)
+	res = w.withReceipt(req, res, outcome)
 	switch {
 	case outcome == ledger.OutcomeOK:
 		rec.inflight, rec.done, rec.doneAt, rec.result = false, true, t, res
@@ -726,6 +727,29 @@ func (w *World) deliver(req *request, t float64) (map[string]any, string, string
 		delete(w.keys, sk)
 	}
 	return res, outcome, msg
+}
+
+// withReceipt adds a receipt to the successful result of a write that a
+// later step of the task must quote (Step.Receipt, a hand-off). The receipt
+// is in this response only: the result is copied, because results may be
+// the views that listings show. Under an honoured key the stored result
+// carries it, so a same-key repeat returns it again.
+func (w *World) withReceipt(req *request, res map[string]any, outcome string) map[string]any {
+	if outcome != ledger.OutcomeOK || res == nil {
+		return res
+	}
+	for i := range w.task.Steps {
+		s := &w.task.Steps[i]
+		if s.Receipt && s.tool == req.d.id && slices.Equal(s.ids, req.ids) {
+			out := make(map[string]any, len(res)+1)
+			for k, v := range res {
+				out[k] = v
+			}
+			out["receipt"] = w.newID("rcpt_", req, 0)
+			return out
+		}
+	}
+	return res
 }
 
 // lastResources returns the resource ids of the non-absorbed effects the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -22,6 +23,7 @@ type reportOptions struct {
 	out          string
 	strict       bool
 	prereg       string // also evaluate this preregistration (prereg.md, .csv, .json)
+	icc          string // Table 3's ICC convention (analysis.Options.ICC)
 }
 
 // defaultSeed is the seed `report` simulates with when given no ledger (the
@@ -66,6 +68,9 @@ Examples:
 			if o.in != "" && cmd.Flags().Changed("seed") {
 				return usagef("report: --seed simulates; it cannot be combined with --in")
 			}
+			if !slices.Contains(analysis.ICCConventions, o.icc) {
+				return usagef("report: --icc %q: want per-column or pooled", o.icc)
+			}
 			if err := checkOutDir("report", o.out); err != nil {
 				return err
 			}
@@ -84,6 +89,7 @@ Examples:
 	f.StringVar(&o.out, "out", "", "output directory (required)")
 	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
 	f.StringVar(&o.prereg, "prereg", "", "also evaluate this preregistration file into prereg.md, prereg.csv and prereg.json")
+	f.StringVar(&o.icc, "icc", analysis.ICCPerColumn, "Table 3's template ICC: per-column, or pooled (one ICC across its columns)")
 	return cmd
 }
 
@@ -95,7 +101,7 @@ func runReport(o reportOptions, e *env) error {
 	job := report.Job{In: o.in, Seed: o.seed, Out: o.out, Simulate: simulatePaper,
 		Meta: report.Meta{Toolkit: version, Schema: ledger.SchemaVersion, Go: runtime.Version()},
 		Analyze: func(d *analysis.Data) *analysis.Results {
-			return analysis.Analyze(d, analysis.Options{Tools: report.Tools(), Hypotheses: prereg.PaperHypotheses})
+			return analysis.Analyze(d, analysis.Options{Tools: report.Tools(), Hypotheses: prereg.PaperHypotheses, ICC: o.icc})
 		},
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", msg) },
 	}

@@ -20,6 +20,7 @@ type tablesOptions struct {
 	format       string
 	comparePaper bool
 	strict       bool
+	icc          string // Table 3's ICC convention (analysis.Options.ICC)
 }
 
 func newTablesCmd(e *env) *cobra.Command {
@@ -55,6 +56,9 @@ Examples:
 			if !slices.Contains(report.Formats, o.format) {
 				return usagef("tables: --format %q: want text, md, latex, csv or json", o.format)
 			}
+			if !slices.Contains(analysis.ICCConventions, o.icc) {
+				return usagef("tables: --icc %q: want per-column or pooled", o.icc)
+			}
 			return runTables(o, e)
 		},
 	}
@@ -65,6 +69,7 @@ Examples:
 	f.StringVar(&o.format, "format", "text", "output format: text, md, latex, csv or json")
 	f.BoolVar(&o.comparePaper, "compare-paper", false, "show the paper's published numbers beside this ledger's")
 	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
+	f.StringVar(&o.icc, "icc", analysis.ICCPerColumn, "Table 3's template ICC: per-column, or pooled (one ICC across its columns)")
 	return cmd
 }
 
@@ -92,7 +97,7 @@ func runTables(o tablesOptions, e *env) error {
 			return err
 		}
 	}
-	tables, err := report.SelectTables(d, o.table, o.comparePaper, analysis.Options{Tools: toolCatalogue(), Hypotheses: prereg.PaperHypotheses},
+	tables, err := report.SelectTables(d, o.table, o.comparePaper, analysis.Options{Tools: toolCatalogue(), Hypotheses: prereg.PaperHypotheses, ICC: o.icc},
 		func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: %s\n", msg) })
 	if err != nil {
 		return err

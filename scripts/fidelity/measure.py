@@ -8,7 +8,8 @@ graded episode table, and prints:
   * Table 3 interval-width ratios (run / paper) per column, mean over the
     five models and the seeds;
   * the template ICC (one-way ANOVA, as stats.ICCANOVA) of Table 3's
-    columns over E1 (all models pooled);
+    columns over E1 (all models pooled), and the widths with one ICC
+    pooled across the columns (`tables --icc pooled`);
   * the share of (percent cell, seed) pairs of Tables 3-10 and 13 within
     THRESH points of the paper;
   * each hypothesis's verdicts counted over the seeds, and H1's odds ratios.
@@ -98,11 +99,13 @@ def one_seed(binp, seed, work, profiles):
             cols = []
             if fm in RESOLVES:
                 cols.append(("dup_resolves", e["duplicated"]))
-            if fm == "timeout_late":
+            if fm in ("timeout_late", "timeout_late_tail"):
                 cols.append(("dup_late", e["duplicated"]))
+            if fm == "redelivery":
+                cols.append(("dup_redelivery", e["duplicated"]))
             if fm in RESOLVES or fm in ("timeout_late", "timeout_late_tail", "redelivery"):
                 cols.append(("dup_committed", e["duplicated"]))
-            if fm in ("timeout_pre", "http500_pre"):
+            if fm.endswith("_pre"):
                 cols.append(("ts_pre", e["task_success"]))
             if e["experiment"] == "E1" and fm != "none":
                 cols.append(("eos_faulted", e["eos"]))
@@ -114,10 +117,11 @@ def one_seed(binp, seed, work, profiles):
                 ce[1] += 1 if v else 0
                 ce[2].add(e["template"])
     iccs = {c: icc_anova(*e1[c]) for c in e1}
-    # What-if: one ICC for every column of Table 3, that of the duplicate
-    # outcome over E1's committed faults and redelivery pooled (Table 4's
-    # preregistered scope), instead of one per column.
-    rho = icc_anova(*e1["dup_committed"])
+    # `tables --icc pooled`: one ICC for every column of Table 3, the mean
+    # of the columns' ICCs weighted by their template counts (as
+    # analysis.Table3With), instead of one per column.
+    defined = [(iccs[c], len(set(e1[c][1]))) for c in T3_COLS if iccs.get(c) == iccs.get(c)]
+    rho = sum(r * k for r, k in defined) / sum(k for _, k in defined)
     iccs["pooled"] = rho
     pooled_w = {}
     for (m, c), (n, k, tm) in cells.items():
@@ -156,6 +160,7 @@ def main():
     verdicts = collections.defaultdict(collections.Counter)
     h1 = collections.defaultdict(list)
     detail = collections.defaultdict(lambda: [None, [], 0])  # (table, row) -> paper, runs, within
+    other = collections.defaultdict(lambda: [None, []])  # Table 10 p and Table 6 time: (table, row) -> paper, runs
     want = set(filter(None, a.detail.split(",")))
     for s in seeds:
         tables, hyps, iccs, pooled_w = one_seed(binp, s, work, a.profiles)
@@ -165,6 +170,11 @@ def main():
             for r in tb["rows"]:
                 cells = {c["column"]: c for c in r["cells"]}
                 d, p, q = cells["diff"], cells["paper"], cells["run"]
+                if (tb["id"] == "table10" and p["kind"] == "p") or (tb["id"] == "table6" and r["key"].endswith("_time")):
+                    if q["value"] is not None:
+                        oo = other[(tb["id"], r["key"])]
+                        oo[0] = p["value"]
+                        oo[1].append(q["value"])
                 if d["kind"] == "pp" and d["value"] is not None and p["kind"] == "percent":
                     total[tb["id"]] += 1
                     ok = abs(d["value"]) <= a.thresh
@@ -198,7 +208,7 @@ def main():
         dm = statistics.mean(t3diff[c]) if t3diff[c] else float("nan")
         out["t3_width_ratio"][c] = r
         print(f"  {c:16s} {r:5.2f}   diff {dm:+5.1f}")
-    print("  what-if, every column with the ICC of duplication over committed faults and redelivery ('pooled' below):")
+    print("  with --icc pooled (one ICC across the columns, 'pooled' below):")
     out["t3_width_ratio_pooled_icc"] = {}
     for c in T3_COLS:
         if pratios[c]:
@@ -223,6 +233,14 @@ def main():
         print(f"  {hid}: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts[hid].items())))
     for k, v in sorted(h1.items()):
         print(f"  H1 {k}: median {statistics.median(v):.2f} (range {min(v):.2f}–{max(v):.2f})")
+    print("Table 10 McNemar p and Table 6 time (min): paper, median run (range) over seeds:")
+    out["other"] = {}
+    for (tid, key), (pv, runs) in sorted(other.items()):
+        if pv is None:
+            continue
+        out["other"][f"{tid}|{key}"] = {"paper": pv, "runs": runs}
+        fmt = "{:.2g}" if tid == "table10" else "{:.1f}"
+        print(f"  {tid:8s} {key:24s} {fmt.format(pv):>8s} {fmt.format(statistics.median(runs)):>8s} ({fmt.format(min(runs))}–{fmt.format(max(runs))})")
     if want:
         print(f"Cells (paper, mean run over seeds, seeds within {a.thresh:g} points):")
         for (tid, key), (pv, runs, ok) in detail.items():
