@@ -54,8 +54,12 @@ func CreateDir(path string) (*Dir, error) {
 		d.Abort()
 		return nil, &os.PathError{Op: "create", Path: path, Err: underlying(err)}
 	}
-	if d.held, err = os.Create(filepath.Join(tmp, heldName)); err == nil {
-		err = lockFD(d.held, false)
+	// The held file gets its name only once locked, so a cleaner in another
+	// process never finds it unlocked and takes the directory for stale.
+	if d.held, err = os.CreateTemp(tmp, "held-*"); err == nil {
+		if err = lockFD(d.held, false); err == nil {
+			err = os.Rename(d.held.Name(), filepath.Join(tmp, heldName))
+		}
 	}
 	if err != nil {
 		d.Abort()

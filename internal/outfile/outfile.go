@@ -22,6 +22,9 @@ var (
 	syncFile = func(f *os.File) error { return f.Sync() }
 	syncDir  = fsyncDir
 	rename   = os.Rename
+	// beforeLock runs between creating a temporary file and locking it,
+	// where another process's CleanStale may act.
+	beforeLock = func(*os.File) {}
 )
 
 // File is an output file that appears at its path only when committed.
@@ -61,13 +64,8 @@ func create(path string) (*File, []string, error) {
 	if len(base) > 100 {
 		base = base[:100]
 	}
-	f, err := os.CreateTemp(dir, TempPrefix+base+".*")
+	f, err := createLocked(dir, TempPrefix+base+".*")
 	if err != nil {
-		return nil, made, &os.PathError{Op: "create", Path: path, Err: underlying(err)}
-	}
-	if err := lockFD(f, false); err != nil {
-		f.Close()
-		os.Remove(f.Name())
 		return nil, made, &os.PathError{Op: "create", Path: path, Err: underlying(err)}
 	}
 	// CreateTemp makes the file 0600; an output is an ordinary file.
@@ -208,6 +206,32 @@ func mkdirAll(dir string) ([]string, error) {
 		made = append(made, missing[i])
 	}
 	return made, nil
+}
+
+// createLocked creates a temporary file in dir and takes its lock. Between
+// the two, another process's CleanStale can see the file unlocked, take it
+// for a dead writer's and remove it (or hold its lock for a moment): so the
+// lock waits, and a file no longer at its name is replaced by a new one.
+func createLocked(dir, pattern string) (*os.File, error) {
+	for range 10 {
+		f, err := os.CreateTemp(dir, pattern)
+		if err != nil {
+			return nil, err
+		}
+		beforeLock(f)
+		if err := lockFD(f, true); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil, err
+		}
+		held, herr := f.Stat()
+		named, nerr := os.Stat(f.Name())
+		if herr == nil && nerr == nil && os.SameFile(held, named) {
+			return f, nil
+		}
+		f.Close() // removed by a cleaner: try a new name
+	}
+	return nil, errors.New("temporary file removed by another process ten times")
 }
 
 var cleaned sync.Map // directory → struct{}: cleaned once per process

@@ -344,3 +344,41 @@ func TestCheckDistinct(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateSurvivesCleaner: a cleaner in another process can remove a
+// temporary file in the moment between its creation and its lock; Create
+// then makes a new one, and the output still appears whole.
+func TestCreateSurvivesCleaner(t *testing.T) {
+	if !canLock {
+		t.Skip("no flock on this platform")
+	}
+	removed := 0
+	old := beforeLock
+	t.Cleanup(func() { beforeLock = old })
+	beforeLock = func(f *os.File) {
+		if removed < 2 {
+			removed++
+			if err := os.Remove(f.Name()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "out.txt")
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("whole\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("Close after a cleaner removed the first two temporary files: %v", err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != "whole\n" {
+		t.Fatalf("output %q, %v; want the written bytes", got, err)
+	}
+	if removed != 2 {
+		t.Fatalf("cleaner ran %d times, want 2", removed)
+	}
+}
