@@ -252,7 +252,15 @@ func closedPart(p *prereg.Part, q analysis.Query, sizes []float64) *Closed {
 			case r.Use == prereg.UsePoint:
 				c.Method, c.Assumptions = methodTwoProp, assumePoint
 				se := math.Sqrt(in.p1*(1-in.p1)/n1 + in.p2*(1-in.p2)/n2)
-				c.Power[i] = phi(sign * (100*(in.p1-in.p2) - bound) / (100 * se))
+				d := sign * (100*(in.p1-in.p2) - bound)
+				switch {
+				case se > 0:
+					c.Power[i] = phi(d / (100 * se))
+				case d > 0 || d == 0 && (r.Direction == prereg.AtLeast || r.Direction == prereg.AtMost):
+					c.Power[i] = 1 // both rates 0 or 1: the estimate is known
+				default:
+					c.Power[i] = 0
+				}
 			default:
 				c.Reason = "the rule reads a test the estimand does not give"
 			}

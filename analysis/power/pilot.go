@@ -59,12 +59,18 @@ type pilotSize struct {
 
 func (b *bootstrap) at(f float64) generator { return &pilotSize{b: b, factor: f} }
 
+// episodes is the expected size of a replication: every template at
+// its own worlds' mean number of episodes.
 func (p *pilotSize) episodes() int {
-	n := 0
+	n := 0.0
 	for _, ws := range p.b.worlds {
-		n += int(math.Round(float64(len(ws))*p.factor)) * len(ws[0]) // approximate: worlds of one template have alike arms
+		k := 0
+		for _, w := range ws {
+			k += len(w)
+		}
+		n += float64(max(1, int(math.Round(float64(len(ws))*p.factor)))) * float64(k) / float64(len(ws))
 	}
-	return n
+	return int(math.Round(n))
 }
 func (p *pilotSize) analysed() int { return p.episodes() }
 

@@ -151,6 +151,30 @@ func Run(o Options) (*Result, error) {
 	return res, nil
 }
 
+// Check validates the options a user sets on the command line: reps,
+// target, sizes and scale. Run calls it too.
+func (o *Options) Check() error {
+	switch {
+	case o.Reps < 1:
+		return fmt.Errorf("power: --reps must be ≥ 1, got %d", o.Reps)
+	case !(o.Target > 0 && o.Target < 1):
+		return fmt.Errorf("power: --target must be in (0, 1), got %v", o.Target)
+	case len(o.Sizes) == 0:
+		return errors.New("power: --sizes: empty")
+	case o.Pilot == nil && !slices.Contains(design.ScaleKinds, o.Scale):
+		return fmt.Errorf("power: --scale %q: want one of %v", o.Scale, design.ScaleKinds)
+	}
+	for i, f := range o.Sizes {
+		if !(f > 0) || math.IsInf(f, 0) {
+			return fmt.Errorf("power: --sizes: %v: want a number > 0", f)
+		}
+		if i > 0 && f <= o.Sizes[i-1] {
+			return fmt.Errorf("power: --sizes must be distinct and ascending, got %v after %v", f, o.Sizes[i-1])
+		}
+	}
+	return nil
+}
+
 func (o *Options) check() error {
 	switch {
 	case o.Prereg == nil:
@@ -159,24 +183,8 @@ func (o *Options) check() error {
 		return errors.New("power: give a design or a pilot ledger, not both or neither")
 	case o.Pilot != nil && len(o.Pilot) == 0:
 		return errors.New("power: the pilot ledger has no episodes")
-	case o.Reps < 1:
-		return fmt.Errorf("power: reps must be ≥ 1, got %d", o.Reps)
-	case !(o.Target > 0 && o.Target < 1):
-		return fmt.Errorf("power: target must be in (0, 1), got %v", o.Target)
-	case len(o.Sizes) == 0:
-		return errors.New("power: no sizes")
-	case o.Pilot == nil && !slices.Contains(design.ScaleKinds, o.Scale):
-		return fmt.Errorf("power: scale %q: want one of %v", o.Scale, design.ScaleKinds)
 	}
-	for i, f := range o.Sizes {
-		if !(f > 0) || math.IsInf(f, 0) {
-			return fmt.Errorf("power: size %v: want a number > 0", f)
-		}
-		if i > 0 && f <= o.Sizes[i-1] {
-			return fmt.Errorf("power: sizes must be distinct and ascending, got %v after %v", f, o.Sizes[i-1])
-		}
-	}
-	return nil
+	return o.Check()
 }
 
 // ParseSizes reads a comma-separated list of multipliers such as
