@@ -55,7 +55,7 @@ func TwoProportions(p1, p2, n1, n2, alpha float64) float64 {
 //	power = Φ((δ√n − z_{1−α/2}·√ψ) / √(ψ − δ²))
 //
 // A one-sided test at α is this at 2α. NaN when ψ − δ² ≤ 0 (no discordant
-// pair, or all of one kind) or n ≤ 0.
+// pair, or every pair discordant the same way) or n ≤ 0.
 func McNemar(p10, p01, n, alpha float64) float64 {
 	d, psi := p10-p01, p10+p01
 	v := psi - d*d
