@@ -29,18 +29,16 @@ the share "not computable", and the smallest size reaching --target. Closed
 forms (two proportions with design effect 1 + (m − 1)ρ, McNemar, TOST) are
 shown beside, with their assumptions; "n/a" where an estimand has none.
 
---sizes lists multipliers of the base design (1 = the design as given).
---scale says what they multiply:
-  episodes   episodes per cell: ⌈f⌉ repeats of every cell's worlds, each under
-             its own run seed, keeping a seeded share f/⌈f⌉ of the worlds
-             (the same for every condition, so pairs stay whole)
-  instances  task instances per template in every block (new worlds); the
-             sandbox has 3 instances of most templates, so ×2 of the paper's
-             E1 is an error
-More seeds are more repeats: use episodes with a whole multiplier.
---pilot LEDGER replaces the simulator by a cluster bootstrap: templates drawn
-with replacement (whole, with all their episodes) and round(f·n) of each
-drawn template's n worlds drawn with replacement.
+--sizes lists multipliers of the base design (1 = as given); --scale says what
+they multiply:
+  episodes   episodes per cell: ⌈f⌉ repeats of every cell, each under its own
+             run seed, each keeping a seeded share f/⌈f⌉ of the cell's worlds
+             (the same for every condition: pairs stay whole). More seeds are
+             more repeats: give a whole multiplier.
+  instances  task instances per template in every block (new worlds); most
+             templates have 3, so ×2 of the paper's E1 is an error.
+--pilot LEDGER resamples a pilot instead (cluster bootstrap): templates drawn
+with replacement, whole, and round(f·n) of each one's n worlds.
 
 Replication r runs under SplitMix64(seed + r·γ) at every size (docs/power.md);
 the same command gives the same bytes whatever --jobs. --out DIR writes
@@ -85,14 +83,11 @@ Examples:
 			} else if o.Manifest, err = design.Load(des); err != nil {
 				return err
 			}
-			bar := progressBar(e, o.Reps*len(o.Sizes), "power")
-			if bar != nil {
+			if bar := progressBar(e, o.Reps*len(o.Sizes), "power"); bar != nil {
 				o.Progress = func(n int) { bar.Add(n) }
+				defer bar.Finish()
 			}
 			res, err := power.Run(o)
-			if bar != nil {
-				bar.Finish()
-			}
 			if err != nil {
 				return err
 			}
