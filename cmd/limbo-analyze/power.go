@@ -46,8 +46,8 @@ power.txt, power.csv, power.json, power.png and power.svg together.
 
 Examples:
   limbo-analyze power --sizes 0.25,0.5,1 --reps 200
-  limbo-analyze power --prereg study.yaml --design grid.json --scale instances --sizes 0.34,0.67,1
-  limbo-analyze power --pilot pilot.parquet --sizes 1,2,4 --out power/`,
+  limbo-analyze power --prereg analysis/power/testdata/pilot.yaml --pilot analysis/power/testdata/pilot.csv --sizes 1,2,4
+  limbo-analyze power --prereg analysis/power/testdata/null.yaml --design analysis/power/testdata/small.json --sizes 1,4 --out /tmp/power`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
@@ -60,8 +60,8 @@ Examples:
 			if err := o.Check(); err != nil {
 				return usageError{err}
 			}
-			if pilot != "" && cmd.Flags().Changed("design") {
-				return usagef("power: give --design or --pilot, not both")
+			if pilot != "" && (cmd.Flags().Changed("design") || cmd.Flags().Changed("scale")) {
+				return usagef("power: --pilot resamples a ledger; --design and --scale do not apply")
 			}
 			if err := checkOutDir("power", out); out != "" && err != nil {
 				return err

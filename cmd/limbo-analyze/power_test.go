@@ -27,7 +27,7 @@ func TestPowerCLI(t *testing.T) {
 		{"bad reps", append(small, "--reps", "0"), 2, nil, []string{"--reps must be ≥ 1"}},
 		{"bad target", append(small, "--target", "1.2"), 2, nil, []string{"--target must be in (0, 1)"}},
 		{"bad format", append(small, "--format", "xml"), 2, nil, []string{`--format "xml"`}},
-		{"design and pilot", append(small, "--pilot", powerData+"pilot.csv"), 2, nil, []string{"not both"}},
+		{"design and pilot", append(small, "--pilot", powerData+"pilot.csv"), 2, nil, []string{"--design and --scale do not apply"}},
 		{"instances beyond the sandbox", append(small, "--scale", "instances", "--sizes", "2"), 1, nil, []string{"the sandbox has 13"}},
 		{"bad prereg", []string{"power", "--prereg", powerData + "pilot.csv", "--reps", "1"}, 1, nil, []string{"pilot.csv:1:"}},
 		{"missing design", []string{"power", "--design", "nope.json", "--reps", "1"}, 1, nil, []string{"nope.json"}},
@@ -74,5 +74,31 @@ func TestPowerOut(t *testing.T) {
 	txt, _ := os.ReadFile(filepath.Join(dir, "power.txt"))
 	if !bytes.Equal(txt, stdout.Bytes()) {
 		t.Errorf("power.txt differs from stdout:\n%s\n---\n%s", txt, stdout.Bytes())
+	}
+}
+
+// TestPowerHelpExamples runs the help's examples on the committed test
+// data as written (from the repository root, /tmp redirected); the first,
+// on the paper's design, is BenchmarkPaper200's run and is left to it.
+func TestPowerHelpExamples(t *testing.T) {
+	tmp := t.TempDir()
+	t.Chdir("../..")
+	_, ex, _ := strings.Cut(newPowerCmd(&env{}).Long, "Examples:\n")
+	n := 0
+	for _, line := range strings.Split(ex, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.Contains(line, "testdata") {
+			continue
+		}
+		n++
+		args := strings.Fields(strings.ReplaceAll(line, "/tmp/", tmp+"/"))[1:]
+		args = append(args, "--reps", "5") // the examples' default 100 is for people
+		var stdout, stderr bytes.Buffer
+		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+			t.Errorf("%s: exit %d: %s", line, code, stderr.String())
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d examples on test data, want 2", n)
 	}
 }
