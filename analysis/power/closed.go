@@ -124,9 +124,12 @@ const (
 // seed), at every size of the grid.
 func closedForms(o Options, gens []generator) ([]*Closed, []string, error) {
 	var eps []*ledger.Episode
-	if o.Pilot != nil {
+	switch {
+	case !hasClosedForm(o.Prereg):
+		// Nothing to estimate inputs for: every part is n/a.
+	case o.Pilot != nil:
 		eps = o.Pilot
-	} else {
+	default:
 		var base generator
 		for i, f := range o.Sizes {
 			if f == 1 {
@@ -183,6 +186,18 @@ func closedForms(o Options, gens []generator) ([]*Closed, []string, error) {
 		}
 	}
 	return out, warns, nil
+}
+
+// hasClosedForm reports whether a ruled part of f has a closed form.
+func hasClosedForm(f *prereg.File) bool {
+	for _, h := range f.Hypotheses {
+		for _, p := range h.Parts {
+			if p.Rule != nil && slices.Contains([]string{prereg.KindRateDiff, prereg.KindTOST, prereg.KindMcNemar}, p.Estimand.Kind) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func label(c *Closed) string {

@@ -116,7 +116,7 @@ func Run(o Options) (*Result, error) {
 	res := &Result{Title: o.Prereg.Title, Reps: o.Reps, Seed: o.Seed, Target: o.Target, Scale: o.Scale}
 	var gens []generator
 	if o.Pilot != nil {
-		res.Source, res.Scale = "pilot", "episodes per template"
+		res.Source, res.Scale = "pilot", "worlds per template"
 		b, err := newBootstrap(o.Pilot)
 		if err != nil {
 			return nil, err
