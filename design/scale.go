@@ -109,7 +109,7 @@ func (m *Manifest) scaleWorlds(frac float64) error {
 			if err != nil {
 				return fmt.Errorf("experiment %s, block %d: %w", e.ID, bi, err)
 			}
-			models := b.Models
+			models := slices.Clone(b.Models)
 			for _, c := range b.Cells {
 				models = append(models, c.Model)
 			}
