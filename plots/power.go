@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
+	"path/filepath"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/limbo-toolkit/limbo/analysis/power"
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 // PowerCurve is one hypothesis's power over a grid of sizes, as shares in
@@ -26,6 +29,25 @@ type PowerData struct {
 	XLabel string  // what the sizes multiply
 	Target float64 // drawn as a dashed line; NaN for none
 	Curves []PowerCurve
+}
+
+// RenderPower renders the power curves of r as dir/power.png and
+// dir/power.svg into the unit u, which the caller commits with its other
+// outputs, and returns the paths.
+func RenderPower(u *outfile.Unit, r *power.Result, dir string) ([]string, error) {
+	fig, err := PowerFigure(PowerDataOf(r))
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, format := range []string{"png", "svg"} {
+		name := filepath.Join(dir, "power."+format)
+		if err := u.Write(name, func(w io.Writer) error { return fig.Write(w, format) }); err != nil {
+			return nil, err
+		}
+		files = append(files, name)
+	}
+	return files, nil
 }
 
 // PowerDataOf reads the curves off a power result.

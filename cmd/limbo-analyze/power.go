@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"io"
-	"path/filepath"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -66,9 +64,7 @@ Examples:
 			if err := checkOutDir("power", out); out != "" && err != nil {
 				return err
 			}
-			if pre == "paper" {
-				o.Prereg, err = prereg.Paper()
-			} else {
+			if o.Prereg, err = prereg.Paper(); pre != "paper" {
 				o.Prereg, err = readPrereg(e, pre)
 			}
 			if err != nil {
@@ -124,14 +120,8 @@ func writePower(res *power.Result, dir string, ins ...string) error {
 	if _, err := res.WriteFiles(u, dir); err != nil {
 		return err
 	}
-	fig, err := plots.PowerFigure(plots.PowerDataOf(res))
-	if err != nil {
+	if _, err := plots.RenderPower(u, res, dir); err != nil {
 		return err
-	}
-	for _, format := range []string{"png", "svg"} {
-		if err := u.Write(filepath.Join(dir, "power."+format), func(w io.Writer) error { return fig.Write(w, format) }); err != nil {
-			return err
-		}
 	}
 	return u.Commit()
 }
