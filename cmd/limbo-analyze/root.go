@@ -105,6 +105,7 @@ Examples:
 		newRatesCmd(e), newPairedCmd(e), newShapleyCmd(e), newModelCmd(e), newTOSTCmd(e),
 		newServeCmd(e), newDriveCmd(e),
 		newFiguresCmd(e), newViewCmd(e),
+		newPowerCmd(e),
 	)
 	// A ledger format no reader knows is a usage error (exit 2), for every
 	// command that takes --in-format, before any input is opened.
