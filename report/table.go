@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/jsonnum"
 )
 
 // Table renders t in format (text, md, latex, csv, json).
@@ -317,16 +317,8 @@ func cellText(c analysis.Cell) string {
 	return c.Text
 }
 
-// num is a JSON number that is null when NaN.
-type num float64
-
-func (v num) MarshalJSON() ([]byte, error) {
-	f := float64(v)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return []byte("null"), nil
-	}
-	return []byte(strconv.FormatFloat(f, 'g', -1, 64)), nil
-}
+// num is the JSON number of the outputs (null when NaN).
+type num = jsonnum.Float
 
 type jsonCell struct {
 	Column string `json:"column"`

@@ -3,9 +3,11 @@ package formula
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -628,4 +630,47 @@ func (w *Where) Levels() []Level {
 	}
 	walk(w.root)
 	return out
+}
+
+// And is the conjunction of two where expressions ("" is true).
+func And(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return "(" + a + ") && (" + b + ")"
+}
+
+// ColumnLevels lists, sorted, the non-null values of col among the rows
+// that the where expression keeps; a column no row has is an error.
+func ColumnLevels(rows []frame.Row, where, col string) ([]string, error) {
+	w, err := ParseWhere(where)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		ok, err := w.Keep(r)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		v, has := r.Get(col)
+		if !has {
+			return nil, fmt.Errorf("unknown column %q", col)
+		}
+		if !v.Null {
+			seen[v.String()] = true
+		}
+	}
+	s := make([]string, 0, len(seen))
+	for k := range seen {
+		s = append(s, k)
+	}
+	slices.Sort(s)
+	return s, nil
 }

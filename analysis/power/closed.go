@@ -8,7 +8,6 @@ import (
 	"github.com/limbo-toolkit/limbo/agent"
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/formula"
-	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
@@ -159,10 +158,10 @@ func closedForms(o Options, gens []generator) ([]*Closed, []string, error) {
 			if p.Rule == nil {
 				continue
 			}
-			where := and(h.Population, p.Population)
+			where := formula.And(h.Population, p.Population)
 			levels := []string{""}
 			if p.ForEach != "" {
-				if levels, err = levelsOf(rows, where, p.ForEach); err != nil || len(levels) == 0 {
+				if levels, err = formula.ColumnLevels(rows, where, p.ForEach); err != nil || len(levels) == 0 {
 					levels = []string{""}
 				}
 			}
@@ -383,28 +382,4 @@ func countClusters(q analysis.Query, col string) (int, error) {
 		}
 	}
 	return max(1, len(seen)), nil
-}
-
-// levelsOf lists the levels of col among the rows where keeps, sorted.
-func levelsOf(rows []frame.Row, where, col string) ([]string, error) {
-	w, err := formula.ParseWhere(where)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, r := range rows {
-		ok, err := w.Keep(r)
-		if err != nil {
-			return nil, err
-		}
-		if v, has := r.Get(col); ok && has && !v.Null {
-			seen[v.String()] = true
-		}
-	}
-	var s []string
-	for k := range seen {
-		s = append(s, k)
-	}
-	slices.Sort(s)
-	return s, nil
 }

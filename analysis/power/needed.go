@@ -44,7 +44,7 @@ func Needed(f *prereg.File, plan *design.Plan) ([]int, error) {
 	var wheres []*formula.Where
 	for _, h := range f.Hypotheses {
 		for _, p := range h.Parts {
-			w, err := formula.ParseWhere(and(h.Population, p.Population))
+			w, err := formula.ParseWhere(formula.And(h.Population, p.Population))
 			if err != nil {
 				return nil, err
 			}
@@ -95,15 +95,4 @@ func all(n int) []int {
 		out[i] = i
 	}
 	return out
-}
-
-// and is the conjunction of two where expressions ("" is true).
-func and(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return "(" + a + ") && (" + b + ")"
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/limbo-toolkit/limbo/internal/jsonnum"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
@@ -220,15 +221,8 @@ func (r *Result) writeCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// jnum is a float that marshals NaN as null.
-type jnum float64
-
-func (v jnum) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-		return []byte("null"), nil
-	}
-	return []byte(strconv.FormatFloat(float64(v), 'g', -1, 64)), nil
-}
+// jnum is the JSON number of the outputs (null when NaN).
+type jnum = jsonnum.Float
 
 func (r *Result) writeJSON(w io.Writer) error {
 	type point struct {

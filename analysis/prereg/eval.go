@@ -182,23 +182,13 @@ func (f *File) adjustFamilies(all []*PartResult) {
 
 var nan = math.NaN()
 
-func and(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return "(" + a + ") && (" + b + ")"
-}
-
 // evalPart evaluates a part once, or once per level of its for_each column.
 func (f *File) evalPart(h *Hypothesis, p *Part, rows []frame.Row) []*PartResult {
-	where := and(h.Population, p.Population)
+	where := formula.And(h.Population, p.Population)
 	if p.ForEach == "" {
 		return []*PartResult{f.estimate(p, analysis.Query{Rows: rows, Where: where}, "")}
 	}
-	levels, err := levelsOf(rows, where, p.ForEach)
+	levels, err := forEachLevels(rows, where, p.ForEach)
 	if err == nil && len(levels) == 0 {
 		err = fmt.Errorf("no level of %s in the population", p.ForEach)
 	}
@@ -221,37 +211,6 @@ func (f *File) evalPart(h *Hypothesis, p *Part, rows []frame.Row) []*PartResult 
 		out = append(out, f.estimate(p, analysis.Query{Rows: sub, Where: where}, lv))
 	}
 	return out
-}
-
-// levelsOf lists the levels of col among the rows that where keeps, sorted.
-func levelsOf(rows []frame.Row, where, col string) ([]string, error) {
-	w, err := formula.ParseWhere(where)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, r := range rows {
-		ok, err := w.Keep(r)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
-		}
-		v, has := r.Get(col)
-		if !has {
-			return nil, fmt.Errorf("for_each: unknown column %q", col)
-		}
-		if !v.Null {
-			seen[v.String()] = true
-		}
-	}
-	var s []string
-	for k := range seen {
-		s = append(s, k)
-	}
-	slices.Sort(s)
-	return s, nil
 }
 
 func (f *File) newPart(p *Part, level string) *PartResult {
@@ -678,4 +637,13 @@ func (r *Rule) String(kind string) string {
 		fmt.Fprintf(&b, "supported iff the estimate %s %s with %sp < %g; not supported iff it is not; else inconclusive", words[r.Direction], bound, sided, r.Alpha)
 	}
 	return b.String()
+}
+
+// forEachLevels lists the levels of a part's for_each column.
+func forEachLevels(rows []frame.Row, where, col string) ([]string, error) {
+	lv, err := formula.ColumnLevels(rows, where, col)
+	if err != nil {
+		return nil, fmt.Errorf("for_each: %w", err)
+	}
+	return lv, nil
 }

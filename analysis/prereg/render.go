@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/limbo-toolkit/limbo/internal/jsonnum"
 )
 
 // Write renders the result as text (rounded for people), md, csv or json
@@ -236,15 +238,8 @@ func (r *Result) writeCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// jnum is a float that is null in JSON when NaN.
-type jnum float64
-
-func (f jnum) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-		return []byte("null"), nil
-	}
-	return []byte(strconv.FormatFloat(float64(f), 'g', -1, 64)), nil
-}
+// jnum is the JSON number of the outputs (null when NaN).
+type jnum = jsonnum.Float
 
 type jstat struct {
 	Name  string `json:"name"`
