@@ -1,9 +1,6 @@
 package analysis
 
 import (
-	"fmt"
-	"math"
-
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -142,12 +139,4 @@ func oneLabel(keys []string) [][]string {
 		out[i] = []string{k}
 	}
 	return out
-}
-
-// pct formats a percentage for result strings.
-func pct(v float64) string {
-	if math.IsNaN(v) {
-		return "–"
-	}
-	return fmt.Sprintf("%.0f%%", v)
 }

@@ -2,10 +2,9 @@ package prereg
 
 import (
 	"fmt"
-	"os"
 	"time"
 
-	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // CreatedKey is the Parquet key-value metadata that records when a
@@ -26,21 +25,11 @@ func ParseCreated(s string) (time.Time, error) {
 // Parquet file at path; ok is false when the file has none. A value that
 // is not a time is an error naming the file and the key.
 func ParquetCreated(path string) (t time.Time, ok bool, err error) {
-	f, err := os.Open(path)
-	if err != nil {
+	v, ok, err := ledger.ParquetKeyValue(path, CreatedKey)
+	if err != nil || !ok {
 		return time.Time{}, false, err
 	}
-	r, err := file.NewParquetReader(f)
-	if err != nil {
-		f.Close()
-		return time.Time{}, false, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
-	}
-	defer r.Close() // closes f too
-	v := r.MetaData().KeyValueMetadata().FindValue(CreatedKey)
-	if v == nil {
-		return time.Time{}, false, nil
-	}
-	if t, err = ParseCreated(*v); err != nil {
+	if t, err = ParseCreated(v); err != nil {
 		return time.Time{}, false, fmt.Errorf("%s: Parquet metadata %s: %w", path, CreatedKey, err)
 	}
 	return t, true, nil

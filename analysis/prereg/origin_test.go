@@ -100,7 +100,7 @@ func writeParquet(t *testing.T, path string, kv map[string]string) {
 	b := array.NewStringBuilder(memory.DefaultAllocator)
 	b.Append("e1")
 	col := b.NewArray()
-	rec := array.NewRecord(schema, []arrow.Array{col}, 1)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, 1)
 	if err := fw.Write(rec); err != nil {
 		t.Fatal(err)
 	}
