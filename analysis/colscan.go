@@ -434,7 +434,6 @@ func (r *pairReader) addColumns(b *ledger.Batch, kept []int32, before int64, pos
 	}
 	var arm levelCoder
 	arm.reset(vecs[r.armJ])
-	idJ := slices.Index(r.names, "episode_id")
 	for _, r32 := range kept {
 		i := int(r32)
 		w, ok := weightOf(wc, i)
@@ -449,10 +448,7 @@ func (r *pairReader) addColumns(b *ledger.Batch, kept []int32, before int64, pos
 		for j := range r.nKey {
 			r.buf = appendText(r.buf, vecs[j], i)
 		}
-		if idJ >= 0 {
-			r.idLen = append(r.idLen, uint8(min(textLen(vecs[idJ], i), 255)))
-		}
-		k := r.keyID(r.buf)
+		k := r.keys.id(r.buf)
 		lc := arm.localCode(i)
 		a := arm.local[lc]
 		if a < 0 {
@@ -490,17 +486,6 @@ func appendText(buf []byte, v *ledger.Vec, i int) []byte {
 	}
 	s := strconv.FormatBool(v.Bools[i])
 	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
-}
-
-// textLen is the length of row i's text.
-func textLen(v *ledger.Vec, i int) int {
-	switch {
-	case v.Dict != nil:
-		return len(v.Dict[v.Codes[i]])
-	case v.Offsets != nil:
-		return int(v.Offsets[i+1] - v.Offsets[i])
-	}
-	return len(strconv.FormatBool(v.Bools[i]))
 }
 
 // pairColumns fills pr by the column scan; errRowPath when the row path

@@ -178,14 +178,14 @@ func TestRankOneColumnSameAsColumns(t *testing.T) {
 					k = strconv.Itoa((i * 7919) % 1000)
 				}
 				r.buf = appendText(r.buf[:0], &ledger.Vec{Dict: []string{k}, Codes: []int32{0}}, 0)
-				r.key = append(r.key, r.keyID(r.buf))
+				r.key = append(r.key, r.keys.id(r.buf))
 			}
 			return r
 		}
 		one, all := mk(), mk()
 		one.rankKeys()
-		all.keyHash, all.keyColl = nil, nil
-		all.rankColumns(len(all.keyEnd))
+		all.keys.release()
+		all.rankColumns(all.keys.len())
 		if fmt.Sprint(one.key) != fmt.Sprint(all.key) {
 			t.Errorf("numeric %v: ranks differ", numeric)
 		}
