@@ -46,6 +46,12 @@ func (q *Query) columnar() bool {
 // start again), and otherwise the errors scan returns for an empty
 // selection.
 func (q *Query) scanColumns(columns []string, fn func(b *ledger.Batch, kept []int32, before int64) error) (read int64, err error) {
+	return q.scanColumnsChecked(columns, nil, fn)
+}
+
+// scanColumnsChecked is scanColumns that also reads the checked columns
+// to validate them (ledger.ScanParquetChecked), without their values.
+func (q *Query) scanColumnsChecked(columns, checked []string, fn func(b *ledger.Batch, kept []int32, before int64) error) (read int64, err error) {
 	if !q.columnar() {
 		return 0, errRowPath
 	}
@@ -63,6 +69,7 @@ func (q *Query) scanColumns(columns []string, fn func(b *ledger.Batch, kept []in
 		}
 	}
 	cols := neededColumns(slices.Concat(columns, wcols))
+	checked = slices.DeleteFunc(slices.Clone(checked), func(c string) bool { return slices.Contains(cols, c) })
 	wpos := make([]int, len(wcols))
 	for j, c := range wcols {
 		wpos[j] = slices.Index(cols, c)
@@ -71,7 +78,7 @@ func (q *Query) scanColumns(columns []string, fn func(b *ledger.Batch, kept []in
 	var keep []int32
 	ev := &whereEval{where: where, pos: wpos}
 	for _, in := range q.Inputs {
-		err := ledger.ScanParquet(in, cols, func(b *ledger.Batch) error {
+		err := ledger.ScanParquetChecked(in, cols, checked, func(b *ledger.Batch) error {
 			keep = keep[:0]
 			var err error
 			if keep, err = ev.rows(b, keep); err != nil {
@@ -414,6 +421,9 @@ func (r *pairReader) addColumns(b *ledger.Batch, kept []int32, before int64, pos
 	r.first = false
 	vecs := make([]*ledger.Vec, len(pos))
 	for j, p := range pos {
+		if p < 0 {
+			continue // episode_id, only checked
+		}
 		v := &b.Cols[p]
 		if v.Dict == nil && v.Offsets == nil && v.Bools == nil {
 			return errRowPath
@@ -494,13 +504,21 @@ func (q *Query) pairColumns(pr *pairReader) (read int64, err error) {
 	if !q.columnar() {
 		return 0, errRowPath
 	}
+	// Episode ids order the episodes of a key and arm only when there
+	// are several, which a second pass reads; this one only checks them
+	// (unique, valid), unless they are also a pair-by or arm column.
+	var checked []string
 	cols := slices.Clone(pr.spec.Columns)
+	if slices.Index(pr.names, "episode_id") > pr.armJ {
+		cols = slices.DeleteFunc(cols, func(c string) bool { return c == "episode_id" })
+		checked = []string{"episode_id"}
+	}
 	cols = append(cols, pr.spec.Outcome)
 	if pr.spec.Weight != "" {
 		cols = append(cols, pr.spec.Weight)
 	}
 	cols = neededColumns(cols)
-	for _, c := range cols {
+	for _, c := range slices.Concat(cols, checked) {
 		if _, ok := ledger.LookupColumn(c); !ok {
 			return 0, errRowPath
 		}
@@ -510,7 +528,7 @@ func (q *Query) pairColumns(pr *pairReader) (read int64, err error) {
 		pos[j] = slices.Index(cols, c)
 	}
 	yPos, wPos := slices.Index(cols, pr.spec.Outcome), slices.Index(cols, pr.spec.Weight)
-	return q.scanColumns(cols, func(b *ledger.Batch, kept []int32, before int64) error {
+	return q.scanColumnsChecked(cols, checked, func(b *ledger.Batch, kept []int32, before int64) error {
 		return pr.addColumns(b, kept, before, pos, yPos, wPos)
 	})
 }

@@ -116,12 +116,29 @@ func TestColumnScanHandsOverToRows(t *testing.T) {
 				e.EOS, e.TaskSuccess = true, false
 			}
 		},
+		"empty id": func(i int, e *ledger.Episode) {
+			if i == 40_001 {
+				e.EpisodeID = ""
+			}
+		},
+		"id not UTF-8": func(i int, e *ledger.Episode) {
+			if i == 3 {
+				e.EpisodeID = "ep\xff"
+			}
+		},
 	}
+	idCase := map[string]bool{"duplicate id": true, "empty id": true, "id not UTF-8": true}
 	for name, edit := range cases {
 		t.Run(name, func(t *testing.T) {
 			path := writeScanLedger(t, 10, edit)
 			if _, err := (&Query{Inputs: []string{path}}).scanColumns(scanCols, func(*ledger.Batch, []int32, int64) error { return nil }); err != errRowPath {
 				t.Fatalf("the column scan did not hand over: %v", err)
+			}
+			// Paired reads episode ids only to check them (in place, not
+			// copied): a bad id must hand over all the same.
+			pr := newPairReader("eos", "condition", []string{"pair_key"}, "")
+			if _, err := (&Query{Inputs: []string{path}}).pairColumns(pr); idCase[name] && err != errRowPath {
+				t.Fatalf("the paired column scan did not hand over: %v", err)
 			}
 			q := Query{Inputs: []string{path}, Where: "fault_fired"}
 			both(t, q, func(q Query) (*RatesResult, error) {
