@@ -444,6 +444,9 @@ func (r *pairReader) addColumns(b *ledger.Batch, kept []int32, before int64, pos
 	}
 	var arm levelCoder
 	arm.reset(vecs[r.armJ])
+	if before == 0 && b.Rows > 0 {
+		r.presize(int64(len(kept)) * b.FileRows / int64(b.Rows))
+	}
 	for _, r32 := range kept {
 		i := int(r32)
 		w, ok := weightOf(wc, i)

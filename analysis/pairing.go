@@ -366,6 +366,22 @@ func (r *pairReader) add(ep frame.Row, read int64) error {
 	return nil
 }
 
+// presize makes room for about n episodes (an estimate from the first
+// batch): appending millions of them one by one would copy the arrays
+// several times over (slices grow by a quarter when large), which costs
+// time and, at the peak, memory.
+func (r *pairReader) presize(n int64) {
+	n += n/16 + 1024 // an estimate: a little slack, appends grow beyond it
+	if n > 1<<31 {
+		return
+	}
+	r.key = slices.Grow(r.key, int(n)-len(r.key))
+	r.arm = slices.Grow(r.arm, int(n)-len(r.arm))
+	if r.spec.Weight != "" {
+		r.w = slices.Grow(r.w, int(n)-len(r.w))
+	}
+}
+
 // keyTable numbers distinct encoded keys (each pair-by column as
 // uvarint(len) + value) in order of appearance: an open-addressing table
 // on a 64-bit hash in which every hit is confirmed on the key's bytes, so

@@ -47,8 +47,9 @@ func (v *Vec) Bytes(i int) []byte { return v.Data[v.Offsets[i]:v.Offsets[i+1]] }
 
 // Batch is a run of consecutive rows of a Parquet episode table.
 type Batch struct {
-	Rows int
-	Cols []Vec // in the order the columns were asked for
+	Rows     int
+	FileRows int64 // rows of the whole file, for a consumer to size its arrays
+	Cols     []Vec // in the order the columns were asked for
 }
 
 // ScanParquet reads the named schema columns of the Parquet episode table
@@ -389,7 +390,7 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 			}
 		}
 	}
-	b := &Batch{Rows: n, Cols: make([]Vec, ncols)}
+	b := &Batch{Rows: n, FileRows: s.p.pf.NumRows(), Cols: make([]Vec, ncols)}
 	for i, o := range s.out {
 		if o >= 0 {
 			b.Cols[o] = vecs[i]
