@@ -546,6 +546,12 @@ func (q *Query) idsColumns(pr *pairReader, need bitset, out *idArena) (read int6
 	for _, in := range q.Inputs {
 		err := ledger.RescanParquet(in, []string{"episode_id"}, func(b *ledger.Batch) error {
 			v := &b.Cols[0]
+			if len(out.bytes) == 0 && v.Offsets != nil && b.Rows > 0 {
+				// Room for the ids at the first batch's mean length and
+				// some: growing by appends would copy them several times.
+				mean := len(v.Data)/b.Rows + 1
+				out.bytes = slices.Grow(out.bytes, cap(out.end)*mean*9/8)
+			}
 			for i := range b.Rows {
 				read++
 				if !pr.kept.get(int(read - 1)) {

@@ -690,7 +690,13 @@ func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base s
 	// key and arm with others; episodes are matched to the first pass by
 	// their position in the file.
 	ids := func(need bitset) (*idArena, error) {
-		arena := func() *idArena { return &idArena{slot: make([]int32, len(pr.key))} }
+		count := 0
+		for _, w := range need {
+			count += bits.OnesCount64(w)
+		}
+		// The ids' lengths are not known before they are read: room for
+		// the count, the bytes grow as they come.
+		arena := func() *idArena { return &idArena{slot: make([]int32, len(pr.key)), end: make([]int, 0, count)} }
 		out := arena()
 		read2, err := q.idsColumns(pr, need, out)
 		if err == nil && read2 != read {
