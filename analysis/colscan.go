@@ -273,14 +273,26 @@ func outcomeOf(c *ledger.Vec, r int) (float64, bool) {
 type levelCoder struct {
 	c     *ledger.Vec
 	local []int32 // dictionary code → level code, −1 not yet interned
+	// An integer column's local codes are its distinct values in the
+	// batch, numbered as they come.
+	intCode map[int64]int32
+	ints    []int64
 }
 
 // reset binds the coder to column c of a new batch.
 func (l *levelCoder) reset(c *ledger.Vec) {
 	l.c = c
 	n := 2
-	if c.Dict != nil {
+	switch {
+	case c.Dict != nil:
 		n = len(c.Dict)
+	case c.Ints != nil:
+		n = 0
+		if l.intCode == nil {
+			l.intCode = map[int64]int32{}
+		}
+		clear(l.intCode)
+		l.ints = l.ints[:0]
 	}
 	if cap(l.local) < n {
 		l.local = make([]int32, n)
@@ -291,10 +303,22 @@ func (l *levelCoder) reset(c *ledger.Vec) {
 	}
 }
 
-// localCode returns row r's code in the batch (dictionary code, or 0/1).
+// localCode returns row r's code in the batch (dictionary code, 0/1, or
+// an integer's number in order of appearance).
 func (l *levelCoder) localCode(r int) int {
 	if l.c.Dict != nil {
 		return int(l.c.Codes[r])
+	}
+	if l.c.Ints != nil {
+		x := l.c.Ints[r]
+		k, ok := l.intCode[x]
+		if !ok {
+			k = int32(len(l.ints))
+			l.intCode[x] = k
+			l.ints = append(l.ints, x)
+			l.local = append(l.local, -1)
+		}
+		return int(k)
 	}
 	if l.c.Bools[r] {
 		return 1
@@ -307,11 +331,14 @@ func (l *levelCoder) text(k int) string {
 	if l.c.Dict != nil {
 		return l.c.Dict[k]
 	}
+	if l.c.Ints != nil {
+		return strconv.FormatInt(l.ints[k], 10) // ledger.Value.String
+	}
 	return strconv.FormatBool(k == 1)
 }
 
 // codable reports whether column c can be counted on codes.
-func codable(c *ledger.Vec) bool { return c.Dict != nil || c.Bools != nil }
+func codable(c *ledger.Vec) bool { return c.Dict != nil || c.Bools != nil || c.Ints != nil }
 
 // frameColumns builds a frame by the column scan; errRowPath when the row
 // path must build it.
@@ -321,7 +348,7 @@ func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
 	}
 	for _, c := range slices.Concat(spec.Columns, []string{spec.Outcome}) {
 		// Strings that are unique per row are not read as dictionaries.
-		if col, ok := ledger.LookupColumn(c); !ok || col.Kind != ledger.KindString && col.Kind != ledger.KindBool || c == "episode_id" || c == "pair_key" {
+		if col, ok := ledger.LookupColumn(c); !ok || col.Kind != ledger.KindString && col.Kind != ledger.KindBool && col.Kind != ledger.KindInt || c == "episode_id" || c == "pair_key" {
 			return nil, errRowPath
 		}
 	}
@@ -350,6 +377,9 @@ func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
 				return errRowPath
 			}
 			coders[j].reset(c)
+			if c.Ints != nil {
+				size = -1 // codes known only as rows come: no memo
+			}
 			if size > 0 {
 				size *= len(coders[j].local)
 				if size > 1<<16 {
@@ -385,13 +415,15 @@ func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
 				return errRowPath
 			}
 			idx := 0
-			for j := range coders {
-				k := coders[j].localCode(r)
-				idx = idx*len(coders[j].local) + k
-			}
-			if size > 0 && cellOf[idx] >= 0 {
-				b.AddToCell(cellOf[idx], y, w)
-				continue
+			if size > 0 {
+				for j := range coders {
+					k := coders[j].localCode(r)
+					idx = idx*len(coders[j].local) + k
+				}
+				if cellOf[idx] >= 0 {
+					b.AddToCell(cellOf[idx], y, w)
+					continue
+				}
 			}
 			for j := range coders {
 				l := &coders[j]

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -73,10 +74,16 @@ func TestColumnScanRatesSameAsRows(t *testing.T) {
 		{Outcome: "eos", By: []string{"condition"}},
 		{Outcome: "task_success", By: []string{"fault_fired", "model"}, Cluster: "task", DefaultWeight: true},
 	}
-	// An integer column is read by rows.
-	both(t, Query{Inputs: []string{path}, Where: "fault_fired"}, func(q Query) (*RatesResult, error) {
-		return Rates(q, RatesSpec{Outcome: "eos", By: []string{"instance"}})
-	})
+	// Integer --by columns are counted on their values by the column scan.
+	for _, by := range [][]string{{"instance"}, {"contract", "instance"}, {"instance", "fault_fired", "model"}} {
+		spec := frame.Spec{Columns: by, Outcome: "eos", Collapse: true}
+		if _, err := (&Query{Inputs: []string{path}, Where: "fault_fired"}).frameColumns(spec); err != nil {
+			t.Fatalf("by %v: the column scan handed over: %v", by, err)
+		}
+		both(t, Query{Inputs: []string{path}, Where: "fault_fired"}, func(q Query) (*RatesResult, error) {
+			return Rates(q, RatesSpec{Outcome: "eos", By: by, DefaultWeight: true})
+		})
+	}
 	if n := scanned(t, path); n <= 2*64*1024 {
 		t.Fatalf("the fixture has %d rows; want several row groups", n)
 	}
