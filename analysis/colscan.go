@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -273,10 +274,11 @@ func outcomeOf(c *ledger.Vec, r int) (float64, bool) {
 type levelCoder struct {
 	c     *ledger.Vec
 	local []int32 // dictionary code → level code, −1 not yet interned
-	// An integer column's local codes are its distinct values in the
-	// batch, numbered as they come.
-	intCode map[int64]int32
-	ints    []int64
+	// A numeric column's local codes are its distinct values in the
+	// batch (by their bits: -0 and 0 are distinct levels, as their texts
+	// are), numbered as they come.
+	numCode map[uint64]int32
+	nums    []uint64
 }
 
 // reset binds the coder to column c of a new batch.
@@ -286,13 +288,13 @@ func (l *levelCoder) reset(c *ledger.Vec) {
 	switch {
 	case c.Dict != nil:
 		n = len(c.Dict)
-	case c.Ints != nil:
+	case c.Ints != nil || c.Floats != nil:
 		n = 0
-		if l.intCode == nil {
-			l.intCode = map[int64]int32{}
+		if l.numCode == nil {
+			l.numCode = map[uint64]int32{}
 		}
-		clear(l.intCode)
-		l.ints = l.ints[:0]
+		clear(l.numCode)
+		l.nums = l.nums[:0]
 	}
 	if cap(l.local) < n {
 		l.local = make([]int32, n)
@@ -304,18 +306,23 @@ func (l *levelCoder) reset(c *ledger.Vec) {
 }
 
 // localCode returns row r's code in the batch (dictionary code, 0/1, or
-// an integer's number in order of appearance).
+// a number's position in order of appearance).
 func (l *levelCoder) localCode(r int) int {
 	if l.c.Dict != nil {
 		return int(l.c.Codes[r])
 	}
-	if l.c.Ints != nil {
-		x := l.c.Ints[r]
-		k, ok := l.intCode[x]
+	if l.c.Ints != nil || l.c.Floats != nil {
+		var x uint64
+		if l.c.Ints != nil {
+			x = uint64(l.c.Ints[r])
+		} else {
+			x = math.Float64bits(l.c.Floats[r])
+		}
+		k, ok := l.numCode[x]
 		if !ok {
-			k = int32(len(l.ints))
-			l.intCode[x] = k
-			l.ints = append(l.ints, x)
+			k = int32(len(l.nums))
+			l.numCode[x] = k
+			l.nums = append(l.nums, x)
 			l.local = append(l.local, -1)
 		}
 		return int(k)
@@ -331,14 +338,20 @@ func (l *levelCoder) text(k int) string {
 	if l.c.Dict != nil {
 		return l.c.Dict[k]
 	}
+	// As ledger.Value.String.
 	if l.c.Ints != nil {
-		return strconv.FormatInt(l.ints[k], 10) // ledger.Value.String
+		return strconv.FormatInt(int64(l.nums[k]), 10)
+	}
+	if l.c.Floats != nil {
+		return strconv.FormatFloat(math.Float64frombits(l.nums[k]), 'g', -1, 64)
 	}
 	return strconv.FormatBool(k == 1)
 }
 
 // codable reports whether column c can be counted on codes.
-func codable(c *ledger.Vec) bool { return c.Dict != nil || c.Bools != nil || c.Ints != nil }
+func codable(c *ledger.Vec) bool {
+	return c.Dict != nil || c.Bools != nil || c.Ints != nil || c.Floats != nil
+}
 
 // frameColumns builds a frame by the column scan; errRowPath when the row
 // path must build it.
@@ -347,8 +360,9 @@ func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
 		return nil, errRowPath
 	}
 	for _, c := range slices.Concat(spec.Columns, []string{spec.Outcome}) {
-		// Strings that are unique per row are not read as dictionaries.
-		if col, ok := ledger.LookupColumn(c); !ok || col.Kind != ledger.KindString && col.Kind != ledger.KindBool && col.Kind != ledger.KindInt || c == "episode_id" || c == "pair_key" {
+		// Strings that are unique per row are not read as dictionaries;
+		// numbers are counted on their values.
+		if _, ok := ledger.LookupColumn(c); !ok || c == "episode_id" || c == "pair_key" {
 			return nil, errRowPath
 		}
 	}
@@ -377,7 +391,7 @@ func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
 				return errRowPath
 			}
 			coders[j].reset(c)
-			if c.Ints != nil {
+			if c.Ints != nil || c.Floats != nil {
 				size = -1 // codes known only as rows come: no memo
 			}
 			if size > 0 {

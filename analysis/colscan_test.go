@@ -74,8 +74,8 @@ func TestColumnScanRatesSameAsRows(t *testing.T) {
 		{Outcome: "eos", By: []string{"condition"}},
 		{Outcome: "task_success", By: []string{"fault_fired", "model"}, Cluster: "task", DefaultWeight: true},
 	}
-	// Integer --by columns are counted on their values by the column scan.
-	for _, by := range [][]string{{"instance"}, {"contract", "instance"}, {"instance", "fault_fired", "model"}} {
+	// Numeric --by columns are counted on their values by the column scan.
+	for _, by := range [][]string{{"instance"}, {"contract", "instance"}, {"instance", "fault_fired", "model"}, {"delay_s"}, {"weight", "contract"}} {
 		spec := frame.Spec{Columns: by, Outcome: "eos", Collapse: true}
 		if _, err := (&Query{Inputs: []string{path}, Where: "fault_fired"}).frameColumns(spec); err != nil {
 			t.Fatalf("by %v: the column scan handed over: %v", by, err)
