@@ -182,6 +182,9 @@ func TestColumnScanPairedSameAsRows(t *testing.T) {
 		{"", "weight", PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}}},
 		{`fault_mode != "none"`, "", PairedSpec{Outcome: "duplicated", Arm: "contract", Base: "native", PairBy: []string{"model", "pair_key"}, Test: "midp"}},
 		{"", "", PairedSpec{Outcome: "eos", Arm: "fault_fired", Base: "true", PairBy: []string{"template"}}},
+		// episode_id as a key column is delivered, not only checked.
+		{"fault_fired", "", PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"episode_id"}}},
+		{"", "weight", PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"model", "pair_key"}}},
 	}
 	for _, c := range cases {
 		both(t, Query{Inputs: []string{path}, Where: c.where, Weight: c.weight}, func(q Query) (*PairedResult, error) { return Paired(q, c.spec) })
