@@ -19,7 +19,7 @@ import (
 // (ledger.ScanParquet), evaluates --where once per distinct combination
 // of dictionary codes, and hands the kept rows of each batch to a
 // consumer that counts on codes. Anything it does not cover (other input
-// formats, extra columns, nulls, a value the row reader would warn about,
+// formats, extra columns that are not text, nulls, a value the row reader would warn about,
 // a --where error) makes it give up before a result is returned, and the
 // query is read again row by row: results and messages are always the row
 // path's.
@@ -63,12 +63,10 @@ func (q *Query) scanColumnsChecked(columns, checked []string, fn func(b *ledger.
 	if err := where.Check(schemaKind); err != nil {
 		return 0, specf("--where: %v", err)
 	}
+	// Names outside the schema are a user's extra columns, which
+	// ledger.ScanParquet reads when the file has them as text (and
+	// otherwise hands over to the row reader, which names what is wrong).
 	wcols := where.Columns()
-	for _, c := range slices.Concat(columns, wcols) {
-		if _, ok := ledger.LookupColumn(c); !ok {
-			return 0, errRowPath // a user's extra column
-		}
-	}
 	cols := neededColumns(slices.Concat(columns, wcols))
 	checked = slices.DeleteFunc(slices.Clone(checked), func(c string) bool { return slices.Contains(cols, c) })
 	wpos := make([]int, len(wcols))
@@ -362,7 +360,7 @@ func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
 	for _, c := range slices.Concat(spec.Columns, []string{spec.Outcome}) {
 		// Strings that are unique per row are not read as dictionaries;
 		// numbers are counted on their values.
-		if _, ok := ledger.LookupColumn(c); !ok || c == "episode_id" || c == "pair_key" {
+		if c == "episode_id" || c == "pair_key" {
 			return nil, errRowPath
 		}
 	}
@@ -567,11 +565,6 @@ func (q *Query) pairColumns(pr *pairReader) (read int64, err error) {
 		cols = append(cols, pr.spec.Weight)
 	}
 	cols = neededColumns(cols)
-	for _, c := range slices.Concat(cols, checked) {
-		if _, ok := ledger.LookupColumn(c); !ok {
-			return 0, errRowPath
-		}
-	}
 	pos := make([]int, len(pr.names))
 	for j, c := range pr.names {
 		pos[j] = slices.Index(cols, c)

@@ -13,11 +13,11 @@ import (
 // writeScanLedger writes the sample's episodes reps times (ids, tasks and
 // pair keys suffixed, weights varied and not whole, so that sums depend on
 // their order) to a Parquet file of several row groups, after edit.
-func writeScanLedger(t testing.TB, reps int, edit func(i int, e *ledger.Episode)) string {
+func writeScanLedger(t testing.TB, reps int, edit func(i int, e *ledger.Episode), extra ...string) string {
 	t.Helper()
 	d := loadSample(t)
 	path := filepath.Join(t.TempDir(), "scan.parquet")
-	w, err := ledger.CreateEpisodes(path, "", nil)
+	w, err := ledger.CreateEpisodes(path, "", extra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,4 +217,52 @@ func TestRankOneColumnSameAsColumns(t *testing.T) {
 			t.Errorf("numeric %v: ranks differ", numeric)
 		}
 	}
+}
+
+// Extra (user) text columns are read by the column scan, as --by, --arm,
+// --pair-by and --where columns; an empty value (a missing one to the row
+// reader) hands over to the row path.
+func TestColumnScanExtraColumns(t *testing.T) {
+	lab := func(i int, e *ledger.Episode) {
+		e.Extra = map[string]string{"lab": "lab-" + strconv.Itoa(i%3), "site": strconv.Itoa(i % 5)}
+	}
+	path := writeScanLedger(t, 4, lab, "lab", "site")
+	spec := frame.Spec{Columns: []string{"lab", "contract"}, Outcome: "duplicated", Collapse: true}
+	if _, err := (&Query{Inputs: []string{path}, Where: `site != "3"`}).frameColumns(spec); err != nil {
+		t.Fatalf("the column scan handed over: %v", err)
+	}
+	if _, err := (&Query{Inputs: []string{path}}).pairColumns(newPairReader("eos", "lab", []string{"template", "site"}, "")); err != nil {
+		t.Fatalf("the paired column scan handed over: %v", err)
+	}
+	for _, where := range []string{"", `site != "3" && fault_fired`, `lab == "lab-1"`} {
+		q := Query{Inputs: []string{path}, Where: where}
+		both(t, q, func(q Query) (*RatesResult, error) {
+			return Rates(q, RatesSpec{Outcome: "duplicated", By: []string{"lab", "contract"}, DefaultWeight: true})
+		})
+		both(t, q, func(q Query) (*PairedResult, error) {
+			return Paired(q, PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key", "lab"}})
+		})
+		both(t, q, func(q Query) (*PairedResult, error) {
+			return Paired(q, PairedSpec{Outcome: "eos", Arm: "lab", Base: "lab-0", PairBy: []string{"template"}})
+		})
+	}
+	// A missing extra value, a column the file lacks, one listed as an
+	// outcome: the row path's results and messages.
+	gap := writeScanLedger(t, 2, func(i int, e *ledger.Episode) {
+		lab(i, e)
+		if i == 5 {
+			e.Extra["lab"] = ""
+		}
+	}, "lab", "site")
+	if _, err := (&Query{Inputs: []string{gap}}).frameColumns(spec); err != errRowPath {
+		t.Fatalf("an empty extra value did not hand over: %v", err)
+	}
+	for _, by := range [][]string{{"lab"}, {"nosuch"}} {
+		both(t, Query{Inputs: []string{gap}}, func(q Query) (*RatesResult, error) {
+			return Rates(q, RatesSpec{Outcome: "duplicated", By: by})
+		})
+	}
+	both(t, Query{Inputs: []string{path}}, func(q Query) (*RatesResult, error) {
+		return Rates(q, RatesSpec{Outcome: "site", By: []string{"lab"}})
+	})
 }

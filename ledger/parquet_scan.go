@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 )
@@ -88,9 +89,21 @@ func scanParquet(path string, columns, checked []string, checkIDs bool, fn func(
 		return ErrRowScan
 	}
 	all := slices.Concat(columns, checked)
+	// Names outside the schema are the user's extra columns: read when
+	// the file has them as UTF-8 strings, as the row reader reads them.
+	var extras []string
+	for _, c := range all {
+		if _, ok := colIndex[c]; !ok {
+			extras = append(extras, c)
+		}
+	}
 	m := maskOf(all)
-	if popcount(m) != len(all) {
-		return ErrRowScan // extra (user) columns or a name listed twice
+	if popcount(m) != len(all)-len(extras) || len(extras) > 0 && slices.ContainsFunc(checked, func(c string) bool { return slices.Contains(extras, c) }) {
+		return ErrRowScan // a name listed twice, or an extra column only checked
+	}
+	slices.Sort(extras)
+	if len(slices.Compact(slices.Clone(extras))) != len(extras) {
+		return ErrRowScan
 	}
 	p, err := openPQ(path)
 	if err != nil {
@@ -110,9 +123,16 @@ func scanParquet(path string, columns, checked []string, checkIDs bool, fn func(
 			return ErrRowScan
 		}
 	}
-	plan, _, err := p.plan(EpisodeColumns, m.has, false, "episodes")
+	plan, _, err := p.plan(EpisodeColumns, m.has, len(extras) > 0, "episodes")
 	if err != nil || p.pf.NumRows() == 0 {
 		return ErrRowScan
+	}
+	plan = slices.DeleteFunc(plan, func(c pqCol) bool { return c.extra && !slices.Contains(extras, c.name) })
+	for _, x := range extras {
+		i := planIndex(plan, x)
+		if i < 0 || p.schema.Field(plan[i].field).Type.ID() != arrow.STRING {
+			return ErrRowScan // absent (the row reader names it) or not text
+		}
 	}
 	s := &colScan{p: p, plan: plan, out: make([]int, len(plan))}
 	for i, c := range plan {
@@ -414,7 +434,7 @@ func newIDBuckets(n int) *idBuckets {
 // textListed reports whether the values of string column c are checked
 // against a list, which the scan does only for dictionary columns.
 func textListed(c pqCol) bool {
-	return enumOf[c.dst].Values != nil || c.name == "focal_write" || c.name == "harness" || c.name == "condition" || c.name == "experiment"
+	return !c.extra && enumOf[c.dst].Values != nil || c.name == "focal_write" || c.name == "harness" || c.name == "condition" || c.name == "experiment"
 }
 
 // plainCheck checks the PLAIN values of a string column in place, as
@@ -710,6 +730,9 @@ func appendRLEDict(codes []int32, b []byte, k, size int) ([]int32, bool) {
 // checkVec checks a decoded column as the row reader would; false when it
 // would report or warn.
 func (s *colScan) checkVec(c pqCol, v *Vec, n int) bool {
+	if c.extra {
+		return checkExtra(v, n)
+	}
 	switch {
 	case v.Dict != nil:
 		return len(v.Codes) == n && s.checkDict(c, v.Dict, v.Codes)
@@ -735,6 +758,41 @@ func (s *colScan) checkVec(c pqCol, v *Vec, n int) bool {
 		}
 	}
 	return true
+}
+
+// checkExtra checks a user's extra column: the row reader takes any
+// text, but an empty one is a missing value (rows dropped with a warning)
+// and non-UTF-8 text is left to it as well.
+func checkExtra(v *Vec, n int) bool {
+	switch {
+	case v.Dict != nil:
+		if len(v.Codes) != n {
+			return false
+		}
+		used := make([]bool, len(v.Dict))
+		for _, k := range v.Codes {
+			if k < 0 || int(k) >= len(v.Dict) {
+				return false
+			}
+			used[k] = true
+		}
+		for k, x := range v.Dict {
+			if used[k] && (x == "" || !utf8.ValidString(x)) {
+				return false
+			}
+		}
+		return true
+	case v.Offsets != nil:
+		ascii := asciiOnly(v.Data)
+		for r := range n {
+			x := v.Bytes(r)
+			if len(x) == 0 || !ascii && !utf8.Valid(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // checkDict reports whether every value of a dictionary column that some
