@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // (ledger.ScanParquet), evaluates --where once per distinct combination
 // of dictionary codes, and hands the kept rows of each batch to a
 // consumer that counts on codes. Anything it does not cover (other input
-// formats, extra columns, nulls, a value the row reader would warn about,
+// formats, extra columns that are not text, nulls, a value the row reader would warn about,
 // a --where error) makes it give up before a result is returned, and the
 // query is read again row by row: results and messages are always the row
 // path's.
@@ -46,6 +47,12 @@ func (q *Query) columnar() bool {
 // start again), and otherwise the errors scan returns for an empty
 // selection.
 func (q *Query) scanColumns(columns []string, fn func(b *ledger.Batch, kept []int32, before int64) error) (read int64, err error) {
+	return q.scanColumnsChecked(columns, nil, fn)
+}
+
+// scanColumnsChecked is scanColumns that also reads the checked columns
+// to validate them (ledger.ScanParquetChecked), without their values.
+func (q *Query) scanColumnsChecked(columns, checked []string, fn func(b *ledger.Batch, kept []int32, before int64) error) (read int64, err error) {
 	if !q.columnar() {
 		return 0, errRowPath
 	}
@@ -56,13 +63,12 @@ func (q *Query) scanColumns(columns []string, fn func(b *ledger.Batch, kept []in
 	if err := where.Check(schemaKind); err != nil {
 		return 0, specf("--where: %v", err)
 	}
+	// Names outside the schema are a user's extra columns, which
+	// ledger.ScanParquet reads when the file has them as text (and
+	// otherwise hands over to the row reader, which names what is wrong).
 	wcols := where.Columns()
-	for _, c := range slices.Concat(columns, wcols) {
-		if _, ok := ledger.LookupColumn(c); !ok {
-			return 0, errRowPath // a user's extra column
-		}
-	}
 	cols := neededColumns(slices.Concat(columns, wcols))
+	checked = slices.DeleteFunc(slices.Clone(checked), func(c string) bool { return slices.Contains(cols, c) })
 	wpos := make([]int, len(wcols))
 	for j, c := range wcols {
 		wpos[j] = slices.Index(cols, c)
@@ -71,7 +77,7 @@ func (q *Query) scanColumns(columns []string, fn func(b *ledger.Batch, kept []in
 	var keep []int32
 	ev := &whereEval{where: where, pos: wpos}
 	for _, in := range q.Inputs {
-		err := ledger.ScanParquet(in, cols, func(b *ledger.Batch) error {
+		err := ledger.ScanParquetChecked(in, cols, checked, func(b *ledger.Batch) error {
 			keep = keep[:0]
 			var err error
 			if keep, err = ev.rows(b, keep); err != nil {
@@ -266,14 +272,27 @@ func outcomeOf(c *ledger.Vec, r int) (float64, bool) {
 type levelCoder struct {
 	c     *ledger.Vec
 	local []int32 // dictionary code → level code, −1 not yet interned
+	// A numeric column's local codes are its distinct values in the
+	// batch (by their bits: -0 and 0 are distinct levels, as their texts
+	// are), numbered as they come.
+	numCode map[uint64]int32
+	nums    []uint64
 }
 
 // reset binds the coder to column c of a new batch.
 func (l *levelCoder) reset(c *ledger.Vec) {
 	l.c = c
 	n := 2
-	if c.Dict != nil {
+	switch {
+	case c.Dict != nil:
 		n = len(c.Dict)
+	case c.Ints != nil || c.Floats != nil:
+		n = 0
+		if l.numCode == nil {
+			l.numCode = map[uint64]int32{}
+		}
+		clear(l.numCode)
+		l.nums = l.nums[:0]
 	}
 	if cap(l.local) < n {
 		l.local = make([]int32, n)
@@ -284,10 +303,27 @@ func (l *levelCoder) reset(c *ledger.Vec) {
 	}
 }
 
-// localCode returns row r's code in the batch (dictionary code, or 0/1).
+// localCode returns row r's code in the batch (dictionary code, 0/1, or
+// a number's position in order of appearance).
 func (l *levelCoder) localCode(r int) int {
 	if l.c.Dict != nil {
 		return int(l.c.Codes[r])
+	}
+	if l.c.Ints != nil || l.c.Floats != nil {
+		var x uint64
+		if l.c.Ints != nil {
+			x = uint64(l.c.Ints[r])
+		} else {
+			x = math.Float64bits(l.c.Floats[r])
+		}
+		k, ok := l.numCode[x]
+		if !ok {
+			k = int32(len(l.nums))
+			l.numCode[x] = k
+			l.nums = append(l.nums, x)
+			l.local = append(l.local, -1)
+		}
+		return int(k)
 	}
 	if l.c.Bools[r] {
 		return 1
@@ -300,11 +336,20 @@ func (l *levelCoder) text(k int) string {
 	if l.c.Dict != nil {
 		return l.c.Dict[k]
 	}
+	// As ledger.Value.String.
+	if l.c.Ints != nil {
+		return strconv.FormatInt(int64(l.nums[k]), 10)
+	}
+	if l.c.Floats != nil {
+		return strconv.FormatFloat(math.Float64frombits(l.nums[k]), 'g', -1, 64)
+	}
 	return strconv.FormatBool(k == 1)
 }
 
 // codable reports whether column c can be counted on codes.
-func codable(c *ledger.Vec) bool { return c.Dict != nil || c.Bools != nil }
+func codable(c *ledger.Vec) bool {
+	return c.Dict != nil || c.Bools != nil || c.Ints != nil || c.Floats != nil
+}
 
 // frameColumns builds a frame by the column scan; errRowPath when the row
 // path must build it.
@@ -313,8 +358,9 @@ func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
 		return nil, errRowPath
 	}
 	for _, c := range slices.Concat(spec.Columns, []string{spec.Outcome}) {
-		// Strings that are unique per row are not read as dictionaries.
-		if col, ok := ledger.LookupColumn(c); !ok || col.Kind != ledger.KindString && col.Kind != ledger.KindBool || c == "episode_id" || c == "pair_key" {
+		// Strings that are unique per row are not read as dictionaries;
+		// numbers are counted on their values.
+		if c == "episode_id" || c == "pair_key" {
 			return nil, errRowPath
 		}
 	}
@@ -343,6 +389,9 @@ func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
 				return errRowPath
 			}
 			coders[j].reset(c)
+			if c.Ints != nil || c.Floats != nil {
+				size = -1 // codes known only as rows come: no memo
+			}
 			if size > 0 {
 				size *= len(coders[j].local)
 				if size > 1<<16 {
@@ -378,13 +427,15 @@ func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
 				return errRowPath
 			}
 			idx := 0
-			for j := range coders {
-				k := coders[j].localCode(r)
-				idx = idx*len(coders[j].local) + k
-			}
-			if size > 0 && cellOf[idx] >= 0 {
-				b.AddToCell(cellOf[idx], y, w)
-				continue
+			if size > 0 {
+				for j := range coders {
+					k := coders[j].localCode(r)
+					idx = idx*len(coders[j].local) + k
+				}
+				if cellOf[idx] >= 0 {
+					b.AddToCell(cellOf[idx], y, w)
+					continue
+				}
 			}
 			for j := range coders {
 				l := &coders[j]
@@ -414,6 +465,9 @@ func (r *pairReader) addColumns(b *ledger.Batch, kept []int32, before int64, pos
 	r.first = false
 	vecs := make([]*ledger.Vec, len(pos))
 	for j, p := range pos {
+		if p < 0 {
+			continue // episode_id, only checked
+		}
 		v := &b.Cols[p]
 		if v.Dict == nil && v.Offsets == nil && v.Bools == nil {
 			return errRowPath
@@ -434,7 +488,9 @@ func (r *pairReader) addColumns(b *ledger.Batch, kept []int32, before int64, pos
 	}
 	var arm levelCoder
 	arm.reset(vecs[r.armJ])
-	idJ := slices.Index(r.names, "episode_id")
+	if before == 0 && b.Rows > 0 {
+		r.presize(int64(len(kept)) * b.FileRows / int64(b.Rows))
+	}
 	for _, r32 := range kept {
 		i := int(r32)
 		w, ok := weightOf(wc, i)
@@ -449,10 +505,7 @@ func (r *pairReader) addColumns(b *ledger.Batch, kept []int32, before int64, pos
 		for j := range r.nKey {
 			r.buf = appendText(r.buf, vecs[j], i)
 		}
-		if idJ >= 0 {
-			r.idLen = append(r.idLen, uint8(min(textLen(vecs[idJ], i), 255)))
-		}
-		k := r.keyID(r.buf)
+		k := r.keys.id(r.buf)
 		lc := arm.localCode(i)
 		a := arm.local[lc]
 		if a < 0 {
@@ -492,40 +545,32 @@ func appendText(buf []byte, v *ledger.Vec, i int) []byte {
 	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
 }
 
-// textLen is the length of row i's text.
-func textLen(v *ledger.Vec, i int) int {
-	switch {
-	case v.Dict != nil:
-		return len(v.Dict[v.Codes[i]])
-	case v.Offsets != nil:
-		return int(v.Offsets[i+1] - v.Offsets[i])
-	}
-	return len(strconv.FormatBool(v.Bools[i]))
-}
-
 // pairColumns fills pr by the column scan; errRowPath when the row path
 // must (pr is then to be discarded).
 func (q *Query) pairColumns(pr *pairReader) (read int64, err error) {
 	if !q.columnar() {
 		return 0, errRowPath
 	}
+	// Episode ids order the episodes of a key and arm only when there
+	// are several, which a second pass reads; this one only checks them
+	// (unique, valid), unless they are also a pair-by or arm column.
+	var checked []string
 	cols := slices.Clone(pr.spec.Columns)
+	if slices.Index(pr.names, "episode_id") > pr.armJ {
+		cols = slices.DeleteFunc(cols, func(c string) bool { return c == "episode_id" })
+		checked = []string{"episode_id"}
+	}
 	cols = append(cols, pr.spec.Outcome)
 	if pr.spec.Weight != "" {
 		cols = append(cols, pr.spec.Weight)
 	}
 	cols = neededColumns(cols)
-	for _, c := range cols {
-		if _, ok := ledger.LookupColumn(c); !ok {
-			return 0, errRowPath
-		}
-	}
 	pos := make([]int, len(pr.names))
 	for j, c := range pr.names {
 		pos[j] = slices.Index(cols, c)
 	}
 	yPos, wPos := slices.Index(cols, pr.spec.Outcome), slices.Index(cols, pr.spec.Weight)
-	return q.scanColumns(cols, func(b *ledger.Batch, kept []int32, before int64) error {
+	return q.scanColumnsChecked(cols, checked, func(b *ledger.Batch, kept []int32, before int64) error {
 		return pr.addColumns(b, kept, before, pos, yPos, wPos)
 	})
 }
@@ -540,6 +585,12 @@ func (q *Query) idsColumns(pr *pairReader, need bitset, out *idArena) (read int6
 	for _, in := range q.Inputs {
 		err := ledger.RescanParquet(in, []string{"episode_id"}, func(b *ledger.Batch) error {
 			v := &b.Cols[0]
+			if len(out.bytes) == 0 && v.Offsets != nil && b.Rows > 0 {
+				// Room for the ids at the first batch's mean length and
+				// some: growing by appends would copy them several times.
+				mean := len(v.Data)/b.Rows + 1
+				out.bytes = slices.Grow(out.bytes, cap(out.end)*mean*9/8)
+			}
 			for i := range b.Rows {
 				read++
 				if !pr.kept.get(int(read - 1)) {

@@ -6,17 +6,18 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // writeScanLedger writes the sample's episodes reps times (ids, tasks and
 // pair keys suffixed, weights varied and not whole, so that sums depend on
 // their order) to a Parquet file of several row groups, after edit.
-func writeScanLedger(t testing.TB, reps int, edit func(i int, e *ledger.Episode)) string {
+func writeScanLedger(t testing.TB, reps int, edit func(i int, e *ledger.Episode), extra ...string) string {
 	t.Helper()
 	d := loadSample(t)
 	path := filepath.Join(t.TempDir(), "scan.parquet")
-	w, err := ledger.CreateEpisodes(path, "", nil)
+	w, err := ledger.CreateEpisodes(path, "", extra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,10 +74,16 @@ func TestColumnScanRatesSameAsRows(t *testing.T) {
 		{Outcome: "eos", By: []string{"condition"}},
 		{Outcome: "task_success", By: []string{"fault_fired", "model"}, Cluster: "task", DefaultWeight: true},
 	}
-	// An integer column is read by rows.
-	both(t, Query{Inputs: []string{path}, Where: "fault_fired"}, func(q Query) (*RatesResult, error) {
-		return Rates(q, RatesSpec{Outcome: "eos", By: []string{"instance"}})
-	})
+	// Numeric --by columns are counted on their values by the column scan.
+	for _, by := range [][]string{{"instance"}, {"contract", "instance"}, {"instance", "fault_fired", "model"}, {"delay_s"}, {"weight", "contract"}} {
+		spec := frame.Spec{Columns: by, Outcome: "eos", Collapse: true}
+		if _, err := (&Query{Inputs: []string{path}, Where: "fault_fired"}).frameColumns(spec); err != nil {
+			t.Fatalf("by %v: the column scan handed over: %v", by, err)
+		}
+		both(t, Query{Inputs: []string{path}, Where: "fault_fired"}, func(q Query) (*RatesResult, error) {
+			return Rates(q, RatesSpec{Outcome: "eos", By: by, DefaultWeight: true})
+		})
+	}
 	if n := scanned(t, path); n <= 2*64*1024 {
 		t.Fatalf("the fixture has %d rows; want several row groups", n)
 	}
@@ -116,12 +123,29 @@ func TestColumnScanHandsOverToRows(t *testing.T) {
 				e.EOS, e.TaskSuccess = true, false
 			}
 		},
+		"empty id": func(i int, e *ledger.Episode) {
+			if i == 40_001 {
+				e.EpisodeID = ""
+			}
+		},
+		"id not UTF-8": func(i int, e *ledger.Episode) {
+			if i == 3 {
+				e.EpisodeID = "ep\xff"
+			}
+		},
 	}
+	idCase := map[string]bool{"duplicate id": true, "empty id": true, "id not UTF-8": true}
 	for name, edit := range cases {
 		t.Run(name, func(t *testing.T) {
 			path := writeScanLedger(t, 10, edit)
 			if _, err := (&Query{Inputs: []string{path}}).scanColumns(scanCols, func(*ledger.Batch, []int32, int64) error { return nil }); err != errRowPath {
 				t.Fatalf("the column scan did not hand over: %v", err)
+			}
+			// Paired reads episode ids only to check them (in place, not
+			// copied): a bad id must hand over all the same.
+			pr := newPairReader("eos", "condition", []string{"pair_key"}, "")
+			if _, err := (&Query{Inputs: []string{path}}).pairColumns(pr); idCase[name] && err != errRowPath {
+				t.Fatalf("the paired column scan did not hand over: %v", err)
 			}
 			q := Query{Inputs: []string{path}, Where: "fault_fired"}
 			both(t, q, func(q Query) (*RatesResult, error) {
@@ -158,6 +182,9 @@ func TestColumnScanPairedSameAsRows(t *testing.T) {
 		{"", "weight", PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}}},
 		{`fault_mode != "none"`, "", PairedSpec{Outcome: "duplicated", Arm: "contract", Base: "native", PairBy: []string{"model", "pair_key"}, Test: "midp"}},
 		{"", "", PairedSpec{Outcome: "eos", Arm: "fault_fired", Base: "true", PairBy: []string{"template"}}},
+		// episode_id as a key column is delivered, not only checked.
+		{"fault_fired", "", PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"episode_id"}}},
+		{"", "weight", PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"model", "pair_key"}}},
 	}
 	for _, c := range cases {
 		both(t, Query{Inputs: []string{path}, Where: c.where, Weight: c.weight}, func(q Query) (*PairedResult, error) { return Paired(q, c.spec) })
@@ -178,16 +205,64 @@ func TestRankOneColumnSameAsColumns(t *testing.T) {
 					k = strconv.Itoa((i * 7919) % 1000)
 				}
 				r.buf = appendText(r.buf[:0], &ledger.Vec{Dict: []string{k}, Codes: []int32{0}}, 0)
-				r.key = append(r.key, r.keyID(r.buf))
+				r.key = append(r.key, r.keys.id(r.buf))
 			}
 			return r
 		}
 		one, all := mk(), mk()
 		one.rankKeys()
-		all.keyHash, all.keyColl = nil, nil
-		all.rankColumns(len(all.keyEnd))
+		all.keys.release()
+		all.rankColumns(all.keys.len())
 		if fmt.Sprint(one.key) != fmt.Sprint(all.key) {
 			t.Errorf("numeric %v: ranks differ", numeric)
 		}
 	}
+}
+
+// Extra (user) text columns are read by the column scan, as --by, --arm,
+// --pair-by and --where columns; an empty value (a missing one to the row
+// reader) hands over to the row path.
+func TestColumnScanExtraColumns(t *testing.T) {
+	lab := func(i int, e *ledger.Episode) {
+		e.Extra = map[string]string{"lab": "lab-" + strconv.Itoa(i%3), "site": strconv.Itoa(i % 5)}
+	}
+	path := writeScanLedger(t, 4, lab, "lab", "site")
+	spec := frame.Spec{Columns: []string{"lab", "contract"}, Outcome: "duplicated", Collapse: true}
+	if _, err := (&Query{Inputs: []string{path}, Where: `site != "3"`}).frameColumns(spec); err != nil {
+		t.Fatalf("the column scan handed over: %v", err)
+	}
+	if _, err := (&Query{Inputs: []string{path}}).pairColumns(newPairReader("eos", "lab", []string{"template", "site"}, "")); err != nil {
+		t.Fatalf("the paired column scan handed over: %v", err)
+	}
+	for _, where := range []string{"", `site != "3" && fault_fired`, `lab == "lab-1"`} {
+		q := Query{Inputs: []string{path}, Where: where}
+		both(t, q, func(q Query) (*RatesResult, error) {
+			return Rates(q, RatesSpec{Outcome: "duplicated", By: []string{"lab", "contract"}, DefaultWeight: true})
+		})
+		both(t, q, func(q Query) (*PairedResult, error) {
+			return Paired(q, PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key", "lab"}})
+		})
+		both(t, q, func(q Query) (*PairedResult, error) {
+			return Paired(q, PairedSpec{Outcome: "eos", Arm: "lab", Base: "lab-0", PairBy: []string{"template"}})
+		})
+	}
+	// A missing extra value, a column the file lacks, one listed as an
+	// outcome: the row path's results and messages.
+	gap := writeScanLedger(t, 2, func(i int, e *ledger.Episode) {
+		lab(i, e)
+		if i == 5 {
+			e.Extra["lab"] = ""
+		}
+	}, "lab", "site")
+	if _, err := (&Query{Inputs: []string{gap}}).frameColumns(spec); err != errRowPath {
+		t.Fatalf("an empty extra value did not hand over: %v", err)
+	}
+	for _, by := range [][]string{{"lab"}, {"nosuch"}} {
+		both(t, Query{Inputs: []string{gap}}, func(q Query) (*RatesResult, error) {
+			return Rates(q, RatesSpec{Outcome: "duplicated", By: by})
+		})
+	}
+	both(t, Query{Inputs: []string{path}}, func(q Query) (*RatesResult, error) {
+		return Rates(q, RatesSpec{Outcome: "site", By: []string{"lab"}})
+	})
 }

@@ -67,9 +67,27 @@ func buildPairing(arm *frame.Column, r pairRows) *pairing {
 	return pairingOf(arm, r, seg, perm)
 }
 
-// sortPairRows groups the episodes by key (a counting sort, row order
-// within a key) and sorts each key's episodes by arm.
+// sortPairRows orders the episodes by key, then arm, then row: a stable
+// counting sort by arm followed by one by key, linear in the episodes
+// (arm codes are few and key ranks dense), where sorting each key's
+// episodes would compare millions of short runs.
 func sortPairRows(r pairRows) (seg []int, perm []int32) {
+	nArms := int32(0)
+	for _, a := range r.arm {
+		nArms = max(nArms, a+1)
+	}
+	next := make([]int, max(int(nArms), r.nKeys)+1)
+	for _, a := range r.arm {
+		next[a+1]++
+	}
+	for a := range nArms {
+		next[a+1] += next[a]
+	}
+	byArm := make([]int32, r.n)
+	for i, a := range r.arm {
+		byArm[next[a]] = int32(i)
+		next[a]++
+	}
 	seg = make([]int, r.nKeys+1)
 	for _, k := range r.key {
 		seg[k+1]++
@@ -77,22 +95,13 @@ func sortPairRows(r pairRows) (seg []int, perm []int32) {
 	for k := range r.nKeys {
 		seg[k+1] += seg[k]
 	}
+	next = next[:r.nKeys]
+	copy(next, seg)
 	perm = make([]int32, r.n)
-	next := slices.Clone(seg[:r.nKeys])
-	for i, k := range r.key {
-		perm[next[k]] = int32(i)
+	for _, i := range byArm {
+		k := r.key[i]
+		perm[next[k]] = i
 		next[k]++
-	}
-	for k := range r.nKeys {
-		rows := perm[seg[k]:seg[k+1]]
-		if len(rows) > 1 {
-			slices.SortFunc(rows, func(a, b int32) int {
-				if c := cmp.Compare(r.arm[a], r.arm[b]); c != 0 {
-					return c
-				}
-				return cmp.Compare(a, b)
-			})
-		}
 	}
 	return seg, perm
 }
@@ -224,21 +233,14 @@ func pairSpec(outcome, arm string, pairBy []string, weight string) frame.Spec {
 // the same columns checked, the same rows dropped for nulls, the same
 // errors and level order.
 type pairReader struct {
-	spec  frame.Spec
-	all   []string // columns checked on the first row, as frame.Builder
-	names []string // pairSpec columns: pair-by, arm, episode_id
-	kinds []ledger.Kind
-	seen  []bool
-	nKey  int // the first nKey columns form the key
-	armJ  int
-	// Distinct keys, each column as uvarint(len) + value, in one arena
-	// (key k is keyBuf[keyEnd[k-1]:keyEnd[k]]), found by a 64-bit hash;
-	// keys whose hash collides with another key's go to keyColl.
-	keyHash map[uint64]uint32
-	keyColl map[string]uint32
-	keyBuf  []byte
-	keyEnd  []int
-	seed    maphash.Seed
+	spec    frame.Spec
+	all     []string // columns checked on the first row, as frame.Builder
+	names   []string // pairSpec columns: pair-by, arm, episode_id
+	kinds   []ledger.Kind
+	seen    []bool
+	nKey    int // the first nKey columns form the key
+	armJ    int
+	keys    keyTable // distinct keys, ids in order of appearance
 	buf     []byte
 	armIDs  map[string]int32
 	armLvls []string
@@ -246,8 +248,7 @@ type pairReader struct {
 	arm     []int32
 	event   bitset
 	w       []float64
-	kept    bitset  // by read index: the episode was added
-	idLen   []uint8 // length of each episode id (capped), to size the id arena
+	kept    bitset // by read index: the episode was added
 	rows    int64
 	dropped map[string]int64
 	first   bool
@@ -269,8 +270,7 @@ func (b bitset) get(i int) bool { return i>>6 < len(b) && b[i>>6]&(1<<(i&63)) !=
 
 func newPairReader(outcome, arm string, pairBy []string, weight string) *pairReader {
 	spec := pairSpec(outcome, arm, pairBy, weight)
-	r := &pairReader{spec: spec, names: spec.Columns, nKey: len(pairBy), armJ: len(pairBy), keyHash: map[uint64]uint32{},
-		keyColl: map[string]uint32{}, seed: maphash.MakeSeed(),
+	r := &pairReader{spec: spec, names: spec.Columns, nKey: len(pairBy), armJ: len(pairBy), keys: newKeyTable(),
 		armIDs: map[string]int32{}, dropped: map[string]int64{}, first: true,
 		kinds: make([]ledger.Kind, len(spec.Columns)), seen: make([]bool, len(spec.Columns))}
 	r.all = slices.Clone(spec.Columns)
@@ -347,11 +347,8 @@ func (r *pairReader) add(ep frame.Row, read int64) error {
 		case j == r.armJ:
 			armVal = v.String()
 		}
-		if c == "episode_id" {
-			r.idLen = append(r.idLen, uint8(min(len(v.String()), 255)))
-		}
 	}
-	k := r.keyID(r.buf)
+	k := r.keys.id(r.buf)
 	a, ok := r.armIDs[armVal]
 	if !ok {
 		a = int32(len(r.armLvls))
@@ -369,44 +366,97 @@ func (r *pairReader) add(ep frame.Row, read int64) error {
 	return nil
 }
 
-// keyID returns the id of an encoded key, adding it when new.
-func (r *pairReader) keyID(key []byte) uint32 {
-	h := maphash.Bytes(r.seed, key)
-	k, ok := r.keyHash[h]
-	if ok && bytes.Equal(r.keyAt(int(k)), key) {
-		return k
+// presize makes room for about n episodes (an estimate from the first
+// batch): appending millions of them one by one would copy the arrays
+// several times over (slices grow by a quarter when large), which costs
+// time and, at the peak, memory.
+func (r *pairReader) presize(n int64) {
+	n += n/16 + 1024 // an estimate: a little slack, appends grow beyond it
+	if n > 1<<31 {
+		return
 	}
-	if ok { // another key has this hash
-		if k, ok := r.keyColl[string(key)]; ok {
+	r.key = slices.Grow(r.key, int(n)-len(r.key))
+	r.arm = slices.Grow(r.arm, int(n)-len(r.arm))
+	if r.spec.Weight != "" {
+		r.w = slices.Grow(r.w, int(n)-len(r.w))
+	}
+}
+
+// keyTable numbers distinct encoded keys (each pair-by column as
+// uvarint(len) + value) in order of appearance: an open-addressing table
+// on a 64-bit hash in which every hit is confirmed on the key's bytes, so
+// keys whose hashes collide keep distinct ids. Unlike a Go map keyed by
+// string, it allocates no string per key and grows by copying two flat
+// arrays.
+type keyTable struct {
+	seed  maphash.Seed
+	slots []uint32 // key id + 1, 0 for an empty slot; a power of two long
+	hash  []uint64 // by key id
+	buf   []byte   // key k is buf[end[k-1]:end[k]]
+	end   []int
+}
+
+func newKeyTable() keyTable { return keyTable{seed: maphash.MakeSeed(), slots: make([]uint32, 1024)} }
+
+// len is the number of distinct keys.
+func (t *keyTable) len() int { return len(t.end) }
+
+// id returns the id of key, adding it when new.
+func (t *keyTable) id(key []byte) uint32 { return t.idHash(key, maphash.Bytes(t.seed, key)) }
+
+// idHash is id for a key whose hash is h.
+func (t *keyTable) idHash(key []byte, h uint64) uint32 {
+	if 2*(len(t.end)+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	for j := h & mask; ; j = (j + 1) & mask {
+		s := t.slots[j]
+		if s == 0 {
+			k := uint32(len(t.end))
+			t.buf = append(t.buf, key...)
+			t.end = append(t.end, len(t.buf))
+			t.hash = append(t.hash, h)
+			t.slots[j] = k + 1
+			return k
+		}
+		if k := s - 1; t.hash[k] == h && bytes.Equal(t.at(int(k)), key) {
 			return k
 		}
 	}
-	k = uint32(len(r.keyEnd))
-	r.keyBuf = append(r.keyBuf, key...)
-	r.keyEnd = append(r.keyEnd, len(r.keyBuf))
-	if ok {
-		r.keyColl[string(key)] = k
-	} else {
-		r.keyHash[h] = k
-	}
-	return k
 }
 
-// keyAt returns the encoded key k.
-func (r *pairReader) keyAt(k int) []byte {
+// grow doubles the slots, placing the keys again by their stored hashes.
+func (t *keyTable) grow() {
+	t.slots = make([]uint32, 2*len(t.slots))
+	mask := uint64(len(t.slots) - 1)
+	for k, h := range t.hash {
+		j := h & mask
+		for t.slots[j] != 0 {
+			j = (j + 1) & mask
+		}
+		t.slots[j] = uint32(k) + 1
+	}
+}
+
+// at returns the encoded key k.
+func (t *keyTable) at(k int) []byte {
 	lo := 0
 	if k > 0 {
-		lo = r.keyEnd[k-1]
+		lo = t.end[k-1]
 	}
-	return r.keyBuf[lo:r.keyEnd[k]]
+	return t.buf[lo:t.end[k]]
 }
+
+// release drops the lookup structure; the keys stay readable with at.
+func (t *keyTable) release() { t.slots, t.hash = nil, nil }
 
 // rankKeys numbers the distinct keys in the order frame.Builder gives
 // them (each column's levels sorted as frame.Column.Sort, keys compared as
 // the little-endian bytes of their codes) and replaces key ids by ranks.
 func (r *pairReader) rankKeys() {
-	r.keyHash, r.keyColl = nil, nil
-	nk := len(r.keyEnd)
+	r.keys.release()
+	nk := r.keys.len()
 	if r.nKey == 1 {
 		r.rankOneColumn(nk)
 		return
@@ -421,7 +471,7 @@ func (r *pairReader) rankColumns(nk int) {
 		col := &frame.Column{Name: r.names[j], Kind: r.kinds[j]}
 		intern := map[string]int32{}
 		for k := range nk {
-			f := keyField(r.keyAt(k), j)
+			f := keyField(r.keys.at(k), j)
 			c, ok := intern[string(f)]
 			if !ok {
 				c = int32(len(col.Levels))
@@ -437,7 +487,7 @@ func (r *pairReader) rankColumns(nk int) {
 			codes[k*r.nKey+j] = remap[codes[k*r.nKey+j]]
 		}
 	}
-	r.keyBuf, r.keyEnd = nil, nil
+	r.keys = keyTable{}
 	bk := make([]string, nk)
 	buf := make([]byte, 0, 4*r.nKey)
 	for k := range nk {
@@ -456,9 +506,9 @@ func (r *pairReader) rankColumns(nk int) {
 func (r *pairReader) rankOneColumn(nk int) {
 	col := &frame.Column{Name: r.names[0], Kind: r.kinds[0], Levels: make([]string, nk)}
 	for k := range nk {
-		// The levels point into keyBuf, which nothing writes any more
+		// The levels point into the key table, which nothing writes any more
 		// and which outlives col: no copy of millions of keys.
-		f := keyField(r.keyAt(k), 0)
+		f := keyField(r.keys.at(k), 0)
 		col.Levels[k] = unsafe.String(unsafe.SliceData(f), len(f))
 	}
 	remap := col.Sort()
@@ -476,7 +526,7 @@ func (r *pairReader) rankOneColumn(nk int) {
 	for i, k := range r.key {
 		r.key[i] = rank[remap[k]]
 	}
-	r.keyBuf, r.keyEnd = nil, nil
+	r.keys = keyTable{}
 }
 
 // keyField returns the j-th column value of an encoded key.
@@ -515,17 +565,22 @@ func (a *idArena) get(i int) []byte {
 // called when some key and compared arm hold several episodes, and returns
 // the ids of the episodes need marks (by episode index).
 func (r *pairReader) pairing(base string, levels []string, ids func(need bitset) (*idArena, error)) (*pairing, error) {
-	r.rankKeys()
+	nKeys := r.keys.len()
+	if r.w != nil {
+		// Weighted tables sum floats key by key: in frame.Builder's key
+		// order, so that the sums are the row path's to the last bit.
+		// Counts do not depend on the order of keys: unweighted, the ids
+		// of first appearance serve, and no key is sorted.
+		r.rankKeys()
+	} else {
+		r.keys = keyTable{}
+	}
 	armCol := &frame.Column{Name: r.names[r.armJ], Kind: r.kinds[r.armJ], Levels: r.armLvls}
 	remap := armCol.Sort()
 	for i, a := range r.arm {
 		r.arm[i] = remap[a]
 	}
 	n := len(r.key)
-	nKeys := 0
-	for _, k := range r.key {
-		nKeys = max(nKeys, int(k)+1)
-	}
 	pr := pairRows{n: n, nKeys: nKeys, key: r.key, arm: r.arm,
 		event: func(i int) bool { return r.event.get(i) },
 		cmpID: func(a, b int) int { return 0 }}
@@ -543,39 +598,42 @@ func (r *pairReader) pairing(base string, levels []string, ids func(need bitset)
 	}
 	var need bitset
 	several := false
-	counts := map[int32]int{}
 	for k := range nKeys {
 		rows := perm[seg[k]:seg[k+1]]
 		if len(rows) < 2 || baseCode < 0 {
 			continue
 		}
-		clear(counts)
-		for _, i := range rows {
-			counts[r.arm[i]]++
+		// rows are sorted by arm: each arm's episodes are one run.
+		nBase, nOther := 0, 0
+		for lo := 0; lo < len(rows); {
+			a, hi := armRun(rows, r.arm, lo)
+			switch {
+			case a == baseCode:
+				nBase = hi - lo
+			case isOther[a]:
+				nOther = max(nOther, hi-lo)
+			}
+			lo = hi
 		}
-		for a, c := range counts {
-			if c < 2 {
-				continue
-			}
+		if max(nBase, nOther) < 2 {
+			continue
+		}
+		for lo := 0; lo < len(rows); {
+			a, hi := armRun(rows, r.arm, lo)
 			partner := 0
-			if a == baseCode {
-				for b, cb := range counts {
-					if isOther[b] {
-						partner = max(partner, cb)
-					}
-				}
-			} else if isOther[a] {
-				partner = counts[baseCode]
+			switch {
+			case a == baseCode:
+				partner = nOther
+			case isOther[a]:
+				partner = nBase
 			}
-			if partner == 0 {
-				continue
-			}
-			several = true
-			for _, i := range rows {
-				if r.arm[i] == a {
+			if hi-lo >= 2 && partner > 0 {
+				several = true
+				for _, i := range rows[lo:hi] {
 					need.set(int(i), true)
 				}
 			}
+			lo = hi
 		}
 	}
 	if several {
@@ -589,6 +647,16 @@ func (r *pairReader) pairing(base string, levels []string, ids func(need bitset)
 		}
 	}
 	return pairingOf(armCol, pr, seg, perm), nil
+}
+
+// armRun returns the arm of rows[lo] and the end of its run.
+func armRun(rows []int32, arm []int32, lo int) (int32, int) {
+	a := arm[rows[lo]]
+	hi := lo + 1
+	for hi < len(rows) && arm[rows[hi]] == a {
+		hi++
+	}
+	return a, hi
 }
 
 // readPairing streams the query through --where into a pairing; errors
@@ -622,16 +690,13 @@ func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base s
 	// key and arm with others; episodes are matched to the first pass by
 	// their position in the file.
 	ids := func(need bitset) (*idArena, error) {
-		size, count := 0, 0
-		for i, l := range pr.idLen {
-			if need.get(i) {
-				size += int(l)
-				count++
-			}
+		count := 0
+		for _, w := range need {
+			count += bits.OnesCount64(w)
 		}
-		arena := func() *idArena {
-			return &idArena{slot: make([]int32, len(pr.key)), bytes: make([]byte, 0, size), end: make([]int, 0, count)}
-		}
+		// The ids' lengths are not known before they are read: room for
+		// the count, the bytes grow as they come.
+		arena := func() *idArena { return &idArena{slot: make([]int32, len(pr.key)), end: make([]int, 0, count)} }
 		out := arena()
 		read2, err := q.idsColumns(pr, need, out)
 		if err == nil && read2 != read {

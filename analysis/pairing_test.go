@@ -1,7 +1,7 @@
 package analysis
 
 import (
-	"hash/maphash"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // cliLedger is the CLI's small generated ledger (cmd/limbo-analyze's
@@ -129,17 +130,14 @@ func refPairTable(fr *frame.Frame, pairBy []string, arm string, l1, l2 int32) pa
 func TestPairKeyCollision(t *testing.T) {
 	r := newPairReader("y", "arm", []string{"k"}, "")
 	a, b := []byte("\x01a"), []byte("\x01b")
-	if id := r.keyID(a); id != 0 {
-		t.Fatalf("first key: id %d", id)
-	}
-	r.keyHash[maphash.Bytes(r.seed, b)] = 0 // b now collides with a
+	const h = 12345 // one hash for both keys
 	for range 2 {
-		if ida, idb := r.keyID(a), r.keyID(b); ida != 0 || idb != 1 {
+		if ida, idb := r.keys.idHash(a, h), r.keys.idHash(b, h); ida != 0 || idb != 1 {
 			t.Errorf("ids a %d, b %d; want 0, 1", ida, idb)
 		}
 	}
-	if string(keyField(r.keyAt(1), 0)) != "b" {
-		t.Errorf("key 1 = %q", r.keyAt(1))
+	if string(keyField(r.keys.at(1), 0)) != "b" {
+		t.Errorf("key 1 = %q", r.keys.at(1))
 	}
 }
 
@@ -178,4 +176,27 @@ func newPairing(fr *frame.Frame, pairBy []string, arm string) *pairing {
 	id := fr.Col("episode_id")
 	r.cmpID = func(a, b int) int { return strings.Compare(id.Level(a), id.Level(b)) }
 	return buildPairing(fr.Col(arm), r)
+}
+
+// TestKeyTableGrows numbers many keys across several growths of the
+// table: ids in order of first appearance, each found again, bytes kept.
+func TestKeyTableGrows(t *testing.T) {
+	tb := newKeyTable()
+	const n = 50_000
+	key := func(i int) []byte {
+		return appendText(nil, &ledger.Vec{Dict: []string{fmt.Sprintf("key-%d", i)}, Codes: []int32{0}}, 0)
+	}
+	for pass := range 2 {
+		for i := range n {
+			if id := tb.id(key(i)); id != uint32(i) {
+				t.Fatalf("pass %d: key %d has id %d", pass, i, id)
+			}
+		}
+	}
+	if tb.len() != n {
+		t.Fatalf("%d keys, want %d", tb.len(), n)
+	}
+	if got := string(keyField(tb.at(n-1), 0)); got != fmt.Sprintf("key-%d", n-1) {
+		t.Errorf("last key %q", got)
+	}
 }

@@ -245,6 +245,11 @@ func run(benchtime, out, only string) error {
 	summary(&md, results, header)
 	os.Stdout.Write(md.Bytes())
 	if out != "" {
+		// Hand-recorded measurements (whole-process runs, DuckDB ratios)
+		// below the kept marker survive a regeneration of the table.
+		if old, err := os.ReadFile(out); err == nil {
+			md.Write(keptTail(old))
+		}
 		if err := writeAtomic(out, md.Bytes()); err != nil {
 			return err
 		}
@@ -266,4 +271,18 @@ func command(stdout io.Writer, name string, args ...string) error {
 }
 
 // writeAtomic writes path through the toolkit's one atomic-output helper.
+// keptMarker starts the part of the results file that go run ./bench
+// keeps as it is.
+const keptMarker = "<!-- kept by go run ./bench: measurements recorded by hand below -->"
+
+// keptTail returns the part of a results file from keptMarker on (with a
+// blank line before it), or nothing.
+func keptTail(old []byte) []byte {
+	i := bytes.Index(old, []byte(keptMarker))
+	if i < 0 {
+		return nil
+	}
+	return append([]byte("\n"), old[i:]...)
+}
+
 func writeAtomic(path string, data []byte) error { return outfile.WriteFile(path, data) }

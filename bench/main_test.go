@@ -55,3 +55,15 @@ func TestStageOf(t *testing.T) {
 		}
 	}
 }
+
+func TestKeptTail(t *testing.T) {
+	cases := []struct{ old, want string }{
+		{"## Benchmarks\n| a |\n", ""},
+		{"## Benchmarks\n| a |\n\n" + keptMarker + "\n## Whole process\nx\n", "\n" + keptMarker + "\n## Whole process\nx\n"},
+	}
+	for _, c := range cases {
+		if got := string(keptTail([]byte(c.old))); got != c.want {
+			t.Errorf("keptTail(%q) = %q, want %q", c.old, got, c.want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 )
@@ -47,8 +48,9 @@ func (v *Vec) Bytes(i int) []byte { return v.Data[v.Offsets[i]:v.Offsets[i+1]] }
 
 // Batch is a run of consecutive rows of a Parquet episode table.
 type Batch struct {
-	Rows int
-	Cols []Vec // in the order the columns were asked for
+	Rows     int
+	FileRows int64 // rows of the whole file, for a consumer to size its arrays
+	Cols     []Vec // in the order the columns were asked for
 }
 
 // ScanParquet reads the named schema columns of the Parquet episode table
@@ -62,34 +64,55 @@ type Batch struct {
 // then discard what it accumulated. Errors from fn are returned as they
 // are.
 func ScanParquet(path string, columns []string, fn func(*Batch) error) error {
-	return scanParquet(path, columns, true, fn)
+	return scanParquet(path, columns, nil, true, fn)
+}
+
+// ScanParquetChecked is ScanParquet that also reads and validates the
+// checked columns, as ReadEpisodes would validate them, without handing
+// them to fn: the batches hold columns only. A caller that needs episode
+// ids to be checked unique, but not their text, saves copying them.
+func ScanParquetChecked(path string, columns, checked []string, fn func(*Batch) error) error {
+	return scanParquet(path, columns, checked, true, fn)
 }
 
 // RescanParquet is ScanParquet for a file that ScanParquet has read
 // without an error: the unique ids are not checked again.
 func RescanParquet(path string, columns []string, fn func(*Batch) error) error {
-	return scanParquet(path, columns, false, fn)
+	return scanParquet(path, columns, nil, false, fn)
 }
 
-func scanParquet(path string, columns []string, checkIDs bool, fn func(*Batch) error) error {
+func scanParquet(path string, columns, checked []string, checkIDs bool, fn func(*Batch) error) error {
 	if len(columns) == 0 || !strings.HasSuffix(strings.ToLower(path), ".parquet") {
 		return ErrRowScan
 	}
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 		return ErrRowScan
 	}
-	m := maskOf(columns)
-	if popcount(m) != len(columns) {
-		return ErrRowScan // extra (user) columns or a name listed twice
+	all := slices.Concat(columns, checked)
+	// Names outside the schema are the user's extra columns: read when
+	// the file has them as UTF-8 strings, as the row reader reads them.
+	var extras []string
+	for _, c := range all {
+		if _, ok := colIndex[c]; !ok {
+			extras = append(extras, c)
+		}
+	}
+	m := maskOf(all)
+	if popcount(m) != len(all)-len(extras) || len(extras) > 0 && slices.ContainsFunc(checked, func(c string) bool { return slices.Contains(extras, c) }) {
+		return ErrRowScan // a name listed twice, or an extra column only checked
+	}
+	slices.Sort(extras)
+	if len(slices.Compact(slices.Clone(extras))) != len(extras) {
+		return ErrRowScan
 	}
 	p, err := openPQ(path)
 	if err != nil {
 		return ErrRowScan
 	}
 	defer p.close()
-	m = needCols(columns)
+	m = needCols(all)
 	for _, c := range []string{"task_success", "duplicated"} {
-		if i := colIndex[c]; m.has(i) && !slices.Contains(columns, c) && p.schema.FieldIndices(c) == nil {
+		if i := colIndex[c]; m.has(i) && !slices.Contains(all, c) && p.schema.FieldIndices(c) == nil {
 			m &^= 1 << uint(i)
 		}
 	}
@@ -100,9 +123,16 @@ func scanParquet(path string, columns []string, checkIDs bool, fn func(*Batch) e
 			return ErrRowScan
 		}
 	}
-	plan, _, err := p.plan(EpisodeColumns, m.has, false, "episodes")
+	plan, _, err := p.plan(EpisodeColumns, m.has, len(extras) > 0, "episodes")
 	if err != nil || p.pf.NumRows() == 0 {
 		return ErrRowScan
+	}
+	plan = slices.DeleteFunc(plan, func(c pqCol) bool { return c.extra && !slices.Contains(extras, c.name) })
+	for _, x := range extras {
+		i := planIndex(plan, x)
+		if i < 0 || p.schema.Field(plan[i].field).Type.ID() != arrow.STRING {
+			return ErrRowScan // absent (the row reader names it) or not text
+		}
 	}
 	s := &colScan{p: p, plan: plan, out: make([]int, len(plan))}
 	for i, c := range plan {
@@ -305,7 +335,24 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 		switch {
 		case c.kind == KindString && descr.PhysicalType() == parquet.Types.ByteArray:
 			v.Codes, v.Offsets, v.Data = old.Codes[:0], old.Offsets[:0], old.Data[:0]
-			ok = s.decodeStrings(rgr, leaves[i], n, &v)
+			if s.out[i] < 0 && !textListed(c) {
+				// A column read only to be checked: PLAIN values are
+				// checked (and ids hashed) where they lie in the page,
+				// not copied.
+				chk := plainCheck{name: c.name}
+				if i == s.id {
+					ids = newIDBuckets(n)
+					chk.ids, chk.seed = ids, s.seed
+				}
+				var checked bool
+				ok, checked = s.decodeStrings(rgr, leaves[i], n, &v, chk.page)
+				if checked {
+					continue // vecs[i] keeps its buffers; fn never sees it
+				}
+				ids = nil
+			} else {
+				ok, _ = s.decodeStrings(rgr, leaves[i], n, &v, nil)
+			}
 		case c.kind == KindInt && descr.PhysicalType() == parquet.Types.Int64:
 			v.Ints = slices.Grow(old.Ints[:0], n)
 			ok = s.decodePlain(rgr, leaves[i], n, func(b []byte, k int) bool {
@@ -347,14 +394,7 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 			if v.Offsets == nil {
 				return rgResult{err: ErrRowScan}
 			}
-			ids = new(idBuckets)
-			// One backing array, each bucket sized for its share and
-			// some: appends rarely outgrow it.
-			per := n/256 + n/2048 + 8
-			all := make([]uint64, 256*per)
-			for k := range ids {
-				ids[k] = all[k*per : k*per : (k+1)*per]
-			}
+			ids = newIDBuckets(n)
 			for r := range n {
 				h := maphash.Bytes(s.seed, v.Bytes(r))
 				ids[h>>56] = append(ids[h>>56], h)
@@ -370,13 +410,79 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 			}
 		}
 	}
-	b := &Batch{Rows: n, Cols: make([]Vec, ncols)}
+	b := &Batch{Rows: n, FileRows: s.p.pf.NumRows(), Cols: make([]Vec, ncols)}
 	for i, o := range s.out {
 		if o >= 0 {
 			b.Cols[o] = vecs[i]
 		}
 	}
 	return rgResult{batch: b, ids: ids, vecs: vecs}
+}
+
+// newIDBuckets returns buckets for the ids of n rows: one backing array,
+// each bucket sized for its share and some, so appends rarely outgrow it.
+func newIDBuckets(n int) *idBuckets {
+	ids := new(idBuckets)
+	per := n/256 + n/2048 + 8
+	all := make([]uint64, 256*per)
+	for k := range ids {
+		ids[k] = all[k*per : k*per : (k+1)*per]
+	}
+	return ids
+}
+
+// textListed reports whether the values of string column c are checked
+// against a list, which the scan does only for dictionary columns.
+func textListed(c pqCol) bool {
+	return !c.extra && enumOf[c.dst].Values != nil || c.name == "focal_write" || c.name == "harness" || c.name == "condition" || c.name == "experiment"
+}
+
+// plainCheck checks the PLAIN values of a string column in place, as
+// checkVec checks them after a copy, and hashes them into ids when set.
+type plainCheck struct {
+	name string
+	ids  *idBuckets
+	seed maphash.Seed
+}
+
+// page checks the k values of a PLAIN page; false for a malformed page
+// or a value the row reader would report.
+func (p *plainCheck) page(b []byte, k int) bool {
+	// Lengths and text all below 0x80 make every value valid UTF-8.
+	ascii := asciiOnly(b)
+	for range k {
+		if len(b) < 4 {
+			return false
+		}
+		l := int(binary.LittleEndian.Uint32(b))
+		if l < 0 || len(b)-4 < l {
+			return false
+		}
+		x := b[4 : 4+l]
+		b = b[4+l:]
+		if len(x) == 0 && p.name != "platform" || !ascii && !utf8.Valid(x) {
+			return false
+		}
+		if p.ids != nil {
+			h := maphash.Bytes(p.seed, x)
+			p.ids[h>>56] = append(p.ids[h>>56], h)
+		}
+	}
+	return true
+}
+
+// asciiOnly reports whether every byte of b is below 0x80.
+func asciiOnly(b []byte) bool {
+	var a0, a1 uint64
+	for len(b) >= 16 {
+		a0 |= binary.LittleEndian.Uint64(b)
+		a1 |= binary.LittleEndian.Uint64(b[8:])
+		b = b[16:]
+	}
+	for _, c := range b {
+		a0 |= uint64(c)
+	}
+	return (a0|a1)&0x8080808080808080 == 0
 }
 
 // Parquet encodings (parquet.thrift) of the pages the scan decodes.
@@ -415,11 +521,12 @@ func (s *colScan) decodePlain(rgr *file.RowGroupReader, leaf, n int, put func(b 
 // decodeStrings decodes a BYTE_ARRAY column: dictionary-encoded pages into
 // v.Dict and v.Codes, PLAIN pages into v.Offsets and v.Data; a chunk that
 // mixes the two (a writer's dictionary overflow) is left to the row
-// reader.
-func (s *colScan) decodeStrings(rgr *file.RowGroupReader, leaf, n int, v *Vec) bool {
+// reader. With check set, PLAIN pages are handed to it instead of being
+// copied, and checked reports that they were (v is then not filled).
+func (s *colScan) decodeStrings(rgr *file.RowGroupReader, leaf, n int, v *Vec, check func(b []byte, k int) bool) (ok, checked bool) {
 	pr, err := rgr.GetColumnPageReader(leaf)
 	if err != nil {
-		return false
+		return false, false
 	}
 	defer pr.Close()
 	codes, offs, data := v.Codes[:0], v.Offsets[:0], v.Data[:0]
@@ -431,16 +538,16 @@ func (s *colScan) decodeStrings(rgr *file.RowGroupReader, leaf, n int, v *Vec) b
 		switch pg.Type() {
 		case pageDict:
 			if v.Dict != nil || int(pg.NumValues()) > maxDictionarySize {
-				return false
+				return false, false
 			}
 			switch int32(pg.Encoding()) {
 			case encPlain, encPlainDict:
 			default:
-				return false
+				return false, false
 			}
 			vals, ok := plainByteArrays(pg.Data(), int(pg.NumValues()))
 			if !ok {
-				return false
+				return false, false
 			}
 			v.Dict = make([]string, len(vals))
 			for j, x := range vals {
@@ -450,21 +557,28 @@ func (s *colScan) decodeStrings(rgr *file.RowGroupReader, leaf, n int, v *Vec) b
 		case pageData:
 			k := int(pg.NumValues())
 			if got+k > n {
-				return false
+				return false, false
 			}
 			switch int32(pg.Encoding()) {
 			case encPlainDict, encRLEDict:
 				if v.Dict == nil || plain {
-					return false
+					return false, false
 				}
 				dict = true
 				var ok bool
 				if codes, ok = appendRLEDict(codes, pg.Data(), k, len(v.Dict)); !ok {
-					return false
+					return false, false
 				}
 			case encPlain:
 				if dict {
-					return false
+					return false, false
+				}
+				if check != nil {
+					plain = true
+					if !check(pg.Data(), k) {
+						return false, false
+					}
+					break
 				}
 				if !plain {
 					plain = true
@@ -481,22 +595,25 @@ func (s *colScan) decodeStrings(rgr *file.RowGroupReader, leaf, n int, v *Vec) b
 				}
 				var ok bool
 				if offs, data, ok = appendPlainByteArrays(offs, data, pg.Data(), k); !ok {
-					return false
+					return false, false
 				}
 			default:
-				return false
+				return false, false
 			}
 			got += k
 		default:
-			return false
+			return false, false
 		}
 	}
 	if pr.Err() != nil || got != n {
-		return false
+		return false, false
+	}
+	if plain && check != nil {
+		return true, true
 	}
 	if plain {
 		v.Dict, v.Offsets, v.Data = nil, offs, data
-		return true
+		return true, false
 	}
 	if v.Dict == nil { // an empty row group
 		v.Dict = []string{}
@@ -505,7 +622,7 @@ func (s *colScan) decodeStrings(rgr *file.RowGroupReader, leaf, n int, v *Vec) b
 		codes = []int32{}
 	}
 	v.Codes = codes
-	return true
+	return true, false
 }
 
 // plainByteArrays splits k PLAIN byte arrays (4-byte length, then bytes).
@@ -613,17 +730,22 @@ func appendRLEDict(codes []int32, b []byte, k, size int) ([]int32, bool) {
 // checkVec checks a decoded column as the row reader would; false when it
 // would report or warn.
 func (s *colScan) checkVec(c pqCol, v *Vec, n int) bool {
+	if c.extra {
+		return checkExtra(v, n)
+	}
 	switch {
 	case v.Dict != nil:
 		return len(v.Codes) == n && s.checkDict(c, v.Dict, v.Codes)
 	case v.Offsets != nil:
+		if n > 0 && textListed(c) {
+			return false // checked against a list: read as a dictionary
+		}
+		// All bytes below 0x80: every value is valid UTF-8.
+		ascii := asciiOnly(v.Data)
 		for r := range n {
 			x := v.Bytes(r)
-			if len(x) == 0 && c.name != "platform" || !utf8.Valid(x) {
+			if len(x) == 0 && c.name != "platform" || !ascii && !utf8.Valid(x) {
 				return false
-			}
-			if enumOf[c.dst].Values != nil || c.name == "focal_write" || c.name == "harness" || c.name == "condition" || c.name == "experiment" {
-				return false // checked against a list: read as a dictionary
 			}
 		}
 	case v.Ints != nil:
@@ -636,6 +758,41 @@ func (s *colScan) checkVec(c pqCol, v *Vec, n int) bool {
 		}
 	}
 	return true
+}
+
+// checkExtra checks a user's extra column: the row reader takes any
+// text, but an empty one is a missing value (rows dropped with a warning)
+// and non-UTF-8 text is left to it as well.
+func checkExtra(v *Vec, n int) bool {
+	switch {
+	case v.Dict != nil:
+		if len(v.Codes) != n {
+			return false
+		}
+		used := make([]bool, len(v.Dict))
+		for _, k := range v.Codes {
+			if k < 0 || int(k) >= len(v.Dict) {
+				return false
+			}
+			used[k] = true
+		}
+		for k, x := range v.Dict {
+			if used[k] && (x == "" || !utf8.ValidString(x)) {
+				return false
+			}
+		}
+		return true
+	case v.Offsets != nil:
+		ascii := asciiOnly(v.Data)
+		for r := range n {
+			x := v.Bytes(r)
+			if len(x) == 0 || !ascii && !utf8.Valid(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // checkDict reports whether every value of a dictionary column that some

@@ -59,3 +59,25 @@ func TestUniqueIDs(t *testing.T) {
 		}
 	}
 }
+
+func TestASCIIOnly(t *testing.T) {
+	long := strings.Repeat("abcdefgh", 5)
+	cases := []struct {
+		in   string
+		want bool
+	}{
+		{"", true},
+		{"a", true},
+		{long, true},
+		{long + "\x7f", true},
+		{"é", false},
+		{long[:16] + "\x80" + long, false}, // in the 16-byte loop
+		{long + "\xff", false},             // in the tail
+		{"\x00\x01\x02", true},
+	}
+	for _, c := range cases {
+		if got := asciiOnly([]byte(c.in)); got != c.want {
+			t.Errorf("asciiOnly(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
