@@ -18,10 +18,15 @@ const (
 	// ScaleInstances multiplies the task instances of every template in
 	// every block (new worlds, the templates unchanged).
 	ScaleInstances = "instances"
+	// ScaleSeeds runs the whole design under f run seeds (f whole): with
+	// the simulator's profiles a seed is one more repeat of every cell, so
+	// this is ScaleEpisodes restricted to whole multipliers, named for
+	// how a study adds runs.
+	ScaleSeeds = "seeds"
 )
 
 // ScaleKinds lists the scale kinds in the order help texts show them.
-var ScaleKinds = []string{ScaleEpisodes, ScaleInstances}
+var ScaleKinds = []string{ScaleEpisodes, ScaleInstances, ScaleSeeds}
 
 // Scaled is a design at one size: the manifest each repeat runs and how
 // many repeats of it make the design. A repeat is the same manifest run
@@ -43,6 +48,8 @@ type Scaled struct {
 // grows by nesting with f. A model's existing limit L is scaled the same
 // way, to round(L·f/R).
 //
+// seeds: f repeats of the whole design (f must be whole).
+//
 // instances: every template of every block runs round(n·f) of its n
 // instances (at least 1): the first ones when f < 1, and the smallest
 // instance numbers the block does not use yet when f > 1. The sandbox has
@@ -56,10 +63,15 @@ func Scale(m *Manifest, kind string, f float64) (*Scaled, error) {
 	if err != nil {
 		return nil, err
 	}
+	if kind == ScaleSeeds && f != math.Trunc(f) {
+		return nil, fmt.Errorf("scale: seeds counts whole runs of the design; size %v is not a whole number", f)
+	}
 	if f == 1 {
 		return &Scaled{Manifest: c, Repeats: 1}, nil
 	}
 	switch kind {
+	case ScaleSeeds:
+		return &Scaled{Manifest: c, Repeats: int(f)}, nil
 	case ScaleEpisodes:
 		r := int(math.Ceil(f - 1e-9))
 		if err := c.scaleWorlds(f / float64(r)); err != nil {

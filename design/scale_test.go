@@ -1,6 +1,8 @@
 package design
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -149,6 +151,30 @@ func TestScaleInstances(t *testing.T) {
 	}
 }
 
+// TestScaleSeeds: f seeds are f repeats of the whole design, the same
+// manifest and repeats as episodes at a whole multiplier.
+func TestScaleSeeds(t *testing.T) {
+	for _, f := range []float64{1, 2, 3} {
+		s, err := Scale(Paper(), ScaleSeeds, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := Scale(Paper(), ScaleEpisodes, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Repeats != int(f) || e.Repeats != s.Repeats {
+			t.Errorf("×%g: %d repeats (episodes: %d), want %d", f, s.Repeats, e.Repeats, int(f))
+		}
+		sj, _ := json.Marshal(s.Manifest)
+		ej, _ := json.Marshal(e.Manifest)
+		pj, _ := json.Marshal(Paper())
+		if !bytes.Equal(sj, ej) || !bytes.Equal(sj, pj) {
+			t.Errorf("×%g: seeds manifest differs from the base design or from episodes'", f)
+		}
+	}
+}
+
 func TestScaleErrors(t *testing.T) {
 	for _, tt := range []struct {
 		kind string
@@ -157,7 +183,8 @@ func TestScaleErrors(t *testing.T) {
 	}{
 		{ScaleEpisodes, 0, "size must be a number > 0"},
 		{ScaleEpisodes, -1, "size must be a number > 0"},
-		{"seeds", 2, `unknown kind "seeds"`},
+		{"cells", 2, `unknown kind "cells"`},
+		{ScaleSeeds, 1.5, "not a whole number"},
 	} {
 		if _, err := Scale(Paper(), tt.kind, tt.f); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Scale(%s, %v): error %v, want %q", tt.kind, tt.f, err, tt.want)

@@ -168,6 +168,9 @@ func (o *Options) Check() error {
 		if !(f > 0) || math.IsInf(f, 0) {
 			return fmt.Errorf("power: --sizes: %v: want a number > 0", f)
 		}
+		if o.Pilot == nil && o.Scale == design.ScaleSeeds && f != math.Trunc(f) {
+			return fmt.Errorf("power: --sizes: %v: --scale seeds counts whole runs of the design", f)
+		}
 		if i > 0 && f <= o.Sizes[i-1] {
 			return fmt.Errorf("power: --sizes must be distinct and ascending, got %v after %v", f, o.Sizes[i-1])
 		}

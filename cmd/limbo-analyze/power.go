@@ -31,8 +31,9 @@ shown beside, with their assumptions; "n/a" where an estimand has none.
 they multiply:
   episodes   episodes per cell: ⌈f⌉ repeats of every cell, each under its own
              run seed, each keeping a seeded share f/⌈f⌉ of the cell's worlds
-             (the same for every condition: pairs stay whole). More seeds are
-             more repeats: give a whole multiplier.
+             (the same for every condition: pairs stay whole).
+  seeds      whole runs of the design, each under its own run seed (sizes
+             must be whole: 1,2,4); the same as episodes at whole sizes.
   instances  task instances per template in every block (new worlds); most
              templates have 3, so ×2 of the paper's E1 is an error.
 --pilot LEDGER resamples a pilot instead (cluster bootstrap): templates drawn
@@ -102,7 +103,7 @@ Examples:
 	f.StringVar(&pre, "prereg", "paper", `preregistration file ("paper": the paper's H1–H6)`)
 	f.StringVar(&des, "design", "paper", `design to regenerate: "paper" or a manifest file`)
 	f.StringVar(&pilot, "pilot", "", "pilot episode ledger to resample instead of simulating")
-	f.StringVar(&o.Scale, "scale", design.ScaleEpisodes, "what a size multiplies: episodes or instances")
+	f.StringVar(&o.Scale, "scale", design.ScaleEpisodes, "what a size multiplies: episodes, instances or seeds")
 	f.StringVar(&sizes, "sizes", "0.5,1,2", "comma-separated multipliers of the base design")
 	f.IntVar(&o.Reps, "reps", 100, "replications per size")
 	f.Float64Var(&o.Target, "target", 0.8, "power to reach")
