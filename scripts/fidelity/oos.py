@@ -14,8 +14,14 @@ is left as in the profile file. The fitted profile is then simulated at
 --seeds, and every percentage of Tables 5-10 and 13 is printed beside the
 paper, for the in-sample profile and the E1-fitted one.
 
-Usage: scripts/fidelity/oos.py [--fit-seeds 1-3] [--seeds 1-10] [--bin PATH]
-       [--work DIR] [--out PROFILE.json]
+The evaluation seeds may overlap the fitting seeds (the check is then out
+of the fitted experiment but not out of the fitting draws); the script says
+which. --disjoint refuses an overlap, so that every evaluated world is one
+the fit never saw (e.g. --fit-seeds 1-3 --seeds 4-8 --disjoint).
+
+Usage: scripts/fidelity/oos.py [--fit-seeds 1-3] [--seeds 1-10] [--iters N]
+       [--disjoint] [--bin PATH] [--work DIR] [--out PROFILE.json]
+       [--fitted PROFILE.json] [--md TABLE.md]
 Run from the repository root. Standard library only.
 """
 import argparse
@@ -32,10 +38,18 @@ REPORT = ["table5", "table6", "table7", "table8", "table9", "table10", "table13"
 
 
 def seeds_arg(s):
-    if "-" in s:
-        a, b = s.split("-")
-        return list(range(int(a), int(b) + 1))
-    return [int(x) for x in s.split(",")]
+    """Parses "A-B" or "A,B,C" into a list of seeds (argparse type)."""
+    try:
+        if "-" in s:
+            a, b = s.split("-")
+            out = list(range(int(a), int(b) + 1))
+        else:
+            out = [int(x) for x in s.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seeds {s!r}: want A-B or A,B,C (integers)")
+    if not out:
+        raise argparse.ArgumentTypeError(f"seeds {s!r}: empty range")
+    return out
 
 
 def tables(binp, work, prof, seed):
@@ -73,14 +87,20 @@ def mean_cells(binp, work, prof, seeds):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--fit-seeds", default="1-3")
-    ap.add_argument("--seeds", default="1-10")
+    ap.add_argument("--fit-seeds", default="1-3", type=seeds_arg)
+    ap.add_argument("--seeds", default="1-10", type=seeds_arg, help="evaluation seeds")
+    ap.add_argument("--disjoint", action="store_true",
+                    help="refuse evaluation seeds that overlap the fitting seeds")
+    ap.add_argument("--md", default="", help="also write the cell-by-cell table as Markdown to this file")
     ap.add_argument("--iters", type=int, default=7)
     ap.add_argument("--bin", default="")
     ap.add_argument("--work", default="")
     ap.add_argument("--out", default="")
     ap.add_argument("--fitted", default="", help="skip the fit and use this E1-fitted profile")
     a = ap.parse_args()
+    overlap = sorted(set(a.fit_seeds) & set(a.seeds))
+    if a.disjoint and overlap:
+        ap.error(f"--disjoint: evaluation seeds share {overlap} with --fit-seeds")
     work = a.work or tempfile.mkdtemp(prefix="limbo-oos-")
     binp = a.bin or os.path.join(work, "limbo-analyze")
     if not a.bin:
@@ -92,7 +112,7 @@ def main():
     # and fall with v_500.
     fit = [("pi", m, 0.0, 1.0, "dup_late", +1) for m in MODELS] + [("v_500", "gemini-3.8-flash", 0.0, 1.0, "dup_resolves", -1)]
     br = {(p, m): [lo, hi] for p, m, lo, hi, _, _ in fit}
-    fseeds = seeds_arg(a.fit_seeds)
+    fseeds = a.fit_seeds
     prof = json.loads(json.dumps(base))
     byname = {m["name"]: m for m in prof["models"]}
     path = os.path.join(work, "e1fit.json")
@@ -122,10 +142,18 @@ def main():
     bn = {m["name"]: m for m in base["models"]}
     for p, m, *_ in fit:
         print(f"  {m:18s} {p:6s} {byname[m][p]:.3f} [{bn[m][p]}]")
-    seeds = seeds_arg(a.seeds)
+    seeds = a.seeds
     paper, ins = mean_cells(binp, work, base_path, seeds)
     _, oos = mean_cells(binp, work, path, seeds)
-    print(f"Tables 5-10 and 13, mean over seeds {a.seeds}: paper | in-sample profile | E1-fitted (out of sample)")
+    span = f"{seeds[0]}-{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1)) else ",".join(map(str, seeds))
+    if a.fitted:
+        print(f"evaluation seeds {span}; the fit was read from {a.fitted}, its seeds are not known here")
+    elif overlap:
+        print(f"evaluation seeds {span} overlap the fitting seeds at {overlap}: out of the fitted experiment, not of its draws")
+    else:
+        print(f"evaluation seeds {span} are disjoint from the fitting seeds")
+    print(f"Tables 5-10 and 13, mean over seeds {span}: paper | in-sample profile | E1-fitted (out of sample)")
+    md = ["| table | row | paper | in-sample | E1-fitted |", "|---|---|---|---|---|"]
     tot = collections.Counter()
     for k in sorted(paper, key=lambda k: (int(k[0][5:]), list(paper).index(k))):
         if k[0] not in REPORT:
@@ -137,9 +165,15 @@ def main():
         tot["ins_abs"] += abs(pi - paper[k])
         tot["oos_abs"] += abs(po - paper[k])
         print(f"  {k[0]:8s} {k[1]:42s} {paper[k]:6.1f} {pi:6.1f} {po:6.1f}")
+        row = k[1].replace("|", "\\|")  # a bare | would split the Markdown cell
+        md.append(f"| {k[0][5:]} | {row} | {paper[k]:.1f} | {pi:.1f} | {po:.1f} |")
     n = tot["n"]
-    print(f"cells within 5 points (seed means): in-sample {tot['ins']}/{n}, E1-fitted {tot['oos']}/{n}; "
-          f"mean |run - paper|: {tot['ins_abs'] / n:.2f} vs {tot['oos_abs'] / n:.2f}")
+    summary = (f"cells within 5 points (seed means): in-sample {tot['ins']}/{n}, E1-fitted {tot['oos']}/{n}; "
+               f"mean |run - paper|: {tot['ins_abs'] / n:.2f} vs {tot['oos_abs'] / n:.2f}")
+    print(summary)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(summary + "\n\n" + "\n".join(md) + "\n")
 
 
 if __name__ == "__main__":
