@@ -220,8 +220,12 @@ func pooledClusterICC(fr *frame.Frame, cluster string, iccBy []string, warn *war
 	for _, s := range strata {
 		// ICCANOVA needs rows; a binary outcome is rebuilt from each
 		// pattern's counts (order does not matter to the ANOVA).
-		var y []float64
-		var cl []int
+		var n int64
+		for _, i := range s.rows {
+			n += fr.Cells[i].N
+		}
+		y := make([]float64, 0, n)
+		cl := make([]int, 0, n)
 		clusters := map[int32]bool{}
 		for _, i := range s.rows {
 			c := fr.Cells[i]

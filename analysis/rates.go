@@ -40,10 +40,15 @@ func (r rateRow) Get(name string) (ledger.Value, bool) {
 // not positive) if weighted. It returns the rows by group, the ICC and the
 // engine's warnings; nothing in scope gives no rows and a NaN ICC.
 func clusteredRates(eps []*ledger.Episode, col rateCol, groupOf func(*ledger.Episode) string, weighted bool) (map[string]RateRow, float64, []string) {
-	var rows []frame.Row
+	// The rows live in one slice and the engine gets pointers into it:
+	// boxing each rateRow in an interface would allocate once per episode.
+	var rrs []rateRow
 	for _, e := range eps {
 		if !col.scope(e) {
 			continue
+		}
+		if rrs == nil {
+			rrs = make([]rateRow, 0, len(eps))
 		}
 		r := rateRow{ep: e, y: col.y(e), w: 1}
 		if groupOf != nil {
@@ -52,7 +57,11 @@ func clusteredRates(eps []*ledger.Episode, col rateCol, groupOf func(*ledger.Epi
 		if weighted && e.Weight > 0 {
 			r.w = e.Weight
 		}
-		rows = append(rows, r)
+		rrs = append(rrs, r)
+	}
+	rows := make([]frame.Row, len(rrs))
+	for i := range rrs {
+		rows[i] = &rrs[i]
 	}
 	out := map[string]RateRow{}
 	if len(rows) == 0 {

@@ -60,6 +60,12 @@ func TestWhere(t *testing.T) {
 		{`condition in ("aware", "vanilla")`, true},
 		{`condition in ("aware")`, false},
 		{"instance in (1, 2, 3)", true},
+		// The string-literal shortcut of 'in' keeps compare's answers:
+		// a null is in no set, and later non-string members still count.
+		{`note in ("x", "")`, false},
+		{`condition in ("aware", "vanilla", "wait-0")`, true},
+		{`flag in ("false", true)`, true},
+		{`difficulty in ("7", 2.5)`, true},
 		{`note == "x"`, false},
 		{`note != "x"`, true},
 		{"note", false},
