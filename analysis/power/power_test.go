@@ -275,7 +275,8 @@ func TestOptionErrors(t *testing.T) {
 		{"target 1", func(o *Options) { o.Target = 1 }, "--target must be in (0, 1)"},
 		{"no sizes", func(o *Options) { o.Sizes = nil }, "--sizes: empty"},
 		{"descending", func(o *Options) { o.Sizes = []float64{2, 1} }, "distinct and ascending"},
-		{"scale", func(o *Options) { o.Scale = "seeds" }, `--scale "seeds"`},
+		{"scale", func(o *Options) { o.Scale = "cells" }, `--scale "cells"`},
+		{"seeds not whole", func(o *Options) { o.Scale = design.ScaleSeeds; o.Sizes = []float64{0.5, 1} }, "counts whole runs"},
 		{"both", func(o *Options) { o.Pilot = []*ledger.Episode{{}} }, "not both or neither"},
 		{"instances beyond the sandbox", func(o *Options) { o.Scale = design.ScaleInstances; o.Sizes = []float64{2} }, "the sandbox has 13"},
 	}
