@@ -318,17 +318,14 @@ func CreatedPath(ledgerPath string) string {
 	return strings.TrimSuffix(ledgerPath, filepath.Ext(ledgerPath)) + ".created.json"
 }
 
-// WriteCreated writes the creation sidecar of the ledger at ledgerPath.
-// It is written in place, not through a temporary file: drive's parallel
-// serve processes share one scratch directory, where a temporary file of
-// one can be taken for a stale one by another (outfile.CleanStale). A
-// crash mid-write leaves a sidecar that ReadCreated rejects by name.
+// WriteCreated writes the creation sidecar of the ledger at ledgerPath,
+// atomically (outfile).
 func WriteCreated(ledgerPath string, t time.Time) error {
 	b, err := json.MarshalIndent(Created{CreatedUTC: t.UTC().Format(time.RFC3339)}, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(CreatedPath(ledgerPath), append(b, '\n'), 0o644)
+	return outfile.WriteFile(CreatedPath(ledgerPath), append(b, '\n'))
 }
 
 // ReadCreated returns the creation time recorded beside the ledger at

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
@@ -181,6 +182,19 @@ func MergeShards(out string, stdout io.Writer, paths []string) (int, error) {
 			return 0, err
 		}
 	}
+	// The merged run began when its first shard did: its creation time
+	// is the earliest of the shards' (none if any shard lacks one).
+	created, haveCreated := time.Time{}, out != "-"
+	for _, s := range shards {
+		t, _, ok, err := ReadCreated(s.Path)
+		if err != nil {
+			return 0, err
+		}
+		haveCreated = haveCreated && ok
+		if ok && (created.IsZero() || t.Before(created)) {
+			created = t
+		}
+	}
 	all := *metas[shards[0].Path]
 	all.Shard, all.FirstEpisode, all.Episodes = "1/1", 0, all.PlanTotal
 	all.EpisodeIDs = nil
@@ -199,6 +213,9 @@ func MergeShards(out string, stdout io.Writer, paths []string) (int, error) {
 		}
 		return bw.Flush()
 	})
+	if err == nil && haveCreated {
+		err = WriteCreated(out, created)
+	}
 	return all.Episodes, err
 }
 

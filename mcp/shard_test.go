@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/limbo-toolkit/limbo/design"
 )
@@ -191,5 +192,51 @@ func TestRunServePrintTaskAndDone(t *testing.T) {
 	}
 	if err := RunServe(context.Background(), ServeJob{Plan: plan, Ledger: path, Stdout: &out, PrintTask: true}); err == nil {
 		t.Error("print-task with nothing pending succeeded")
+	}
+}
+
+// A merged driven run is created when its first shard was: the earliest of
+// the shards' creation sidecars; without one on every shard, none.
+func TestMergeShardsCreated(t *testing.T) {
+	plan, err := DefaultPlan(1, "m", "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	a := writeDriven(t, dir, plan, "1/2", reversed)
+	b := writeDriven(t, dir, plan, "2/2", reversed)
+	early := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	if err := WriteCreated(a, early.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	// Only one shard has a sidecar: the merge records none.
+	out := filepath.Join(dir, "partial.jsonl")
+	if _, err := MergeShards(out, nil, []string{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok, err := ReadCreated(out); ok || err != nil {
+		t.Errorf("a shard without a creation time: merged sidecar present (%v, %v)", ok, err)
+	}
+	if err := WriteCreated(b, early); err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(dir, "all.jsonl")
+	if _, err := MergeShards(out, nil, []string{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	got, _, ok, err := ReadCreated(out)
+	if !ok || err != nil || !got.Equal(early) {
+		t.Errorf("merged creation time %v (ok %v, err %v), want the earliest shard's %v", got, ok, err, early)
+	}
+	// A malformed shard sidecar fails the merge, naming it, before any output.
+	if err := os.WriteFile(CreatedPath(a), []byte(`{"created_utc": "noon"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	if _, err := MergeShards(bad, nil, []string{a, b}); err == nil || !strings.Contains(err.Error(), CreatedPath(a)) {
+		t.Errorf("malformed shard sidecar: error %v, want one naming %s", err, CreatedPath(a))
+	}
+	if _, err := os.Stat(bad); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed merge left %s (%v)", bad, err)
 	}
 }

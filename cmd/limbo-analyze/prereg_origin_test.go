@@ -101,6 +101,30 @@ func TestPreregLockPredatesLedger(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error naming the flag", args, code, stderr)
 		}
 	}
+	// report --prereg --in takes the same flag into prereg.json, and
+	// refuses it without --in or malformed, before writing anything.
+	repOut := filepath.Join(dir, "report")
+	if code, _, stderr := runPrereg(t, "report", "--prereg", study, "--in", foreign, "--out", repOut,
+		"--ledger-created", future.UTC().Format(time.RFC3339)); code != 0 {
+		t.Fatalf("report --ledger-created: exit %d: %s", code, stderr)
+	}
+	pj, err := os.ReadFile(filepath.Join(repOut, "prereg.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(pj), `"predates_ledger": "yes"`) {
+		t.Errorf("report prereg.json lacks predates_ledger yes:\n%.600s", pj)
+	}
+	for _, args := range [][]string{
+		{"--prereg", study, "--ledger-created", "2026-03-01T12:00:00Z"}, // simulated: no --in
+		{"--prereg", study, "--in", foreign, "--ledger-created", "yesterday"},
+	} {
+		o := filepath.Join(dir, "refused")
+		code, _, stderr := runPrereg(t, append([]string{"report", "--out", o}, args...)...)
+		if _, serr := os.Stat(o); code != 2 || !strings.Contains(stderr, "--ledger-created") || serr == nil {
+			t.Errorf("report %v: exit %d, stderr %q, output left: %v; want a usage error and no output", args, code, stderr, serr == nil)
+		}
+	}
 	// A malformed sidecar is an error naming it.
 	bad := ledgerIn("bad.csv")
 	if err := os.WriteFile(mcp.CreatedPath(bad), []byte(`{"created_utc": "noon"}`), 0o644); err != nil {

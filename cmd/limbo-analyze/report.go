@@ -24,6 +24,7 @@ type reportOptions struct {
 	strict       bool
 	prereg       string // also evaluate this preregistration (prereg.md, .csv, .json)
 	icc          string // Table 3's ICC convention (analysis.Options.ICC)
+	created      string // with --prereg: when the ledger was created (RFC 3339)
 }
 
 // defaultSeed is the seed `report` simulates with when given no ledger (the
@@ -71,6 +72,14 @@ Examples:
 			if !slices.Contains(analysis.ICCConventions, o.icc) {
 				return usagef("report: --icc %q: want per-column or pooled", o.icc)
 			}
+			if o.created != "" {
+				if o.prereg == "" || o.in == "" {
+					return usagef("report: --ledger-created goes with --prereg and --in")
+				}
+				if _, err := prereg.ParseCreated(o.created); err != nil {
+					return usagef("report: --ledger-created: %v", err)
+				}
+			}
 			if err := checkOutDir("report", o.out); err != nil {
 				return err
 			}
@@ -89,6 +98,7 @@ Examples:
 	f.StringVar(&o.out, "out", "", "output directory (required)")
 	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
 	f.StringVar(&o.prereg, "prereg", "", "also evaluate this preregistration file into prereg.md, prereg.csv and prereg.json")
+	f.StringVar(&o.created, "ledger-created", "", "with --prereg and --in: when the ledger was created (RFC 3339), to say whether the lock predates it")
 	f.StringVar(&o.icc, "icc", analysis.ICCPerColumn, "Table 3's template ICC: per-column, or pooled (one ICC across its columns)")
 	return cmd
 }
@@ -118,7 +128,7 @@ func runReport(o reportOptions, e *env) error {
 			if o.in == "" {
 				seed = strconv.FormatUint(o.seed, 10) // the simulation in process
 			}
-			pres, err := evalPrereg(e, o.prereg, pf, d, o.in, o.inFormat, "", seed)
+			pres, err := evalPrereg(e, o.prereg, pf, d, o.in, o.inFormat, o.created, seed)
 			if err != nil {
 				return nil, err
 			}
