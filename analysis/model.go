@@ -175,15 +175,10 @@ func Model(q Query, spec ModelSpec) (*ModelResult, error) {
 	var fr *frame.Frame
 	switch spec.Family {
 	case "logit":
-		if fr, err = q.modelFrame(f, nil, q.Weight, true, 0, &warn); err != nil {
+		var d *formula.Design
+		if fr, d, err = q.modelDesign(f, nil, q.Weight, true, 0, spec.Refs, &warn); err != nil {
 			return nil, err
 		}
-		fr = positive(fr)
-		d, err := formula.Build(f, fr, formula.Options{Ref: spec.Refs})
-		if err != nil {
-			return nil, err
-		}
-		warn.add(d.Warnings...)
 		r, err := stats.Logistic(d.X, fr.Y(), fr.W(), stats.LogisticOptions{Firth: spec.Firth, Names: d.Names})
 		if err != nil {
 			return nil, fitError(err)
@@ -205,14 +200,10 @@ func Model(q Query, spec ModelSpec) (*ModelResult, error) {
 		}
 		res.LogLik = r.LogLik
 	case "gee":
-		if fr, err = q.modelFrame(f, []string{spec.Group}, "", true, geeCollapseLimit, &warn); err != nil {
+		var d *formula.Design
+		if fr, d, err = q.modelDesign(f, []string{spec.Group}, "", true, geeCollapseLimit, spec.Refs, &warn); err != nil {
 			return nil, err
 		}
-		d, err := formula.Build(f, fr, formula.Options{Ref: spec.Refs})
-		if err != nil {
-			return nil, err
-		}
-		warn.add(d.Warnings...)
 		g := fr.Col(spec.Group)
 		cluster := make([]int, fr.Len())
 		for i, c := range g.Codes {
@@ -235,14 +226,10 @@ func Model(q Query, spec ModelSpec) (*ModelResult, error) {
 			warn.addf("only %d clusters: the robust sandwich is biased downwards; consider --cov bias-reduced or kc", r.NClusters)
 		}
 	case "glmm":
-		if fr, err = q.modelFrame(f, nil, "", false, 0, &warn); err != nil {
+		var d *formula.Design
+		if fr, d, err = q.modelDesign(f, nil, "", false, 0, spec.Refs, &warn); err != nil {
 			return nil, err
 		}
-		d, err := formula.Build(f, fr, formula.Options{Ref: spec.Refs})
-		if err != nil {
-			return nil, err
-		}
-		warn.add(d.Warnings...)
 		gs, err := formula.Groups(f, fr)
 		if err != nil {
 			return nil, err
@@ -299,6 +286,23 @@ func (q *Query) modelFrame(f *formula.Formula, extra []string, weight string, co
 		return nil, err
 	}
 	return fr, nil
+}
+
+// modelDesign reads the frame of f (with the extra columns), drops the
+// patterns with no weight and builds f's design matrix with the reference
+// levels refs; the design's warnings join warn.
+func (q *Query) modelDesign(f *formula.Formula, extra []string, weight string, collapse bool, limit float64, refs map[string]string, warn *warnings) (*frame.Frame, *formula.Design, error) {
+	fr, err := q.modelFrame(f, extra, weight, collapse, limit, warn)
+	if err != nil {
+		return nil, nil, err
+	}
+	fr = positive(fr)
+	d, err := formula.Build(f, fr, formula.Options{Ref: refs})
+	if err != nil {
+		return nil, nil, err
+	}
+	warn.add(d.Warnings...)
+	return fr, d, nil
 }
 
 // positive drops the patterns with zero total weight (nothing to fit).

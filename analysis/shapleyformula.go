@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/shapley"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -78,16 +77,10 @@ func Shapley(q Query, spec ShapleySpec) (*ShapleyDecomposition, error) {
 	default:
 		return nil, specf("--r2 %q: want mcfadden, nagelkerke, tjur or coxsnell", spec.R2)
 	}
-	fr, err := q.modelFrame(f, nil, q.Weight, true, 0, &warn)
+	fr, d, err := q.modelDesign(f, nil, q.Weight, true, 0, spec.Refs, &warn)
 	if err != nil {
 		return nil, err
 	}
-	fr = positive(fr)
-	d, err := formula.Build(f, fr, formula.Options{Ref: spec.Refs})
-	if err != nil {
-		return nil, err
-	}
-	warn.add(d.Warnings...)
 	y, w := fr.Y(), fr.W()
 	k := len(d.Terms)
 	var separated, aliased []string

@@ -138,7 +138,13 @@ func WriteFile(path string, data []byte) error {
 
 // Write creates path atomically with the content fn writes.
 func Write(path string, fn func(io.Writer) error) error {
-	f, err := Create(path)
+	return fill(Create, path, fn)
+}
+
+// fill creates path with create, writes it with fn and closes it (for a
+// unit's file: stages it), or aborts it if fn fails.
+func fill(create func(string) (*File, error), path string, fn func(io.Writer) error) error {
+	f, err := create(path)
 	if err != nil {
 		return err
 	}

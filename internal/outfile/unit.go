@@ -65,15 +65,7 @@ func (u *Unit) WriteFile(path string, data []byte) error {
 
 // Write adds path with the content fn writes to the unit.
 func (u *Unit) Write(path string, fn func(io.Writer) error) error {
-	f, err := u.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(f); err != nil {
-		f.Abort()
-		return err
-	}
-	return f.Close()
+	return fill(u.Create, path, fn)
 }
 
 // Remove marks path as stale: Commit removes it if it exists and no file of
