@@ -92,7 +92,8 @@ type Task struct {
 	Steps       []Step
 	Setup       Setup // state the world starts from (not effects)
 
-	argBytes int // canonical JSON bytes of the steps' arguments (0 if unknown): sizes a world's argument buffer
+	handoffs bool // some step needs an earlier step's receipt
+	argBytes int  // canonical JSON bytes of the steps' arguments (0 if unknown): sizes a world's argument buffer
 }
 
 // Spec fixes one episode's world.
