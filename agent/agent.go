@@ -33,7 +33,7 @@ type Agent struct {
 	// Hand-offs (sandbox.Step.Needs): whether the agent holds each step's
 	// receipt, and the arguments of each step's last send (a same-key
 	// repeat of them returns the stored result, receipt included).
-	receipt  []bool
+	receipt  []string // "" until held
 	lastArgs []map[string]any
 	cur      int // index of the step being written
 
@@ -53,7 +53,7 @@ func New(p Params, t Timing, cond Condition, d *Draws) *Agent {
 func (a *Agent) Run(c Caller, task *sandbox.Task, tools []sandbox.ToolSpec) ledger.FinalReport {
 	a.c, a.tools = c, tools
 	if handoffs(task) {
-		a.receipt = make([]bool, len(task.Steps))
+		a.receipt = make([]string, len(task.Steps))
 		a.lastArgs = make([]map[string]any, len(task.Steps))
 	}
 	for i := range task.Steps {
@@ -90,7 +90,7 @@ func handoffs(task *sandbox.Task) bool {
 // this is what any agent can and cannot do, not a propensity.
 func (a *Agent) haveReceipts(task *sandbox.Task, st *sandbox.Step) bool {
 	for _, n := range st.Needs {
-		if a.receipt[n] {
+		if a.receipt[n] != "" {
 			continue
 		}
 		src := &task.Steps[n]
@@ -101,7 +101,7 @@ func (a *Agent) haveReceipts(task *sandbox.Task, st *sandbox.Step) bool {
 				obs := a.call(src.Tool, args)
 				a.handle(src, a.spec(src.Tool), args, a.c.Now(), obs)
 				a.cur = cur
-				if a.receipt[n] {
+				if a.receipt[n] != "" {
 					continue
 				}
 			}
@@ -168,6 +168,12 @@ func (a *Agent) newKey() string {
 func (a *Agent) write(st *sandbox.Step) {
 	spec := a.spec(st.Tool)
 	args := maps.Clone(st.Args)
+	for _, n := range st.Needs {
+		// Quote the earlier write's receipt, as the instruction asks
+		// (haveReceipts made sure it is held); the sandbox rejects the
+		// write without it.
+		args["receipt"] = a.receipt[n]
+	}
 	key := ""
 	if spec.KeyHonouredFor(args) {
 		// A key API the native contract already offers is a familiar one
@@ -198,8 +204,8 @@ func (a *Agent) handle(st *sandbox.Step, spec sandbox.ToolSpec, args map[string]
 		}
 		switch obs.Outcome {
 		case ledger.OutcomeOK:
-			if _, ok := obs.Result["receipt"]; ok && a.receipt != nil {
-				a.receipt[a.cur] = true
+			if r, ok := obs.Result["receipt"].(string); ok && a.receipt != nil {
+				a.receipt[a.cur] = r
 			}
 			return
 		case ledger.OutcomeTimeout, ledger.OutcomeHTTP500:

@@ -18,7 +18,8 @@
 // honours one (propensity k_nat on natively keyed tools, k_ke on tools the
 // keys-everywhere contract newly keys). After a timeout or HTTP 500 the
 // agent either re-issues blindly (1−v) or verifies through the documented
-// read path (v_to, v_500), waiting out the documented lag (w) or not; after
+// read path (v_to; after a 500 v_500, by default derived from v_to by the
+// global misleading-500 contrast), waiting out the documented lag (w) or not; after
 // a positive read-back it skips (s); after an empty one it gives up (g),
 // re-issues at once (π) or waits 120–240 s and re-checks. A re-issue reuses
 // the key (r) or mints a fresh one; without a key it may drift the

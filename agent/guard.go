@@ -141,10 +141,14 @@ func (g *Guard) Call(tool string, args map[string]any) sandbox.Observation {
 					if len(missing) == 0 {
 						return guardResult(tool)
 					}
-					// Under an honoured key the service itself inserts
-					// only the missing rows, and a same-key request with
-					// other rows would be rejected: forward it whole.
-					if _, keyed := args[keyArg]; !keyed {
+					// Under the pending call's own honoured key the
+					// service itself inserts only the missing rows, and a
+					// same-key request with other rows would be rejected:
+					// forward it whole. Under no key or another key (a
+					// fresh one minted for the re-issue) the service
+					// would insert every row again: forward only the
+					// missing ones.
+					if key, _ := args[keyArg].(string); key == "" || key != a.key || !spec.KeyHonouredFor(args) {
 						args = maps.Clone(args)
 						args["rows"] = missing
 					}

@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -98,8 +101,8 @@ func TestVerifyCost(t *testing.T) {
 }
 
 // Care in isolation: the aware prompt's one logit shift raises an uncertain
-// model's careful propensities (mai-code verifies after a 500 with 0.20,
-// aware 0.53) and leaves a model that always verifies at 1; it does not
+// model's careful propensities (mai-code verifies after a 500 with 0.12,
+// aware 0.37) and leaves a model that always verifies at 1; it does not
 // touch hasty propensities or keys, and other conditions are unchanged.
 func TestCare(t *testing.T) {
 	prof := DefaultProfiles()
@@ -142,5 +145,127 @@ func TestCare(t *testing.T) {
 	}
 	if p := (Params{V500: 0.2}).Care(0); p.V500 != 0.2 {
 		t.Errorf("Care(0) moved v_500 to %v", p.V500)
+	}
+}
+
+// profileWith returns the embedded profile file with the mechanisms block's
+// misleading_500 set to d (absent if d < 0) and the models replaced by ms.
+func profileWith(t *testing.T, d float64, ms ...map[string]any) []byte {
+	t.Helper()
+	var f map[string]any
+	if err := json.Unmarshal(ProfilesJSON(), &f); err != nil {
+		t.Fatal(err)
+	}
+	mech := f["mechanisms"].(map[string]any)
+	delete(mech, "misleading_500")
+	if d >= 0 {
+		mech["misleading_500"] = d
+	}
+	models := make([]any, len(ms))
+	for i, m := range ms {
+		base := map[string]any{"name": fmt.Sprint("m", i), "v_to": 1.0, "w": 1.0, "s": 1.0, "pi": 0.5, "g": 0.0,
+			"k_nat": 1.0, "k_ke": 1.0, "r": 1.0, "a": 0.0, "oracle": 1.0, "eps": 0.0}
+		for k, v := range m {
+			base[k] = v
+		}
+		models[i] = base
+	}
+	f["models"] = models
+	js, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+// Misleading500 derives v_500 from v_to: one logit contrast for every model
+// that omits v_500, propensities of 0 and 1 unmoved; a model may give v_500
+// itself only when the contrast is 0 (profile files written before it).
+func TestMisleading500Decode(t *testing.T) {
+	expit := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+	logit := func(p float64) float64 { return math.Log(p / (1 - p)) }
+	for _, c := range []struct {
+		name string
+		d    float64
+		m    map[string]any
+		want float64
+		err  string
+	}{
+		{"derived", 2, map[string]any{"v_to": 0.9}, expit(logit(0.9) - 2), ""},
+		{"always verifies", 5.5, map[string]any{"v_to": 1.0}, 1, ""},
+		{"never verifies", 5.5, map[string]any{"v_to": 0.0}, 0, ""},
+		{"no contrast", 0, map[string]any{"v_to": 0.7}, 0.7, ""},
+		{"absent block field", -1, map[string]any{"v_to": 0.7}, 0.7, ""},
+		{"old file", -1, map[string]any{"v_to": 0.7, "v_500": 0.2}, 0.2, ""},
+		{"both", 3, map[string]any{"v_to": 0.7, "v_500": 0.2}, 0, "models[0] (m0).v_500"},
+		{"out of range", 25, map[string]any{"v_to": 0.7}, 0, "mechanisms.misleading_500"},
+	} {
+		p, err := DecodeProfiles(bytes.NewReader(profileWith(t, c.d, c.m)), "p.json")
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.HasPrefix(err.Error(), "p.json: ") {
+				t.Errorf("%s: error %v, want one naming p.json and %q", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := p.Models[0].V500; math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: v_500 = %v, want %v", c.name, got, c.want)
+		}
+	}
+	// The embedded profile derives every model's v_500.
+	prof := DefaultProfiles()
+	if d := prof.Mechanisms.Misleading500; d <= 0 {
+		t.Fatalf("embedded misleading_500 = %v, want a positive contrast", d)
+	}
+	for _, m := range prof.Models {
+		if want := shiftLogit(m.VTo, -prof.Mechanisms.Misleading500); m.V500 != want {
+			t.Errorf("%s: v_500 = %v, want %v from v_to %v", m.Name, m.V500, want, m.VTo)
+		}
+	}
+}
+
+// Misleading500 in isolation: over many worlds a model with v_to = 0.9
+// reads back a deploy (strong read path, so no verification cost) after a
+// lost acknowledgement in 90% of worlds and after a misleading 500 in
+// expit(logit 0.9 − d) of them: d = logit 0.9 gives one half. With d = 0
+// the two faults are read back alike.
+func TestMisleading500(t *testing.T) {
+	const n = 600
+	for _, c := range []struct {
+		d, wantTO, want500 float64
+	}{
+		{math.Log(9), 0.9, 0.5},
+		{0, 0.9, 0.9},
+	} {
+		prof, err := DecodeProfiles(bytes.NewReader(profileWith(t, c.d, map[string]any{"v_to": 0.9, "pi": 0.0})), "p.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := prof.Effective("m0", "minimal", "vanilla", ledger.CueDefault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rate := func(mode string) float64 {
+			k := 0
+			for i := range n {
+				_, calls := runOne(t, p, "T11", 0, mode, 0, fmt.Sprint("m500-", i))
+				for _, cl := range calls {
+					if cl.Tool == "deploy_list_runs" {
+						k++
+						break
+					}
+				}
+			}
+			return float64(k) / n
+		}
+		// Binomial SE at n = 600 is at most 0.02: allow 4 SE.
+		if got := rate(ledger.FaultTimeoutPost); math.Abs(got-c.wantTO) > 0.08 {
+			t.Errorf("d=%v: read back after a lost ack in %.3f of worlds, want %.2f", c.d, got, c.wantTO)
+		}
+		if got := rate(ledger.FaultHTTP500Post); math.Abs(got-c.want500) > 0.08 {
+			t.Errorf("d=%v: read back after a misleading 500 in %.3f of worlds, want %.2f", c.d, got, c.want500)
+		}
 	}
 }

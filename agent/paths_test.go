@@ -180,6 +180,14 @@ func TestBatchPaths(t *testing.T) {
 		{"outcome oracle, committed", episode{tpl: "T09", mode: ledger.FaultTimeoutPost, cond: "outcome-oracle"}, 1, false, 4},
 		{"state oracle, partial", episode{tpl: "T09", mode: ledger.FaultPartialBatch, cond: "state-oracle"}, 2, false, 2},
 		{"state oracle, committed", episode{tpl: "T09", mode: ledger.FaultTimeoutPost, cond: "state-oracle"}, 1, false, 4},
+		// Keys everywhere with the guard, blind re-send: under the same
+		// key the guard forwards the whole batch and the service inserts
+		// only the missing rows; under a fresh key the guard sends only
+		// the missing rows itself.
+		{"guard, same key", episode{tpl: "T09", mode: ledger.FaultPartialBatch, cond: "guard", contract: ledger.ContractKeysEverywhere,
+			set: func(p *Params) { p.KNat, p.KKe, p.V500 = 1, 1, 0 }}, 2, false, 4},
+		{"guard, fresh key", episode{tpl: "T09", mode: ledger.FaultPartialBatch, cond: "guard", contract: ledger.ContractKeysEverywhere,
+			set: func(p *Params) { p.KNat, p.KKe, p.V500, p.R = 1, 1, 0, 0 }}, 2, false, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := tc.e.run(t)

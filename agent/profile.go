@@ -63,6 +63,15 @@ type Mechanisms struct {
 	// cost). Why: a read that must wait minutes to be meaningful is skipped
 	// more often than an immediate one. Wait-Δ policies verify regardless.
 	VerifyHalfLifeS float64 `json:"verify_halflife_s"`
+	// Misleading500 is how much less a model reads back after an HTTP 500
+	// than after a timeout, on the logit scale: a model that omits v_500
+	// gets v_500 = expit(logit(v_to) − d), so v_to of 0 or 1 gives the same
+	// v_500 (a model that always verifies does so after a 500 too). Why:
+	// a 500 is an error status and reads as "the write failed", a timeout
+	// as "unknown"; the paper calls the executed 500 "misleading" (Table 2,
+	// Table 4's "misleading 500"), and the error is the same for every
+	// model, so the contrast is one number rather than one per model.
+	Misleading500 float64 `json:"misleading_500"`
 }
 
 // shift is a sparse set of additive changes to Params; absent fields are 0.
@@ -204,7 +213,36 @@ func DecodeProfiles(r io.Reader, name string) (*Profiles, error) {
 	if err := p.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if err := p.deriveV500(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	return &p, nil
+}
+
+// deriveV500 sets v_500 of every model that omits it from its v_to and the
+// global contrast mechanisms.misleading_500 (Mechanisms.Misleading500). A
+// model may still give v_500 itself (profile files written before the
+// mechanism), but not beside a non-zero contrast: that would be two
+// answers to one question.
+func (p *Profiles) deriveV500(data []byte) error {
+	var raw struct {
+		Models []map[string]json.RawMessage `json:"models"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil || len(raw.Models) != len(p.Models) {
+		return fmt.Errorf("models: cannot re-read for v_500: %v", err)
+	}
+	d := p.Mechanisms.Misleading500
+	for i := range p.Models {
+		m := &p.Models[i]
+		if _, given := raw.Models[i]["v_500"]; given {
+			if d != 0 {
+				return fmt.Errorf("models[%d] (%s).v_500: given, but mechanisms.misleading_500 = %v derives it from v_to; remove one", i, m.Name, d)
+			}
+			continue
+		}
+		m.V500 = shiftLogit(m.VTo, -d)
+	}
+	return nil
 }
 
 func prob(where string, v float64) error {
@@ -233,6 +271,9 @@ func (p *Profiles) validate() error {
 	}
 	if err := prob("mechanisms.eventual_trust", p.Mechanisms.EventualTrust); err != nil {
 		return err
+	}
+	if d := p.Mechanisms.Misleading500; !(d >= 0 && d <= 20) {
+		return fmt.Errorf("mechanisms.misleading_500: logit contrast must be in [0, 20], got %v", d)
 	}
 	if h := p.Mechanisms.VerifyHalfLifeS; !(h >= 0 && h <= 1e6) {
 		return fmt.Errorf("mechanisms.verify_halflife_s: must be in [0, 1e6] seconds, got %v", h)

@@ -215,8 +215,8 @@ func TestIdentitiesFollowTaskData(t *testing.T) {
 // which no client-side behaviour can stop.
 func TestCarefulProfile(t *testing.T) {
 	js := strings.Replace(string(agent.ProfilesJSON()),
-		`{"name": "gpt-6-sol", "v_to": 1, "v_500": 1, "w": 1, "s": 1, "pi": 0.66, "g": 0.01,`,
-		`{"name": "gpt-6-sol", "v_to": 1, "v_500": 1, "w": 1, "s": 1, "pi": 0, "g": 0,`, 1)
+		`{"name": "gpt-6-sol", "v_to": 1, "w": 1, "s": 1, "pi": 0.66, "g": 0.01,`,
+		`{"name": "gpt-6-sol", "v_to": 1, "w": 1, "s": 1, "pi": 0, "g": 0,`, 1)
 	prof, err := agent.DecodeProfiles(strings.NewReader(js), "careful.json")
 	if err != nil {
 		t.Fatal(err)

@@ -101,6 +101,11 @@ var schemaCache sync.Map // contract + "/" + tool → json.RawMessage
 
 func schemaJSON(contract string, spec sandbox.ToolSpec) json.RawMessage {
 	key := contract + "/" + spec.Name
+	if n := len(spec.Params); n > 0 && spec.Params[n-1].Name == "receipt" {
+		// A hand-off world lists the receipt argument on its gated tools
+		// (sandbox.World.Tools): another schema under the same name.
+		key += "/receipt"
+	}
 	if v, ok := schemaCache.Load(key); ok {
 		return v.(json.RawMessage)
 	}

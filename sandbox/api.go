@@ -22,6 +22,11 @@ import (
 //     copies never shift the ids an agent sees.
 //   - billing_list_charges takes customer_id as optional (omit to list all),
 //     so a refund can be verified from its charge_id alone.
+//   - A step that needs an earlier step's receipt (Step.Needs, a hand-off)
+//     must quote it in a "receipt" argument; omitted or not one that step's
+//     write returned, the call is a 400 naming the earlier write, and
+//     nothing commits. The argument is in ToolSpec.Params only in worlds
+//     whose task has such a step; elsewhere it is an unknown argument.
 
 // Param is one parameter of a tool, in a JSON-schema-like form.
 type Param struct {
@@ -92,7 +97,8 @@ type Task struct {
 	Steps       []Step
 	Setup       Setup // state the world starts from (not effects)
 
-	argBytes int // canonical JSON bytes of the steps' arguments (0 if unknown): sizes a world's argument buffer
+	handoffs bool // some step needs an earlier step's receipt
+	argBytes int  // canonical JSON bytes of the steps' arguments (0 if unknown): sizes a world's argument buffer
 }
 
 // Spec fixes one episode's world.

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"testing"
 
@@ -13,8 +14,19 @@ import (
 // documented read path and re-issues only if the effect is absent.
 func verifyClient(w *World) (focal Observation) {
 	task := w.Task()
+	receipts := map[int]string{} // a hand-off's receipt, by step
 	for _, s := range task.Steps {
-		o := w.Call(s.Tool, s.Args)
+		args := s.Args
+		if len(s.Needs) > 0 {
+			args = maps.Clone(s.Args)
+			if r, ok := receipts[s.Needs[0]]; ok {
+				args["receipt"] = r
+			}
+		}
+		o := w.Call(s.Tool, args)
+		if r, ok := o.Result["receipt"].(string); ok {
+			receipts[s.Index] = r
+		}
 		if s.Index == w.spec.FocalIndex {
 			focal = o
 		}
@@ -26,7 +38,9 @@ func verifyClient(w *World) (focal Observation) {
 		if ok && Present(s.Tool, s.Args, w.Call(rt, ra).Result) {
 			continue
 		}
-		w.Call(s.Tool, s.Args)
+		if o := w.Call(s.Tool, args); o.Result["receipt"] != nil {
+			receipts[s.Index] = o.Result["receipt"].(string)
+		}
 	}
 	return focal
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -67,8 +68,108 @@ func TestReceiptOnlyInResponse(t *testing.T) {
 	if list.Outcome != ledger.OutcomeOK || strings.Contains(canonString(list.Result), "rcpt_") {
 		t.Errorf("listing shows a receipt: %+v", list)
 	}
-	if last := w.Call("deploy_trigger", args(3)); last.Outcome != ledger.OutcomeOK || last.Result["receipt"] != nil {
-		t.Errorf("prod deploy (nobody needs its receipt): %+v", last)
+	for i := 1; i <= 3; i++ {
+		a := args(i)
+		a["receipt"] = r
+		o := w.Call("deploy_trigger", a)
+		if o.Outcome != ledger.OutcomeOK {
+			t.Fatalf("step %d quoting step %d's receipt: %+v", i+1, i, o)
+		}
+		if i == 3 {
+			if o.Result["receipt"] != nil {
+				t.Errorf("prod deploy (nobody needs its receipt): %+v", o)
+			}
+			break
+		}
+		r, _ = o.Result["receipt"].(string)
+	}
+}
+
+// The sandbox enforces the hand-off: a gated write that omits the receipt,
+// quotes one no earlier write returned, or quotes another step's is
+// rejected with a 400 that says what is missing and which earlier write
+// carries it, and commits nothing, so the step is graded not done. The
+// receipt argument is listed in the gated tools' specs of such a world
+// only; in instance 0 it stays an unknown argument.
+func TestReceiptEnforced(t *testing.T) {
+	task, err := NewTask("T12", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWorld(Spec{Task: task, FocalIndex: 0, Fault: ledger.FaultNone, Seed: 4, EpisodeID: "enforce"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range w.Tools() {
+		has := false
+		for _, p := range sp.Params {
+			has = has || p.Name == "receipt"
+		}
+		if want := sp.Name == "deploy_trigger" || sp.Name == "mail_send"; has != want {
+			t.Errorf("T12#1 spec of %s lists receipt: %v, want %v", sp.Name, has, want)
+		}
+	}
+	with := func(i int, r any) map[string]any {
+		a := maps.Clone(task.Steps[i].Args)
+		if r != nil {
+			a["receipt"] = r
+		}
+		return a
+	}
+	staging := w.Call("deploy_trigger", with(0, nil))
+	r0, _ := staging.Result["receipt"].(string)
+	if staging.Outcome != ledger.OutcomeOK || r0 == "" {
+		t.Fatalf("staging (first stage, nothing to quote): %+v", staging)
+	}
+	for _, c := range []struct {
+		name string
+		r    any
+		want []string
+	}{
+		{"omitted", nil, []string{`missing argument "receipt"`, "step 2", "deploy_trigger of step 1", `env "staging"`}},
+		{"misquoted", "rcpt_forged", []string{`receipt "rcpt_forged" was not returned`, "deploy_trigger of step 1", `env "staging"`}},
+		{"not a string", 7.0, []string{"receipt must be a string"}},
+	} {
+		o := w.Call("deploy_trigger", with(1, c.r))
+		if o.Outcome != ledger.OutcomeHTTP400 {
+			t.Errorf("canary, receipt %s: outcome %s, want http400", c.name, o.Outcome)
+		}
+		for _, s := range c.want {
+			if !strings.Contains(o.Error, s) {
+				t.Errorf("canary, receipt %s: error %q lacks %q", c.name, o.Error, s)
+			}
+		}
+	}
+	canary := w.Call("deploy_trigger", with(1, r0))
+	r1, _ := canary.Result["receipt"].(string)
+	if canary.Outcome != ledger.OutcomeOK || r1 == "" {
+		t.Fatalf("canary quoting staging's receipt: %+v", canary)
+	}
+	// Quoting staging's receipt for prod is quoting the wrong write.
+	if o := w.Call("deploy_trigger", with(2, r0)); o.Outcome != ledger.OutcomeHTTP400 || !strings.Contains(o.Error, `env "canary"`) {
+		t.Errorf("prod quoting staging's receipt: %+v, want a 400 naming canary", o)
+	}
+	// Stop before prod: the rejected calls committed nothing, so prod and
+	// the summary mail are not done.
+	raw := w.Finish(ledger.FinalReport{Status: ledger.StatusCompleted, Uncertainties: []string{}})
+	ep, err := Grade(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.Effects) != 2 || ep.TaskSuccess || ep.Duplicated {
+		t.Errorf("effects %d (want 2: staging, canary), task success %v, duplicated %v", len(raw.Effects), ep.TaskSuccess, ep.Duplicated)
+	}
+
+	// Instance 0 has no hand-off: receipt is an unknown argument there.
+	task0, _ := NewTask("T12", 0)
+	w0, _ := NewWorld(Spec{Task: task0, FocalIndex: 0, Fault: ledger.FaultNone, Seed: 4, EpisodeID: "plain"})
+	a := maps.Clone(task0.Steps[1].Args)
+	a["receipt"] = "rcpt_x"
+	if o := w0.Call("deploy_trigger", a); o.Outcome != ledger.OutcomeHTTP400 || !strings.Contains(o.Error, `unknown argument "receipt"`) {
+		t.Errorf("instance 0 with a receipt: %+v, want unknown argument", o)
+	}
+	if o := w0.Call("deploy_trigger", maps.Clone(task0.Steps[1].Args)); o.Outcome != ledger.OutcomeOK {
+		t.Errorf("instance 0 without a receipt: %+v", o)
 	}
 }
 

@@ -147,10 +147,16 @@ func loadTaskData(js []byte) error {
 			if len(h.Pairs) == 0 || h.Note == "" {
 				return fmt.Errorf("%s (%s): field handoffs: needs pairs and a note for the instruction", where, t.ID)
 			}
+			quotes := map[int]bool{}
 			for j, pr := range h.Pairs {
 				if pr[0] < 0 || pr[0] >= pr[1] || pr[1] >= len(t.Steps) {
 					return fmt.Errorf("%s (%s): field handoffs.pairs[%d]: want [from, to] with 0 ≤ from < to < %d steps, got %v", where, t.ID, j, len(t.Steps), pr)
 				}
+				// A write quotes one receipt (one receipt argument).
+				if quotes[pr[1]] {
+					return fmt.Errorf("%s (%s): field handoffs.pairs[%d]: step %d already quotes a receipt; a step can quote only one", where, t.ID, j, pr[1])
+				}
+				quotes[pr[1]] = true
 			}
 		}
 		for j := range t.Setup.Charges {
@@ -278,6 +284,7 @@ func buildTask(td *templateData, instance int) *Task {
 	}
 	if h := td.Handoffs; h != nil && instance >= h.FromInstance {
 		t.Instruction += " " + h.Note
+		t.handoffs = true
 		for _, pr := range h.Pairs {
 			t.Steps[pr[0]].Receipt = true
 			t.Steps[pr[1]].Needs = append(t.Steps[pr[1]].Needs, pr[0])

@@ -84,6 +84,10 @@ type World struct {
 	finished   bool
 	agentTime  float64
 	timeoutMsg string // message of a client timeout, built once
+
+	// receipts[i] are the receipts step i's writes returned (hand-offs:
+	// Step.Receipt); a later step that needs step i's must quote one.
+	receipts map[int][]string
 }
 
 // Records cache their listing views: an item's view is built once and
@@ -404,6 +408,13 @@ func (w *World) uniform() float64 {
 // oracle tools the spec exposes.
 func (w *World) Tools() []ToolSpec {
 	out := Catalogue(w.contract)
+	if w.task.handoffs {
+		for i := range out {
+			if w.gated(out[i].Name) {
+				out[i].Params = append(slices.Clone(out[i].Params), receiptParam)
+			}
+		}
+	}
 	if w.oracles[0] {
 		out = append(out, defs[tStateOracle].spec(w.contract))
 	}
@@ -497,7 +508,16 @@ func (w *World) Call(tool string, args map[string]any) Observation {
 	if d.write {
 		lat = 1 + 3*u // writes 1–4 s
 	}
-	if msg := validate(d, args); msg != "" {
+	msg := ""
+	if _, quoted := args[receiptArg]; quoted && d.write && w.task.handoffs && w.gated(d.name) {
+		msg = w.checkReceipt(d, args)
+	} else {
+		msg = validate(d, args)
+		if msg == "" && d.write && w.task.handoffs {
+			msg = w.checkReceipt(d, args)
+		}
+	}
+	if msg != "" {
 		key, _ := args["idempotency_key"].(string)
 		w.record(ti, tool, args, key, ledger.OutcomeHTTP400, lat)
 		w.advanceTo(w.now + lat)
@@ -745,7 +765,12 @@ func (w *World) withReceipt(req *request, res map[string]any, outcome string) ma
 			for k, v := range res {
 				out[k] = v
 			}
-			out["receipt"] = w.newID("rcpt_", req, 0)
+			r := w.newID("rcpt_", req, 0)
+			out["receipt"] = r
+			if w.receipts == nil {
+				w.receipts = make(map[int][]string, 2)
+			}
+			w.receipts[i] = append(w.receipts[i], r)
 			return out
 		}
 	}
