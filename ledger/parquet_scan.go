@@ -116,13 +116,6 @@ func scanParquet(path string, columns, checked []string, checkIDs bool, fn func(
 			m &^= 1 << uint(i)
 		}
 	}
-	// Cross-column plausibility checks raise warnings row by row; the
-	// row reader gives them.
-	for _, x := range []colMask{mPlatform, mDelay, mBatch} {
-		if m&x == x {
-			return ErrRowScan
-		}
-	}
 	plan, _, err := p.plan(EpisodeColumns, m.has, len(extras) > 0, "episodes")
 	if err != nil || p.pf.NumRows() == 0 {
 		return ErrRowScan
@@ -140,6 +133,27 @@ func scanParquet(path string, columns, checked []string, checkIDs bool, fn func(
 	}
 	s.eos, s.ts, s.dup = planIndex(plan, "eos"), planIndex(plan, "task_success"), planIndex(plan, "duplicated")
 	s.id = planIndex(plan, "episode_id")
+	// Cross-column plausibility checks warn row by row: the scan looks
+	// for a row that would warn and then hands over to the row reader,
+	// which gives the warnings.
+	for _, x := range []struct {
+		mask colMask
+		cols *[]int
+	}{{mPlatform, &s.platform}, {mDelay, &s.delay}, {mBatch, &s.batch}} {
+		if m&x.mask != x.mask {
+			continue
+		}
+		for i, c := range EpisodeColumns {
+			if x.mask.has(i) {
+				j := planIndex(plan, c.Name)
+				if j < 0 || s.out[j] < 0 {
+					// Only checked, perhaps in place: not in the batch.
+					return ErrRowScan
+				}
+				*x.cols = append(*x.cols, j)
+			}
+		}
+	}
 	if !checkIDs {
 		s.id = -1
 	}
@@ -164,7 +178,10 @@ type colScan struct {
 	plan             []pqCol
 	out              []int // position of plan[i] in the caller's columns, or −1 (checked only)
 	eos, ts, dup, id int
-	seed             maphash.Seed
+	// Plan positions of the columns of each cross-column warning
+	// (validate.go), in schema order; nil when not all are read.
+	platform, delay, batch []int
+	seed                   maphash.Seed
 	// free holds the buffers of batches fn has seen, for the next row
 	// groups (a channel, not a sync.Pool, which a GC would empty).
 	free   chan []Vec
@@ -409,6 +426,9 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 				return rgResult{err: ErrRowScan}
 			}
 		}
+	}
+	if !plausible(vecs, s.platform, s.delay, s.batch, n) {
+		return rgResult{err: ErrRowScan}
 	}
 	b := &Batch{Rows: n, FileRows: s.p.pf.NumRows(), Cols: make([]Vec, ncols)}
 	for i, o := range s.out {
@@ -871,4 +891,48 @@ func (p *bufferPool) Free(b []byte) {
 		p.free[c] = append(p.free[c], b[:0])
 	}
 	p.mu.Unlock()
+}
+
+// vecString returns row r of a string column as the row reader reads it.
+func vecString(v *Vec, r int) string {
+	if v.Dict != nil {
+		return v.Dict[v.Codes[r]]
+	}
+	return string(v.Bytes(r))
+}
+
+// plausible reports whether no row of n raises one of checkEpisode's
+// cross-column warnings (platform, delay_s, partial batch); platform,
+// delay and batch are the plan positions of their columns (service,
+// platform; fault_mode, fault_fired, delay_s; focal_write, fault_mode),
+// nil when the scan does not read them all.
+func plausible(vecs []Vec, platform, delay, batch []int, n int) bool {
+	if platform != nil {
+		svc, pl := &vecs[platform[0]], &vecs[platform[1]]
+		for r := range n {
+			if (vecString(svc, r) == "social") != (vecString(pl, r) != "") {
+				return false
+			}
+		}
+	}
+	if delay != nil {
+		mode, fired, d := &vecs[delay[0]], vecs[delay[1]].Bools, vecs[delay[2]].Floats
+		for r := range n {
+			late := slices.Contains(LateModes, vecString(mode, r))
+			if late && fired[r] && d[r] == 0 || !late && d[r] > 0 && !math.IsInf(d[r], 0) {
+				return false
+			}
+		}
+	}
+	if batch != nil {
+		fw, mode := &vecs[batch[0]], &vecs[batch[1]]
+		for r := range n {
+			if vecString(mode, r) == FaultPartialBatch {
+				if w := vecString(fw, r); w != BatchWriteTool && slices.Contains(PaperWriteTools, w) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }

@@ -81,3 +81,57 @@ func TestASCIIOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestPlausible(t *testing.T) {
+	str := func(vs ...string) Vec {
+		v := Vec{Kind: KindString}
+		for _, s := range vs {
+			v.Offsets = append(v.Offsets, int32(len(v.Data)))
+			v.Data = append(v.Data, s...)
+		}
+		v.Offsets = append(v.Offsets, int32(len(v.Data)))
+		return v
+	}
+	dict := func(vs ...string) Vec { // one dictionary entry per row
+		v := Vec{Kind: KindString, Dict: vs}
+		for i := range vs {
+			v.Codes = append(v.Codes, int32(i))
+		}
+		return v
+	}
+	cases := []struct {
+		name  string
+		vecs  []Vec
+		which string // platform, delay or batch: the columns are vecs 0, 1(, 2)
+		want  bool
+	}{
+		{"social with platform", []Vec{dict("social", "mail"), str("x", "")}, "platform", true},
+		{"social without platform", []Vec{dict("mail", "social"), str("", "")}, "platform", false},
+		{"platform off social", []Vec{dict("mail"), str("x")}, "platform", false},
+		{"late with delay", []Vec{dict(FaultTimeoutLate, FaultNone), {Bools: []bool{true, true}}, {Floats: []float64{90, 0}}}, "delay", true},
+		{"late fired without delay", []Vec{str(FaultNone, FaultTimeoutLateTail), {Bools: []bool{true, true}}, {Floats: []float64{0, 0}}}, "delay", false},
+		{"late not fired without delay", []Vec{dict(FaultTimeoutLate), {Bools: []bool{false}}, {Floats: []float64{0}}}, "delay", true},
+		{"delay on a non-late mode", []Vec{dict(FaultTimeoutPost), {Bools: []bool{true}}, {Floats: []float64{5}}}, "delay", false},
+		{"partial batch on the batch tool", []Vec{dict(BatchWriteTool), dict(FaultPartialBatch)}, "batch", true},
+		{"partial batch on another paper write", []Vec{dict(PaperWriteTools[0]), dict(FaultPartialBatch)}, "batch", PaperWriteTools[0] == BatchWriteTool},
+		{"partial batch on a user's tool", []Vec{dict("my_write"), dict(FaultPartialBatch)}, "batch", true},
+	}
+	for _, c := range cases {
+		n := len(c.vecs[len(c.vecs)-1].Codes) + len(c.vecs[len(c.vecs)-1].Bools) + len(c.vecs[len(c.vecs)-1].Floats)
+		if o := c.vecs[len(c.vecs)-1].Offsets; o != nil {
+			n = len(o) - 1
+		}
+		var pl, de, ba []int
+		switch c.which {
+		case "platform":
+			pl = []int{0, 1}
+		case "delay":
+			de = []int{0, 1, 2}
+		case "batch":
+			ba = []int{0, 1}
+		}
+		if got := plausible(c.vecs, pl, de, ba, n); got != c.want {
+			t.Errorf("%s: plausible = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
