@@ -29,6 +29,9 @@ var errRowPath = errors.New("analysis: read by rows")
 
 // columnar reports whether the query's inputs may be scanned by columns.
 func (q *Query) columnar() bool {
+	if q.fromData() {
+		return !q.rowPath
+	}
 	if q.rowPath || len(q.Inputs) == 0 || (q.Format != "" && q.Format != "parquet") {
 		return false
 	}
@@ -76,18 +79,27 @@ func (q *Query) scanColumnsChecked(columns, checked []string, fn func(b *ledger.
 	var kept int64
 	var keep []int32
 	ev := &whereEval{where: where, pos: wpos}
+	batch := func(b *ledger.Batch) error {
+		keep = keep[:0]
+		var err error
+		if keep, err = ev.rows(b, keep); err != nil {
+			return err
+		}
+		kept += int64(len(keep))
+		before := read
+		read += int64(b.Rows)
+		return fn(b, keep, before)
+	}
+	if q.fromData() {
+		if err := q.dataBatches(cols, batch); err != nil {
+			return read, err
+		}
+		if read == 0 {
+			return read, fmt.Errorf("%s: the ledger has no episodes", q.name())
+		}
+	}
 	for _, in := range q.Inputs {
-		err := ledger.ScanParquetChecked(in, cols, checked, func(b *ledger.Batch) error {
-			keep = keep[:0]
-			var err error
-			if keep, err = ev.rows(b, keep); err != nil {
-				return err
-			}
-			kept += int64(len(keep))
-			before := read
-			read += int64(b.Rows)
-			return fn(b, keep, before)
-		})
+		err := ledger.ScanParquetChecked(in, cols, checked, batch)
 		if errors.Is(err, ledger.ErrRowScan) {
 			return read, errRowPath
 		}
@@ -578,6 +590,9 @@ func (q *Query) pairColumns(pr *pairReader) (read int64, err error) {
 // idsColumns reads the episode ids need marks (by index among the kept
 // episodes) by the column scan; errRowPath when the row path must.
 func (q *Query) idsColumns(pr *pairReader, need bitset, out *idArena) (read int64, err error) {
+	if q.fromData() {
+		return q.idsData(pr, need, out)
+	}
 	if !q.columnar() {
 		return 0, errRowPath
 	}
@@ -619,6 +634,149 @@ func (q *Query) idsColumns(pr *pairReader, need bitset, out *idArena) (read int6
 		if err != nil {
 			return read, err
 		}
+	}
+	return read, nil
+}
+
+// fromData reports whether the query reads a Data.
+func (q *Query) fromData() bool {
+	return len(q.Inputs) == 0 && q.Episodes == nil && q.Rows == nil && q.Data != nil
+}
+
+// dataChunk is how many rows of a Data make one batch.
+const dataChunk = 1 << 16
+
+// dataBatches hands the query's rows of q.Data to fn as batches of the
+// named columns, the column scan's input: string columns as the Data's
+// dictionary and codes. errRowPath for a column a batch cannot hold as
+// the row path reads it (unknown, a null, episode ids).
+func (q *Query) dataBatches(cols []string, fn func(*ledger.Batch) error) error {
+	d := q.Data
+	n := q.dataLen()
+	b := &ledger.Batch{FileRows: int64(n), Cols: make([]ledger.Vec, len(cols))}
+	for j, c := range cols {
+		v := &b.Cols[j]
+		v.Name = c
+		if _, ok := d.derived[c]; ok {
+			v.Kind = ledger.KindBool
+			continue
+		}
+		s, ok := slots[c]
+		if !ok {
+			x := d.extras[c]
+			if x == nil {
+				return errRowPath
+			}
+			for k := range n {
+				i := q.dataRow(k)
+				if !x.has.get(int(i)) || x.str(i) == "" {
+					return errRowPath // absent or null: the row path names it
+				}
+			}
+			v.Kind = ledger.KindString
+			continue
+		}
+		v.Kind = s.kind
+		if s.kind == ledger.KindFloat && s.i == fCostUSD {
+			if cc := &d.floats[fCostUSD]; !cc.active() {
+				return errRowPath
+			} else if cc.valid != nil {
+				for k := range n {
+					if !cc.valid.get(int(q.dataRow(k))) {
+						return errRowPath
+					}
+				}
+			}
+		}
+	}
+	for lo := 0; lo < n; lo += dataChunk {
+		hi := min(n, lo+dataChunk)
+		b.Rows = hi - lo
+		for j := range b.Cols {
+			v := &b.Cols[j]
+			if set, ok := d.derived[v.Name]; ok {
+				v.Bools = v.Bools[:0]
+				for k := lo; k < hi; k++ {
+					v.Bools = append(v.Bools, set.get(int(q.dataRow(k))))
+				}
+				continue
+			}
+			s, ok := slots[v.Name]
+			var sc *strCol
+			switch {
+			case !ok:
+				sc = &d.extras[v.Name].strCol
+			case s.kind == ledger.KindString:
+				sc = &d.strs[s.i]
+			case s.kind == ledger.KindInt:
+				c := &d.ints[s.i]
+				v.Ints = v.Ints[:0]
+				for k := lo; k < hi; k++ {
+					v.Ints = append(v.Ints, c.get(q.dataRow(k)))
+				}
+			case s.kind == ledger.KindFloat:
+				c := &d.floats[s.i]
+				v.Floats = v.Floats[:0]
+				for k := lo; k < hi; k++ {
+					v.Floats = append(v.Floats, c.get(q.dataRow(k)))
+				}
+			default:
+				c := &d.bools[s.i]
+				v.Bools = v.Bools[:0]
+				for k := lo; k < hi; k++ {
+					v.Bools = append(v.Bools, c.bits.get(int(q.dataRow(k))))
+				}
+			}
+			if sc == nil {
+				continue
+			}
+			v.Codes = v.Codes[:0]
+			if !sc.active() {
+				v.Dict = []string{""} // not read: every value is ""
+				for k := lo; k < hi; k++ {
+					v.Codes = append(v.Codes, 0)
+				}
+				continue
+			}
+			v.Dict = sc.dict
+			for k := lo; k < hi; k++ {
+				v.Codes = append(v.Codes, sc.code(q.dataRow(k)))
+			}
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// idsData fills out with the episode ids need marks, for a query of a
+// Data (see idsColumns).
+func (q *Query) idsData(pr *pairReader, need bitset, out *idArena) (read int64, err error) {
+	var rows []int32
+	row := int32(-1)
+	for k := range q.dataLen() {
+		read++
+		if !pr.kept.get(k) {
+			continue
+		}
+		row++
+		if int(row) >= len(out.slot) {
+			return read, errors.New("the ledger changed while it was read")
+		}
+		out.slot[row] = -1
+		if need.get(int(row)) {
+			out.slot[row] = int32(len(rows))
+			rows = append(rows, q.dataRow(k))
+		}
+	}
+	ids, err := q.Data.EpisodeIDs(rows)
+	if err != nil {
+		return read, err
+	}
+	for _, id := range ids {
+		out.bytes = append(out.bytes, id...)
+		out.end = append(out.end, len(out.bytes))
 	}
 	return read, nil
 }

@@ -25,7 +25,13 @@ type Query struct {
 	Episodes []*ledger.Episode
 	// Rows, when Inputs and Episodes are empty, are rows of any kind, e.g.
 	// an episode with a derived column (the hypotheses' exposures).
-	Rows   []frame.Row
+	Rows []frame.Row
+	// Data, when Inputs, Episodes and Rows are empty, holds the episodes
+	// as columns: Subset names the rows read, in order (nil: all). It is
+	// read by the column scan (--where on codes, frames counted on codes),
+	// like a Parquet ledger, with no value boxed per row.
+	Data   *Data
+	Subset []int32
 	Format string // jsonl, csv or parquet; "" = from each file's extension
 	Where  string // filter expression (formula.ParseWhere); "" keeps all
 	Weight string // weight column; "" = unweighted
@@ -74,6 +80,16 @@ func (q *Query) each(opt ledger.ReadOptions, fn func(r frame.Row) error) error {
 				return fmt.Errorf("%s: %w", q.name(), err)
 			}
 		}
+		if q.Data != nil {
+			// One row value for all: scan's consumers copy what they keep.
+			r := &rowPtr{row{d: q.Data}}
+			for k := range q.dataLen() {
+				r.i = q.dataRow(k)
+				if err := fn(r); err != nil {
+					return fmt.Errorf("%s: %w", q.name(), err)
+				}
+			}
+		}
 		return nil
 	}
 	for _, in := range q.Inputs {
@@ -120,7 +136,7 @@ func schemaKind(name string) (ledger.Kind, bool) {
 // is an error. It returns the number of episodes read. add must copy what
 // it needs: the reader decodes every row into the same Episode.
 func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.Row, row int64) error) (read int64, err error) {
-	if len(q.Inputs) == 0 && q.Episodes == nil && q.Rows == nil {
+	if len(q.Inputs) == 0 && q.Episodes == nil && q.Rows == nil && q.Data == nil {
 		return 0, specf("no input: a query needs at least one ledger")
 	}
 	where, err := formula.ParseWhere(q.Where)
@@ -296,4 +312,20 @@ func checkOutcome(fr *frame.Frame, outcome string) error {
 		return fmt.Errorf("outcome %s is always true (%d of %d rows after --where); nothing to fit", outcome, t.N, t.N)
 	}
 	return nil
+}
+
+// dataLen is the number of rows of q.Data the query reads.
+func (q *Query) dataLen() int {
+	if q.Subset != nil {
+		return len(q.Subset)
+	}
+	return q.Data.Len()
+}
+
+// dataRow is the k-th row of q.Data the query reads.
+func (q *Query) dataRow(k int) int32 {
+	if q.Subset != nil {
+		return q.Subset[k]
+	}
+	return int32(k)
 }

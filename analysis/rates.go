@@ -9,14 +9,14 @@ import (
 // outcome.
 type rateCol struct {
 	key   string
-	scope func(*ledger.Episode) bool
-	y     func(*ledger.Episode) float64
+	scope func(row) bool
+	y     func(row) float64
 }
 
 // rateRow is an episode in one of the tables' rates, with its group, its
 // 0/1 outcome and its weight as columns for the engine's Rates.
 type rateRow struct {
-	ep    *ledger.Episode
+	ep    row
 	group string
 	y, w  float64
 }
@@ -39,7 +39,7 @@ func (r rateRow) Get(name string) (ledger.Value, bool) {
 // every group (paper-design §2.4), weighted by the episode weight (1 when
 // not positive) if weighted. It returns the rows by group, the ICC and the
 // engine's warnings; nothing in scope gives no rows and a NaN ICC.
-func clusteredRates(eps []*ledger.Episode, col rateCol, groupOf func(*ledger.Episode) string, weighted bool) (map[string]RateRow, float64, []string) {
+func clusteredRates(eps []row, col rateCol, groupOf func(row) string, weighted bool) (map[string]RateRow, float64, []string) {
 	// The rows live in one slice and the engine gets pointers into it:
 	// boxing each rateRow in an interface would allocate once per episode.
 	var rrs []rateRow
@@ -54,8 +54,8 @@ func clusteredRates(eps []*ledger.Episode, col rateCol, groupOf func(*ledger.Epi
 		if groupOf != nil {
 			r.group = groupOf(e)
 		}
-		if weighted && e.Weight > 0 {
-			r.w = e.Weight
+		if weighted && e.Weight() > 0 {
+			r.w = e.Weight()
 		}
 		rrs = append(rrs, r)
 	}
@@ -95,7 +95,7 @@ func rateCellOf(r RateRow, ok bool) Cell {
 // rateColumn fills column j of rows (one per group value) with col's rate,
 // pooling the ICC over every group of eps; the engine's warnings (an
 // undefined ICC, a tiny n_eff) go under the table.
-func rateColumn(t *Table, eps []*ledger.Episode, col rateCol, j int, groupOf func(*ledger.Episode) string, groups []string) {
+func rateColumn(t *Table, eps []row, col rateCol, j int, groupOf func(row) string, groups []string) {
 	rates, _, warns := clusteredRates(eps, col, groupOf, true)
 	for _, w := range warns {
 		t.warnf("%s: %s", t.columnLabel(col.key), w)
@@ -111,7 +111,7 @@ func rateColumn(t *Table, eps []*ledger.Episode, col rateCol, j int, groupOf fun
 
 // meanCell is the mean of f over eps (NaN if empty); values for which f
 // reports !ok are skipped.
-func meanCell(eps []*ledger.Episode, f func(*ledger.Episode) (float64, bool), digits int) Cell {
+func meanCell(eps []row, f func(row) (float64, bool), digits int) Cell {
 	var s float64
 	var n int
 	for _, e := range eps {

@@ -41,6 +41,10 @@ type Vec struct {
 	Ints    []int64
 	Floats  []float64
 	Bools   []bool
+	// Valid marks the rows that have a value in an optional column
+	// (cost_usd) scanned with ScanParquetNulls; nil when every row has
+	// one. A null row's value is 0.
+	Valid []bool
 }
 
 // Bytes returns row i of a high-cardinality string column.
@@ -75,6 +79,13 @@ func ScanParquetChecked(path string, columns, checked []string, fn func(*Batch) 
 	return scanParquet(path, columns, checked, true, fn)
 }
 
+// ScanParquetNulls is ScanParquetChecked that also scans nulls in an
+// optional column (cost_usd) rather than giving up on them: such a
+// column's Vec then has Valid set.
+func ScanParquetNulls(path string, columns, checked []string, fn func(*Batch) error) error {
+	return scanParquetWith(path, columns, checked, true, true, fn)
+}
+
 // RescanParquet is ScanParquet for a file that ScanParquet has read
 // without an error: the unique ids are not checked again.
 func RescanParquet(path string, columns []string, fn func(*Batch) error) error {
@@ -82,6 +93,10 @@ func RescanParquet(path string, columns []string, fn func(*Batch) error) error {
 }
 
 func scanParquet(path string, columns, checked []string, checkIDs bool, fn func(*Batch) error) error {
+	return scanParquetWith(path, columns, checked, checkIDs, false, fn)
+}
+
+func scanParquetWith(path string, columns, checked []string, checkIDs, nulls bool, fn func(*Batch) error) error {
 	if len(columns) == 0 || !strings.HasSuffix(strings.ToLower(path), ".parquet") {
 		return ErrRowScan
 	}
@@ -127,7 +142,7 @@ func scanParquet(path string, columns, checked []string, checkIDs bool, fn func(
 			return ErrRowScan // absent (the row reader names it) or not text
 		}
 	}
-	s := &colScan{p: p, plan: plan, out: make([]int, len(plan))}
+	s := &colScan{p: p, plan: plan, out: make([]int, len(plan)), nulls: nulls}
 	for i, c := range plan {
 		s.out[i] = slices.Index(columns, c.name)
 	}
@@ -178,6 +193,7 @@ type colScan struct {
 	plan             []pqCol
 	out              []int // position of plan[i] in the caller's columns, or −1 (checked only)
 	eos, ts, dup, id int
+	nulls            bool // an optional column's nulls go to Vec.Valid
 	// Plan positions of the columns of each cross-column warning
 	// (validate.go), in schema order; nil when not all are read.
 	platform, delay, batch []int
@@ -343,13 +359,21 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 	vecs := s.buffers()
 	for i, c := range s.plan {
 		descr := s.p.pf.MetaData().Schema.Column(leaves[i])
-		if descr.MaxDefinitionLevel() != 0 || descr.MaxRepetitionLevel() != 0 {
-			return rgResult{err: ErrRowScan} // optional or nested: levels
+		optional := descr.MaxDefinitionLevel() == 1 && descr.MaxRepetitionLevel() == 0 && c.kind == KindFloat &&
+			descr.PhysicalType() == parquet.Types.Double
+		if !optional && (descr.MaxDefinitionLevel() != 0 || descr.MaxRepetitionLevel() != 0) {
+			return rgResult{err: ErrRowScan} // nested, or levels of another type
 		}
 		v := Vec{Name: c.name, Kind: c.kind}
 		old := &vecs[i]
 		var ok bool
 		switch {
+		case optional:
+			v.Floats = slices.Grow(old.Floats[:0], n)
+			ok = s.decodeOptional(rgr, leaves[i], n, &v)
+			if ok && v.Valid != nil && !s.nulls {
+				ok = false // a null: the row reader's, unless asked for
+			}
 		case c.kind == KindString && descr.PhysicalType() == parquet.Types.ByteArray:
 			v.Codes, v.Offsets, v.Data = old.Codes[:0], old.Offsets[:0], old.Data[:0]
 			if s.out[i] < 0 && !textListed(c) {
@@ -686,8 +710,13 @@ func appendRLEDict(codes []int32, b []byte, k, size int) ([]int32, bool) {
 	if len(b) < 1 {
 		return codes, k == 0
 	}
-	width := int(b[0])
-	b = b[1:]
+	return appendRLEHybrid(codes, b[1:], k, int(b[0]), size)
+}
+
+// appendRLEHybrid decodes k values of bit width width in the RLE/bit-packed
+// hybrid encoding and appends them to codes; ok is false for a malformed
+// page or a value ≥ size.
+func appendRLEHybrid(codes []int32, b []byte, k, width, size int) ([]int32, bool) {
 	if width > 32 {
 		return codes, false
 	}
@@ -935,4 +964,61 @@ func plausible(vecs []Vec, platform, delay, batch []int, n int) bool {
 		}
 	}
 	return true
+}
+
+// decodeOptional decodes an optional DOUBLE column of data pages v1 with
+// RLE definition levels (a 4-byte length, then the levels at bit width
+// 1) and PLAIN values for the rows defined: v.Floats gets 0 for a null,
+// v.Valid is set when there is one.
+func (s *colScan) decodeOptional(rgr *file.RowGroupReader, leaf, n int, v *Vec) bool {
+	pr, err := rgr.GetColumnPageReader(leaf)
+	if err != nil {
+		return false
+	}
+	defer pr.Close()
+	var lv []int32
+	got := 0
+	for pr.Next() {
+		pg, ok := pr.Page().(*file.DataPageV1)
+		if !ok || int32(pg.Encoding()) != encPlain || pg.DefinitionLevelEncoding() != parquet.Encodings.RLE {
+			return false
+		}
+		k := int(pg.NumValues())
+		b := pg.Data()
+		if got+k > n || len(b) < 4 {
+			return false
+		}
+		l := int(binary.LittleEndian.Uint32(b))
+		if l > len(b)-4 {
+			return false
+		}
+		if lv, ok = appendRLEHybrid(lv[:0], b[4:4+l], k, 1, 2); !ok {
+			return false
+		}
+		b = b[4+l:]
+		for j, d := range lv {
+			if d == 0 {
+				if v.Valid == nil {
+					v.Valid = make([]bool, got+j, n)
+					for r := range v.Valid {
+						v.Valid[r] = true
+					}
+				}
+				v.Valid = append(v.Valid, false)
+				v.Floats = append(v.Floats, 0)
+				continue
+			}
+			if len(b) < 8 {
+				return false
+			}
+			x := math.Float64frombits(binary.LittleEndian.Uint64(b))
+			b = b[8:]
+			v.Floats = append(v.Floats, x)
+			if v.Valid != nil {
+				v.Valid = append(v.Valid, true)
+			}
+		}
+		got += k
+	}
+	return pr.Err() == nil && got == n
 }

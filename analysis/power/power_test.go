@@ -192,7 +192,7 @@ func readPilot(t *testing.T) []*ledger.Episode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return d.Episodes
+	return d.Episodes()
 }
 
 // TestPilot: the bootstrap draws whole templates with replacement and

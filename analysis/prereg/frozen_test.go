@@ -119,7 +119,7 @@ func TestPaperLayoutNeedsThePaper(t *testing.T) {
 // times; Table 12 runs it on every report).
 func BenchmarkPaperHypotheses(b *testing.B) {
 	eps := simulate(b, 1)
-	d := &analysis.Data{Episodes: eps}
+	d := analysis.NewData(eps)
 	for b.Loop() {
 		if _, err := PaperHypotheses(d); err != nil {
 			b.Fatal(err)

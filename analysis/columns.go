@@ -1,0 +1,757 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// Data holds an episode table as columns: a string column as a dictionary
+// and one code per row (a byte while it has at most 256 distinct values),
+// numbers as integers or float codes, booleans as bits. Ten million
+// episodes take a few hundred megabytes this way, where one
+// *ledger.Episode per row took five gigabytes.
+//
+// The zero Data is empty and holds every schema column; Append adds
+// episodes one at a time, Read fills it from a ledger (Parquet by columns).
+
+// String, integer, float and boolean columns of the schema, by slot.
+const (
+	sExperiment = iota
+	sModel
+	sHarness
+	sContract
+	sCondition
+	sCue
+	sService
+	sTemplate
+	sTask
+	sFocalWrite
+	sPlatform
+	sPairKey
+	sWriteClass
+	sReadPath
+	sFaultMode
+	sRecovery
+	numStr
+)
+
+const (
+	iInstance = iota
+	iFocalIndex
+	iSeed
+	iExpectedCommits
+	iFocalCommits
+	iToolCalls
+	numInt
+)
+
+const (
+	fDelayS = iota
+	fWeight
+	fAgentTimeS
+	fCostUSD
+	numFloat
+)
+
+const (
+	bReversible = iota
+	bFaultFired
+	bDuplicated
+	bTaskSuccess
+	bEOS
+	bReportedSuccess
+	bUncertaintyListed
+	bOverclaim
+	numBool
+)
+
+// slot is where a schema column lives in Data.
+type slot struct {
+	kind ledger.Kind
+	i    int
+}
+
+// slots maps every schema column but episode_id to its slot.
+var slots = map[string]slot{
+	"experiment": {ledger.KindString, sExperiment}, "model": {ledger.KindString, sModel},
+	"harness": {ledger.KindString, sHarness}, "contract": {ledger.KindString, sContract},
+	"condition": {ledger.KindString, sCondition}, "cue": {ledger.KindString, sCue},
+	"service": {ledger.KindString, sService}, "template": {ledger.KindString, sTemplate},
+	"task": {ledger.KindString, sTask}, "focal_write": {ledger.KindString, sFocalWrite},
+	"platform": {ledger.KindString, sPlatform}, "pair_key": {ledger.KindString, sPairKey},
+	"write_class": {ledger.KindString, sWriteClass}, "read_path": {ledger.KindString, sReadPath},
+	"fault_mode": {ledger.KindString, sFaultMode}, "recovery": {ledger.KindString, sRecovery},
+	"instance": {ledger.KindInt, iInstance}, "focal_index": {ledger.KindInt, iFocalIndex},
+	"seed": {ledger.KindInt, iSeed}, "expected_commits": {ledger.KindInt, iExpectedCommits},
+	"focal_commits": {ledger.KindInt, iFocalCommits}, "tool_calls": {ledger.KindInt, iToolCalls},
+	"delay_s": {ledger.KindFloat, fDelayS}, "weight": {ledger.KindFloat, fWeight},
+	"agent_time_s": {ledger.KindFloat, fAgentTimeS}, "cost_usd": {ledger.KindFloat, fCostUSD},
+	"reversible": {ledger.KindBool, bReversible}, "fault_fired": {ledger.KindBool, bFaultFired},
+	"duplicated": {ledger.KindBool, bDuplicated}, "task_success": {ledger.KindBool, bTaskSuccess},
+	"eos": {ledger.KindBool, bEOS}, "reported_success": {ledger.KindBool, bReportedSuccess},
+	"uncertainty_listed": {ledger.KindBool, bUncertaintyListed}, "overclaim": {ledger.KindBool, bOverclaim},
+}
+
+// strCol is a string column: a dictionary and one code per row, in c8
+// while the dictionary has at most 256 entries and in c32 after. A
+// column that was not read has neither (every value "").
+type strCol struct {
+	dict []string
+	ids  map[string]int32
+	c8   []uint8
+	c32  []int32
+}
+
+func (c *strCol) active() bool { return c.c8 != nil || c.c32 != nil }
+
+// code returns row i's dictionary code.
+func (c *strCol) code(i int32) int32 {
+	if c.c32 != nil {
+		return c.c32[i]
+	}
+	return int32(c.c8[i])
+}
+
+// str returns row i's value.
+func (c *strCol) str(i int32) string {
+	switch {
+	case c.c32 != nil:
+		return c.dict[c.c32[i]]
+	case c.c8 != nil:
+		return c.dict[c.c8[i]]
+	}
+	return ""
+}
+
+// intern returns s's code, adding it to the dictionary if new.
+func (c *strCol) intern(s string) int32 {
+	if k, ok := c.ids[s]; ok {
+		return k
+	}
+	if c.ids == nil {
+		c.ids = make(map[string]int32, len(c.dict))
+		for j, x := range c.dict { // after release
+			c.ids[x] = int32(j)
+		}
+		if k, ok := c.ids[s]; ok {
+			return k
+		}
+	}
+	k := int32(len(c.dict))
+	s = strings.Clone(s) // s may point into a reader's buffer
+	c.dict = append(c.dict, s)
+	c.ids[s] = k
+	if k == 256 && c.c32 == nil {
+		c.c32 = make([]int32, len(c.c8), max(cap(c.c8), 1))
+		for j, x := range c.c8 {
+			c.c32[j] = int32(x)
+		}
+		c.c8 = nil
+	}
+	return k
+}
+
+// internBytes is intern for a value given as bytes (no copy when known).
+func (c *strCol) internBytes(b []byte) int32 {
+	if k, ok := c.ids[string(b)]; ok {
+		return k
+	}
+	return c.intern(string(b))
+}
+
+func (c *strCol) add(k int32) {
+	if c.c32 != nil {
+		c.c32 = append(c.c32, k)
+	} else {
+		c.c8 = append(c.c8, uint8(k))
+	}
+}
+
+// grow makes room for n more rows; it also activates the column.
+func (c *strCol) grow(n int) {
+	if c.c32 != nil {
+		c.c32 = slices.Grow(c.c32, n)
+	} else {
+		c.c8 = slices.Grow(c.c8, n)
+		if c.c8 == nil {
+			c.c8 = []uint8{}
+		}
+	}
+}
+
+// intCol is an integer column: int32 while every value fits, else int64.
+type intCol struct {
+	i32 []int32
+	i64 []int64
+}
+
+func (c *intCol) active() bool { return c.i32 != nil || c.i64 != nil }
+
+func (c *intCol) get(i int32) int64 {
+	switch {
+	case c.i64 != nil:
+		return c.i64[i]
+	case c.i32 != nil:
+		return int64(c.i32[i])
+	}
+	return 0
+}
+
+func (c *intCol) add(x int64) {
+	if c.i64 == nil && x == int64(int32(x)) {
+		c.i32 = append(c.i32, int32(x))
+		return
+	}
+	if c.i64 == nil {
+		c.i64 = make([]int64, len(c.i32), max(cap(c.i32), 1))
+		for j, v := range c.i32 {
+			c.i64[j] = int64(v)
+		}
+		c.i32 = nil
+	}
+	c.i64 = append(c.i64, x)
+}
+
+func (c *intCol) grow(n int) {
+	if c.i64 != nil {
+		c.i64 = slices.Grow(c.i64, n)
+	} else if c.i32 = slices.Grow(c.i32, n); c.i32 == nil {
+		c.i32 = []int32{}
+	}
+}
+
+// floatCol is a float column: codes into a dictionary of at most 256
+// values (by their bits: -0 and 0 stay apart), else the values; valid,
+// for the optional cost_usd, marks the rows that have one.
+type floatCol struct {
+	dict  []float64
+	ids   map[uint64]uint8
+	c8    []uint8
+	raw   []float64
+	valid bitset // nil: every row has a value
+}
+
+func (c *floatCol) active() bool { return c.c8 != nil || c.raw != nil }
+
+func (c *floatCol) get(i int32) float64 {
+	switch {
+	case c.raw != nil:
+		return c.raw[i]
+	case c.c8 != nil:
+		return c.dict[c.c8[i]]
+	}
+	return 0
+}
+
+func (c *floatCol) add(x float64) {
+	if c.raw != nil {
+		c.raw = append(c.raw, x)
+		return
+	}
+	b := math.Float64bits(x)
+	k, ok := c.ids[b]
+	if !ok {
+		if len(c.dict) == 256 {
+			c.raw = make([]float64, len(c.c8), max(cap(c.c8), 1))
+			for j, v := range c.c8 {
+				c.raw[j] = c.dict[v]
+			}
+			c.c8, c.dict, c.ids = nil, nil, nil
+			c.raw = append(c.raw, x)
+			return
+		}
+		if c.ids == nil {
+			c.ids = make(map[uint64]uint8, len(c.dict))
+			for j, v := range c.dict { // after release
+				c.ids[math.Float64bits(v)] = uint8(j)
+			}
+		}
+		if k, ok = c.ids[b]; ok {
+			c.c8 = append(c.c8, k)
+			return
+		}
+		k = uint8(len(c.dict))
+		c.dict = append(c.dict, x)
+		c.ids[b] = k
+	}
+	c.c8 = append(c.c8, k)
+}
+
+func (c *floatCol) grow(n int) {
+	if c.raw != nil {
+		c.raw = slices.Grow(c.raw, n)
+	} else if c.c8 = slices.Grow(c.c8, n); c.c8 == nil {
+		c.c8 = []uint8{}
+	}
+}
+
+// extraCol is a user's extra (text) column; has marks the rows that carry
+// it (episodes built in code may differ in their extra columns).
+type extraCol struct {
+	strCol
+	has bitset
+}
+
+// boolCol is a boolean column as bits; on marks a column that was read.
+type boolCol struct {
+	bits bitset
+	on   bool
+}
+
+// Data is an episode table held in memory for analysis, as columns (see
+// the comment above the slots). Rows are numbered from 0 in the order
+// they were read or appended.
+type Data struct {
+	// Columns names the columns the source carried; nil means every
+	// schema column (episodes built in code).
+	Columns []string
+
+	n      int
+	strs   [numStr]strCol
+	ints   [numInt]intCol
+	floats [numFloat]floatCol
+	bools  [numBool]boolCol
+	extras map[string]*extraCol
+	// derived are boolean columns added by WithBools (a
+	// preregistration's derived columns), answered before the others.
+	derived map[string]bitset
+
+	// Episode ids, kept for episodes appended (ids, idEnd) and read again
+	// from src by row for a Parquet ledger, where they are checked unique
+	// but not held (seventy bytes a row).
+	ids   []byte
+	idEnd []int64
+	src   string
+	// started is set once the active columns are chosen.
+	started bool
+}
+
+// NewData holds eps (already validated) as columns, e.g. episodes built
+// in code or a test's.
+func NewData(eps []*ledger.Episode) *Data {
+	d := &Data{}
+	d.start(len(eps))
+	d.Append(eps...)
+	return d
+}
+
+// Len is the number of episodes.
+func (d *Data) Len() int { return d.n }
+
+// reads reports whether column c is held (Columns nil: every one).
+func (d *Data) reads(c string) bool { return d.Columns == nil || slices.Contains(d.Columns, c) }
+
+// start activates the columns d reads, with room for n rows.
+func (d *Data) start(n int) {
+	if d.started {
+		return
+	}
+	d.started = true
+	for name, s := range slots {
+		if !d.reads(name) {
+			continue
+		}
+		switch s.kind {
+		case ledger.KindString:
+			d.strs[s.i].grow(n)
+		case ledger.KindInt:
+			d.ints[s.i].grow(n)
+		case ledger.KindFloat:
+			d.floats[s.i].grow(n)
+		case ledger.KindBool:
+			d.bools[s.i].on = true
+			d.bools[s.i].bits = make(bitset, 0, (n+63)/64)
+		}
+	}
+	if d.src == "" && d.reads("episode_id") {
+		d.idEnd = make([]int64, 0, n)
+	}
+}
+
+// Append adds copies of episodes (already validated) as the next rows.
+func (d *Data) Append(eps ...*ledger.Episode) {
+	d.start(0)
+	for _, e := range eps {
+		d.append(e)
+	}
+}
+
+func (d *Data) append(e *ledger.Episode) {
+	for i := range d.strs {
+		if c := &d.strs[i]; c.active() {
+			c.add(c.intern(strField(e, i)))
+		}
+	}
+	for i := range d.ints {
+		if c := &d.ints[i]; c.active() {
+			c.add(intField(e, i))
+		}
+	}
+	for i := range d.floats {
+		c := &d.floats[i]
+		if !c.active() {
+			continue
+		}
+		x := floatField(e, i)
+		if i == fCostUSD {
+			if e.CostUSD == nil && c.valid == nil {
+				c.valid = make(bitset, (d.n+64)/64)
+				for r := range d.n {
+					c.valid.set(r, true)
+				}
+			}
+			if c.valid != nil {
+				c.valid.set(d.n, e.CostUSD != nil)
+			}
+		}
+		c.add(x)
+	}
+	for i := range d.bools {
+		if c := &d.bools[i]; c.on {
+			c.bits.set(d.n, boolField(e, i))
+		}
+	}
+	for name, v := range e.Extra {
+		x := d.extras[name]
+		if x == nil {
+			if d.extras == nil {
+				d.extras = map[string]*extraCol{}
+			}
+			x = &extraCol{}
+			x.c8 = make([]uint8, d.n, d.n+1)
+			x.intern("")
+			d.extras[name] = x
+		}
+		x.add(x.intern(v))
+		x.has.set(d.n, true)
+	}
+	d.n++
+	for _, x := range d.extras {
+		if x.len() < d.n { // not in e.Extra
+			x.add(x.intern(""))
+		}
+	}
+	if d.idEnd != nil {
+		d.ids = append(d.ids, e.EpisodeID...)
+		d.idEnd = append(d.idEnd, int64(len(d.ids)))
+	}
+}
+
+func (c *strCol) len() int { return len(c.c8) + len(c.c32) }
+
+func strField(e *ledger.Episode, i int) string {
+	switch i {
+	case sExperiment:
+		return e.Experiment
+	case sModel:
+		return e.Model
+	case sHarness:
+		return e.Harness
+	case sContract:
+		return e.Contract
+	case sCondition:
+		return e.Condition
+	case sCue:
+		return e.Cue
+	case sService:
+		return e.Service
+	case sTemplate:
+		return e.Template
+	case sTask:
+		return e.Task
+	case sFocalWrite:
+		return e.FocalWrite
+	case sPlatform:
+		return e.Platform
+	case sPairKey:
+		return e.PairKey
+	case sWriteClass:
+		return e.WriteClass
+	case sReadPath:
+		return e.ReadPath
+	case sFaultMode:
+		return e.FaultMode
+	}
+	return e.Recovery
+}
+
+func intField(e *ledger.Episode, i int) int64 {
+	switch i {
+	case iInstance:
+		return e.Instance
+	case iFocalIndex:
+		return e.FocalIndex
+	case iSeed:
+		return e.Seed
+	case iExpectedCommits:
+		return e.ExpectedCommits
+	case iFocalCommits:
+		return e.FocalCommits
+	}
+	return e.ToolCalls
+}
+
+func floatField(e *ledger.Episode, i int) float64 {
+	switch i {
+	case fDelayS:
+		return e.DelayS
+	case fWeight:
+		return e.Weight
+	case fAgentTimeS:
+		return e.AgentTimeS
+	}
+	if e.CostUSD == nil {
+		return 0
+	}
+	return *e.CostUSD
+}
+
+func boolField(e *ledger.Episode, i int) bool {
+	switch i {
+	case bReversible:
+		return e.Reversible
+	case bFaultFired:
+		return e.FaultFired
+	case bDuplicated:
+		return e.Duplicated
+	case bTaskSuccess:
+		return e.TaskSuccess
+	case bEOS:
+		return e.EOS
+	case bReportedSuccess:
+		return e.ReportedSuccess
+	case bUncertaintyListed:
+		return e.UncertaintyListed
+	}
+	return e.Overclaim
+}
+
+// Episode materialises row i as an episode, for the rare caller that
+// needs a whole one. Its EpisodeID is empty for a Parquet ledger, whose
+// ids are not held (see EpisodeIDs).
+func (d *Data) Episode(i int) *ledger.Episode {
+	r := row{d, int32(i)}
+	e := &ledger.Episode{
+		Experiment: r.Experiment(), Model: r.Model(), Harness: r.Harness(), Contract: r.Contract(),
+		Condition: r.Condition(), Cue: r.Cue(), Service: r.Service(), Template: r.Template(),
+		Instance: r.Instance(), Task: r.Task(), FocalWrite: r.FocalWrite(), FocalIndex: r.FocalIndex(),
+		Platform: r.Platform(), PairKey: r.PairKey(), WriteClass: r.WriteClass(), ReadPath: r.ReadPath(),
+		Reversible: r.Reversible(), FaultMode: r.FaultMode(), FaultFired: r.FaultFired(), DelayS: r.DelayS(),
+		Weight: r.Weight(), Seed: r.Seed(), ExpectedCommits: r.ExpectedCommits(), FocalCommits: r.FocalCommits(),
+		Duplicated: r.Duplicated(), TaskSuccess: r.TaskSuccess(), EOS: r.EOS(), ToolCalls: r.ToolCalls(),
+		AgentTimeS: r.AgentTimeS(), ReportedSuccess: r.ReportedSuccess(), UncertaintyListed: r.UncertaintyListed(),
+		Overclaim: r.Overclaim(), Recovery: r.Recovery(),
+	}
+	if c, ok := r.CostUSD(); ok {
+		e.CostUSD = &c
+	}
+	if d.idEnd != nil {
+		e.EpisodeID = r.episodeID()
+	}
+	for name, x := range d.extras {
+		if x.has.get(i) {
+			if e.Extra == nil {
+				e.Extra = map[string]string{}
+			}
+			e.Extra[name] = x.str(int32(i))
+		}
+	}
+	return e
+}
+
+// Episodes materialises every row (tests and small ledgers only).
+func (d *Data) Episodes() []*ledger.Episode {
+	eps := make([]*ledger.Episode, d.n)
+	for i := range eps {
+		eps[i] = d.Episode(i)
+	}
+	if d.idEnd == nil && d.src != "" && d.n > 0 {
+		all := make([]int32, d.n)
+		for i := range all {
+			all[i] = int32(i)
+		}
+		if ids, err := d.EpisodeIDs(all); err == nil {
+			for i, id := range ids {
+				eps[i].EpisodeID = id
+			}
+		}
+	}
+	return eps
+}
+
+// EpisodeIDs returns the episode ids of rows, read again from the
+// ledger when they are not held.
+func (d *Data) EpisodeIDs(rows []int32) ([]string, error) {
+	out := make([]string, len(rows))
+	if d.idEnd != nil {
+		for k, i := range rows {
+			out[k] = row{d, i}.episodeID()
+		}
+		return out, nil
+	}
+	if d.src == "" {
+		return out, nil // not read (Columns without episode_id)
+	}
+	order := make([]int, len(rows))
+	for k := range order {
+		order[k] = k
+	}
+	sort.Slice(order, func(a, b int) bool { return rows[order[a]] < rows[order[b]] })
+	next, at := 0, int32(0)
+	err := ledger.RescanParquet(d.src, []string{"episode_id"}, func(b *ledger.Batch) error {
+		v := &b.Cols[0]
+		for next < len(order) && rows[order[next]] < at+int32(b.Rows) {
+			r := int(rows[order[next]] - at)
+			if v.Dict != nil {
+				out[order[next]] = v.Dict[v.Codes[r]]
+			} else {
+				out[order[next]] = string(v.Bytes(r))
+			}
+			next++
+		}
+		at += int32(b.Rows)
+		return nil
+	})
+	if err == nil && int(at) != d.n {
+		err = errors.New("the ledger changed since it was read")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: episode ids: %w", d.src, err)
+	}
+	return out, nil
+}
+
+// WithBools returns a view of d with boolean columns added (each a bit
+// per row), sharing d's columns; a name of d's is shadowed.
+func (d *Data) WithBools(names []string, sets []bitset) *Data {
+	v := *d
+	v.derived = make(map[string]bitset, len(d.derived)+len(names))
+	for k, s := range d.derived {
+		v.derived[k] = s
+	}
+	for j, n := range names {
+		v.derived[n] = sets[j]
+	}
+	return &v
+}
+
+// fill reads the Parquet ledger at path by columns into d (which must be
+// empty with Columns set); ledger.ErrRowScan when the row reader must
+// read it.
+func (d *Data) fill(path string, cols []string) error {
+	var checked []string
+	if slices.Contains(cols, "episode_id") {
+		checked = []string{"episode_id"}
+		cols = slices.DeleteFunc(slices.Clone(cols), func(c string) bool { return c == "episode_id" })
+	}
+	if len(cols) == 0 {
+		return ledger.ErrRowScan
+	}
+	d.src = path
+	var local []int32
+	err := ledger.ScanParquetNulls(path, cols, checked, func(b *ledger.Batch) error {
+		if !d.started {
+			d.start(int(b.FileRows))
+		}
+		for j := range b.Cols {
+			v := &b.Cols[j]
+			s, ok := slots[v.Name]
+			if !ok {
+				x := d.extras[v.Name]
+				if x == nil {
+					if d.extras == nil {
+						d.extras = map[string]*extraCol{}
+					}
+					x = &extraCol{}
+					x.grow(int(b.FileRows))
+					d.extras[v.Name] = x
+				}
+				local = d.addStrings(&x.strCol, v, b.Rows, local)
+				for r := range b.Rows {
+					x.has.set(d.n+r, true)
+				}
+				continue
+			}
+			switch s.kind {
+			case ledger.KindString:
+				local = d.addStrings(&d.strs[s.i], v, b.Rows, local)
+			case ledger.KindInt:
+				c := &d.ints[s.i]
+				for _, x := range v.Ints {
+					c.add(x)
+				}
+			case ledger.KindFloat:
+				c := &d.floats[s.i]
+				if v.Valid != nil && c.valid == nil {
+					c.valid = make(bitset, (int(b.FileRows)+63)/64)
+					for r := range d.n {
+						c.valid.set(r, true)
+					}
+				}
+				for r, x := range v.Floats {
+					c.add(x)
+					if c.valid != nil {
+						c.valid.set(d.n+r, v.Valid == nil || v.Valid[r])
+					}
+				}
+			case ledger.KindBool:
+				c := &d.bools[s.i]
+				for r, x := range v.Bools {
+					c.bits.set(d.n+r, x)
+				}
+			}
+		}
+		d.n += b.Rows
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !d.started {
+		return ledger.ErrRowScan
+	}
+	return nil
+}
+
+// addStrings appends the rows of a batch's string column to c, through
+// local (the batch dictionary's codes in c, reused between calls).
+func (d *Data) addStrings(c *strCol, v *ledger.Vec, rows int, local []int32) []int32 {
+	if v.Dict != nil {
+		local = slices.Grow(local[:0], len(v.Dict))[:len(v.Dict)]
+		for k := range local {
+			local[k] = -1
+		}
+		for _, k := range v.Codes[:rows] {
+			g := local[k]
+			if g < 0 {
+				g = c.intern(v.Dict[k])
+				local[k] = g
+			}
+			c.add(g)
+		}
+		return local
+	}
+	for r := range rows {
+		c.add(c.internBytes(v.Bytes(r)))
+	}
+	return local
+}
+
+// release drops the dictionaries' lookup maps once d is complete.
+func (d *Data) release() {
+	for i := range d.strs {
+		d.strs[i].ids = nil
+	}
+	for i := range d.floats {
+		d.floats[i].ids = nil
+	}
+	for _, x := range d.extras {
+		x.ids = nil
+	}
+}
