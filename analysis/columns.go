@@ -3,11 +3,14 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/limbo-toolkit/limbo/analysis/formula"
+	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -629,7 +632,7 @@ func (d *Data) EpisodeIDs(rows []int32) ([]string, error) {
 
 // WithBools returns a view of d with boolean columns added (each a bit
 // per row), sharing d's columns; a name of d's is shadowed.
-func (d *Data) WithBools(names []string, sets []bitset) *Data {
+func (d *Data) WithBools(names []string, sets [][]uint64) *Data {
 	v := *d
 	v.derived = make(map[string]bitset, len(d.derived)+len(names))
 	for k, s := range d.derived {
@@ -755,3 +758,121 @@ func (d *Data) release() {
 		x.ids = nil
 	}
 }
+
+// Row returns row i of d as a frame.Row (ledger.Episode.Get's answers).
+func (d *Data) Row(i int) frame.Row { return row{d, int32(i)} }
+
+// Keep evaluates the --where expression w on every row of d and returns
+// the rows it keeps as bits (row i is bit i%64 of word i/64): once per
+// distinct combination of the codes of its columns, as the column scan
+// does. On an error of the expression on a row, bad is that row (else
+// −1).
+func (d *Data) Keep(w *formula.Where) (keep []uint64, bad int, err error) {
+	var set bitset = make([]uint64, (d.n+63)/64)
+	if w.Empty() {
+		for i := range d.n {
+			set.set(i, true)
+		}
+		return set, -1, nil
+	}
+	cols := w.Columns()
+	ev := &whereEval{where: w, pos: make([]int, len(cols))}
+	for j := range cols {
+		ev.pos[j] = j
+	}
+	at := 0
+	var kept []int32
+	q := &Query{Data: d}
+	err = q.dataBatches(cols, func(b *ledger.Batch) error {
+		var err error
+		if kept, err = ev.rows(b, kept[:0]); err != nil {
+			return err
+		}
+		for _, r := range kept {
+			set.set(at+int(r), true)
+		}
+		at += b.Rows
+		return nil
+	})
+	if err == nil {
+		return set, -1, nil
+	}
+	if err != errRowPath {
+		return nil, -1, err
+	}
+	// Row by row, for the expression's own error on the row that has it.
+	clear(set)
+	r := &rowPtr{row{d: d}}
+	for i := range d.n {
+		r.i = int32(i)
+		ok, err := w.Keep(r)
+		if err != nil {
+			return nil, i, err
+		}
+		set.set(i, ok)
+	}
+	return set, -1, nil
+}
+
+// Levels returns the distinct values (as text, sorted) of column col over
+// the rows keep marks (nil: every row), nulls left out, with the rows of
+// each level in row order, and whether every value is text; an error
+// names a column d does not have.
+func (d *Data) Levels(keep []uint64, col string) (levels []string, rows [][]int32, text bool, err error) {
+	use := func(i int) bool { return keep == nil || bitset(keep).get(i) }
+	byLevel := map[string][]int32{}
+	text = true
+	sc, isStr := d.strColumn(col)
+	if isStr && sc.active() && d.derived[col] == nil {
+		_, extra := d.extras[col]
+		byCode := make([][]int32, len(sc.dict))
+		for i := range d.n {
+			if use(i) && (!extra || d.extras[col].has.get(i)) {
+				k := sc.code(int32(i))
+				byCode[k] = append(byCode[k], int32(i))
+			}
+		}
+		for k, rs := range byCode {
+			if len(rs) > 0 && !(extra && sc.dict[k] == "") {
+				byLevel[sc.dict[k]] = rs
+			}
+		}
+	} else {
+		for i := range d.n {
+			if !use(i) {
+				continue
+			}
+			v, ok := row{d, int32(i)}.Get(col)
+			if !ok {
+				return nil, nil, false, fmt.Errorf("unknown column %q", col)
+			}
+			if v.Null {
+				continue
+			}
+			text = text && v.Kind == ledger.KindString
+			s := v.String()
+			byLevel[s] = append(byLevel[s], int32(i))
+		}
+	}
+	levels = slices.Sorted(maps.Keys(byLevel))
+	rows = make([][]int32, len(levels))
+	for k, l := range levels {
+		rows[k] = byLevel[l]
+	}
+	return levels, rows, text, nil
+}
+
+// strColumn returns string column name (schema or extra) and whether d
+// has one by that name.
+func (d *Data) strColumn(name string) (*strCol, bool) {
+	if s, ok := slots[name]; ok && s.kind == ledger.KindString {
+		return &d.strs[s.i], true
+	}
+	if x := d.extras[name]; x != nil {
+		return &x.strCol, true
+	}
+	return nil, false
+}
+
+// ExtraColumns names the user's extra columns d holds, sorted.
+func (d *Data) ExtraColumns() []string { return slices.Sorted(maps.Keys(d.extras)) }

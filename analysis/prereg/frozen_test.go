@@ -93,7 +93,7 @@ func TestPaperLayoutNeedsThePaper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := f.Evaluate(nil)
+	r, err := f.EvaluateEpisodes(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestPaperLayoutNeedsThePaper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err = p.Evaluate(nil)
+	r, err = p.EvaluateEpisodes(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func BenchmarkPaperEvaluate(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := f.Evaluate(eps); err != nil {
+		if _, err := f.EvaluateEpisodes(eps); err != nil {
 			b.Fatal(err)
 		}
 	}
