@@ -692,55 +692,49 @@ func (q *Query) dataBatches(cols []string, fn func(*ledger.Batch) error) error {
 	for lo := 0; lo < n; lo += dataChunk {
 		hi := min(n, lo+dataChunk)
 		b.Rows = hi - lo
+		// The chunk's rows: ids, or lo..hi of d when the query reads all.
+		var ids []int32
+		if q.Subset != nil {
+			ids = q.Subset[lo:hi]
+		}
 		for j := range b.Cols {
 			v := &b.Cols[j]
 			if set, ok := d.derived[v.Name]; ok {
-				v.Bools = v.Bools[:0]
-				for k := lo; k < hi; k++ {
-					v.Bools = append(v.Bools, set.get(int(q.dataRow(k))))
-				}
+				v.Bools = gatherBits(v.Bools[:0], set, lo, hi, ids)
 				continue
 			}
 			s, ok := slots[v.Name]
-			var sc *strCol
 			switch {
 			case !ok:
-				sc = &d.extras[v.Name].strCol
+				v.Dict, v.Codes = d.extras[v.Name].gather(v.Codes[:0], lo, hi, ids)
 			case s.kind == ledger.KindString:
-				sc = &d.strs[s.i]
+				v.Dict, v.Codes = d.strs[s.i].gather(v.Codes[:0], lo, hi, ids)
 			case s.kind == ledger.KindInt:
 				c := &d.ints[s.i]
 				v.Ints = v.Ints[:0]
+				if ids == nil && c.i32 != nil {
+					for _, x := range c.i32[lo:hi] {
+						v.Ints = append(v.Ints, int64(x))
+					}
+					continue
+				}
 				for k := lo; k < hi; k++ {
 					v.Ints = append(v.Ints, c.get(q.dataRow(k)))
 				}
 			case s.kind == ledger.KindFloat:
 				c := &d.floats[s.i]
 				v.Floats = v.Floats[:0]
+				if ids == nil && c.c8 != nil {
+					for _, x := range c.c8[lo:hi] {
+						v.Floats = append(v.Floats, c.dict[x])
+					}
+					continue
+				}
 				for k := lo; k < hi; k++ {
 					v.Floats = append(v.Floats, c.get(q.dataRow(k)))
 				}
 			default:
-				c := &d.bools[s.i]
-				v.Bools = v.Bools[:0]
-				for k := lo; k < hi; k++ {
-					v.Bools = append(v.Bools, c.bits.get(int(q.dataRow(k))))
-				}
-			}
-			if sc == nil {
-				continue
-			}
-			v.Codes = v.Codes[:0]
-			if !sc.active() {
-				v.Dict = []string{""} // not read: every value is ""
-				for k := lo; k < hi; k++ {
-					v.Codes = append(v.Codes, 0)
-				}
-				continue
-			}
-			v.Dict = sc.dict
-			for k := lo; k < hi; k++ {
-				v.Codes = append(v.Codes, sc.code(q.dataRow(k)))
+				v.Bools = gatherBits(v.Bools[:0], d.bools[s.i].bits, lo, hi, ids)
 			}
 		}
 		if err := fn(b); err != nil {
@@ -779,4 +773,42 @@ func (q *Query) idsData(pr *pairReader, need bitset, out *idArena) (read int64, 
 		out.end = append(out.end, len(out.bytes))
 	}
 	return read, nil
+}
+
+// gatherBits appends the bits of rows lo..hi of set (ids, when set, name
+// the rows).
+func gatherBits(dst []bool, set bitset, lo, hi int, ids []int32) []bool {
+	if ids != nil {
+		for _, i := range ids {
+			dst = append(dst, set.get(int(i)))
+		}
+		return dst
+	}
+	for i := lo; i < hi; i++ {
+		dst = append(dst, set.get(i))
+	}
+	return dst
+}
+
+// gather appends the codes of rows lo..hi of c (ids, when set, name the
+// rows) and returns c's dictionary with them; a column not read is "".
+func (c *strCol) gather(dst []int32, lo, hi int, ids []int32) ([]string, []int32) {
+	switch {
+	case !c.active():
+		for range hi - lo {
+			dst = append(dst, 0)
+		}
+		return []string{""}, dst
+	case ids != nil:
+		for _, i := range ids {
+			dst = append(dst, c.code(i))
+		}
+	case c.c32 != nil:
+		dst = append(dst, c.c32[lo:hi]...)
+	default:
+		for _, x := range c.c8[lo:hi] {
+			dst = append(dst, int32(x))
+		}
+	}
+	return c.dict, dst
 }

@@ -675,7 +675,7 @@ func (d *Data) fill(path string, cols []string) error {
 					x.grow(int(b.FileRows))
 					d.extras[v.Name] = x
 				}
-				local = d.addStrings(&x.strCol, v, b.Rows, local)
+				local = d.addStrings(&x.strCol, v, b.Rows, b.FileRows, local)
 				for r := range b.Rows {
 					x.has.set(d.n+r, true)
 				}
@@ -683,7 +683,7 @@ func (d *Data) fill(path string, cols []string) error {
 			}
 			switch s.kind {
 			case ledger.KindString:
-				local = d.addStrings(&d.strs[s.i], v, b.Rows, local)
+				local = d.addStrings(&d.strs[s.i], v, b.Rows, b.FileRows, local)
 			case ledger.KindInt:
 				c := &d.ints[s.i]
 				for _, x := range v.Ints {
@@ -724,7 +724,7 @@ func (d *Data) fill(path string, cols []string) error {
 
 // addStrings appends the rows of a batch's string column to c, through
 // local (the batch dictionary's codes in c, reused between calls).
-func (d *Data) addStrings(c *strCol, v *ledger.Vec, rows int, local []int32) []int32 {
+func (d *Data) addStrings(c *strCol, v *ledger.Vec, rows int, fileRows int64, local []int32) []int32 {
 	if v.Dict != nil {
 		local = slices.Grow(local[:0], len(v.Dict))[:len(v.Dict)]
 		for k := range local {
@@ -740,10 +740,26 @@ func (d *Data) addStrings(c *strCol, v *ledger.Vec, rows int, local []int32) []i
 		}
 		return local
 	}
+	first := len(c.dict) == 0
 	for r := range rows {
 		c.add(c.internBytes(v.Bytes(r)))
 	}
+	if first && rows > 0 && len(c.dict) > rows/16 {
+		// A column of many distinct values (pair_key): size its map for
+		// the whole file now, rather than doubling it a dozen times.
+		c.reserve(int(int64(len(c.dict)) * fileRows / int64(rows)))
+	}
 	return local
+}
+
+// reserve rebuilds c's lookup map with room for n distinct values.
+func (c *strCol) reserve(n int) {
+	ids := make(map[string]int32, n)
+	for j, x := range c.dict {
+		ids[x] = int32(j)
+	}
+	c.ids = ids
+	c.dict = slices.Grow(c.dict, n-len(c.dict))
 }
 
 // release drops the dictionaries' lookup maps once d is complete.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,13 +87,15 @@ func (d *Data) require(what string, cols []string) error {
 	return nil
 }
 
-// all returns every row of d.
-func (d *Data) all() []row {
-	out := make([]row, d.n)
-	for i := range out {
-		out[i] = row{d, int32(i)}
+// each yields every row of d (a slice of them would take 16 bytes a row).
+func (d *Data) each() iter.Seq[row] {
+	return func(yield func(row) bool) {
+		for i := range d.n {
+			if !yield(row{d, int32(i)}) {
+				return
+			}
+		}
 	}
-	return out
 }
 
 // filter returns the rows of d for which keep is true. It counts them

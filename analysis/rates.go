@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"slices"
+
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -13,24 +15,45 @@ type rateCol struct {
 	y     func(row) float64
 }
 
-// rateRow is an episode in one of the tables' rates, with its group, its
-// 0/1 outcome and its weight as columns for the engine's Rates.
-type rateRow struct {
-	ep    row
-	group string
-	y, w  float64
+// rateFrame builds the frame that Rates reads for the tables' rates: text
+// columns given per row (group, and the column of stacked rates), then the
+// episode's template (the cluster), outcome y and weight w; the frame is
+// the one frame.Builder.Add would build from such rows, codes interned
+// without a row value per episode.
+type rateFrame struct {
+	b     *frame.Builder
+	codes []int32
+	tmpl  []int32 // template dictionary code → level code, −1 not yet
+	n     int
 }
 
-func (r rateRow) Get(name string) (ledger.Value, bool) {
-	switch name {
-	case "group":
-		return ledger.Value{Kind: ledger.KindString, Str: r.group}, true
-	case "y":
-		return ledger.Value{Kind: ledger.KindBool, Bool: r.y == 1}, true
-	case "w":
-		return ledger.Value{Kind: ledger.KindFloat, Num: r.w}, true
+func newRateFrame(lead []string, weighted bool) *rateFrame {
+	spec := frame.Spec{Columns: append(slices.Clone(lead), "template"), Outcome: "y", Collapse: true}
+	if weighted {
+		spec.Weight = "w"
 	}
-	return r.ep.Get(name)
+	return &rateFrame{b: frame.NewBuilder(spec), codes: make([]int32, len(lead)+1)}
+}
+
+// add adds episode e with the lead columns' texts, outcome y and weight w.
+func (f *rateFrame) add(e row, lead []string, y, w float64) {
+	for j, s := range lead {
+		f.codes[j] = f.b.Intern(j, ledger.KindString, s)
+	}
+	t := &e.d.strs[sTemplate]
+	k := 0
+	if t.active() {
+		k = int(t.code(e.i))
+	}
+	for len(f.tmpl) <= k {
+		f.tmpl = append(f.tmpl, -1)
+	}
+	if f.tmpl[k] < 0 {
+		f.tmpl[k] = f.b.Intern(len(lead), ledger.KindString, t.str(e.i))
+	}
+	f.codes[len(lead)] = f.tmpl[k]
+	f.b.AddCoded(f.codes, y, w)
+	f.n++
 }
 
 // clusteredRates is how the tables and hypotheses compute rates: the
@@ -40,46 +63,43 @@ func (r rateRow) Get(name string) (ledger.Value, bool) {
 // not positive) if weighted. It returns the rows by group, the ICC and the
 // engine's warnings; nothing in scope gives no rows and a NaN ICC.
 func clusteredRates(eps []row, col rateCol, groupOf func(row) string, weighted bool) (map[string]RateRow, float64, []string) {
-	// The rows live in one slice and the engine gets pointers into it:
-	// boxing each rateRow in an interface would allocate once per episode.
-	var rrs []rateRow
+	fr := newRateFrame([]string{"group"}, weighted)
+	lead := make([]string, 1)
 	for _, e := range eps {
 		if !col.scope(e) {
 			continue
 		}
-		if rrs == nil {
-			rrs = make([]rateRow, 0, len(eps))
-		}
-		r := rateRow{ep: e, y: col.y(e), w: 1}
+		lead[0] = ""
 		if groupOf != nil {
-			r.group = groupOf(e)
+			lead[0] = groupOf(e)
 		}
-		if weighted && e.Weight() > 0 {
-			r.w = e.Weight()
-		}
-		rrs = append(rrs, r)
-	}
-	rows := make([]frame.Row, len(rrs))
-	for i := range rrs {
-		rows[i] = &rrs[i]
+		fr.add(e, lead, col.y(e), episodeWeight(e, weighted))
 	}
 	out := map[string]RateRow{}
-	if len(rows) == 0 {
+	if fr.n == 0 {
 		return out, nan, nil
 	}
-	q := Query{Rows: rows}
+	q := Query{built: fr.b.Frame()}
 	if weighted {
 		q.Weight = "w"
 	}
 	res, err := Rates(q, RatesSpec{Outcome: "y", By: []string{"group"}, Cluster: "template"})
 	if err != nil {
-		// Rows built here always carry their columns; an error is a bug.
+		// Frames built here always carry their columns; an error is a bug.
 		panic("analysis: clusteredRates: " + err.Error())
 	}
 	for _, r := range res.Rows {
 		out[r.Levels[0]] = r
 	}
 	return out, res.ICC, res.Warnings
+}
+
+// episodeWeight is e's weight when weighted and positive, else 1.
+func episodeWeight(e row, weighted bool) float64 {
+	if w := e.Weight(); weighted && w > 0 {
+		return w
+	}
+	return 1
 }
 
 // rateCellOf is a rate (percent) with its Wilson interval on the clustered

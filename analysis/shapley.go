@@ -123,7 +123,7 @@ func table4(d *Data) (*Table, map[string]ShapleyResult, error) {
 		t.Rows = append(t.Rows, newRows(keys, labels, len(t.Columns))...)
 		for j, split := range splits {
 			var eps []row
-			for _, e := range d.all() {
+			for e := range d.each() {
 				if b.scope(e) && split(e) {
 					eps = append(eps, e)
 				}

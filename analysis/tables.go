@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -126,48 +125,32 @@ func Table3With(d *Data, icc string) (*Table, error) {
 	return t, nil
 }
 
-// stackedRow is an episode in one column of a table whose rates share one
-// ICC: rateRow with the column's key as the stratum "column".
-type stackedRow struct {
-	rateRow
-	column string
-}
-
-func (r stackedRow) Get(name string) (ledger.Value, bool) {
-	if name == "column" {
-		return ledger.Value{Kind: ledger.KindString, Str: r.column}, true
-	}
-	return r.rateRow.Get(name)
-}
-
 // pooledRateColumns fills every column of cols as rateColumn does, but with
 // one ICC for all of them: the engine's Rates over the stacked (episode,
 // column) rows grouped by column and group, with the ICC estimated within
 // each column and pooled (RatesSpec.ICCBy). Rates and n come out as per
 // column; only n_eff and the intervals change.
 func pooledRateColumns(t *Table, eps []row, cols []rateCol, groupOf func(row) string, groups []string) {
-	var rows []frame.Row
+	fr := newRateFrame([]string{"column", "group"}, true)
+	lead := make([]string, 2)
 	for _, c := range cols {
 		for _, e := range eps {
 			if !c.scope(e) {
 				continue
 			}
-			r := rateRow{ep: e, group: groupOf(e), y: c.y(e), w: 1}
-			if e.Weight() > 0 {
-				r.w = e.Weight()
-			}
-			rows = append(rows, stackedRow{r, c.key})
+			lead[0], lead[1] = c.key, groupOf(e)
+			fr.add(e, lead, c.y(e), episodeWeight(e, true))
 		}
 	}
-	if len(rows) == 0 {
+	if fr.n == 0 {
 		for j := range cols {
 			rateColumn(t, eps, cols[j], j, groupOf, groups)
 		}
 		return
 	}
-	res, err := Rates(Query{Rows: rows, Weight: "w"}, RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"}})
+	res, err := Rates(Query{built: fr.b.Frame(), Weight: "w"}, RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"}})
 	if err != nil {
-		// Rows built here always carry their columns; an error is a bug.
+		// Frames built here always carry their columns; an error is a bug.
 		panic("analysis: pooledRateColumns: " + err.Error())
 	}
 	for _, w := range res.Warnings {
@@ -268,7 +251,7 @@ func Table6(d *Data) (*Table, error) {
 	}
 	// wait-Δ conditions present in the data, in increasing Δ.
 	var waits []int
-	for _, e := range d.all() {
+	for e := range d.each() {
 		if s, ok := strings.CutPrefix(e.Condition(), "wait-"); ok {
 			var w int
 			if _, err := fmt.Sscanf(s, "%d", &w); err == nil && !containsInt(waits, w) {
@@ -593,7 +576,7 @@ func Table10(d *Data) (*Table, error) {
 	}
 	plainArm := d.filter(func(e row) bool { return e.Cue() == ledger.CuePlain })
 	defaults := map[string]row{}
-	for _, e := range d.all() {
+	for e := range d.each() {
 		if e.Cue() == ledger.CuePlain || e.Condition() != "vanilla" || e.Contract() != ledger.ContractNative || !in(e.Experiment(), "E6", "E1") {
 			continue
 		}
