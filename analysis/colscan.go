@@ -712,9 +712,9 @@ func (q *Query) dataBatches(cols []string, fn func(*ledger.Batch) error) error {
 			case s.kind == ledger.KindInt:
 				c := &d.ints[s.i]
 				v.Ints = v.Ints[:0]
-				if ids == nil && c.i32 != nil {
-					for _, x := range c.i32[lo:hi] {
-						v.Ints = append(v.Ints, int64(x))
+				if ids == nil && c.c8 != nil {
+					for _, x := range c.c8[lo:hi] {
+						v.Ints = append(v.Ints, c.dict[x])
 					}
 					continue
 				}

@@ -188,25 +188,67 @@ func (c *strCol) grow(n int) {
 	}
 }
 
-// intCol is an integer column: int32 while every value fits, else int64.
+// intCol is an integer column: codes into a dictionary of at most 256
+// values while it has no more (a seed, an instance number), then int32
+// while every value fits, else int64.
 type intCol struct {
-	i32 []int32
-	i64 []int64
+	dict []int64
+	ids  map[int64]uint8
+	c8   []uint8
+	i32  []int32
+	i64  []int64
 }
 
-func (c *intCol) active() bool { return c.i32 != nil || c.i64 != nil }
+func (c *intCol) active() bool { return c.c8 != nil || c.i32 != nil || c.i64 != nil }
 
 func (c *intCol) get(i int32) int64 {
 	switch {
-	case c.i64 != nil:
-		return c.i64[i]
+	case c.c8 != nil:
+		return c.dict[c.c8[i]]
 	case c.i32 != nil:
 		return int64(c.i32[i])
+	case c.i64 != nil:
+		return c.i64[i]
 	}
 	return 0
 }
 
 func (c *intCol) add(x int64) {
+	if c.c8 != nil {
+		k, ok := c.ids[x]
+		if !ok && c.ids == nil && len(c.dict) > 0 { // after release
+			c.ids = make(map[int64]uint8, len(c.dict))
+			for j, v := range c.dict {
+				c.ids[v] = uint8(j)
+			}
+			k, ok = c.ids[x]
+		}
+		if ok {
+			c.c8 = append(c.c8, k)
+			return
+		}
+		if len(c.dict) < 256 {
+			if c.ids == nil {
+				c.ids = map[int64]uint8{}
+			}
+			k = uint8(len(c.dict))
+			c.dict = append(c.dict, x)
+			c.ids[x] = k
+			c.c8 = append(c.c8, k)
+			return
+		}
+		// A 257th value: the values themselves from now on.
+		c.i32 = make([]int32, 0, max(cap(c.c8), 1))
+		for _, k := range c.c8 {
+			c.add32(c.dict[k])
+		}
+		c.c8, c.dict, c.ids = nil, nil, nil
+	}
+	c.add32(x)
+}
+
+// add32 appends x to the values, as int32 while they all fit.
+func (c *intCol) add32(x int64) {
 	if c.i64 == nil && x == int64(int32(x)) {
 		c.i32 = append(c.i32, int32(x))
 		return
@@ -222,10 +264,15 @@ func (c *intCol) add(x int64) {
 }
 
 func (c *intCol) grow(n int) {
-	if c.i64 != nil {
+	switch {
+	case c.i64 != nil:
 		c.i64 = slices.Grow(c.i64, n)
-	} else if c.i32 = slices.Grow(c.i32, n); c.i32 == nil {
-		c.i32 = []int32{}
+	case c.i32 != nil:
+		c.i32 = slices.Grow(c.i32, n)
+	default:
+		if c.c8 = slices.Grow(c.c8, n); c.c8 == nil {
+			c.c8 = []uint8{}
+		}
 	}
 }
 
@@ -770,6 +817,9 @@ func (d *Data) release() {
 	for i := range d.floats {
 		d.floats[i].ids = nil
 	}
+	for i := range d.ints {
+		d.ints[i].ids = nil
+	}
 	for _, x := range d.extras {
 		x.ids = nil
 	}
@@ -842,10 +892,24 @@ func (d *Data) Levels(keep []uint64, col string) (levels []string, rows [][]int3
 	if isStr && sc.active() && d.derived[col] == nil {
 		_, extra := d.extras[col]
 		byCode := make([][]int32, len(sc.dict))
-		for i := range d.n {
-			if use(i) && (!extra || d.extras[col].has.get(i)) {
-				k := sc.code(int32(i))
-				byCode[k] = append(byCode[k], int32(i))
+		counts := make([]int, len(sc.dict))
+		for pass := range 2 {
+			// Counted first: appending millions of rows would copy them
+			// again and again.
+			for i := range d.n {
+				if use(i) && (!extra || d.extras[col].has.get(i)) {
+					k := sc.code(int32(i))
+					if pass == 0 {
+						counts[k]++
+					} else {
+						byCode[k] = append(byCode[k], int32(i))
+					}
+				}
+			}
+			for k, c := range counts {
+				if pass == 0 && c > 0 {
+					byCode[k] = make([]int32, 0, c)
+				}
 			}
 		}
 		for k, rs := range byCode {

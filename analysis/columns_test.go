@@ -11,8 +11,8 @@ import (
 )
 
 // wideEpisodes are episodes whose columns outgrow every narrow code: more
-// than 256 distinct strings and floats, integers beyond int32, a cost on
-// some episodes only and extra columns on some.
+// than 256 distinct strings, floats and integers, integers beyond int32,
+// a cost on some episodes only and extra columns on some.
 func wideEpisodes(n int) []*ledger.Episode {
 	eps := genSample(7)[:n]
 	for i, e := range eps {
@@ -20,6 +20,8 @@ func wideEpisodes(n int) []*ledger.Episode {
 		c.PairKey = fmt.Sprintf("pk-%d", i)
 		c.AgentTimeS = float64(i) / 7
 		c.Seed = 1 << 40
+		c.ToolCalls = int64(i)              // int32 after 256 values
+		c.FocalCommits = int64(i%300) << 33 // int64 after 256 values
 		if i%3 == 0 {
 			x := float64(i) / 100
 			c.CostUSD = &x

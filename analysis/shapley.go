@@ -122,12 +122,7 @@ func table4(d *Data) (*Table, map[string]ShapleyResult, error) {
 		labels = append(labels, []string{b.key, "total pseudo-R²"}, []string{b.key, "duplicate rate (%)"}, []string{b.key, "episodes"})
 		t.Rows = append(t.Rows, newRows(keys, labels, len(t.Columns))...)
 		for j, split := range splits {
-			var eps []row
-			for e := range d.each() {
-				if b.scope(e) && split(e) {
-					eps = append(eps, e)
-				}
-			}
+			eps := d.filter(func(e row) bool { return b.scope(e) && split(e) })
 			r, err := decompose(eps, b.fs)
 			if err != nil {
 				t.warnf("%s %s: %v", b.key, t.Columns[j].Key, err)

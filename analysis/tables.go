@@ -575,12 +575,14 @@ func Table10(d *Data) (*Table, error) {
 		},
 	}
 	plainArm := d.filter(func(e row) bool { return e.Cue() == ledger.CuePlain })
-	defaults := map[string]row{}
+	// Keyed on the codes of harness and pair_key: the same text is the
+	// same code within one Data, and a code costs no string per episode.
+	defaults := map[[2]int32]row{}
 	for e := range d.each() {
 		if e.Cue() == ledger.CuePlain || e.Condition() != "vanilla" || e.Contract() != ledger.ContractNative || !in(e.Experiment(), "E6", "E1") {
 			continue
 		}
-		k := e.Harness() + "|" + e.PairKey()
+		k := e.harnessPair()
 		if old, ok := defaults[k]; !ok || (old.Experiment() != "E6" && e.Experiment() == "E6") {
 			defaults[k] = e
 		}
@@ -615,7 +617,7 @@ func Table10(d *Data) (*Table, error) {
 			if !f.mode(e.FaultMode()) {
 				continue
 			}
-			def, ok := defaults[e.Harness()+"|"+e.PairKey()]
+			def, ok := defaults[e.harnessPair()]
 			if !ok {
 				unmatched++
 				continue
