@@ -20,16 +20,16 @@ import (
 type Query struct {
 	Inputs []string // ledger paths, read in order as one ledger
 	// Episodes, when Inputs is empty, are the episodes themselves (already
-	// validated), e.g. Data.Episodes: the paper's tables run the same
-	// analyses on the episodes they hold.
+	// validated), for a caller that holds them one by one.
 	Episodes []*ledger.Episode
-	// Rows, when Inputs and Episodes are empty, are rows of any kind, e.g.
-	// an episode with a derived column (the hypotheses' exposures).
+	// Rows, when Inputs and Episodes are empty, are rows of any kind.
 	Rows []frame.Row
 	// Data, when Inputs, Episodes and Rows are empty, holds the episodes
 	// as columns: Subset names the rows read, in order (nil: all). It is
 	// read by the column scan (--where on codes, frames counted on codes),
-	// like a Parquet ledger, with no value boxed per row.
+	// like a Parquet ledger, with no value boxed per row: the paper's
+	// tables and the hypotheses (with their derived columns, WithBools)
+	// run the same analyses on the episodes they hold.
 	Data   *Data
 	Subset []int32
 	Format string // jsonl, csv or parquet; "" = from each file's extension

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -132,6 +133,45 @@ func TestPlausible(t *testing.T) {
 		}
 		if got := plausible(c.vecs, pl, de, ba, n); got != c.want {
 			t.Errorf("%s: plausible = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// An optional column's nulls send ScanParquet to the row reader, and
+// ScanParquetNulls marks them in Vec.Valid, the other values as read.
+func TestScanOptionalNulls(t *testing.T) {
+	for _, nulls := range []int{0, 1, 3000} {
+		var eps []*Episode
+		for i := range 5000 {
+			e := synthEpisode(i)
+			x := float64(i) / 8
+			e.CostUSD = &x
+			if i < nulls && i%3 == 0 || nulls == 1 && i == 4321 {
+				e.CostUSD = nil
+			}
+			eps = append(eps, e)
+		}
+		path := filepath.Join(t.TempDir(), "n.parquet")
+		writeEpisodes(t, path, eps, nil)
+		err := ScanParquet(path, []string{"cost_usd"}, func(*Batch) error { return nil })
+		if (err == ErrRowScan) != (nulls > 0) {
+			t.Fatalf("%d nulls: ScanParquet: %v", nulls, err)
+		}
+		row := 0
+		err = ScanParquetNulls(path, []string{"cost_usd"}, nil, func(b *Batch) error {
+			v := &b.Cols[0]
+			for r := range b.Rows {
+				e := eps[row]
+				valid := v.Valid == nil || v.Valid[r]
+				if valid != (e.CostUSD != nil) || valid && v.Floats[r] != *e.CostUSD {
+					return fmt.Errorf("row %d: %v, %v; want %v", row, v.Floats[r], valid, e.CostUSD)
+				}
+				row++
+			}
+			return nil
+		})
+		if err != nil || row != len(eps) {
+			t.Fatalf("%d nulls: ScanParquetNulls: %v after %d rows", nulls, err, row)
 		}
 	}
 }
