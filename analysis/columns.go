@@ -398,13 +398,18 @@ func (d *Data) Len() int { return d.n }
 func (d *Data) reads(c string) bool { return d.Columns == nil || slices.Contains(d.Columns, c) }
 
 // start activates the columns d reads, with room for n rows.
-func (d *Data) start(n int) {
+func (d *Data) start(n int) { d.startOnly(n, nil) }
+
+// startOnly is start that activates only the columns in only (when not
+// nil): those a file has. A column not activated reads as its zero value
+// (cost_usd as missing), as an episode's unread field did.
+func (d *Data) startOnly(n int, only []string) {
 	if d.started {
 		return
 	}
 	d.started = true
 	for name, s := range slots {
-		if !d.reads(name) {
+		if !d.reads(name) || only != nil && !slices.Contains(only, name) {
 			continue
 		}
 		switch s.kind {
@@ -707,7 +712,7 @@ func (d *Data) fill(path string, cols []string) error {
 	var local []int32
 	err := ledger.ScanParquetNulls(path, cols, checked, func(b *ledger.Batch) error {
 		if !d.started {
-			d.start(int(b.FileRows))
+			d.startOnly(int(b.FileRows), cols)
 		}
 		for j := range b.Cols {
 			v := &b.Cols[j]

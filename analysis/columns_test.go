@@ -110,3 +110,43 @@ func TestReadParquetColumns(t *testing.T) {
 		}
 	}
 }
+
+// A Parquet ledger without an optional column (cost_usd) reads it as
+// missing on every episode: Columns nil holds only what the file has.
+func TestFillWithoutColumn(t *testing.T) {
+	eps := wideEpisodes(300)
+	path := filepath.Join(t.TempDir(), "w.parquet")
+	w, err := ledger.CreateEpisodes(path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range eps {
+		e.Extra = nil
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	for _, c := range ledger.EpisodeColumns {
+		if c.Name != "cost_usd" {
+			cols = append(cols, c.Name)
+		}
+	}
+	d := &Data{} // Columns nil: every column the file has, as Read does
+	if err := d.fill(path, cols); err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range d.Episodes() {
+		want := *eps[i]
+		want.CostUSD = nil
+		if !reflect.DeepEqual(e, &want) {
+			t.Fatalf("episode %d:\n got %+v\nwant %+v", i, e, &want)
+		}
+		if v, _ := d.Row(i).Get("cost_usd"); !v.Null {
+			t.Fatalf("episode %d: cost_usd = %+v, want null", i, v)
+		}
+	}
+}
