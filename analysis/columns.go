@@ -372,12 +372,13 @@ type Data struct {
 	// preregistration's derived columns), answered before the others.
 	derived map[string]bitset
 
-	// Episode ids, kept for episodes appended (ids, idEnd) and read again
-	// from src by row for a Parquet ledger, where they are checked unique
-	// but not held (seventy bytes a row).
-	ids   []byte
-	idEnd []int64
-	src   string
+	// Episode ids (nil when not read), kept for episodes appended and
+	// read again from src for a Parquet ledger, where they are checked
+	// unique but not held (seventy bytes a row): by row for a pairing
+	// (EpisodeIDs), all at once the first time a row's id is asked for.
+	// Views (WithBools) share them.
+	ids *idStore
+	src string
 	// started is set once the active columns are chosen.
 	started bool
 }
@@ -425,7 +426,7 @@ func (d *Data) startOnly(n int, only []string) {
 		}
 	}
 	if d.src == "" && d.reads("episode_id") {
-		d.idEnd = make([]int64, 0, n)
+		d.ids = &idStore{end: make([]int64, 0, n)}
 	}
 }
 
@@ -492,9 +493,9 @@ func (d *Data) append(e *ledger.Episode) {
 			x.add(x.intern(""))
 		}
 	}
-	if d.idEnd != nil {
-		d.ids = append(d.ids, e.EpisodeID...)
-		d.idEnd = append(d.idEnd, int64(len(d.ids)))
+	if d.ids != nil {
+		d.ids.bytes = append(d.ids.bytes, e.EpisodeID...)
+		d.ids.end = append(d.ids.end, int64(len(d.ids.bytes)))
 	}
 }
 
@@ -606,9 +607,7 @@ func (d *Data) Episode(i int) *ledger.Episode {
 	if c, ok := r.CostUSD(); ok {
 		e.CostUSD = &c
 	}
-	if d.idEnd != nil {
-		e.EpisodeID = r.episodeID()
-	}
+	e.EpisodeID = r.episodeID()
 	for name, x := range d.extras {
 		if x.has.get(i) {
 			if e.Extra == nil {
@@ -626,17 +625,6 @@ func (d *Data) Episodes() []*ledger.Episode {
 	for i := range eps {
 		eps[i] = d.Episode(i)
 	}
-	if d.idEnd == nil && d.src != "" && d.n > 0 {
-		all := make([]int32, d.n)
-		for i := range all {
-			all[i] = int32(i)
-		}
-		if ids, err := d.EpisodeIDs(all); err == nil {
-			for i, id := range ids {
-				eps[i].EpisodeID = id
-			}
-		}
-	}
 	return eps
 }
 
@@ -644,14 +632,14 @@ func (d *Data) Episodes() []*ledger.Episode {
 // ledger when they are not held.
 func (d *Data) EpisodeIDs(rows []int32) ([]string, error) {
 	out := make([]string, len(rows))
-	if d.idEnd != nil {
+	if d.ids == nil {
+		return out, nil // not read (Columns without episode_id)
+	}
+	if d.ids.end != nil {
 		for k, i := range rows {
 			out[k] = row{d, i}.episodeID()
 		}
 		return out, nil
-	}
-	if d.src == "" {
-		return out, nil // not read (Columns without episode_id)
 	}
 	order := make([]int, len(rows))
 	for k := range order {
@@ -702,6 +690,7 @@ func (d *Data) WithBools(names []string, sets [][]uint64) *Data {
 func (d *Data) fill(path string, cols []string) error {
 	var checked []string
 	if slices.Contains(cols, "episode_id") {
+		d.ids = &idStore{} // in the file: read again when asked for
 		checked = []string{"episode_id"}
 		cols = slices.DeleteFunc(slices.Clone(cols), func(c string) bool { return c == "episode_id" })
 	}
@@ -961,3 +950,28 @@ func (d *Data) strColumn(name string) (*strCol, bool) {
 
 // ExtraColumns names the user's extra columns d holds, sorted.
 func (d *Data) ExtraColumns() []string { return slices.Sorted(maps.Keys(d.extras)) }
+
+// idStore holds episode ids in one byte slice: id i ends at end[i]. A
+// nil end means they are in the Data's file, not read yet.
+type idStore struct {
+	bytes []byte
+	end   []int64
+}
+
+// loadIDs reads every episode id of d's file into d.ids; a failure (the
+// file changed or went away) leaves them empty, as EpisodeIDs reports.
+func (d *Data) loadIDs() {
+	all := make([]int32, d.n)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	ids, err := d.EpisodeIDs(all)
+	st := &idStore{end: make([]int64, 0, d.n)}
+	for i := range d.n {
+		if err == nil {
+			st.bytes = append(st.bytes, ids[i]...)
+		}
+		st.end = append(st.end, int64(len(st.bytes)))
+	}
+	*d.ids = *st
+}

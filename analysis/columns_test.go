@@ -150,3 +150,38 @@ func TestFillWithoutColumn(t *testing.T) {
 		}
 	}
 }
+
+// Episode ids that a Parquet ledger's Data does not hold are read again
+// when a query names them: --where on episode_id selects as on the file.
+func TestParquetIDsOnDemand(t *testing.T) {
+	eps := wideEpisodes(500)
+	path := filepath.Join(t.TempDir(), "w.parquet")
+	w, err := ledger.CreateEpisodes(path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range eps {
+		e.Extra = nil
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Read(path, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	where := fmt.Sprintf("episode_id == %q || episode_id == %q", eps[3].EpisodeID, eps[400].EpisodeID)
+	for name, q := range map[string]Query{"file": {Inputs: []string{path}}, "columns": {Data: d}} {
+		q.Where = where
+		r, err := Rates(q, RatesSpec{Outcome: "eos"})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if r.Rows[0].N != 2 {
+			t.Errorf("%s: %d episodes kept, want 2", name, r.Rows[0].N)
+		}
+	}
+}

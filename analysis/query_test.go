@@ -66,7 +66,7 @@ func TestQuerySources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fromParquet.idEnd != nil {
+	if fromParquet.ids == nil || fromParquet.ids.end != nil {
 		t.Fatal("the Parquet ledger was read by rows (ids held), want the column scan")
 	}
 	all := make([]int32, len(eps))

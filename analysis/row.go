@@ -52,16 +52,20 @@ func (r row) CostUSD() (float64, bool) {
 	return c.get(r.i), true
 }
 
-// episodeID is the episode's id when d holds ids.
+// episodeID is the episode's id ("" when not read).
 func (r row) episodeID() string {
-	if r.d.idEnd == nil {
+	st := r.d.ids
+	if st == nil {
 		return ""
+	}
+	if st.end == nil {
+		r.d.loadIDs()
 	}
 	lo := int64(0)
 	if r.i > 0 {
-		lo = r.d.idEnd[r.i-1]
+		lo = st.end[r.i-1]
 	}
-	return string(r.d.ids[lo:r.d.idEnd[r.i]])
+	return string(st.bytes[lo:st.end[r.i]])
 }
 
 // Get returns the named column as ledger.Episode.Get does (a schema
