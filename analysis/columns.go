@@ -14,14 +14,12 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-// Data holds an episode table as columns: a string column as a dictionary
-// and one code per row (a byte while it has at most 256 distinct values),
-// numbers as integers or float codes, booleans as bits. Ten million
-// episodes take a few hundred megabytes this way, where one
-// *ledger.Episode per row took five gigabytes.
-//
-// The zero Data is empty and holds every schema column; Append adds
-// episodes one at a time, Read fills it from a ledger (Parquet by columns).
+// The columns of a Data: a string column as a dictionary and one code per
+// row (a byte while it has at most 256 distinct values), integers and
+// floats coded the same way while they have at most 256 values and held
+// as they are after, booleans as bits. Ten million episodes take a few
+// hundred megabytes this way, where one *ledger.Episode per row took five
+// gigabytes.
 
 // String, integer, float and boolean columns of the schema, by slot.
 const (
@@ -356,7 +354,11 @@ type boolCol struct {
 
 // Data is an episode table held in memory for analysis, as columns (see
 // the comment above the slots). Rows are numbered from 0 in the order
-// they were read or appended.
+// they were read or appended. The zero Data is empty and holds every
+// schema column; Append adds episodes one at a time (NewData all at
+// once), Read fills it from a ledger, a Parquet one by columns. Tables
+// and queries read it through row views and the column scan (Query.Data);
+// Episode materialises one row for a caller that needs a whole episode.
 type Data struct {
 	// Columns names the columns the source carried; nil means every
 	// schema column (episodes built in code).
