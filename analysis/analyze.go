@@ -83,7 +83,7 @@ func BuildTable(d *Data, n int, opt Options) (*Table, error) {
 // Analyze computes every table and, with opt.Hypotheses, the hypotheses. A table the data cannot
 // support (missing columns) becomes a warning, never an abort.
 func Analyze(d *Data, opt Options) *Results {
-	r := &Results{Episodes: len(d.Episodes)}
+	r := &Results{Episodes: d.Len()}
 	for _, n := range TableNumbers {
 		var t *Table
 		var err error

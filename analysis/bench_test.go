@@ -29,10 +29,10 @@ func BenchmarkAnalyze(b *testing.B) {
 			if err := json.Unmarshal(sc.Bytes(), e); err != nil {
 				b.Fatal(err)
 			}
-			d.Episodes = append(d.Episodes, e)
+			d.Append(e)
 		}
 	}
-	b.ReportMetric(float64(len(d.Episodes)), "episodes")
+	b.ReportMetric(float64(d.Len()), "episodes")
 	for b.Loop() {
 		Analyze(d, paperOptions())
 	}

@@ -29,6 +29,9 @@ var errRowPath = errors.New("analysis: read by rows")
 
 // columnar reports whether the query's inputs may be scanned by columns.
 func (q *Query) columnar() bool {
+	if q.fromData() {
+		return !q.rowPath
+	}
 	if q.rowPath || len(q.Inputs) == 0 || (q.Format != "" && q.Format != "parquet") {
 		return false
 	}
@@ -76,18 +79,27 @@ func (q *Query) scanColumnsChecked(columns, checked []string, fn func(b *ledger.
 	var kept int64
 	var keep []int32
 	ev := &whereEval{where: where, pos: wpos}
+	batch := func(b *ledger.Batch) error {
+		keep = keep[:0]
+		var err error
+		if keep, err = ev.rows(b, keep); err != nil {
+			return err
+		}
+		kept += int64(len(keep))
+		before := read
+		read += int64(b.Rows)
+		return fn(b, keep, before)
+	}
+	if q.fromData() {
+		if err := q.dataBatches(cols, batch); err != nil {
+			return read, err
+		}
+		if read == 0 {
+			return read, fmt.Errorf("%s: the ledger has no episodes", q.name())
+		}
+	}
 	for _, in := range q.Inputs {
-		err := ledger.ScanParquetChecked(in, cols, checked, func(b *ledger.Batch) error {
-			keep = keep[:0]
-			var err error
-			if keep, err = ev.rows(b, keep); err != nil {
-				return err
-			}
-			kept += int64(len(keep))
-			before := read
-			read += int64(b.Rows)
-			return fn(b, keep, before)
-		})
+		err := ledger.ScanParquetChecked(in, cols, checked, batch)
 		if errors.Is(err, ledger.ErrRowScan) {
 			return read, errRowPath
 		}
@@ -578,6 +590,9 @@ func (q *Query) pairColumns(pr *pairReader) (read int64, err error) {
 // idsColumns reads the episode ids need marks (by index among the kept
 // episodes) by the column scan; errRowPath when the row path must.
 func (q *Query) idsColumns(pr *pairReader, need bitset, out *idArena) (read int64, err error) {
+	if q.fromData() {
+		return q.idsData(pr, need, out)
+	}
 	if !q.columnar() {
 		return 0, errRowPath
 	}
@@ -621,4 +636,179 @@ func (q *Query) idsColumns(pr *pairReader, need bitset, out *idArena) (read int6
 		}
 	}
 	return read, nil
+}
+
+// fromData reports whether the query reads a Data.
+func (q *Query) fromData() bool {
+	return len(q.Inputs) == 0 && q.Episodes == nil && q.Rows == nil && q.Data != nil
+}
+
+// dataChunk is how many rows of a Data make one batch.
+const dataChunk = 1 << 16
+
+// dataBatches hands the query's rows of q.Data to fn as batches of the
+// named columns, the column scan's input: string columns as the Data's
+// dictionary and codes. errRowPath for a column a batch cannot hold as
+// the row path reads it (unknown, a null, episode ids).
+func (q *Query) dataBatches(cols []string, fn func(*ledger.Batch) error) error {
+	d := q.Data
+	n := q.dataLen()
+	b := &ledger.Batch{FileRows: int64(n), Cols: make([]ledger.Vec, len(cols))}
+	for j, c := range cols {
+		v := &b.Cols[j]
+		v.Name = c
+		if _, ok := d.derived[c]; ok {
+			v.Kind = ledger.KindBool
+			continue
+		}
+		s, ok := slots[c]
+		if !ok {
+			x := d.extras[c]
+			if x == nil {
+				return errRowPath
+			}
+			for k := range n {
+				i := q.dataRow(k)
+				if !x.has.get(int(i)) || x.str(i) == "" {
+					return errRowPath // absent or null: the row path names it
+				}
+			}
+			v.Kind = ledger.KindString
+			continue
+		}
+		v.Kind = s.kind
+		if s.kind == ledger.KindFloat && s.i == fCostUSD {
+			if cc := &d.floats[fCostUSD]; !cc.active() {
+				return errRowPath
+			} else if cc.valid != nil {
+				for k := range n {
+					if !cc.valid.get(int(q.dataRow(k))) {
+						return errRowPath
+					}
+				}
+			}
+		}
+	}
+	for lo := 0; lo < n; lo += dataChunk {
+		hi := min(n, lo+dataChunk)
+		b.Rows = hi - lo
+		// The chunk's rows: ids, or lo..hi of d when the query reads all.
+		var ids []int32
+		if q.Subset != nil {
+			ids = q.Subset[lo:hi]
+		}
+		for j := range b.Cols {
+			v := &b.Cols[j]
+			if set, ok := d.derived[v.Name]; ok {
+				v.Bools = gatherBits(v.Bools[:0], set, lo, hi, ids)
+				continue
+			}
+			s, ok := slots[v.Name]
+			switch {
+			case !ok:
+				v.Dict, v.Codes = d.extras[v.Name].gather(v.Codes[:0], lo, hi, ids)
+			case s.kind == ledger.KindString:
+				v.Dict, v.Codes = d.strs[s.i].gather(v.Codes[:0], lo, hi, ids)
+			case s.kind == ledger.KindInt:
+				c := &d.ints[s.i]
+				v.Ints = v.Ints[:0]
+				if ids == nil && c.c8 != nil {
+					for _, x := range c.c8[lo:hi] {
+						v.Ints = append(v.Ints, c.dict[x])
+					}
+					continue
+				}
+				for k := lo; k < hi; k++ {
+					v.Ints = append(v.Ints, c.get(q.dataRow(k)))
+				}
+			case s.kind == ledger.KindFloat:
+				c := &d.floats[s.i]
+				v.Floats = v.Floats[:0]
+				if ids == nil && c.c8 != nil {
+					for _, x := range c.c8[lo:hi] {
+						v.Floats = append(v.Floats, c.dict[x])
+					}
+					continue
+				}
+				for k := lo; k < hi; k++ {
+					v.Floats = append(v.Floats, c.get(q.dataRow(k)))
+				}
+			default:
+				v.Bools = gatherBits(v.Bools[:0], d.bools[s.i].bits, lo, hi, ids)
+			}
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// idsData fills out with the episode ids need marks, for a query of a
+// Data (see idsColumns).
+func (q *Query) idsData(pr *pairReader, need bitset, out *idArena) (read int64, err error) {
+	var rows []int32
+	row := int32(-1)
+	for k := range q.dataLen() {
+		read++
+		if !pr.kept.get(k) {
+			continue
+		}
+		row++
+		if int(row) >= len(out.slot) {
+			return read, errors.New("the ledger changed while it was read")
+		}
+		out.slot[row] = -1
+		if need.get(int(row)) {
+			out.slot[row] = int32(len(rows))
+			rows = append(rows, q.dataRow(k))
+		}
+	}
+	ids, err := q.Data.EpisodeIDs(rows)
+	if err != nil {
+		return read, err
+	}
+	for _, id := range ids {
+		out.bytes = append(out.bytes, id...)
+		out.end = append(out.end, len(out.bytes))
+	}
+	return read, nil
+}
+
+// gatherBits appends the bits of rows lo..hi of set (ids, when set, name
+// the rows).
+func gatherBits(dst []bool, set bitset, lo, hi int, ids []int32) []bool {
+	if ids != nil {
+		for _, i := range ids {
+			dst = append(dst, set.get(int(i)))
+		}
+		return dst
+	}
+	for i := lo; i < hi; i++ {
+		dst = append(dst, set.get(i))
+	}
+	return dst
+}
+
+// gather appends the codes of rows lo..hi of c (ids, when set, name the
+// rows) and returns c's dictionary with them; a column not read is "".
+func (c *strCol) gather(dst []int32, lo, hi int, ids []int32) ([]string, []int32) {
+	switch {
+	case !c.active():
+		for range hi - lo {
+			dst = append(dst, 0)
+		}
+		return []string{""}, dst
+	case ids != nil:
+		for _, i := range ids {
+			dst = append(dst, c.code(i))
+		}
+	case c.c32 != nil:
+		dst = append(dst, c.c32[lo:hi]...)
+	default:
+		for _, x := range c.c8[lo:hi] {
+			dst = append(dst, int32(x))
+		}
+	}
+	return c.dict, dst
 }

@@ -24,7 +24,7 @@ func writeScanLedger(t testing.TB, reps int, edit func(i int, e *ledger.Episode)
 	i := 0
 	for r := range reps {
 		suf := "~" + strconv.Itoa(r)
-		for _, e0 := range d.Episodes {
+		for _, e0 := range d.Episodes() {
 			e := *e0
 			e.EpisodeID += suf
 			e.Task += suf

@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,37 +12,47 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-// Data is an episode table held in memory for analysis.
-type Data struct {
-	Episodes []*ledger.Episode
-	// Columns names the columns the source carried; nil means every
-	// schema column (episodes built in code).
-	Columns []string
-}
-
 // Read loads the episodes of the ledger at path (JSONL, CSV or Parquet; raw
 // JSONL lines are graded with opt.Grader). With opt.Columns, only those of
 // them that a CSV or Parquet file carries are read, and Data.Columns names
 // them, so that a table whose columns are missing fails with a
-// MissingColumnsError while the others are still computed.
+// MissingColumnsError while the others are still computed. A Parquet file
+// is read by columns, row groups in parallel (ledger.ScanParquet), unless
+// it needs the row reader (a warning to give, a null, another layout).
 func Read(path string, opt ledger.ReadOptions) (*Data, error) {
-	if opt.Columns != nil {
-		have, err := ledger.FileColumns(path, opt.Format)
-		if err != nil {
-			return nil, err
+	have, err := ledger.FileColumns(path, opt.Format)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Columns != nil && have != nil {
+		opt.Columns = slices.DeleteFunc(slices.Clone(opt.Columns), func(c string) bool { return !slices.Contains(have, c) })
+	}
+	if format := strings.ToLower(opt.Format); (format == "" || format == "parquet") && have != nil {
+		cols := opt.Columns
+		if cols == nil {
+			cols = have
 		}
-		if have != nil {
-			opt.Columns = slices.DeleteFunc(slices.Clone(opt.Columns), func(c string) bool { return !slices.Contains(have, c) })
+		d := &Data{Columns: opt.Columns}
+		err := d.fill(path, cols)
+		if err == nil {
+			d.release()
+			return d, nil
+		}
+		if !errors.Is(err, ledger.ErrRowScan) {
+			return nil, err
 		}
 	}
 	d := &Data{Columns: opt.Columns}
-	err := ledger.ReadEpisodes(path, opt, func(e *ledger.Episode) error {
-		d.Episodes = append(d.Episodes, e)
+	// Append copies what it keeps.
+	opt.Reuse = true
+	err = ledger.ReadEpisodes(path, opt, func(e *ledger.Episode) error {
+		d.Append(e)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	d.release()
 	return d, nil
 }
 
@@ -75,18 +87,52 @@ func (d *Data) require(what string, cols []string) error {
 	return nil
 }
 
-// filter returns the episodes of d for which keep is true.
-func (d *Data) filter(keep func(e *ledger.Episode) bool) []*ledger.Episode {
-	return filterEps(d.Episodes, keep)
+// each yields every row of d (a slice of them would take 16 bytes a row).
+func (d *Data) each() iter.Seq[row] {
+	return func(yield func(row) bool) {
+		for i := range d.n {
+			if !yield(row{d, int32(i)}) {
+				return
+			}
+		}
+	}
 }
 
-// filterEps returns the episodes of eps for which keep is true.
-func filterEps(eps []*ledger.Episode, keep func(e *ledger.Episode) bool) []*ledger.Episode {
-	var out []*ledger.Episode
+// filter returns the rows of d for which keep is true. It counts them
+// first: on millions of rows appending would copy the slice again and
+// again.
+func (d *Data) filter(keep func(e row) bool) []row {
+	n := 0
+	for i := range d.n {
+		if keep(row{d, int32(i)}) {
+			n++
+		}
+	}
+	out := make([]row, 0, n)
+	for i := range d.n {
+		if e := (row{d, int32(i)}); keep(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// filterEps returns the rows of eps for which keep is true.
+func filterEps(eps []row, keep func(e row) bool) []row {
+	var out []row
 	for _, e := range eps {
 		if keep(e) {
 			out = append(out, e)
 		}
+	}
+	return out
+}
+
+// indices returns the row numbers of rs.
+func indices(rs []row) []int32 {
+	out := make([]int32, len(rs))
+	for k, r := range rs {
+		out[k] = r.i
 	}
 	return out
 }
@@ -107,11 +153,11 @@ var (
 func isPre(mode string) bool { return strings.HasSuffix(mode, "_pre") }
 
 // faulted reports an episode whose assigned fault fired.
-func faulted(e *ledger.Episode) bool { return e.FaultMode != ledger.FaultNone && e.FaultFired }
+func faulted(e row) bool { return e.FaultMode() != ledger.FaultNone && e.FaultFired() }
 
 // committedOrRedelivery reports a fired committed fault or redelivery.
-func committedOrRedelivery(e *ledger.Episode) bool {
-	return e.FaultFired && (in(e.FaultMode, committedModes...) || e.FaultMode == ledger.FaultRedelivery)
+func committedOrRedelivery(e row) bool {
+	return e.FaultFired() && (in(e.FaultMode(), committedModes...) || e.FaultMode() == ledger.FaultRedelivery)
 }
 
 // paperModels is the order in which the paper lists models; others follow
@@ -120,7 +166,7 @@ var paperModels = []string{"gpt-6-astra", "gpt-6-sol", "gpt-5.6-sol", "claude-op
 
 // ordered returns the distinct values of key over eps, in pref order first
 // and then alphabetically.
-func ordered(eps []*ledger.Episode, key func(*ledger.Episode) string, pref []string) []string {
+func ordered(eps []row, key func(row) string, pref []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, e := range eps {
@@ -145,9 +191,9 @@ func ordered(eps []*ledger.Episode, key func(*ledger.Episode) string, pref []str
 	return out
 }
 
-func modelOf(e *ledger.Episode) string     { return e.Model }
-func harnessOf(e *ledger.Episode) string   { return e.Harness }
-func conditionOf(e *ledger.Episode) string { return e.Condition }
+func modelOf(e row) string     { return e.Model() }
+func harnessOf(e row) string   { return e.Harness() }
+func conditionOf(e row) string { return e.Condition() }
 
 // b2f is 1 for true.
 func b2f(b bool) float64 {
@@ -158,9 +204,9 @@ func b2f(b bool) float64 {
 }
 
 // Outcome selectors.
-func dupOf(e *ledger.Episode) float64 { return b2f(e.Duplicated) }
-func tsOf(e *ledger.Episode) float64  { return b2f(e.TaskSuccess) }
-func eosOf(e *ledger.Episode) float64 { return b2f(e.EOS) }
+func dupOf(e row) float64 { return b2f(e.Duplicated()) }
+func tsOf(e row) float64  { return b2f(e.TaskSuccess()) }
+func eosOf(e row) float64 { return b2f(e.EOS()) }
 
 // Columns are the ledger columns tables ns read (with episode_id), for
 // reading only those.
@@ -179,12 +225,13 @@ func Columns(ns []int) []string {
 // RunSeed is the ledger's run seed when every episode has the same one
 // ("" otherwise, or when the seed column was not read).
 func (d *Data) RunSeed() string {
-	if len(d.Episodes) == 0 || d.Columns != nil && !slices.Contains(d.Columns, "seed") {
+	if d.n == 0 || d.Columns != nil && !slices.Contains(d.Columns, "seed") {
 		return ""
 	}
-	s := d.Episodes[0].Seed
-	for _, ep := range d.Episodes {
-		if ep.Seed != s {
+	c := &d.ints[iSeed]
+	s := c.get(0)
+	for i := range int32(d.n) {
+		if c.get(i) != s {
 			return ""
 		}
 	}

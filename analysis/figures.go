@@ -46,7 +46,7 @@ func Figure2(d *Data) *Table {
 	var modes []string
 	for _, m := range ledger.FaultModes.Values {
 		for _, e := range eps {
-			if e.FaultMode == m && m != ledger.FaultNone {
+			if e.FaultMode() == m && m != ledger.FaultNone {
 				modes = append(modes, m)
 				break
 			}
@@ -59,7 +59,7 @@ func Figure2(d *Data) *Table {
 	t.Rows = newRows(models, oneLabel(models), len(t.Columns))
 	for j, m := range modes {
 		mode := m
-		rateColumn(t, eps, rateCol{mode, func(e *ledger.Episode) bool { return e.FaultFired && e.FaultMode == mode }, dupOf}, j, modelOf, models)
+		rateColumn(t, eps, rateCol{mode, func(e row) bool { return e.FaultFired() && e.FaultMode() == mode }, dupOf}, j, modelOf, models)
 	}
 	return t
 }
@@ -89,13 +89,13 @@ func modeGroup(m string) string {
 // class (columns) and model (rows), E1 and E1s, with intervals; the ICC is
 // pooled over models per class.
 func Figure3(d *Data) *Table {
-	eps := d.filter(func(e *ledger.Episode) bool {
-		return in(e.Experiment, "E1", "E1s") && e.FaultFired && in(e.FaultMode, committedModes...)
+	eps := d.filter(func(e row) bool {
+		return in(e.Experiment(), "E1", "E1s") && e.FaultFired() && in(e.FaultMode(), committedModes...)
 	})
 	t := &Table{Name: "figure3", Number: 3, Title: "Duplicate rate by contract class and model (E1, E1s)",
 		Caption:     "Duplicate rate (%) under committed faults (lost acknowledgement, misleading 500, late commit, partial batch) by tool-contract class and model (E1 and E1s, with 95% intervals).",
 		LabelHeader: []string{"Model"}}
-	classes := ordered(eps, func(e *ledger.Episode) string { return e.WriteClass }, ledger.WriteClasses.Values)
+	classes := ordered(eps, func(e row) string { return e.WriteClass() }, ledger.WriteClasses.Values)
 	models := ordered(eps, modelOf, paperModels)
 	for _, c := range classes {
 		t.Columns = append(t.Columns, Column{Key: c, Label: c, ShowCI: true})
@@ -103,7 +103,7 @@ func Figure3(d *Data) *Table {
 	t.Rows = newRows(models, oneLabel(models), len(t.Columns))
 	for j, c := range classes {
 		cl := c
-		rateColumn(t, eps, rateCol{cl, func(e *ledger.Episode) bool { return e.WriteClass == cl }, dupOf}, j, modelOf, models)
+		rateColumn(t, eps, rateCol{cl, func(e row) bool { return e.WriteClass() == cl }, dupOf}, j, modelOf, models)
 	}
 	return t
 }
@@ -112,13 +112,13 @@ func Figure3(d *Data) *Table {
 // timeout by model and hidden world (not executed: timeout_pre; committed:
 // timeout_post; late: timeout_late), E1 minimal vanilla.
 func Figure6(d *Data) *Table {
-	eps := d.filter(func(e *ledger.Episode) bool {
-		return e.Experiment == "E1" && e.FaultFired && in(e.FaultMode, ledger.FaultTimeoutPre, ledger.FaultTimeoutPost, ledger.FaultTimeoutLate)
+	eps := d.filter(func(e row) bool {
+		return e.Experiment() == "E1" && e.FaultFired() && in(e.FaultMode(), ledger.FaultTimeoutPre, ledger.FaultTimeoutPost, ledger.FaultTimeoutLate)
 	})
 	t := &Table{Name: "figure6", Number: 6, Title: "Recovery behaviour after the focal timeout (E1)",
 		Caption:     "Recovery behaviour after the focal timeout, by model and hidden world (minimal scaffold, vanilla, E1): share (%) of episodes per behaviour.",
 		LabelHeader: []string{"World", "Model"}}
-	recs := ordered(eps, func(e *ledger.Episode) string { return e.Recovery }, ledger.Recoveries.Values)
+	recs := ordered(eps, func(e row) string { return e.Recovery() }, ledger.Recoveries.Values)
 	for _, r := range recs {
 		t.Columns = append(t.Columns, Column{Key: r, Label: r})
 	}
@@ -133,10 +133,10 @@ func Figure6(d *Data) *Table {
 		}
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	group := func(e *ledger.Episode) string { return e.FaultMode + "/" + e.Model }
+	group := func(e row) string { return e.FaultMode() + "/" + e.Model() }
 	for j, r := range recs {
 		rec := r
-		rateColumn(t, eps, rateCol{rec, func(*ledger.Episode) bool { return true }, func(e *ledger.Episode) float64 { return b2f(e.Recovery == rec) }}, j, group, keys)
+		rateColumn(t, eps, rateCol{rec, func(row) bool { return true }, func(e row) float64 { return b2f(e.Recovery() == rec) }}, j, group, keys)
 	}
 	return t
 }

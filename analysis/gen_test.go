@@ -282,7 +282,7 @@ func loadSample(t testing.TB) *Data {
 	if err != nil {
 		t.Fatalf("%v (run go test ./analysis/ -run TestGenerateSample -update)", err)
 	}
-	return &Data{Episodes: eps}
+	return NewData(eps)
 }
 
 // TestGenerateSample writes testdata/analysis/sample.jsonl.gz under -update and

@@ -20,12 +20,18 @@ import (
 type Query struct {
 	Inputs []string // ledger paths, read in order as one ledger
 	// Episodes, when Inputs is empty, are the episodes themselves (already
-	// validated), e.g. Data.Episodes: the paper's tables run the same
-	// analyses on the episodes they hold.
+	// validated), for a caller that holds them one by one.
 	Episodes []*ledger.Episode
-	// Rows, when Inputs and Episodes are empty, are rows of any kind, e.g.
-	// an episode with a derived column (the hypotheses' exposures).
-	Rows   []frame.Row
+	// Rows, when Inputs and Episodes are empty, are rows of any kind.
+	Rows []frame.Row
+	// Data, when Inputs, Episodes and Rows are empty, holds the episodes
+	// as columns: Subset names the rows read, in order (nil: all). It is
+	// read by the column scan (--where on codes, frames counted on codes),
+	// like a Parquet ledger, with no value boxed per row: the paper's
+	// tables and the hypotheses (with their derived columns, WithBools)
+	// run the same analyses on the episodes they hold.
+	Data   *Data
+	Subset []int32
 	Format string // jsonl, csv or parquet; "" = from each file's extension
 	Where  string // filter expression (formula.ParseWhere); "" keeps all
 	Weight string // weight column; "" = unweighted
@@ -37,6 +43,9 @@ type Query struct {
 	Warn func(ledger.Problem)
 	// rowPath turns the column scan off (tests compare the two paths).
 	rowPath bool
+	// built, when set, is the frame itself (the tables' rates build it
+	// from their columns); the query reads nothing.
+	built *frame.Frame
 }
 
 // SpecError is a mistake in a query or a spec (an unknown option, a
@@ -72,6 +81,16 @@ func (q *Query) each(opt ledger.ReadOptions, fn func(r frame.Row) error) error {
 		for _, r := range q.Rows {
 			if err := fn(r); err != nil {
 				return fmt.Errorf("%s: %w", q.name(), err)
+			}
+		}
+		if q.Data != nil {
+			// One row value for all: scan's consumers copy what they keep.
+			r := &rowPtr{row{d: q.Data}}
+			for k := range q.dataLen() {
+				r.i = q.dataRow(k)
+				if err := fn(r); err != nil {
+					return fmt.Errorf("%s: %w", q.name(), err)
+				}
 			}
 		}
 		return nil
@@ -120,7 +139,7 @@ func schemaKind(name string) (ledger.Kind, bool) {
 // is an error. It returns the number of episodes read. add must copy what
 // it needs: the reader decodes every row into the same Episode.
 func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.Row, row int64) error) (read int64, err error) {
-	if len(q.Inputs) == 0 && q.Episodes == nil && q.Rows == nil {
+	if len(q.Inputs) == 0 && q.Episodes == nil && q.Rows == nil && q.Data == nil {
 		return 0, specf("no input: a query needs at least one ledger")
 	}
 	where, err := formula.ParseWhere(q.Where)
@@ -250,6 +269,9 @@ func (q *Query) hasColumn(col string) (bool, error) {
 // readFrame streams the query through --where into a frame built by spec.
 // It returns an error naming the input when nothing is left.
 func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
+	if q.built != nil {
+		return q.built, nil
+	}
 	fr, err := q.frameColumns(spec)
 	if err == errRowPath {
 		fr, err = q.frameRows(spec)
@@ -296,4 +318,20 @@ func checkOutcome(fr *frame.Frame, outcome string) error {
 		return fmt.Errorf("outcome %s is always true (%d of %d rows after --where); nothing to fit", outcome, t.N, t.N)
 	}
 	return nil
+}
+
+// dataLen is the number of rows of q.Data the query reads.
+func (q *Query) dataLen() int {
+	if q.Subset != nil {
+		return len(q.Subset)
+	}
+	return q.Data.Len()
+}
+
+// dataRow is the k-th row of q.Data the query reads.
+func (q *Query) dataRow(k int) int32 {
+	if q.Subset != nil {
+		return q.Subset[k]
+	}
+	return int32(k)
 }

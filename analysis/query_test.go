@@ -47,10 +47,40 @@ func TestQuerySources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The ledger as columns: appended, and read from Parquet, whose
+	// episode ids the pairing reads again from the file.
+	pq := filepath.Join(t.TempDir(), "cli.parquet")
+	w, err := ledger.CreateEpisodes(pq, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range eps {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fromParquet, err := Read(pq, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromParquet.ids == nil || fromParquet.ids.end != nil {
+		t.Fatal("the Parquet ledger was read by rows (ids held), want the column scan")
+	}
+	all := make([]int32, len(eps))
+	for i := range all {
+		all[i] = int32(i)
+	}
 	sources := map[string]Query{
-		"one file":  {Inputs: []string{cliLedger}},
-		"two files": {Inputs: splitLedger(t, 200)},
-		"in memory": {Episodes: eps},
+		"one file":          {Inputs: []string{cliLedger}},
+		"two files":         {Inputs: splitLedger(t, 200)},
+		"in memory":         {Episodes: eps},
+		"columns":           {Data: NewData(eps)},
+		"columns by rows":   {Data: NewData(eps), rowPath: true},
+		"columns, a subset": {Data: NewData(eps), Subset: all},
+		"columns, Parquet":  {Data: fromParquet},
 	}
 	type run func(q Query) (any, error)
 	for _, tc := range []struct {
@@ -76,7 +106,7 @@ func TestQuerySources(t *testing.T) {
 		}},
 	} {
 		var want any
-		for _, name := range []string{"one file", "two files", "in memory"} {
+		for _, name := range []string{"one file", "two files", "in memory", "columns", "columns by rows", "columns, a subset", "columns, Parquet"} {
 			got, err := tc.run(sources[name])
 			if err != nil {
 				t.Fatalf("%s from %s: %v", tc.name, name, err)

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"slices"
+
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -9,28 +11,49 @@ import (
 // outcome.
 type rateCol struct {
 	key   string
-	scope func(*ledger.Episode) bool
-	y     func(*ledger.Episode) float64
+	scope func(row) bool
+	y     func(row) float64
 }
 
-// rateRow is an episode in one of the tables' rates, with its group, its
-// 0/1 outcome and its weight as columns for the engine's Rates.
-type rateRow struct {
-	ep    *ledger.Episode
-	group string
-	y, w  float64
+// rateFrame builds the frame that Rates reads for the tables' rates: text
+// columns given per row (group, and the column of stacked rates), then the
+// episode's template (the cluster), outcome y and weight w; the frame is
+// the one frame.Builder.Add would build from such rows, codes interned
+// without a row value per episode.
+type rateFrame struct {
+	b     *frame.Builder
+	codes []int32
+	tmpl  []int32 // template dictionary code → level code, −1 not yet
+	n     int
 }
 
-func (r rateRow) Get(name string) (ledger.Value, bool) {
-	switch name {
-	case "group":
-		return ledger.Value{Kind: ledger.KindString, Str: r.group}, true
-	case "y":
-		return ledger.Value{Kind: ledger.KindBool, Bool: r.y == 1}, true
-	case "w":
-		return ledger.Value{Kind: ledger.KindFloat, Num: r.w}, true
+func newRateFrame(lead []string, weighted bool) *rateFrame {
+	spec := frame.Spec{Columns: append(slices.Clone(lead), "template"), Outcome: "y", Collapse: true}
+	if weighted {
+		spec.Weight = "w"
 	}
-	return r.ep.Get(name)
+	return &rateFrame{b: frame.NewBuilder(spec), codes: make([]int32, len(lead)+1)}
+}
+
+// add adds episode e with the lead columns' texts, outcome y and weight w.
+func (f *rateFrame) add(e row, lead []string, y, w float64) {
+	for j, s := range lead {
+		f.codes[j] = f.b.Intern(j, ledger.KindString, s)
+	}
+	t := &e.d.strs[sTemplate]
+	k := 0
+	if t.active() {
+		k = int(t.code(e.i))
+	}
+	for len(f.tmpl) <= k {
+		f.tmpl = append(f.tmpl, -1)
+	}
+	if f.tmpl[k] < 0 {
+		f.tmpl[k] = f.b.Intern(len(lead), ledger.KindString, t.str(e.i))
+	}
+	f.codes[len(lead)] = f.tmpl[k]
+	f.b.AddCoded(f.codes, y, w)
+	f.n++
 }
 
 // clusteredRates is how the tables and hypotheses compute rates: the
@@ -39,47 +62,44 @@ func (r rateRow) Get(name string) (ledger.Value, bool) {
 // every group (paper-design §2.4), weighted by the episode weight (1 when
 // not positive) if weighted. It returns the rows by group, the ICC and the
 // engine's warnings; nothing in scope gives no rows and a NaN ICC.
-func clusteredRates(eps []*ledger.Episode, col rateCol, groupOf func(*ledger.Episode) string, weighted bool) (map[string]RateRow, float64, []string) {
-	// The rows live in one slice and the engine gets pointers into it:
-	// boxing each rateRow in an interface would allocate once per episode.
-	var rrs []rateRow
+func clusteredRates(eps []row, col rateCol, groupOf func(row) string, weighted bool) (map[string]RateRow, float64, []string) {
+	fr := newRateFrame([]string{"group"}, weighted)
+	lead := make([]string, 1)
 	for _, e := range eps {
 		if !col.scope(e) {
 			continue
 		}
-		if rrs == nil {
-			rrs = make([]rateRow, 0, len(eps))
-		}
-		r := rateRow{ep: e, y: col.y(e), w: 1}
+		lead[0] = ""
 		if groupOf != nil {
-			r.group = groupOf(e)
+			lead[0] = groupOf(e)
 		}
-		if weighted && e.Weight > 0 {
-			r.w = e.Weight
-		}
-		rrs = append(rrs, r)
-	}
-	rows := make([]frame.Row, len(rrs))
-	for i := range rrs {
-		rows[i] = &rrs[i]
+		fr.add(e, lead, col.y(e), episodeWeight(e, weighted))
 	}
 	out := map[string]RateRow{}
-	if len(rows) == 0 {
+	if fr.n == 0 {
 		return out, nan, nil
 	}
-	q := Query{Rows: rows}
+	q := Query{built: fr.b.Frame()}
 	if weighted {
 		q.Weight = "w"
 	}
 	res, err := Rates(q, RatesSpec{Outcome: "y", By: []string{"group"}, Cluster: "template"})
 	if err != nil {
-		// Rows built here always carry their columns; an error is a bug.
+		// Frames built here always carry their columns; an error is a bug.
 		panic("analysis: clusteredRates: " + err.Error())
 	}
 	for _, r := range res.Rows {
 		out[r.Levels[0]] = r
 	}
 	return out, res.ICC, res.Warnings
+}
+
+// episodeWeight is e's weight when weighted and positive, else 1.
+func episodeWeight(e row, weighted bool) float64 {
+	if w := e.Weight(); weighted && w > 0 {
+		return w
+	}
+	return 1
 }
 
 // rateCellOf is a rate (percent) with its Wilson interval on the clustered
@@ -95,7 +115,7 @@ func rateCellOf(r RateRow, ok bool) Cell {
 // rateColumn fills column j of rows (one per group value) with col's rate,
 // pooling the ICC over every group of eps; the engine's warnings (an
 // undefined ICC, a tiny n_eff) go under the table.
-func rateColumn(t *Table, eps []*ledger.Episode, col rateCol, j int, groupOf func(*ledger.Episode) string, groups []string) {
+func rateColumn(t *Table, eps []row, col rateCol, j int, groupOf func(row) string, groups []string) {
 	rates, _, warns := clusteredRates(eps, col, groupOf, true)
 	for _, w := range warns {
 		t.warnf("%s: %s", t.columnLabel(col.key), w)
@@ -111,7 +131,7 @@ func rateColumn(t *Table, eps []*ledger.Episode, col rateCol, j int, groupOf fun
 
 // meanCell is the mean of f over eps (NaN if empty); values for which f
 // reports !ok are skipped.
-func meanCell(eps []*ledger.Episode, f func(*ledger.Episode) (float64, bool), digits int) Cell {
+func meanCell(eps []row, f func(row) (float64, bool), digits int) Cell {
 	var s float64
 	var n int
 	for _, e := range eps {

@@ -14,7 +14,7 @@ func ReadData(path string, opt ledger.ReadOptions) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(d.Episodes) == 0 {
+	if d.Len() == 0 {
 		return nil, fmt.Errorf("%s: no episodes", path)
 	}
 	return d, nil

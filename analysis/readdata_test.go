@@ -40,8 +40,8 @@ func TestReadData(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(d.Episodes) != len(want.Episodes) || len(d.Episodes) == 0 {
-				t.Fatalf("%d episodes, want %d", len(d.Episodes), len(want.Episodes))
+			if d.Len() != want.Len() || d.Len() == 0 {
+				t.Fatalf("%d episodes, want %d", d.Len(), want.Len())
 			}
 			if tc.cols != nil && (len(d.Columns) != 1 || d.Columns[0] != "duplicated") {
 				t.Errorf("Columns = %v, want the one the file has", d.Columns)

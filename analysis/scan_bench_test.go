@@ -27,7 +27,7 @@ func scanBenchLedger(b *testing.B) string {
 	if p := os.Getenv("LIMBO_SCAN_LEDGER"); p != "" {
 		return p
 	}
-	reps := scanBenchRows / len(loadSample(b).Episodes)
+	reps := scanBenchRows / loadSample(b).Len()
 	return writeScanLedger(b, reps, nil)
 }
 

@@ -34,7 +34,7 @@ type ShapleyResult struct {
 // the factor groups for the 0/1 outcome duplicated of eps (paper-design
 // §4.2) with the engine's Shapley: every subset of factors is fitted as
 // main effects (treatment dummies) on episode-level Bernoulli rows.
-func decompose(eps []*ledger.Episode, fs []factor) (ShapleyResult, error) {
+func decompose(eps []row, fs []factor) (ShapleyResult, error) {
 	r := ShapleyResult{Total: nan, DupRate: nan, Episodes: len(eps), Warnings: []string{}}
 	var terms []string
 	for _, f := range fs {
@@ -54,7 +54,7 @@ func decompose(eps []*ledger.Episode, fs []factor) (ShapleyResult, error) {
 	if s == 0 || s == float64(len(eps)) {
 		return r, fmt.Errorf("duplicated is constant (%.0f%%): no variance to explain", r.DupRate)
 	}
-	sd, err := Shapley(Query{Episodes: eps}, ShapleySpec{Formula: "duplicated ~ " + strings.Join(terms, " + ")})
+	sd, err := Shapley(Query{Data: eps[0].d, Subset: indices(eps)}, ShapleySpec{Formula: "duplicated ~ " + strings.Join(terms, " + ")})
 	if err != nil {
 		return r, err
 	}
@@ -93,20 +93,20 @@ func table4(d *Data) (*Table, map[string]ShapleyResult, error) {
 			{Key: "cannot", Label: "read-back cannot"},
 		},
 	}
-	splits := []func(*ledger.Episode) bool{
+	splits := []func(row) bool{
 		committedOrRedelivery,
-		func(e *ledger.Episode) bool { return e.FaultFired && in(e.FaultMode, resolvesModes...) },
-		func(e *ledger.Episode) bool { return e.FaultFired && in(e.FaultMode, cannotModes...) },
+		func(e row) bool { return e.FaultFired() && in(e.FaultMode(), resolvesModes...) },
+		func(e row) bool { return e.FaultFired() && in(e.FaultMode(), cannotModes...) },
 	}
 	blocks := []struct {
 		key   string
-		scope func(*ledger.Episode) bool
+		scope func(row) bool
 		fs    []factor
 	}{
 		{"E1", expIn("E1", "E1s"), []factor{factorContract, factorMode, factorModel}},
 		// "Native" as in Table 8: the native contract without the guard.
-		{"E3", func(e *ledger.Episode) bool {
-			return e.Experiment == "E3" && e.Contract == ledger.ContractNative && e.Condition == "vanilla"
+		{"E3", func(e row) bool {
+			return e.Experiment() == "E3" && e.Contract() == ledger.ContractNative && e.Condition() == "vanilla"
 		}, []factor{factorContract, factorHarness, factorMode, factorModel}},
 	}
 	out := map[string]ShapleyResult{}
@@ -122,12 +122,7 @@ func table4(d *Data) (*Table, map[string]ShapleyResult, error) {
 		labels = append(labels, []string{b.key, "total pseudo-R²"}, []string{b.key, "duplicate rate (%)"}, []string{b.key, "episodes"})
 		t.Rows = append(t.Rows, newRows(keys, labels, len(t.Columns))...)
 		for j, split := range splits {
-			var eps []*ledger.Episode
-			for _, e := range d.Episodes {
-				if b.scope(e) && split(e) {
-					eps = append(eps, e)
-				}
-			}
+			eps := d.filter(func(e row) bool { return b.scope(e) && split(e) })
 			r, err := decompose(eps, b.fs)
 			if err != nil {
 				t.warnf("%s %s: %v", b.key, t.Columns[j].Key, err)

@@ -22,17 +22,17 @@ type outcome struct {
 func shuffleOutcomes(d *Data, seed uint64) *Data {
 	out := &Data{}
 	var os []outcome
-	for _, e := range d.Episodes {
+	for _, e := range d.Episodes() {
 		os = append(os, outcome{e.Duplicated, e.TaskSuccess, e.EOS, e.ReportedSuccess, e.UncertaintyListed, e.Overclaim, e.ToolCalls, e.AgentTimeS, e.CostUSD, e.Recovery})
 	}
 	r := rand.New(rand.NewPCG(seed, 1))
 	r.Shuffle(len(os), func(i, j int) { os[i], os[j] = os[j], os[i] })
-	for i, e := range d.Episodes {
+	for i, e := range d.Episodes() {
 		c := *e
 		o := os[i]
 		c.Duplicated, c.TaskSuccess, c.EOS, c.ReportedSuccess, c.UncertaintyListed, c.Overclaim = o.dup, o.ts, o.eos, o.rep, o.unc, o.over
 		c.ToolCalls, c.AgentTimeS, c.CostUSD, c.Recovery = o.calls, o.time, o.cost, o.rec
-		out.Episodes = append(out.Episodes, &c)
+		out.Append(&c)
 	}
 	return out
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -50,8 +49,8 @@ func TableColumns(n int) []string {
 }
 
 // expIn selects episodes of the given experiments.
-func expIn(exps ...string) func(*ledger.Episode) bool {
-	return func(e *ledger.Episode) bool { return in(e.Experiment, exps...) }
+func expIn(exps ...string) func(row) bool {
+	return func(e row) bool { return in(e.Experiment(), exps...) }
 }
 
 // Table3 is E1 by model: duplicate rates under committed faults (read-back
@@ -109,10 +108,10 @@ func Table3With(d *Data, icc string) (*Table, error) {
 	models := ordered(eps, modelOf, paperModels)
 	t.Rows = newRows(models, oneLabel(models), len(t.Columns))
 	cols := []rateCol{
-		{"dup_resolves", func(e *ledger.Episode) bool { return e.FaultFired && in(e.FaultMode, resolvesModes...) }, dupOf},
-		{"dup_late", func(e *ledger.Episode) bool { return e.FaultFired && in(e.FaultMode, lateModes...) }, dupOf},
-		{"dup_redelivery", func(e *ledger.Episode) bool { return e.FaultFired && e.FaultMode == ledger.FaultRedelivery }, dupOf},
-		{"ts_pre", func(e *ledger.Episode) bool { return e.FaultFired && isPre(e.FaultMode) }, tsOf},
+		{"dup_resolves", func(e row) bool { return e.FaultFired() && in(e.FaultMode(), resolvesModes...) }, dupOf},
+		{"dup_late", func(e row) bool { return e.FaultFired() && in(e.FaultMode(), lateModes...) }, dupOf},
+		{"dup_redelivery", func(e row) bool { return e.FaultFired() && e.FaultMode() == ledger.FaultRedelivery }, dupOf},
+		{"ts_pre", func(e row) bool { return e.FaultFired() && isPre(e.FaultMode()) }, tsOf},
 		{"eos_faulted", faulted, eosOf},
 	}
 	if icc == ICCPooled {
@@ -126,48 +125,32 @@ func Table3With(d *Data, icc string) (*Table, error) {
 	return t, nil
 }
 
-// stackedRow is an episode in one column of a table whose rates share one
-// ICC: rateRow with the column's key as the stratum "column".
-type stackedRow struct {
-	rateRow
-	column string
-}
-
-func (r stackedRow) Get(name string) (ledger.Value, bool) {
-	if name == "column" {
-		return ledger.Value{Kind: ledger.KindString, Str: r.column}, true
-	}
-	return r.rateRow.Get(name)
-}
-
 // pooledRateColumns fills every column of cols as rateColumn does, but with
 // one ICC for all of them: the engine's Rates over the stacked (episode,
 // column) rows grouped by column and group, with the ICC estimated within
 // each column and pooled (RatesSpec.ICCBy). Rates and n come out as per
 // column; only n_eff and the intervals change.
-func pooledRateColumns(t *Table, eps []*ledger.Episode, cols []rateCol, groupOf func(*ledger.Episode) string, groups []string) {
-	var rows []frame.Row
+func pooledRateColumns(t *Table, eps []row, cols []rateCol, groupOf func(row) string, groups []string) {
+	fr := newRateFrame([]string{"column", "group"}, true)
+	lead := make([]string, 2)
 	for _, c := range cols {
 		for _, e := range eps {
 			if !c.scope(e) {
 				continue
 			}
-			r := rateRow{ep: e, group: groupOf(e), y: c.y(e), w: 1}
-			if e.Weight > 0 {
-				r.w = e.Weight
-			}
-			rows = append(rows, stackedRow{r, c.key})
+			lead[0], lead[1] = c.key, groupOf(e)
+			fr.add(e, lead, c.y(e), episodeWeight(e, true))
 		}
 	}
-	if len(rows) == 0 {
+	if fr.n == 0 {
 		for j := range cols {
 			rateColumn(t, eps, cols[j], j, groupOf, groups)
 		}
 		return
 	}
-	res, err := Rates(Query{Rows: rows, Weight: "w"}, RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"}})
+	res, err := Rates(Query{built: fr.b.Frame(), Weight: "w"}, RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"}})
 	if err != nil {
-		// Rows built here always carry their columns; an error is a bug.
+		// Frames built here always carry their columns; an error is a bug.
 		panic("analysis: pooledRateColumns: " + err.Error())
 	}
 	for _, w := range res.Warnings {
@@ -195,8 +178,8 @@ func Table5(d *Data) (*Table, error) {
 	if err := d.require("Table 5", tableColumns[5]); err != nil {
 		return nil, err
 	}
-	eps := d.filter(func(e *ledger.Episode) bool {
-		return in(e.Experiment, "E2", "E2k") && in(e.Condition, "vanilla", "guard")
+	eps := d.filter(func(e row) bool {
+		return in(e.Experiment(), "E2", "E2k") && in(e.Condition(), "vanilla", "guard")
 	})
 	t := &Table{
 		Number:      5,
@@ -226,10 +209,10 @@ func Table5(d *Data) (*Table, error) {
 	if len(eps) == 0 {
 		t.warnf("no E2/E2k vanilla or guard episodes")
 	}
-	group := func(e *ledger.Episode) string { return e.Contract + "/" + e.Condition }
+	group := func(e row) string { return e.Contract() + "/" + e.Condition() }
 	for j, m := range modes {
 		mode := m.key
-		rateColumn(t, eps, rateCol{mode, func(e *ledger.Episode) bool { return e.FaultFired && e.FaultMode == mode }, dupOf}, j, group, keys)
+		rateColumn(t, eps, rateCol{mode, func(e row) bool { return e.FaultFired() && e.FaultMode() == mode }, dupOf}, j, group, keys)
 	}
 	return t, nil
 }
@@ -268,8 +251,8 @@ func Table6(d *Data) (*Table, error) {
 	}
 	// wait-Δ conditions present in the data, in increasing Δ.
 	var waits []int
-	for _, e := range d.Episodes {
-		if s, ok := strings.CutPrefix(e.Condition, "wait-"); ok {
+	for e := range d.each() {
+		if s, ok := strings.CutPrefix(e.Condition(), "wait-"); ok {
 			var w int
 			if _, err := fmt.Sscanf(s, "%d", &w); err == nil && !containsInt(waits, w) {
 				waits = append(waits, w)
@@ -288,31 +271,31 @@ func Table6(d *Data) (*Table, error) {
 		labels = append(labels, []string{r.label})
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	fixed := d.filter(func(e *ledger.Episode) bool {
-		return in(e.Experiment, "E2", "E2k", "E5") && e.FaultMode == ledger.FaultTimeoutLate && e.FaultFired
+	fixed := d.filter(func(e row) bool {
+		return in(e.Experiment(), "E2", "E2k", "E5") && e.FaultMode() == ledger.FaultTimeoutLate && e.FaultFired()
 	})
-	tail := d.filter(func(e *ledger.Episode) bool {
-		return e.Experiment == "E5" && e.FaultMode == ledger.FaultTimeoutLateTail && e.FaultFired
+	tail := d.filter(func(e row) bool {
+		return e.Experiment() == "E5" && e.FaultMode() == ledger.FaultTimeoutLateTail && e.FaultFired()
 	})
 	if len(fixed)+len(tail) == 0 {
 		t.warnf("no late-commit episodes in E2/E2k/E5")
 	}
-	group := func(e *ledger.Episode) string {
-		if e.Contract == ledger.ContractKeysEverywhere {
-			if e.Condition == "vanilla" {
+	group := func(e row) string {
+		if e.Contract() == ledger.ContractKeysEverywhere {
+			if e.Condition() == "vanilla" {
 				return "keys"
 			}
-			return "keys/" + e.Condition
+			return "keys/" + e.Condition()
 		}
-		return e.Condition
+		return e.Condition()
 	}
-	all := func(*ledger.Episode) bool { return true }
-	timeMin := func(e *ledger.Episode) (float64, bool) { return e.AgentTimeS / 60, true }
-	for k, set := range [][]*ledger.Episode{fixed, tail} {
+	all := func(row) bool { return true }
+	timeMin := func(e row) (float64, bool) { return e.AgentTimeS() / 60, true }
+	for k, set := range [][]row{fixed, tail} {
 		off := 3 * k
 		rateColumn(t, set, rateCol{t.Columns[off].Key, all, eosOf}, off, group, keys)
 		rateColumn(t, set, rateCol{t.Columns[off+1].Key, all, dupOf}, off+1, group, keys)
-		by := map[string][]*ledger.Episode{}
+		by := map[string][]row{}
 		for _, e := range set {
 			by[group(e)] = append(by[group(e)], e)
 		}
@@ -323,7 +306,7 @@ func Table6(d *Data) (*Table, error) {
 	// P(δ ≤ Δ) over the distinct tail worlds (delays are shared by models).
 	worlds := map[string]float64{}
 	for _, e := range tail {
-		worlds[e.Template+"#"+fmt.Sprint(e.Instance)+"/"+fmt.Sprint(e.FocalIndex)] = e.DelayS
+		worlds[e.Template()+"#"+fmt.Sprint(e.Instance())+"/"+fmt.Sprint(e.FocalIndex())] = e.DelayS()
 	}
 	for i, r := range rowsSpec {
 		c := numCell(Percent, nan, 0)
@@ -367,8 +350,8 @@ func Table7(d *Data) (*Table, error) {
 	if err := d.require("Table 7", tableColumns[7]); err != nil {
 		return nil, err
 	}
-	eps := d.filter(func(e *ledger.Episode) bool {
-		return e.Experiment == "E2" && e.Contract == ledger.ContractNative && faulted(e)
+	eps := d.filter(func(e row) bool {
+		return e.Experiment() == "E2" && e.Contract() == ledger.ContractNative && faulted(e)
 	})
 	t := &Table{
 		Number:      7,
@@ -386,16 +369,16 @@ func Table7(d *Data) (*Table, error) {
 	}
 	type metric struct {
 		key, label string
-		y          func(*ledger.Episode) float64
-		mean       func(*ledger.Episode) (float64, bool)
+		y          func(row) float64
+		mean       func(row) (float64, bool)
 		digits     int
 	}
 	metrics := []metric{
 		{key: "eos", label: "EOS (%)", y: eosOf},
 		{key: "dup", label: "Duplicate rate (%)", y: dupOf},
 		{key: "ts", label: "TS (%)", y: tsOf},
-		{key: "calls", label: "Tool calls (mean)", mean: func(e *ledger.Episode) (float64, bool) { return float64(e.ToolCalls), true }, digits: 1},
-		{key: "time", label: "Time (min, mean)", mean: func(e *ledger.Episode) (float64, bool) { return e.AgentTimeS / 60, true }, digits: 1},
+		{key: "calls", label: "Tool calls (mean)", mean: func(e row) (float64, bool) { return float64(e.ToolCalls()), true }, digits: 1},
+		{key: "time", label: "Time (min, mean)", mean: func(e row) (float64, bool) { return e.AgentTimeS() / 60, true }, digits: 1},
 	}
 	var keys []string
 	var labels [][]string
@@ -407,7 +390,7 @@ func Table7(d *Data) (*Table, error) {
 	}
 	hasCost := false
 	for _, e := range eps {
-		if e.CostUSD != nil {
+		if _, ok := e.CostUSD(); ok {
 			hasCost = true
 			break
 		}
@@ -417,13 +400,13 @@ func Table7(d *Data) (*Table, error) {
 		labels = append(labels, []string{"Cost (USD per episode)", "all models"})
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	byCond := map[string][]*ledger.Episode{}
+	byCond := map[string][]row{}
 	for _, e := range eps {
-		byCond[e.Condition] = append(byCond[e.Condition], e)
+		byCond[e.Condition()] = append(byCond[e.Condition()], e)
 	}
 	// ICC pooled over the experiment (all conditions and models) per metric.
-	all := func(*ledger.Episode) bool { return true }
-	cellKey := func(e *ledger.Episode) string { return e.Condition + "\x00" + e.Model }
+	all := func(row) bool { return true }
+	cellKey := func(e row) string { return e.Condition() + "\x00" + e.Model() }
 	rates := make([]map[string]RateRow, len(metrics))
 	for mi, m := range metrics {
 		if m.y != nil {
@@ -436,9 +419,9 @@ func Table7(d *Data) (*Table, error) {
 	}
 	for j, cond := range conds {
 		ce := byCond[cond]
-		byModel := map[string][]*ledger.Episode{}
+		byModel := map[string][]row{}
 		for _, e := range ce {
-			byModel[e.Model] = append(byModel[e.Model], e)
+			byModel[e.Model()] = append(byModel[e.Model()], e)
 		}
 		for mi, m := range metrics {
 			rowOff := mi * len(models)
@@ -452,12 +435,7 @@ func Table7(d *Data) (*Table, error) {
 			}
 		}
 		if hasCost {
-			c := meanCell(ce, func(e *ledger.Episode) (float64, bool) {
-				if e.CostUSD == nil {
-					return 0, false
-				}
-				return *e.CostUSD, true
-			}, 3)
+			c := meanCell(ce, func(e row) (float64, bool) { return e.CostUSD() }, 3)
 			t.Rows[len(t.Rows)-1].Cells[j] = c
 		}
 	}
@@ -472,8 +450,8 @@ func Table8(d *Data) (*Table, error) {
 	if err := d.require("Table 8", tableColumns[8]); err != nil {
 		return nil, err
 	}
-	eps := d.filter(func(e *ledger.Episode) bool {
-		return e.Experiment == "E3" && e.Contract == ledger.ContractNative && in(e.Condition, "vanilla", "guard")
+	eps := d.filter(func(e row) bool {
+		return e.Experiment() == "E3" && e.Contract() == ledger.ContractNative && in(e.Condition(), "vanilla", "guard")
 	})
 	t := &Table{
 		Number:      8,
@@ -496,24 +474,24 @@ func Table8(d *Data) (*Table, error) {
 	var keys []string
 	var labels [][]string
 	for _, h := range harnesses {
-		for _, m := range ordered(filterEps(eps, func(e *ledger.Episode) bool { return e.Harness == h }), modelOf, paperModels) {
+		for _, m := range ordered(filterEps(eps, func(e row) bool { return e.Harness() == h }), modelOf, paperModels) {
 			keys = append(keys, h+"/"+m)
 			labels = append(labels, []string{h, m})
 		}
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	group := func(e *ledger.Episode) string { return e.Harness + "/" + e.Model }
-	native := func(e *ledger.Episode) bool { return e.Condition == "vanilla" }
+	group := func(e row) string { return e.Harness() + "/" + e.Model() }
+	native := func(e row) bool { return e.Condition() == "vanilla" }
 	cols := []rateCol{
-		{"dup_committed", func(e *ledger.Episode) bool {
-			return native(e) && e.FaultFired && in(e.FaultMode, resolvesModes...)
+		{"dup_committed", func(e row) bool {
+			return native(e) && e.FaultFired() && in(e.FaultMode(), resolvesModes...)
 		}, dupOf},
-		{"dup_late", func(e *ledger.Episode) bool { return native(e) && e.FaultFired && in(e.FaultMode, lateModes...) }, dupOf},
-		{"dup_redelivery", func(e *ledger.Episode) bool {
-			return native(e) && e.FaultFired && e.FaultMode == ledger.FaultRedelivery
+		{"dup_late", func(e row) bool { return native(e) && e.FaultFired() && in(e.FaultMode(), lateModes...) }, dupOf},
+		{"dup_redelivery", func(e row) bool {
+			return native(e) && e.FaultFired() && e.FaultMode() == ledger.FaultRedelivery
 		}, dupOf},
-		{"eos_native", func(e *ledger.Episode) bool { return native(e) && faulted(e) }, eosOf},
-		{"eos_guard", func(e *ledger.Episode) bool { return e.Condition == "guard" && faulted(e) }, eosOf},
+		{"eos_native", func(e row) bool { return native(e) && faulted(e) }, eosOf},
+		{"eos_guard", func(e row) bool { return e.Condition() == "guard" && faulted(e) }, eosOf},
 	}
 	for j, c := range cols {
 		rateColumn(t, eps, c, j, group, keys)
@@ -534,8 +512,8 @@ func Table9(d *Data) (*Table, error) {
 	}
 	k := d.filter(expIn("E3k"))
 	models := ordered(k, modelOf, paperModels)
-	eps := d.filter(func(e *ledger.Episode) bool {
-		return in(e.Experiment, "E3", "E3k") && in(e.Model, models...) && in(e.Condition, "vanilla", "guard")
+	eps := d.filter(func(e row) bool {
+		return in(e.Experiment(), "E3", "E3k") && in(e.Model(), models...) && in(e.Condition(), "vanilla", "guard")
 	})
 	t := &Table{
 		Number:      9,
@@ -562,15 +540,15 @@ func Table9(d *Data) (*Table, error) {
 		}
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	group := func(e *ledger.Episode) string { return e.Harness + "/" + e.Model }
+	group := func(e row) string { return e.Harness() + "/" + e.Model() }
 	for j := 0; j < 4; j++ {
 		ct, cond, _ := strings.Cut(t.Columns[j].Key, "/")
-		rateColumn(t, eps, rateCol{t.Columns[j].Key, func(e *ledger.Episode) bool {
-			return e.Contract == ct && e.Condition == cond && committedOrRedelivery(e)
+		rateColumn(t, eps, rateCol{t.Columns[j].Key, func(e row) bool {
+			return e.Contract() == ct && e.Condition() == cond && committedOrRedelivery(e)
 		}, dupOf}, j, group, keys)
 	}
-	rateColumn(t, eps, rateCol{"eos_keys_guard", func(e *ledger.Episode) bool {
-		return e.Contract == ledger.ContractKeysEverywhere && e.Condition == "guard" && faulted(e)
+	rateColumn(t, eps, rateCol{"eos_keys_guard", func(e row) bool {
+		return e.Contract() == ledger.ContractKeysEverywhere && e.Condition() == "guard" && faulted(e)
 	}, eosOf}, 4, group, keys)
 	return t, nil
 }
@@ -596,14 +574,16 @@ func Table10(d *Data) (*Table, error) {
 			{Key: "pairs", Label: "pairs"},
 		},
 	}
-	plainArm := d.filter(func(e *ledger.Episode) bool { return e.Cue == ledger.CuePlain })
-	defaults := map[string]*ledger.Episode{}
-	for _, e := range d.Episodes {
-		if e.Cue == ledger.CuePlain || e.Condition != "vanilla" || e.Contract != ledger.ContractNative || !in(e.Experiment, "E6", "E1") {
+	plainArm := d.filter(func(e row) bool { return e.Cue() == ledger.CuePlain })
+	// Keyed on the codes of harness and pair_key: the same text is the
+	// same code within one Data, and a code costs no string per episode.
+	defaults := map[[2]int32]row{}
+	for e := range d.each() {
+		if e.Cue() == ledger.CuePlain || e.Condition() != "vanilla" || e.Contract() != ledger.ContractNative || !in(e.Experiment(), "E6", "E1") {
 			continue
 		}
-		k := e.Harness + "|" + e.PairKey
-		if old, ok := defaults[k]; !ok || (old.Experiment != "E6" && e.Experiment == "E6") {
+		k := e.harnessPair()
+		if old, ok := defaults[k]; !ok || (old.Experiment() != "E6" && e.Experiment() == "E6") {
 			defaults[k] = e
 		}
 	}
@@ -632,17 +612,17 @@ func Table10(d *Data) (*Table, error) {
 	for i, f := range families {
 		// Each plain episode with its chosen default: the engine's pairing
 		// (as the paired command) on cue within harness and pair_key.
-		var eps []*ledger.Episode
+		var eps []row
 		for _, e := range plainArm {
-			if !f.mode(e.FaultMode) {
+			if !f.mode(e.FaultMode()) {
 				continue
 			}
-			def, ok := defaults[e.Harness+"|"+e.PairKey]
+			def, ok := defaults[e.harnessPair()]
 			if !ok {
 				unmatched++
 				continue
 			}
-			if f.key != "none" && (!e.FaultFired || !def.FaultFired) {
+			if f.key != "none" && (!e.FaultFired() || !def.FaultFired()) {
 				continue
 			}
 			eps = append(eps, def, e)
@@ -650,7 +630,7 @@ func Table10(d *Data) (*Table, error) {
 		var tb pairTable
 		if len(eps) > 0 {
 			var w warnings
-			pr, err := (&Query{Episodes: eps}).readPairing(f.outcome, "cue", []string{"harness", "pair_key"}, "", ledger.CueDefault, []string{ledger.CuePlain}, &w)
+			pr, err := (&Query{Data: d, Subset: indices(eps)}).readPairing(f.outcome, "cue", []string{"harness", "pair_key"}, "", ledger.CueDefault, []string{ledger.CuePlain}, &w)
 			if err != nil {
 				return nil, fmt.Errorf("Table 10: %s: %w", f.label, err)
 			}
@@ -727,7 +707,7 @@ func Table13(d *Data) (*Table, error) {
 	t.Rows = newRows(guardComparators, oneLabel(guardComparators), len(t.Columns))
 	// The engine's pairing (as the paired command): within each pair_key,
 	// guard and other episodes matched k-th with k-th in episode_id order.
-	q := Query{Episodes: d.Episodes, Where: `experiment == "E2" && contract == "native" && fault_mode != "none" && fault_fired`}
+	q := Query{Data: d, Where: `experiment == "E2" && contract == "native" && fault_mode != "none" && fault_fired`}
 	var w warnings
 	var tabs [6]pairTable
 	pr, err := q.readPairing("eos", "condition", []string{"pair_key"}, "", "guard", guardComparators, &w)

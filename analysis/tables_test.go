@@ -39,7 +39,7 @@ func TestTable13HandCheck(t *testing.T) {
 		case i < 16:
 			g.EOS, v.EOS = true, true
 		}
-		d.Episodes = append(d.Episodes, g, v)
+		d.Append(g, v)
 	}
 	tb, err := Table13(d)
 	if err != nil {
@@ -69,7 +69,7 @@ func TestTable3HandCheck(t *testing.T) {
 	for i := range 10 {
 		e := ep("E1", "m", "vanilla", "T01", ledger.FaultTimeoutLate)
 		e.Duplicated = i < 3
-		d.Episodes = append(d.Episodes, e)
+		d.Append(e)
 	}
 	tb, err := Table3(d)
 	if err != nil {
@@ -100,7 +100,7 @@ func TestClusteredNEff(t *testing.T) {
 		}
 		e := ep("E1", "m", "vanilla", tm, ledger.FaultRedelivery)
 		e.Duplicated = (i < 4) || i == 9
-		d.Episodes = append(d.Episodes, e)
+		d.Append(e)
 	}
 	tb, err := Table3(d)
 	if err != nil {
@@ -120,7 +120,7 @@ func TestTable6PDelta(t *testing.T) {
 		for _, cond := range []string{"wait-60", "wait-300"} {
 			e := ep("E5", "m", cond, fmt.Sprintf("T%02d", i), ledger.FaultTimeoutLateTail)
 			e.DelayS = dl
-			d.Episodes = append(d.Episodes, e)
+			d.Append(e)
 		}
 	}
 	tb, err := Table6(d)
@@ -136,8 +136,8 @@ func TestTable6PDelta(t *testing.T) {
 
 // A ledger without a needed column gets an error naming it.
 func TestMissingColumns(t *testing.T) {
-	d := &Data{Episodes: []*ledger.Episode{ep("E1", "m", "vanilla", "T01", ledger.FaultNone)},
-		Columns: []string{"experiment", "model", "template", "fault_mode", "fault_fired", "duplicated", "eos"}}
+	d := &Data{Columns: []string{"experiment", "model", "template", "fault_mode", "fault_fired", "duplicated", "eos"}}
+	d.Append(ep("E1", "m", "vanilla", "T01", ledger.FaultNone))
 	_, err := Table3(d)
 	var mc *MissingColumnsError
 	if !errors.As(err, &mc) || len(mc.Missing) != 1 || mc.Missing[0] != "task_success" {
@@ -191,7 +191,7 @@ func rowExists(t *Table, key string) bool {
 func TestSampleHandChecks(t *testing.T) {
 	d := loadSample(t)
 	count := func(keep func(*ledger.Episode) bool, y func(*ledger.Episode) bool) (k, n int) {
-		for _, e := range d.Episodes {
+		for _, e := range d.Episodes() {
 			if keep(e) {
 				n++
 				if y(e) {
@@ -221,7 +221,7 @@ func TestSampleHandChecks(t *testing.T) {
 	}
 	// Table 13, guard vs vanilla: discordant pairs by pair_key.
 	g, v := map[string]bool{}, map[string]bool{}
-	for _, e := range d.Episodes {
+	for _, e := range d.Episodes() {
 		if e.Experiment == "E2" && e.Contract == "native" && e.FaultMode != "none" && e.FaultFired {
 			switch e.Condition {
 			case "guard":
@@ -261,10 +261,10 @@ func TestDegenerateLedgers(t *testing.T) {
 			if exp == "E6" {
 				e.Cue = ledger.CuePlain
 			}
-			constant.Episodes = append(constant.Episodes, e)
+			constant.Append(e)
 		}
 	}
-	for name, d := range map[string]*Data{"empty": {}, "one episode": {Episodes: []*ledger.Episode{one}}, "constant outcomes": constant} {
+	for name, d := range map[string]*Data{"empty": {}, "one episode": NewData([]*ledger.Episode{one}), "constant outcomes": constant} {
 		res := Analyze(d, paperOptions())
 		if len(res.Tables) != len(TableNumbers) || len(res.Hypotheses) != 6 {
 			t.Errorf("%s: %d tables, %d hypotheses, warnings %v", name, len(res.Tables), len(res.Hypotheses), res.Warnings)
@@ -280,7 +280,7 @@ func TestDegenerateLedgers(t *testing.T) {
 func onlyColumns(t *testing.T, d *Data, cols []string) *Data {
 	t.Helper()
 	out := &Data{Columns: cols}
-	for _, e := range d.Episodes {
+	for _, e := range d.Episodes() {
 		b, _ := json.Marshal(e)
 		var m map[string]any
 		json.Unmarshal(b, &m)
@@ -294,7 +294,7 @@ func onlyColumns(t *testing.T, d *Data, cols []string) *Data {
 		if err := json.Unmarshal(b, c); err != nil {
 			t.Fatal(err)
 		}
-		out.Episodes = append(out.Episodes, c)
+		out.Append(c)
 	}
 	return out
 }

@@ -41,6 +41,10 @@ type Vec struct {
 	Ints    []int64
 	Floats  []float64
 	Bools   []bool
+	// Valid marks the rows that have a value in an optional column
+	// (cost_usd) scanned with ScanParquetNulls; nil when every row has
+	// one. A null row's value is 0.
+	Valid []bool
 }
 
 // Bytes returns row i of a high-cardinality string column.
@@ -75,6 +79,13 @@ func ScanParquetChecked(path string, columns, checked []string, fn func(*Batch) 
 	return scanParquet(path, columns, checked, true, fn)
 }
 
+// ScanParquetNulls is ScanParquetChecked that also scans nulls in an
+// optional column (cost_usd) rather than giving up on them: such a
+// column's Vec then has Valid set.
+func ScanParquetNulls(path string, columns, checked []string, fn func(*Batch) error) error {
+	return scanParquetWith(path, columns, checked, true, true, fn)
+}
+
 // RescanParquet is ScanParquet for a file that ScanParquet has read
 // without an error: the unique ids are not checked again.
 func RescanParquet(path string, columns []string, fn func(*Batch) error) error {
@@ -82,6 +93,10 @@ func RescanParquet(path string, columns []string, fn func(*Batch) error) error {
 }
 
 func scanParquet(path string, columns, checked []string, checkIDs bool, fn func(*Batch) error) error {
+	return scanParquetWith(path, columns, checked, checkIDs, false, fn)
+}
+
+func scanParquetWith(path string, columns, checked []string, checkIDs, nulls bool, fn func(*Batch) error) error {
 	if len(columns) == 0 || !strings.HasSuffix(strings.ToLower(path), ".parquet") {
 		return ErrRowScan
 	}
@@ -116,13 +131,6 @@ func scanParquet(path string, columns, checked []string, checkIDs bool, fn func(
 			m &^= 1 << uint(i)
 		}
 	}
-	// Cross-column plausibility checks raise warnings row by row; the
-	// row reader gives them.
-	for _, x := range []colMask{mPlatform, mDelay, mBatch} {
-		if m&x == x {
-			return ErrRowScan
-		}
-	}
 	plan, _, err := p.plan(EpisodeColumns, m.has, len(extras) > 0, "episodes")
 	if err != nil || p.pf.NumRows() == 0 {
 		return ErrRowScan
@@ -134,12 +142,33 @@ func scanParquet(path string, columns, checked []string, checkIDs bool, fn func(
 			return ErrRowScan // absent (the row reader names it) or not text
 		}
 	}
-	s := &colScan{p: p, plan: plan, out: make([]int, len(plan))}
+	s := &colScan{p: p, plan: plan, out: make([]int, len(plan)), nulls: nulls}
 	for i, c := range plan {
 		s.out[i] = slices.Index(columns, c.name)
 	}
 	s.eos, s.ts, s.dup = planIndex(plan, "eos"), planIndex(plan, "task_success"), planIndex(plan, "duplicated")
 	s.id = planIndex(plan, "episode_id")
+	// Cross-column plausibility checks warn row by row: the scan looks
+	// for a row that would warn and then hands over to the row reader,
+	// which gives the warnings.
+	for _, x := range []struct {
+		mask colMask
+		cols *[]int
+	}{{mPlatform, &s.platform}, {mDelay, &s.delay}, {mBatch, &s.batch}} {
+		if m&x.mask != x.mask {
+			continue
+		}
+		for i, c := range EpisodeColumns {
+			if x.mask.has(i) {
+				j := planIndex(plan, c.Name)
+				if j < 0 || s.out[j] < 0 {
+					// Only checked, perhaps in place: not in the batch.
+					return ErrRowScan
+				}
+				*x.cols = append(*x.cols, j)
+			}
+		}
+	}
 	if !checkIDs {
 		s.id = -1
 	}
@@ -164,7 +193,11 @@ type colScan struct {
 	plan             []pqCol
 	out              []int // position of plan[i] in the caller's columns, or −1 (checked only)
 	eos, ts, dup, id int
-	seed             maphash.Seed
+	nulls            bool // an optional column's nulls go to Vec.Valid
+	// Plan positions of the columns of each cross-column warning
+	// (validate.go), in schema order; nil when not all are read.
+	platform, delay, batch []int
+	seed                   maphash.Seed
 	// free holds the buffers of batches fn has seen, for the next row
 	// groups (a channel, not a sync.Pool, which a GC would empty).
 	free   chan []Vec
@@ -326,13 +359,21 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 	vecs := s.buffers()
 	for i, c := range s.plan {
 		descr := s.p.pf.MetaData().Schema.Column(leaves[i])
-		if descr.MaxDefinitionLevel() != 0 || descr.MaxRepetitionLevel() != 0 {
-			return rgResult{err: ErrRowScan} // optional or nested: levels
+		optional := descr.MaxDefinitionLevel() == 1 && descr.MaxRepetitionLevel() == 0 && c.kind == KindFloat &&
+			descr.PhysicalType() == parquet.Types.Double
+		if !optional && (descr.MaxDefinitionLevel() != 0 || descr.MaxRepetitionLevel() != 0) {
+			return rgResult{err: ErrRowScan} // nested, or levels of another type
 		}
 		v := Vec{Name: c.name, Kind: c.kind}
 		old := &vecs[i]
 		var ok bool
 		switch {
+		case optional:
+			v.Floats = slices.Grow(old.Floats[:0], n)
+			ok = s.decodeOptional(rgr, leaves[i], n, &v)
+			if ok && v.Valid != nil && !s.nulls {
+				ok = false // a null: the row reader's, unless asked for
+			}
 		case c.kind == KindString && descr.PhysicalType() == parquet.Types.ByteArray:
 			v.Codes, v.Offsets, v.Data = old.Codes[:0], old.Offsets[:0], old.Data[:0]
 			if s.out[i] < 0 && !textListed(c) {
@@ -409,6 +450,9 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 				return rgResult{err: ErrRowScan}
 			}
 		}
+	}
+	if !plausible(vecs, s.platform, s.delay, s.batch, n) {
+		return rgResult{err: ErrRowScan}
 	}
 	b := &Batch{Rows: n, FileRows: s.p.pf.NumRows(), Cols: make([]Vec, ncols)}
 	for i, o := range s.out {
@@ -666,8 +710,13 @@ func appendRLEDict(codes []int32, b []byte, k, size int) ([]int32, bool) {
 	if len(b) < 1 {
 		return codes, k == 0
 	}
-	width := int(b[0])
-	b = b[1:]
+	return appendRLEHybrid(codes, b[1:], k, int(b[0]), size)
+}
+
+// appendRLEHybrid decodes k values of bit width width in the RLE/bit-packed
+// hybrid encoding and appends them to codes; ok is false for a malformed
+// page or a value ≥ size.
+func appendRLEHybrid(codes []int32, b []byte, k, width, size int) ([]int32, bool) {
 	if width > 32 {
 		return codes, false
 	}
@@ -871,4 +920,105 @@ func (p *bufferPool) Free(b []byte) {
 		p.free[c] = append(p.free[c], b[:0])
 	}
 	p.mu.Unlock()
+}
+
+// vecString returns row r of a string column as the row reader reads it.
+func vecString(v *Vec, r int) string {
+	if v.Dict != nil {
+		return v.Dict[v.Codes[r]]
+	}
+	return string(v.Bytes(r))
+}
+
+// plausible reports whether no row of n raises one of checkEpisode's
+// cross-column warnings (platform, delay_s, partial batch); platform,
+// delay and batch are the plan positions of their columns (service,
+// platform; fault_mode, fault_fired, delay_s; focal_write, fault_mode),
+// nil when the scan does not read them all.
+func plausible(vecs []Vec, platform, delay, batch []int, n int) bool {
+	if platform != nil {
+		svc, pl := &vecs[platform[0]], &vecs[platform[1]]
+		for r := range n {
+			if (vecString(svc, r) == "social") != (vecString(pl, r) != "") {
+				return false
+			}
+		}
+	}
+	if delay != nil {
+		mode, fired, d := &vecs[delay[0]], vecs[delay[1]].Bools, vecs[delay[2]].Floats
+		for r := range n {
+			late := slices.Contains(LateModes, vecString(mode, r))
+			if late && fired[r] && d[r] == 0 || !late && d[r] > 0 && !math.IsInf(d[r], 0) {
+				return false
+			}
+		}
+	}
+	if batch != nil {
+		fw, mode := &vecs[batch[0]], &vecs[batch[1]]
+		for r := range n {
+			if vecString(mode, r) == FaultPartialBatch {
+				if w := vecString(fw, r); w != BatchWriteTool && slices.Contains(PaperWriteTools, w) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// decodeOptional decodes an optional DOUBLE column of data pages v1 with
+// RLE definition levels (a 4-byte length, then the levels at bit width
+// 1) and PLAIN values for the rows defined: v.Floats gets 0 for a null,
+// v.Valid is set when there is one.
+func (s *colScan) decodeOptional(rgr *file.RowGroupReader, leaf, n int, v *Vec) bool {
+	pr, err := rgr.GetColumnPageReader(leaf)
+	if err != nil {
+		return false
+	}
+	defer pr.Close()
+	var lv []int32
+	got := 0
+	for pr.Next() {
+		pg, ok := pr.Page().(*file.DataPageV1)
+		if !ok || int32(pg.Encoding()) != encPlain || pg.DefinitionLevelEncoding() != parquet.Encodings.RLE {
+			return false
+		}
+		k := int(pg.NumValues())
+		b := pg.Data()
+		if got+k > n || len(b) < 4 {
+			return false
+		}
+		l := int(binary.LittleEndian.Uint32(b))
+		if l > len(b)-4 {
+			return false
+		}
+		if lv, ok = appendRLEHybrid(lv[:0], b[4:4+l], k, 1, 2); !ok {
+			return false
+		}
+		b = b[4+l:]
+		for j, d := range lv {
+			if d == 0 {
+				if v.Valid == nil {
+					v.Valid = make([]bool, got+j, n)
+					for r := range v.Valid {
+						v.Valid[r] = true
+					}
+				}
+				v.Valid = append(v.Valid, false)
+				v.Floats = append(v.Floats, 0)
+				continue
+			}
+			if len(b) < 8 {
+				return false
+			}
+			x := math.Float64frombits(binary.LittleEndian.Uint64(b))
+			b = b[8:]
+			v.Floats = append(v.Floats, x)
+			if v.Valid != nil {
+				v.Valid = append(v.Valid, true)
+			}
+		}
+		got += k
+	}
+	return pr.Err() == nil && got == n
 }

@@ -129,7 +129,7 @@ func TestPlottedValuesEqualTableCells(t *testing.T) {
 		// committed mode, by model and write class (unit weights).
 		type key struct{ model, class string }
 		k, n := map[key]int{}, map[key]int{}
-		for _, e := range d.Episodes {
+		for _, e := range d.Episodes() {
 			if (e.Experiment == "E1" || e.Experiment == "E1s") && e.FaultFired && slices.Contains(ledger.CommittedFaults, e.FaultMode) {
 				kk := key{e.Model, e.WriteClass}
 				n[kk]++
@@ -228,7 +228,7 @@ func TestPlottedValuesEqualTableCells(t *testing.T) {
 					sum += v
 					// Recount the share from the definition.
 					var k, n int
-					for _, e := range d.Episodes {
+					for _, e := range d.Episodes() {
 						if e.Experiment == "E1" && e.Harness == "minimal" && e.Condition == "vanilla" && e.FaultFired && e.FaultMode == p.Mode && e.Model == m {
 							n++
 							if strings.ReplaceAll(e.Recovery, "_", " ") == b {
@@ -453,7 +453,7 @@ func BenchmarkRenderAll(b *testing.B) {
 			b.Fatal(err)
 		}
 		res = analysis.Analyze(d, analysis.Options{})
-		b.ReportMetric(float64(len(d.Episodes)), "episodes")
+		b.ReportMetric(float64(d.Len()), "episodes")
 	}
 	dir := b.TempDir()
 	for b.Loop() {

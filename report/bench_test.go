@@ -78,9 +78,10 @@ func writeBenchLedger(b *testing.B, rows int) string {
 		b.Fatal(err)
 	}
 	defer w.Abort()
+	eps := d.Episodes()
 	for i := range rows {
-		rep, k := i/len(d.Episodes), i%len(d.Episodes)
-		e := *d.Episodes[k]
+		rep, k := i/len(eps), i%len(eps)
+		e := *eps[k]
 		if rep > 0 {
 			suf := "~r" + strconv.Itoa(rep)
 			e.EpisodeID += suf

@@ -110,7 +110,7 @@ func loadData(job Job) (*analysis.Data, Meta, error) {
 		}
 		meta.Source = "the paper design, simulated (limbo-analyze simulate --design paper)"
 		meta.Seed = strconv.FormatUint(job.Seed, 10)
-		meta.Episodes = len(d.Episodes)
+		meta.Episodes = d.Len()
 		return d, meta, nil
 	}
 	opt := job.Read
@@ -129,7 +129,7 @@ func loadData(job Job) (*analysis.Data, Meta, error) {
 	}
 	meta.Source = job.In
 	meta.Seed = RunSeed(job.In, d)
-	meta.Episodes = len(d.Episodes)
+	meta.Episodes = d.Len()
 	return d, meta, nil
 }
 
@@ -138,8 +138,7 @@ func loadData(job Job) (*analysis.Data, Meta, error) {
 func SimulatePaper(seed uint64) (*analysis.Data, error) {
 	d := &analysis.Data{}
 	err := design.Episodes("paper", seed, runtime.GOMAXPROCS(0), func(ep *ledger.Episode) error {
-		c := *ep // design.Episodes reuses ep
-		d.Episodes = append(d.Episodes, &c)
+		d.Append(ep) // a copy: design.Episodes reuses ep
 		return nil
 	})
 	if err != nil {

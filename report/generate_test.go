@@ -39,8 +39,8 @@ func TestGenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Episodes != len(d.Episodes) {
-		t.Errorf("Episodes = %d, want %d", w.Episodes, len(d.Episodes))
+	if w.Episodes != d.Len() {
+		t.Errorf("Episodes = %d, want %d", w.Episodes, d.Len())
 	}
 	md, err := os.ReadFile(filepath.Join(out, "report.md"))
 	if err != nil {
@@ -93,7 +93,7 @@ func TestGenerateMissingLedger(t *testing.T) {
 }
 
 func TestRunSeed(t *testing.T) {
-	d := &analysis.Data{Episodes: []*ledger.Episode{{Seed: 7}, {Seed: 7}}}
+	d := analysis.NewData([]*ledger.Episode{{Seed: 7}, {Seed: 7}})
 	dir := t.TempDir()
 	withSidecar := filepath.Join(dir, "run.jsonl")
 	if err := os.WriteFile(filepath.Join(dir, "run.meta.json"), []byte(`{"seed": 42}`), 0o644); err != nil {
@@ -106,7 +106,7 @@ func TestRunSeed(t *testing.T) {
 	}{
 		{"sidecar wins", withSidecar, d, "42"},
 		{"shared episode seed", filepath.Join(dir, "other.csv"), d, "7"},
-		{"mixed seeds", "", &analysis.Data{Episodes: []*ledger.Episode{{Seed: 1}, {Seed: 2}}}, ""},
+		{"mixed seeds", "", analysis.NewData([]*ledger.Episode{{Seed: 1}, {Seed: 2}}), ""},
 	}
 	for _, tc := range tests {
 		if got := RunSeed(tc.in, tc.d); got != tc.want {

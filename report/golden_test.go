@@ -30,7 +30,7 @@ func loadSample(t testing.TB) *analysis.Data {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &analysis.Data{Episodes: eps}
+	return analysis.NewData(eps)
 }
 
 // sampleTools is a fixed two-tool catalogue for Table 11's golden.

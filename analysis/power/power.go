@@ -280,7 +280,7 @@ func evalOne(f *prereg.File, g generator, seed uint64, r int) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := f.Evaluate(eps)
+	res, err := f.EvaluateEpisodes(eps)
 	if err != nil {
 		return nil, err
 	}

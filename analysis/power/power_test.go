@@ -166,11 +166,11 @@ func TestNeeded(t *testing.T) {
 	if len(some) == 0 || len(some) == len(all) {
 		t.Fatalf("kept %d of %d episodes", len(some), len(all))
 	}
-	a, err := f.Evaluate(all)
+	a, err := f.EvaluateEpisodes(all)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := f.Evaluate(some)
+	b, err := f.EvaluateEpisodes(some)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func readPilot(t *testing.T) []*ledger.Episode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return d.Episodes
+	return d.Episodes()
 }
 
 // TestPilot: the bootstrap draws whole templates with replacement and

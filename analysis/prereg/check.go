@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -85,8 +86,8 @@ func (f *File) uses() ([]colUse, []levelUse) {
 
 // CheckLedger checks f against a ledger and returns its errors
 // (CheckLedgerAll without the warnings).
-func (f *File) CheckLedger(eps []*ledger.Episode, columns []string) error {
-	errs, _, err := f.CheckLedgerAll(eps, columns)
+func (f *File) CheckLedger(d *analysis.Data, columns []string) error {
+	errs, _, err := f.CheckLedgerAll(d, columns)
 	if err != nil {
 		return err
 	}
@@ -107,12 +108,12 @@ func (f *File) CheckLedger(eps []*ledger.Episode, columns []string) error {
 // absent without a close match is a warning, and so is a level the
 // schema or the paper's design knows that this ledger lacks (a pilot).
 // err is a failure to compute a derived column.
-func (f *File) CheckLedgerAll(eps []*ledger.Episode, columns []string) (errs, warns ErrorList, err error) {
+func (f *File) CheckLedgerAll(d *analysis.Data, columns []string) (errs, warns ErrorList, err error) {
 	errf := func(line int, format string, args ...any) {
 		errs = append(errs, &Error{File: f.Path, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
 	if columns == nil {
-		columns = ledgerColumns(eps)
+		columns = ledgerColumns(d)
 	}
 	var derived []string
 	for _, x := range f.Derive {
@@ -132,11 +133,11 @@ func (f *File) CheckLedgerAll(eps []*ledger.Episode, columns []string) (errs, wa
 		seen[key] = true
 		errf(u.line, "%s: the ledger has no column %q%s", u.what, u.name, didYouMean(u.name, all))
 	}
-	rows, err := f.Rows(eps)
+	dv, err := f.withDerived(d)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, p := range f.levelProblems(rows, all, lvls) {
+	for _, p := range f.levelProblems(dataLevels(dv), all, lvls) {
 		if p.class == levelKnownAbsent || p.class == levelUnknown {
 			p.Warning = true
 			warns = append(warns, p.Error)
@@ -151,17 +152,23 @@ func (f *File) CheckLedgerAll(eps []*ledger.Episode, columns []string) (errs, wa
 }
 
 // ledgerColumns are the schema's columns and the episodes' extra ones.
-func ledgerColumns(eps []*ledger.Episode) []string {
+func ledgerColumns(d *analysis.Data) []string {
 	var columns []string
 	for _, c := range ledger.EpisodeColumns {
 		columns = append(columns, c.Name)
 	}
-	if len(eps) > 0 {
-		for k := range eps[0].Extra {
-			columns = append(columns, k)
+	return append(columns, d.ExtraColumns()...)
+}
+
+// dataLevels lists the levels of a column of d as distinct does.
+func dataLevels(d *analysis.Data) func(col string) ([]string, bool) {
+	return func(col string) ([]string, bool) {
+		lv, _, text, err := d.Levels(nil, col)
+		if err != nil {
+			return nil, true // no such column: no level, as distinct
 		}
+		return lv, text
 	}
-	return columns
 }
 
 // How likely a level absent from the ledger is a mistake.
@@ -203,7 +210,7 @@ func vocabulary(col string) (levels []string, closed bool) {
 // columns are skipped (reported as unknown columns elsewhere), and so are
 // where levels of a column that is not text (a type error the parser
 // reports).
-func (f *File) levelProblems(rows []frame.Row, columns []string, lvls []levelUse) []levelProblem {
+func (f *File) levelProblems(levels func(col string) ([]string, bool), columns []string, lvls []levelUse) []levelProblem {
 	var out []levelProblem
 	type seen struct {
 		levels []string
@@ -217,7 +224,7 @@ func (f *File) levelProblems(rows []frame.Row, columns []string, lvls []levelUse
 		}
 		c, ok := cache[u.col]
 		if !ok {
-			c.levels, c.text = distinct(rows, u.col)
+			c.levels, c.text = levels(u.col)
 			cache[u.col] = c
 		}
 		if slices.Contains(c.levels, u.level) || u.where && !c.text {
@@ -277,27 +284,6 @@ func quoteAll(s []string) string {
 	return strings.Join(q, ", ")
 }
 
-// distinct lists the sorted levels of col in rows, and whether every
-// value is text (so that a where expression may compare it with a string).
-func distinct(rows []frame.Row, col string) ([]string, bool) {
-	seen := map[string]bool{}
-	var s []string
-	text := true
-	for _, r := range rows {
-		v, ok := r.Get(col)
-		if !ok || v.Null {
-			continue
-		}
-		text = text && v.Kind == ledger.KindString
-		if l := v.String(); !seen[l] {
-			seen[l] = true
-			s = append(s, l)
-		}
-	}
-	slices.Sort(s)
-	return s, text
-}
-
 // WhereLevelProblems checks the string levels that f's where expressions
 // (derive, population) compare ledger columns with against the episodes
 // and returns the likely mistakes: levels that no valid ledger holds, or
@@ -305,18 +291,14 @@ func distinct(rows []frame.Row, col string) ([]string, bool) {
 // classes). A level the schema or the paper's design knows that these
 // episodes lack is left out: a pilot may rightly lack it. The evaluation
 // reports them as warnings (Result.Checks).
-func (f *File) WhereLevelProblems(eps []*ledger.Episode) ErrorList {
+func (f *File) WhereLevelProblems(d *analysis.Data) ErrorList {
 	_, lvls := f.uses()
 	lvls = slices.DeleteFunc(lvls, func(u levelUse) bool { return !u.where })
 	if len(lvls) == 0 {
 		return nil
 	}
-	rows := make([]frame.Row, len(eps))
-	for i, e := range eps {
-		rows[i] = e
-	}
 	var out ErrorList
-	for _, p := range f.levelProblems(rows, ledgerColumns(eps), lvls) {
+	for _, p := range f.levelProblems(dataLevels(d), ledgerColumns(d), lvls) {
 		if p.class != levelKnownAbsent {
 			out = append(out, p.Error)
 		}

@@ -35,7 +35,7 @@ func TestEstimands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := f.Evaluate(readCSV(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv")))
+	r, err := f.EvaluateEpisodes(readCSV(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv")))
 	if err != nil {
 		t.Fatal(err)
 	}

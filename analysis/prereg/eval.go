@@ -111,10 +111,37 @@ func (f *File) Rows(eps []*ledger.Episode) ([]frame.Row, error) {
 	return rows, nil
 }
 
+// withDerived returns d with the file's derived columns, each a bit per
+// episode computed on dictionary codes (analysis.Data.Keep).
+func (f *File) withDerived(d *analysis.Data) (*analysis.Data, error) {
+	for _, x := range f.Derive {
+		// Later derived columns may read earlier ones: d has them.
+		keep, bad, err := d.Keep(x.expr)
+		if err != nil {
+			if bad < 0 {
+				return nil, fmt.Errorf("%s:%d: derive %s: %w", f.Path, x.Line, x.Name, err)
+			}
+			ids, _ := d.EpisodeIDs([]int32{int32(bad)})
+			id := ""
+			if len(ids) == 1 {
+				id = ids[0]
+			}
+			return nil, fmt.Errorf("%s:%d: derive %s: episode %q: %w", f.Path, x.Line, x.Name, id, err)
+		}
+		d = d.WithBools([]string{x.Name}, [][]uint64{keep})
+	}
+	return d, nil
+}
+
+// EvaluateEpisodes is Evaluate on episodes held one by one.
+func (f *File) EvaluateEpisodes(eps []*ledger.Episode) (*Result, error) {
+	return f.Evaluate(analysis.NewData(eps))
+}
+
 // Evaluate computes every hypothesis of f on the episodes through the
 // analysis engine and applies the decision rules.
-func (f *File) Evaluate(eps []*ledger.Episode) (*Result, error) {
-	rows, err := f.Rows(eps)
+func (f *File) Evaluate(d *analysis.Data) (*Result, error) {
+	dv, err := f.withDerived(d)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +150,7 @@ func (f *File) Evaluate(eps []*ledger.Episode) (*Result, error) {
 	for _, h := range f.Hypotheses {
 		v := &Verdict{ID: h.ID, Statement: h.Statement, Analysis: h.Analysis, SensitivityOf: h.SensitivityOf}
 		for _, p := range h.Parts {
-			prs := f.evalPart(h, p, rows)
+			prs := f.evalPart(h, p, dv)
 			v.Parts = append(v.Parts, prs...)
 			all = append(all, prs...)
 		}
@@ -183,12 +210,12 @@ func (f *File) adjustFamilies(all []*PartResult) {
 var nan = math.NaN()
 
 // evalPart evaluates a part once, or once per level of its for_each column.
-func (f *File) evalPart(h *Hypothesis, p *Part, rows []frame.Row) []*PartResult {
+func (f *File) evalPart(h *Hypothesis, p *Part, d *analysis.Data) []*PartResult {
 	where := formula.And(h.Population, p.Population)
 	if p.ForEach == "" {
-		return []*PartResult{f.estimate(p, analysis.Query{Rows: rows, Where: where}, "")}
+		return []*PartResult{f.estimate(p, analysis.Query{Data: d, Where: where}, "")}
 	}
-	levels, err := forEachLevels(rows, where, p.ForEach)
+	levels, subsets, err := forEachLevels(d, where, p.ForEach)
 	if err == nil && len(levels) == 0 {
 		err = fmt.Errorf("no level of %s in the population", p.ForEach)
 	}
@@ -201,14 +228,8 @@ func (f *File) evalPart(h *Hypothesis, p *Part, rows []frame.Row) []*PartResult 
 		return []*PartResult{pr}
 	}
 	var out []*PartResult
-	for _, lv := range levels {
-		var sub []frame.Row
-		for _, r := range rows {
-			if v, ok := r.Get(p.ForEach); ok && !v.Null && v.String() == lv {
-				sub = append(sub, r)
-			}
-		}
-		out = append(out, f.estimate(p, analysis.Query{Rows: sub, Where: where}, lv))
+	for k, lv := range levels {
+		out = append(out, f.estimate(p, analysis.Query{Data: d, Subset: subsets[k], Where: where}, lv))
 	}
 	return out
 }
@@ -639,11 +660,28 @@ func (r *Rule) String(kind string) string {
 	return b.String()
 }
 
-// forEachLevels lists the levels of a part's for_each column.
-func forEachLevels(rows []frame.Row, where, col string) ([]string, error) {
-	lv, err := formula.ColumnLevels(rows, where, col)
+// forEachLevels lists the levels of a part's for_each column among the
+// episodes where keeps, with the episodes of each (all of them, for the
+// engine to filter by where again).
+func forEachLevels(d *analysis.Data, where, col string) ([]string, [][]int32, error) {
+	w, err := formula.ParseWhere(where)
 	if err != nil {
-		return nil, fmt.Errorf("for_each: %w", err)
+		return nil, nil, fmt.Errorf("for_each: %w", err)
 	}
-	return lv, nil
+	keep, _, err := d.Keep(w)
+	if err != nil {
+		return nil, nil, fmt.Errorf("for_each: %w", err)
+	}
+	lv, _, _, err := d.Levels(keep, col)
+	if err != nil {
+		return nil, nil, fmt.Errorf("for_each: %w", err)
+	}
+	all, byAll, _, _ := d.Levels(nil, col)
+	subsets := make([][]int32, len(lv))
+	for k, l := range lv {
+		if j, ok := slices.BinarySearch(all, l); ok {
+			subsets[k] = byAll[j]
+		}
+	}
+	return lv, subsets, nil
 }

@@ -93,7 +93,7 @@ func TestPaperLayoutNeedsThePaper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := f.Evaluate(nil)
+	r, err := f.EvaluateEpisodes(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestPaperLayoutNeedsThePaper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err = p.Evaluate(nil)
+	r, err = p.EvaluateEpisodes(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestPaperLayoutNeedsThePaper(t *testing.T) {
 // times; Table 12 runs it on every report).
 func BenchmarkPaperHypotheses(b *testing.B) {
 	eps := simulate(b, 1)
-	d := &analysis.Data{Episodes: eps}
+	d := analysis.NewData(eps)
 	for b.Loop() {
 		if _, err := PaperHypotheses(d); err != nil {
 			b.Fatal(err)
@@ -136,7 +136,7 @@ func BenchmarkPaperEvaluate(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := f.Evaluate(eps); err != nil {
+		if _, err := f.EvaluateEpisodes(eps); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package prereg
 
 import (
+	"github.com/limbo-toolkit/limbo/analysis"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,7 +49,7 @@ func TestLockOrigin(t *testing.T) {
 		{"simulated with a time", Origin{Created: at.Add(time.Hour), From: "x", SimulatedSeed: "7"}, "yes", false},
 	}
 	for _, tt := range tests {
-		r, err := f.RunWith(path, eps, RunOptions{In: in, Seed: "7", Version: "test", Origin: tt.origin})
+		r, err := f.RunWith(path, analysis.NewData(eps), RunOptions{In: in, Seed: "7", Version: "test", Origin: tt.origin})
 		if err != nil {
 			t.Fatal(err)
 		}

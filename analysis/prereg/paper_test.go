@@ -144,7 +144,7 @@ func TestPaperFileMatchesGoHypotheses(t *testing.T) {
 			if !ok || len(hs) != 6 {
 				t.Fatalf("%s: case %s has %d hypotheses, want H1–H6", frozenPath, name, len(hs))
 			}
-			r, err := f.Evaluate(eps)
+			r, err := f.EvaluateEpisodes(eps)
 			if err != nil {
 				t.Fatal(err)
 			}

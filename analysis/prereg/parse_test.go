@@ -3,6 +3,7 @@ package prereg
 import (
 	"bytes"
 	"errors"
+	"github.com/limbo-toolkit/limbo/analysis"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -117,7 +118,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		// The ledger checks walk every expression and level.
-		for _, e := range file.WhereLevelProblems(fuzzEpisodes) {
+		for _, e := range file.WhereLevelProblems(analysis.NewData(fuzzEpisodes)) {
 			if e.Line < 1 {
 				t.Fatalf("level problem without a line: %v", e)
 			}

@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
-	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // skeleton is what `prereg init` writes without --paper: one hypothesis to
@@ -39,13 +39,13 @@ func ReadFile(path string) (*File, error) {
 	return Parse(path, data)
 }
 
-// Run evaluates f, read from path, on eps and attaches the provenance:
+// Run evaluates f, read from path, on d and attaches the provenance:
 // the ledger at in ("" for a simulated run) with its identity, the run
 // seed and the state of path's lock, under the toolkit version. The
 // ledger's creation time is not looked for (the lock's order is
 // "unknown"); RunWith takes it.
-func (f *File) Run(path string, eps []*ledger.Episode, in, seed, version string) (*Result, error) {
-	return f.RunWith(path, eps, RunOptions{In: in, Seed: seed, Version: version})
+func (f *File) Run(path string, d *analysis.Data, in, seed, version string) (*Result, error) {
+	return f.RunWith(path, d, RunOptions{In: in, Seed: seed, Version: version})
 }
 
 // RunOptions say what a run's provenance records.
@@ -58,8 +58,8 @@ type RunOptions struct {
 
 // RunWith is Run with the ledger's origin: whether the lock predates the
 // ledger is decided from o.Origin (CheckLockOrigin).
-func (f *File) RunWith(path string, eps []*ledger.Episode, o RunOptions) (*Result, error) {
-	res, err := f.Evaluate(eps)
+func (f *File) RunWith(path string, d *analysis.Data, o RunOptions) (*Result, error) {
+	res, err := f.Evaluate(d)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (f *File) RunWith(path string, eps []*ledger.Episode, o RunOptions) (*Resul
 	// A mistyped level in a population selects nothing, or everything
 	// with !=; say so beside the verdicts (Evaluate itself skips this
 	// pass, as power calls it many times on the same design).
-	for _, p := range f.WhereLevelProblems(eps) {
+	for _, p := range f.WhereLevelProblems(d) {
 		res.Checks = append(res.Checks, p.Error())
 	}
 	return res, nil

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/limbo-toolkit/limbo/analysis"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,7 +40,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := f.Run(path, eps, in, "42", "v-test")
+	r, err := f.Run(path, analysis.NewData(eps), in, "42", "v-test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestRun(t *testing.T) {
 	if f, err = ReadFile(path); err != nil {
 		t.Fatal(err)
 	}
-	if r, err = f.Run(path, eps, in, "42", "v-test"); err != nil {
+	if r, err = f.Run(path, analysis.NewData(eps), in, "42", "v-test"); err != nil {
 		t.Fatal(err)
 	}
 	if w := r.Warnings(); len(w) == 0 || w[0] != "warning: "+path+" changed after it was locked" {

@@ -35,7 +35,7 @@ func PaperHypotheses(d *analysis.Data) ([]*analysis.Hypothesis, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the embedded paper preregistration: %w", err)
 	}
-	r, err := f.Evaluate(d.Episodes)
+	r, err := f.Evaluate(d)
 	if err != nil {
 		return nil, err
 	}

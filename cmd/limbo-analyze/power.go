@@ -76,7 +76,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				o.Pilot = d.Episodes
+				o.Pilot = d.Episodes()
 			} else if o.Manifest, err = design.Load(des); err != nil {
 				return err
 			}

@@ -127,7 +127,7 @@ func newPreregCheckCmd(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				errs, warns, err := f.CheckLedgerAll(d.Episodes, cols)
+				errs, warns, err := f.CheckLedgerAll(d, cols)
 				if err != nil {
 					return err
 				}
@@ -198,7 +198,7 @@ func evalPrereg(e *env, path string, f *prereg.File, d *analysis.Data, in, inFor
 	if err != nil {
 		return nil, err
 	}
-	res, err := f.RunWith(path, d.Episodes, prereg.RunOptions{In: in, Seed: seed, Version: version, Origin: origin})
+	res, err := f.RunWith(path, d, prereg.RunOptions{In: in, Seed: seed, Version: version, Origin: origin})
 	if err != nil {
 		return nil, err
 	}

@@ -144,7 +144,7 @@ func TestReportPreregSimulated(t *testing.T) {
 	old := simulatePaper
 	t.Cleanup(func() { simulatePaper = old })
 	simulatePaper = func(seed uint64) (*analysis.Data, error) {
-		return &analysis.Data{Episodes: eps}, nil
+		return analysis.NewData(eps), nil
 	}
 	dir := t.TempDir()
 	study := filepath.Join(dir, "study.yaml")

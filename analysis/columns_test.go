@@ -1,0 +1,187 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// wideEpisodes are episodes whose columns outgrow every narrow code: more
+// than 256 distinct strings, floats and integers, integers beyond int32,
+// a cost on some episodes only and extra columns on some.
+func wideEpisodes(n int) []*ledger.Episode {
+	eps := genSample(7)[:n]
+	for i, e := range eps {
+		c := *e
+		c.PairKey = fmt.Sprintf("pk-%d", i)
+		c.AgentTimeS = float64(i) / 7
+		c.Seed = 1 << 40
+		c.ToolCalls = int64(i)              // int32 after 256 values
+		c.FocalCommits = int64(i%300) << 33 // int64 after 256 values
+		if i%3 == 0 {
+			x := float64(i) / 100
+			c.CostUSD = &x
+		} else {
+			c.CostUSD = nil
+		}
+		if i%5 == 0 {
+			c.Extra = map[string]string{"site": fmt.Sprint("s", i%2)}
+		}
+		if i == 1 {
+			c.DelayS = math.Copysign(0, -1) // -0 stays apart from 0
+		}
+		eps[i] = &c
+	}
+	return eps
+}
+
+// Data holds episodes as columns: materialised again, every field is as
+// appended, and a row answers Get as the episode does.
+func TestDataRoundTrip(t *testing.T) {
+	for _, n := range []int{0, 1, 300, 1000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			eps := wideEpisodes(n)
+			d := NewData(eps)
+			if d.Len() != n {
+				t.Fatalf("Len = %d, want %d", d.Len(), n)
+			}
+			d.release() // Append after release must keep the dictionaries
+			got := d.Episodes()
+			for i, e := range eps {
+				if !reflect.DeepEqual(got[i], e) {
+					t.Fatalf("episode %d:\n got %+v\nwant %+v", i, got[i], e)
+				}
+				if i == 1 && !math.Signbit(got[i].DelayS) {
+					t.Errorf("episode 1: delay_s lost its sign")
+				}
+				var names []string
+				for _, c := range ledger.EpisodeColumns {
+					names = append(names, c.Name)
+				}
+				for _, c := range append(names, "site", "nope") {
+					w, wok := e.Get(c)
+					g, gok := (row{d, int32(i)}).Get(c)
+					if w != g || wok != gok {
+						t.Fatalf("episode %d: Get(%s) = %+v, %v; want %+v, %v", i, c, g, gok, w, wok)
+					}
+				}
+			}
+		})
+	}
+}
+
+// Reading a Parquet ledger by columns (nulls in cost_usd included) gives
+// the Data the row reader gives.
+func TestReadParquetColumns(t *testing.T) {
+	eps := wideEpisodes(1000)
+	for _, e := range eps {
+		e.Extra = nil // extra columns are a CSV's
+	}
+	path := filepath.Join(t.TempDir(), "w.parquet")
+	w, err := ledger.CreateEpisodes(path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range eps {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, cols := range [][]string{nil, {"episode_id", "model", "pair_key", "agent_time_s", "seed", "eos", "task_success", "duplicated"}} {
+		d, err := Read(path, ledger.ReadOptions{Columns: cols})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.src == "" {
+			t.Fatalf("columns %v: read by rows, want the column scan", cols)
+		}
+		want := &Data{Columns: cols}
+		want.Append(eps...)
+		got, wantEps := d.Episodes(), want.Episodes()
+		if !reflect.DeepEqual(got, wantEps) {
+			t.Fatalf("columns %v: read by columns differs from the episodes written", cols)
+		}
+	}
+}
+
+// A Parquet ledger without an optional column (cost_usd) reads it as
+// missing on every episode: Columns nil holds only what the file has.
+func TestFillWithoutColumn(t *testing.T) {
+	eps := wideEpisodes(300)
+	path := filepath.Join(t.TempDir(), "w.parquet")
+	w, err := ledger.CreateEpisodes(path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range eps {
+		e.Extra = nil
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	for _, c := range ledger.EpisodeColumns {
+		if c.Name != "cost_usd" {
+			cols = append(cols, c.Name)
+		}
+	}
+	d := &Data{} // Columns nil: every column the file has, as Read does
+	if err := d.fill(path, cols); err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range d.Episodes() {
+		want := *eps[i]
+		want.CostUSD = nil
+		if !reflect.DeepEqual(e, &want) {
+			t.Fatalf("episode %d:\n got %+v\nwant %+v", i, e, &want)
+		}
+		if v, _ := d.Row(i).Get("cost_usd"); !v.Null {
+			t.Fatalf("episode %d: cost_usd = %+v, want null", i, v)
+		}
+	}
+}
+
+// Episode ids that a Parquet ledger's Data does not hold are read again
+// when a query names them: --where on episode_id selects as on the file.
+func TestParquetIDsOnDemand(t *testing.T) {
+	eps := wideEpisodes(500)
+	path := filepath.Join(t.TempDir(), "w.parquet")
+	w, err := ledger.CreateEpisodes(path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range eps {
+		e.Extra = nil
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Read(path, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	where := fmt.Sprintf("episode_id == %q || episode_id == %q", eps[3].EpisodeID, eps[400].EpisodeID)
+	for name, q := range map[string]Query{"file": {Inputs: []string{path}}, "columns": {Data: d}} {
+		q.Where = where
+		r, err := Rates(q, RatesSpec{Outcome: "eos"})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if r.Rows[0].N != 2 {
+			t.Errorf("%s: %d episodes kept, want 2", name, r.Rows[0].N)
+		}
+	}
+}
