@@ -63,6 +63,9 @@ for s in $sizes; do
 	measure "shapley (4 factors)" "$f" shapley --formula "$f4"
 	measure "model logit" "$f" model --family logit --formula "$f4"
 	measure "model gee (task)" "$f" model --family gee --formula "eos ~ condition + contract" --group task
+	measure tables "$f" tables
+	measure hypotheses "$f" hypotheses
+	measure report "$f" report --out "$work/report-$s"
 done
 measure "shapley (3 factors)" "$work/1mx.parquet" shapley --formula "duplicated ~ contract + fault_mode + model"
 # JSONL: the raw ledger (graded on the way) and a graded 1M-row JSONL.
