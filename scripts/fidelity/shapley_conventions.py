@@ -19,11 +19,17 @@ model over the three factor groups (exact Shapley, 2^3 subset fits), for:
              one-hot level of every factor (no reference level), intercept
              unpenalised: scikit-learn's LogisticRegression defaults (C = 1).
 
+  INDEX:seq  the same index attributed sequentially (type-I) in the order
+             contract, mode, model instead of by Shapley values: not what
+             the paper names, printed for comparison.
+
 It also prints the duplicate rate of each (write class, fault mode) cell,
-pooled over the seeds, which is what drives the contract share.
+pooled over the seeds, which is what drives the contract share, and with
+--bound the shares of the 'cannot' split for data built from the paper's
+own Table 3 rates (see bound()).
 
 Usage: /usr/bin/python3 scripts/fidelity/shapley_conventions.py GRADED.jsonl [...]
-       [--conventions mcfadden,l2,...] [--json OUT]
+       [--conventions mcfadden,l2,mcfadden:seq,...] [--bound] [--json OUT]
 Needs numpy and statsmodels (apt-get install python3-statsmodels).
 """
 import argparse
@@ -50,14 +56,23 @@ def load(paths):
     """Rows (write_class, fault_mode, model, duplicated) of Table 4's E1 block."""
     rows = []
     for p in paths:
-        with open(p) as f:
+        try:
+            f = open(p)
+        except OSError as err:
+            sys.exit(f"{p}: {err.strerror}")
+        with f:
             for ln, line in enumerate(f, 1):
                 try:
                     e = json.loads(line)
                 except json.JSONDecodeError as err:
                     sys.exit(f"{p}:{ln}: not JSON: {err}")
+                if not isinstance(e, dict):
+                    sys.exit(f"{p}:{ln}: not an episode object")
                 if e.get("experiment") not in ("E1", "E1s") or not e.get("fault_fired"):
                     continue
+                for field in ("fault_mode", "write_class", "model", "duplicated"):
+                    if field not in e:
+                        sys.exit(f"{p}:{ln}: field {field!r} missing (a graded episode table is needed)")
                 fm = e["fault_mode"]
                 if fm not in RESOLVES + CANNOT:
                     continue
@@ -184,6 +199,10 @@ def main():
                     help="also decompose the 'cannot' split of a data set built from the paper's own rates (see bound())")
     ap.add_argument("--json", default="")
     a = ap.parse_args()
+    for cv in a.conventions.split(","):
+        conv, _, att = cv.partition(":")
+        if conv not in ("mcfadden", "nagelkerke", "coxsnell", "tjur", "lpm", "l2") or att not in ("", "seq"):
+            ap.error(f"--conventions: unknown {cv!r}")
     out = {}
     per_file = [load([p]) for p in a.graded]
     splits = {
