@@ -314,7 +314,7 @@ func (a *Agent) viaReadBack(st *sandbox.Step, spec sandbox.ToolSpec, args map[st
 		return
 	}
 	// A wait-Δ policy includes the documented lag in its bound.
-	respect := lag == 0 || waitPolicy || a.D.u(slotLag) < a.P.W
+	respect := lag == 0 || waitPolicy || a.D.u(slotLag) < a.waitPropensity(kind)
 	earliest := t0
 	if waitPolicy {
 		earliest += a.Cond.WaitS
@@ -366,6 +366,19 @@ func (a *Agent) viaReadBack(st *sandbox.Step, spec sandbox.ToolSpec, args map[st
 		}
 	}
 	a.reissue(st, spec, args, t0, nil)
+}
+
+// waitPropensity is the propensity to wait out a read path's documented lag
+// before reading back after an ambiguous error of the given kind: the
+// model's w after a 500, which reads as "the write failed" (an early empty
+// read only confirms it), and w raised on the logit scale by
+// Mechanisms.TimeoutWait after a timeout, which reads as "unknown: the
+// request may still be on its way". w of 0 or 1 does not move.
+func (a *Agent) waitPropensity(kind string) float64 {
+	if kind == ledger.OutcomeHTTP500 {
+		return a.P.W
+	}
+	return shiftLogit(a.P.W, a.P.Mech.TimeoutWait)
 }
 
 // giveUp decides, after a write could not be confirmed, whether the agent

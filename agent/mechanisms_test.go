@@ -269,3 +269,44 @@ func TestMisleading500(t *testing.T) {
 		}
 	}
 }
+
+// TimeoutWait in isolation: an agent that always reads back, with w = 0.5,
+// on a mail write (120 s documented lag) whose original committed. Reading
+// before the lag has passed it sees "absent", takes it as the truth and
+// re-issues, so the duplicate rate is 1 − (the propensity to wait): after a
+// misleading 500 1 − w whatever e, after a lost acknowledgement 1 −
+// expit(logit(w) + e). On a strong path (deploy, no lag) nothing waits and
+// nothing duplicates.
+func TestTimeoutWait(t *testing.T) {
+	const n = 600
+	dupRate := func(tpl, mode string, e float64) float64 {
+		k := 0
+		for i := range n {
+			p := careful()
+			p.W = 0.5
+			p.Mech.TimeoutWait = e
+			ep, _ := runOne(t, p, tpl, 0, mode, 0, fmt.Sprint("twait", i))
+			if ep.Duplicated {
+				k++
+			}
+		}
+		return float64(k) / n
+	}
+	for _, c := range []struct {
+		tpl, mode string
+		e, want   float64
+	}{
+		{"T07", ledger.FaultTimeoutPost, math.Log(9), 0.1},
+		{"T07", ledger.FaultHTTP500Post, math.Log(9), 0.5},
+		{"T07", ledger.FaultTimeoutPost, 0, 0.5},
+		{"T07", ledger.FaultHTTP500Post, 0, 0.5},
+		{"T11", ledger.FaultTimeoutPost, math.Log(9), 0},
+		{"T11", ledger.FaultHTTP500Post, math.Log(9), 0},
+	} {
+		got := dupRate(c.tpl, c.mode, c.e)
+		// Binomial SE at n = 600 is at most 0.02: allow 4 SE.
+		if math.Abs(got-c.want) > 0.08 {
+			t.Errorf("%s %s e=%.2f: duplicated in %.3f of worlds, want %.2f", c.tpl, c.mode, c.e, got, c.want)
+		}
+	}
+}

@@ -72,6 +72,15 @@ type Mechanisms struct {
 	// Table 4's "misleading 500"), and the error is the same for every
 	// model, so the contrast is one number rather than one per model.
 	Misleading500 float64 `json:"misleading_500"`
+	// TimeoutWait is how much more a model waits out a read path's
+	// documented lag before reading back after a timeout than after an
+	// HTTP 500, on the logit scale: w is the propensity after a 500, and
+	// after a timeout it is expit(logit(w) + e); w of 0 or 1 does not move.
+	// Why: the same reading of the error as Misleading500, acting on the
+	// next decision: a 500 says "failed", so an immediate empty read looks
+	// like confirmation; a timeout says "unknown", and a request that may
+	// still be on its way is worth waiting for (0 = off).
+	TimeoutWait float64 `json:"timeout_wait"`
 }
 
 // shift is a sparse set of additive changes to Params; absent fields are 0.
@@ -274,6 +283,9 @@ func (p *Profiles) validate() error {
 	}
 	if d := p.Mechanisms.Misleading500; !(d >= 0 && d <= 20) {
 		return fmt.Errorf("mechanisms.misleading_500: logit contrast must be in [0, 20], got %v", d)
+	}
+	if e := p.Mechanisms.TimeoutWait; !(e >= 0 && e <= 20) {
+		return fmt.Errorf("mechanisms.timeout_wait: must be in [0, 20] logits, got %v", e)
 	}
 	if h := p.Mechanisms.VerifyHalfLifeS; !(h >= 0 && h <= 1e6) {
 		return fmt.Errorf("mechanisms.verify_halflife_s: must be in [0, 1e6] seconds, got %v", h)
