@@ -27,7 +27,7 @@ func Read(path string, opt ledger.ReadOptions) (*Data, error) {
 	if opt.Columns != nil && have != nil {
 		opt.Columns = slices.DeleteFunc(slices.Clone(opt.Columns), func(c string) bool { return !slices.Contains(have, c) })
 	}
-	if format := strings.ToLower(opt.Format); (format == "" || format == "parquet") && have != nil {
+	if format := strings.ToLower(opt.Format); (format == "" || format == "parquet") && have != nil && (opt.Columns != nil || hasRequired(have)) {
 		cols := opt.Columns
 		if cols == nil {
 			cols = have
@@ -54,6 +54,18 @@ func Read(path string, opt ledger.ReadOptions) (*Data, error) {
 	}
 	d.release()
 	return d, nil
+}
+
+// hasRequired reports whether have lists every column a ledger must
+// carry. A file read whole without one is the row reader's to reject,
+// with its message: the column scan would hold what the file has.
+func hasRequired(have []string) bool {
+	for _, c := range ledger.EpisodeColumns {
+		if !c.Optional && !slices.Contains(have, c.Name) {
+			return false
+		}
+	}
+	return true
 }
 
 // MissingColumnsError names the columns a table needs that the data lacks.

@@ -15,12 +15,12 @@ func ParquetKeyValue(path, key string) (value string, ok bool, err error) {
 	if err != nil {
 		return "", false, err
 	}
+	defer f.Close() // r.Close closes it too; a second Close is harmless
+	defer parquetPanic(path, &err)
 	r, err := file.NewParquetReader(f)
 	if err != nil {
-		f.Close()
 		return "", false, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
 	}
-	defer r.Close() // closes f too
 	v := r.MetaData().KeyValueMetadata().FindValue(key)
 	if v == nil {
 		return "", false, nil

@@ -24,14 +24,19 @@ type pqFile struct {
 	schema *arrow.Schema
 }
 
-func openPQ(path string) (*pqFile, error) {
+func openPQ(path string) (_ *pqFile, err error) {
 	f, err := openLedger(path)
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			f.Close() // a panic below left f open
+		}
+	}()
+	defer parquetPanic(path, &err)
 	pf, err := file.NewParquetReader(f)
 	if err != nil {
-		f.Close()
 		return nil, Problem{File: path, Msg: "not a readable Parquet file: " + err.Error()}
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: rowGroupRows}, memory.DefaultAllocator)
@@ -339,7 +344,8 @@ func (rd *reader) set(r int, f fieldRef) string {
 
 // scan streams the planned columns of p batch by batch; row is called
 // with the 1-based row number and the readers bound to the current batch.
-func (p *pqFile) scan(plan []pqCol, row func(n, r int, rds []reader) error) error {
+func (p *pqFile) scan(plan []pqCol, row func(n, r int, rds []reader) error) (err error) {
+	defer parquetPanic(p.path, &err)
 	if p.pf.NumRows() == 0 {
 		return nil
 	}

@@ -247,7 +247,7 @@ func (s *colScan) run(ncols int, fn func(*Batch) error) error {
 		go func() {
 			defer wg.Done()
 			for rg := range next {
-				results[rg] <- s.rowGroup(rg, leaves, ncols)
+				results[rg] <- s.safeRowGroup(rg, leaves, ncols)
 			}
 		}()
 	}
@@ -352,6 +352,18 @@ func uniqueIDs(rgs []*idBuckets, workers int) bool {
 // rowGroup decodes and checks row group rg: its pages are decoded here
 // rather than by pqarrow, so that dictionary indices land in an []int32
 // without building Arrow arrays.
+// safeRowGroup is rowGroup on a worker goroutine, where a panic of the
+// Parquet library on a malformed page cannot be recovered by the caller:
+// it hands the file over to the row reader, which reports it.
+func (s *colScan) safeRowGroup(rg int, leaves []int, ncols int) (r rgResult) {
+	defer func() {
+		if recover() != nil {
+			r = rgResult{err: ErrRowScan}
+		}
+	}()
+	return s.rowGroup(rg, leaves, ncols)
+}
+
 func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 	rgr := s.pf.RowGroup(rg)
 	n := int(rgr.NumRows())
