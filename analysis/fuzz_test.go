@@ -16,19 +16,7 @@ import (
 func parquetSeed(f *testing.F, eps []*ledger.Episode) []byte {
 	f.Helper()
 	path := filepath.Join(f.TempDir(), "seed.parquet")
-	w, err := ledger.CreateEpisodes(path, "", nil)
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, e := range eps {
-		e.Extra = nil
-		if err := w.Write(e); err != nil {
-			f.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		f.Fatal(err)
-	}
+	writeParquet(f, path, eps)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		f.Fatal(err)
@@ -94,19 +82,7 @@ func TestReadParquetCorrupt(t *testing.T) {
 		t.Skip("reads 300 corrupt files; some make arrow-go allocate for a while")
 	}
 	path := filepath.Join(t.TempDir(), "seed.parquet")
-	w, err := ledger.CreateEpisodes(path, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range wideEpisodes(40) {
-		e.Extra = nil
-		if err := w.Write(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeParquet(t, path, wideEpisodes(40))
 	whole, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -50,18 +50,7 @@ func TestQuerySources(t *testing.T) {
 	// The ledger as columns: appended, and read from Parquet, whose
 	// episode ids the pairing reads again from the file.
 	pq := filepath.Join(t.TempDir(), "cli.parquet")
-	w, err := ledger.CreateEpisodes(pq, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range eps {
-		if err := w.Write(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeParquet(t, pq, eps)
 	fromParquet, err := Read(pq, ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
