@@ -119,6 +119,7 @@ func TestReceiptEnforcedOverMCP(t *testing.T) {
 		t.Errorf("staging quoting build's receipt: %s", text(r))
 	}
 	cs.Close()
+	<-srv.Done()
 
 	// Instance 0 has no hand-off: no receipt argument in the schema.
 	plan = onePlan(t, Episode{Template: "T11", Instance: 0, FaultMode: ledger.FaultNone, Seed: 5})
