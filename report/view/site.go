@@ -306,9 +306,11 @@ func Build(paths []string, opt Options) (*Site, error) {
 		d.IDs = append(d.IDs, e.EpisodeID)
 		for j := range d.Dims {
 			dim := &d.Dims[j]
-			v := fieldString(e, dim.Name)
-			if dim.Name == "file" {
+			var v string
+			if dim.Name == "file" { // not an episode field: which ledger it came from
 				v = paths[k.file]
+			} else {
+				v = fieldString(e, dim.Name)
 			}
 			c, ok := dim.index[v]
 			if !ok {

@@ -488,3 +488,36 @@ func BenchmarkBuildPaper(b *testing.B) {
 	b.ReportMetric(float64(list)/1e6, "list-MB")
 	b.ReportMetric(float64(total)/1e6, "site-MB")
 }
+
+// TestSeveralFiles builds a site from two ledgers: the "file" dimension
+// names each episode's ledger (it used to panic, "unknown coded field
+// file", on any view of more than one file).
+func TestSeveralFiles(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "ledger")
+	paths := []string{filepath.Join(dir, "sample.jsonl"), filepath.Join(dir, "sample.csv")}
+	s, err := view.Build(paths, view.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := s.Data
+	if len(d.Dims) == 0 || d.Dims[0].Name != "file" {
+		t.Fatalf("first dimension %+v, want file", d.Dims[:1])
+	}
+	file := d.Dims[0]
+	if !reflect.DeepEqual(file.Levels, paths) {
+		t.Errorf("file levels %q, want %q", file.Levels, paths)
+	}
+	counts := make([]int, len(file.Levels))
+	for _, c := range file.Codes {
+		counts[c]++
+	}
+	if counts[0] != 36 || counts[1] != 36 {
+		t.Errorf("episodes per file %v, want [36 36]", counts)
+	}
+	// The other dimensions keep their values: model is the episode's.
+	for j, dim := range d.Dims {
+		if dim.Name == "model" && dim.Levels[dim.Codes[0]] != "gpt-4.1" {
+			t.Errorf("dimension %d (model): first episode %q, want gpt-4.1", j, dim.Levels[dim.Codes[0]])
+		}
+	}
+}
