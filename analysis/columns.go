@@ -443,12 +443,12 @@ func (d *Data) Append(eps ...*ledger.Episode) {
 func (d *Data) append(e *ledger.Episode) {
 	for i := range d.strs {
 		if c := &d.strs[i]; c.active() {
-			c.add(c.intern(strField(e, i)))
+			c.add(c.intern(e.Column(schemaIndex.str[i]).Str))
 		}
 	}
 	for i := range d.ints {
 		if c := &d.ints[i]; c.active() {
-			c.add(intField(e, i))
+			c.add(e.Column(schemaIndex.int[i]).Int)
 		}
 	}
 	for i := range d.floats {
@@ -456,7 +456,7 @@ func (d *Data) append(e *ledger.Episode) {
 		if !c.active() {
 			continue
 		}
-		x := floatField(e, i)
+		x := e.Column(schemaIndex.float[i]).Num // 0 for a nil cost_usd
 		if i == fCostUSD {
 			if e.CostUSD == nil && c.valid == nil {
 				c.valid = make(bitset, (d.n+64)/64)
@@ -472,7 +472,7 @@ func (d *Data) append(e *ledger.Episode) {
 	}
 	for i := range d.bools {
 		if c := &d.bools[i]; c.on {
-			c.bits.set(d.n, boolField(e, i))
+			c.bits.set(d.n, e.Column(schemaIndex.bool[i]).Bool)
 		}
 	}
 	for name, v := range e.Extra {
@@ -503,92 +503,28 @@ func (d *Data) append(e *ledger.Episode) {
 
 func (c *strCol) len() int { return len(c.c8) + len(c.c32) }
 
-func strField(e *ledger.Episode, i int) string {
-	switch i {
-	case sExperiment:
-		return e.Experiment
-	case sModel:
-		return e.Model
-	case sHarness:
-		return e.Harness
-	case sContract:
-		return e.Contract
-	case sCondition:
-		return e.Condition
-	case sCue:
-		return e.Cue
-	case sService:
-		return e.Service
-	case sTemplate:
-		return e.Template
-	case sTask:
-		return e.Task
-	case sFocalWrite:
-		return e.FocalWrite
-	case sPlatform:
-		return e.Platform
-	case sPairKey:
-		return e.PairKey
-	case sWriteClass:
-		return e.WriteClass
-	case sReadPath:
-		return e.ReadPath
-	case sFaultMode:
-		return e.FaultMode
+// schemaIndex holds, for each slot of each kind, the column's index in
+// ledger.EpisodeColumns, for Episode.Column.
+var schemaIndex = func() (x struct{ str, int, float, bool []int }) {
+	x.str, x.int, x.float, x.bool = make([]int, numStr), make([]int, numInt), make([]int, numFloat), make([]int, numBool)
+	for i, c := range ledger.EpisodeColumns {
+		s, ok := slots[c.Name]
+		if !ok {
+			continue
+		}
+		switch s.kind {
+		case ledger.KindString:
+			x.str[s.i] = i
+		case ledger.KindInt:
+			x.int[s.i] = i
+		case ledger.KindFloat:
+			x.float[s.i] = i
+		case ledger.KindBool:
+			x.bool[s.i] = i
+		}
 	}
-	return e.Recovery
-}
-
-func intField(e *ledger.Episode, i int) int64 {
-	switch i {
-	case iInstance:
-		return e.Instance
-	case iFocalIndex:
-		return e.FocalIndex
-	case iSeed:
-		return e.Seed
-	case iExpectedCommits:
-		return e.ExpectedCommits
-	case iFocalCommits:
-		return e.FocalCommits
-	}
-	return e.ToolCalls
-}
-
-func floatField(e *ledger.Episode, i int) float64 {
-	switch i {
-	case fDelayS:
-		return e.DelayS
-	case fWeight:
-		return e.Weight
-	case fAgentTimeS:
-		return e.AgentTimeS
-	}
-	if e.CostUSD == nil {
-		return 0
-	}
-	return *e.CostUSD
-}
-
-func boolField(e *ledger.Episode, i int) bool {
-	switch i {
-	case bReversible:
-		return e.Reversible
-	case bFaultFired:
-		return e.FaultFired
-	case bDuplicated:
-		return e.Duplicated
-	case bTaskSuccess:
-		return e.TaskSuccess
-	case bEOS:
-		return e.EOS
-	case bReportedSuccess:
-		return e.ReportedSuccess
-	case bUncertaintyListed:
-		return e.UncertaintyListed
-	}
-	return e.Overclaim
-}
+	return x
+}()
 
 // Episode materialises row i as an episode, for the rare caller that
 // needs a whole one. Its EpisodeID is empty for a Parquet ledger, whose

@@ -142,3 +142,24 @@ func (e *Episode) ref(i int) fieldRef {
 	}
 	panic("ledger: column index out of range")
 }
+
+// Column returns the value of e's column i, an index into EpisodeColumns
+// (the typed counterpart of Get, with no lookup by name: for code that
+// walks the schema once per episode). A nil cost_usd is Null.
+func (e *Episode) Column(i int) Value {
+	r := e.ref(i)
+	switch {
+	case r.s != nil:
+		return Value{Kind: KindString, Str: *r.s}
+	case r.i != nil:
+		return Value{Kind: KindInt, Int: *r.i}
+	case r.f != nil:
+		return Value{Kind: KindFloat, Num: *r.f}
+	case r.b != nil:
+		return Value{Kind: KindBool, Bool: *r.b}
+	}
+	if *r.opt == nil {
+		return Value{Kind: KindFloat, Null: true}
+	}
+	return Value{Kind: KindFloat, Num: **r.opt}
+}
