@@ -11,7 +11,8 @@ graded episode table, and prints:
     columns over E1 (all models pooled), and the widths with one ICC
     pooled across the columns (`tables --icc pooled`);
   * the share of (percent cell, seed) pairs of Tables 3-10 and 13 within
-    THRESH points of the paper;
+    THRESH points of the paper, and the share a simulator could expect
+    given the design's own seed-to-seed spread (see ceiling());
   * each hypothesis's verdicts counted over the seeds, and H1's odds ratios.
 
 Usage: scripts/fidelity/measure.py [--seeds 1-10] [--thresh 5] [--profiles FILE]
