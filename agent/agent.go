@@ -517,19 +517,24 @@ func (a *Agent) completeBatch(st *sandbox.Step, spec sandbox.ToolSpec, args map[
 // batch's rows (only the missing ones).
 func (a *Agent) reissue(st *sandbox.Step, spec sandbox.ToolSpec, args map[string]any, t0 float64, rows []any) {
 	next := maps.Clone(args)
-	if _, keyed := args[keyArg]; rows != nil && !keyed {
-		// Without a key, send only the missing rows. With one, the
-		// description promises that a same-key repeat inserts only the
-		// rows the first request did not, and other arguments under the
-		// same key would be rejected: repeat the request as it was.
-		next["rows"] = rows
-	}
-	if _, keyed := args[keyArg]; keyed {
+	_, keyed := args[keyArg]
+	fresh := false
+	if keyed {
 		if a.D.u(slotReuse) >= a.P.R {
 			next[keyArg] = a.newKey()
+			fresh = true
 		}
 	} else if a.D.u(slotDrift) < a.P.A {
 		drift(st.Tool, next)
+	}
+	if rows != nil && (!keyed || fresh) {
+		// Send only the rows the read-back lacks. Under the original
+		// key the description promises that a same-key repeat inserts
+		// only the rows the first request did not, and other arguments
+		// under that key would be rejected: repeat the request as it
+		// was. A fresh key carries no such promise, so the agent acts
+		// on what it read, as it does without a key.
+		next["rows"] = rows
 	}
 	obs := a.call(st.Tool, next)
 	a.handle(st, spec, next, t0, obs)

@@ -180,6 +180,17 @@ func TestBatchPaths(t *testing.T) {
 		{"outcome oracle, committed", episode{tpl: "T09", mode: ledger.FaultTimeoutPost, cond: "outcome-oracle"}, 1, false, 4},
 		{"state oracle, partial", episode{tpl: "T09", mode: ledger.FaultPartialBatch, cond: "state-oracle"}, 2, false, 2},
 		{"state oracle, committed", episode{tpl: "T09", mode: ledger.FaultTimeoutPost, cond: "state-oracle"}, 1, false, 4},
+		// Keys everywhere, no guard, after a read-back showed the batch
+		// in part: under the same key the agent repeats the request as
+		// it was and the service inserts only the missing rows; under a
+		// fresh key it sends the rows it read as missing, unless it did
+		// not believe the read (s = 0).
+		{"keys, read-back, same key", episode{tpl: "T09", mode: ledger.FaultPartialBatch, cond: "vanilla", contract: ledger.ContractKeysEverywhere,
+			set: func(p *Params) { p.KNat, p.KKe = 1, 1 }}, 2, false, 4},
+		{"keys, read-back, fresh key", episode{tpl: "T09", mode: ledger.FaultPartialBatch, cond: "vanilla", contract: ledger.ContractKeysEverywhere,
+			set: func(p *Params) { p.KNat, p.KKe, p.R = 1, 1, 0 }}, 2, false, 2},
+		{"keys, read-back not believed, fresh key", episode{tpl: "T09", mode: ledger.FaultPartialBatch, cond: "vanilla", contract: ledger.ContractKeysEverywhere,
+			set: func(p *Params) { p.KNat, p.KKe, p.R, p.S = 1, 1, 0, 0 }}, 2, true, 4},
 		// Keys everywhere with the guard, blind re-send: under the same
 		// key the guard forwards the whole batch and the service inserts
 		// only the missing rows; under a fresh key the guard sends only

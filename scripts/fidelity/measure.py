@@ -11,7 +11,8 @@ graded episode table, and prints:
     columns over E1 (all models pooled), and the widths with one ICC
     pooled across the columns (`tables --icc pooled`);
   * the share of (percent cell, seed) pairs of Tables 3-10 and 13 within
-    THRESH points of the paper;
+    THRESH points of the paper, and the share a simulator could expect
+    given the design's own seed-to-seed spread (see ceiling());
   * each hypothesis's verdicts counted over the seeds, and H1's odds ratios.
 
 Usage: scripts/fidelity/measure.py [--seeds 1-10] [--thresh 5] [--profiles FILE]
@@ -21,6 +22,7 @@ Run from the repository root. Standard library only.
 import argparse
 import collections
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -61,6 +63,39 @@ def icc_anova(y, cl):
     if not den > 0:
         return float("nan")
     return max(0.0, (msb - msw) / den)
+
+
+def ceiling(allcells, thresh, W, T, out):
+    """Print what share of (cell, seed) pairs a simulator could expect
+    within thresh points given the seed-to-seed spread the design itself
+    produces (each cell's SD over seeds, normal approximation):
+
+      exact mean:  the cell's mean equals the paper's number, so a seed
+                   misses only by its own sampling spread, P(|N(0, sd²)| ≤ t);
+      replication: the paper's number is itself one draw of the same
+                   spread, as a second run of the same study would be,
+                   P(|N(0, 2·sd²)| ≤ t).
+
+    Neither can be beaten on average by a simulator whose spread is the
+    design's; a cell with one seed has no spread and counts as within."""
+    def p_within(sd):
+        if sd <= 0:
+            return 1.0
+        return math.erf(thresh / (sd * math.sqrt(2)))
+    exact = repl = 0.0
+    by = collections.defaultdict(lambda: [0.0, 0.0])
+    for (tid, _), (_, runs) in allcells.items():
+        sd = statistics.stdev(runs) if len(runs) > 1 else 0.0
+        e, r = len(runs) * p_within(sd), len(runs) * p_within(sd * math.sqrt(2))
+        exact += e
+        repl += r
+        by[tid][0] += e
+        by[tid][1] += r
+    out["ceiling"] = {"pairs": T, "within": W, "exact_mean": exact, "replication": repl}
+    print(f"  ceiling given the design's own spread: exact means {exact:.0f}/{T} = {100 * exact / T:.1f}%;"
+          f" a replication of the paper {repl:.0f}/{T} = {100 * repl / T:.1f}%")
+    print("    by table (exact means, replication): " + ", ".join(
+        f"{tid[5:]}: {e:.0f}, {r:.0f}" for tid, (e, r) in sorted(by.items(), key=lambda x: int(x[0][5:]))))
 
 
 def wilson(p, n, z=1.959963984540054):
@@ -161,6 +196,7 @@ def main():
     h1 = collections.defaultdict(list)
     detail = collections.defaultdict(lambda: [None, [], 0])  # (table, row) -> paper, runs, within
     other = collections.defaultdict(lambda: [None, []])  # Table 10 p and Table 6 time: (table, row) -> paper, runs
+    allcells = collections.defaultdict(lambda: [None, []])  # every percent cell: (table, row) -> paper, runs
     want = set(filter(None, a.detail.split(",")))
     for s in seeds:
         tables, hyps, iccs, pooled_w = one_seed(binp, s, work, a.profiles)
@@ -180,6 +216,9 @@ def main():
                     ok = abs(d["value"]) <= a.thresh
                     if ok:
                         within[tb["id"]] += 1
+                    ac = allcells[(tb["id"], r["key"])]
+                    ac[0] = p["value"]
+                    ac[1].append(q["value"])
                     if tb["id"] in want:
                         dd = detail[(tb["id"], r["key"])]
                         dd[0] = p["value"]
@@ -226,6 +265,7 @@ def main():
     print(f"(cell, seed) pairs within {a.thresh:g} points: {W}/{T} = {100 * W / T:.1f}%")
     for tid in sorted(total, key=lambda x: int(x[5:])):
         print(f"  {tid:8s} {within[tid]}/{total[tid]}")
+    ceiling(allcells, a.thresh, W, T, out)
     print("Hypothesis verdicts over seeds:")
     out["verdicts"] = {}
     for hid in sorted(verdicts):
