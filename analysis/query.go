@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis/formula"
@@ -70,26 +71,40 @@ func (q *Query) name() string {
 
 // each streams every episode of the query's source, one input after
 // another, to fn; errors are wrapped with the input's name except
-// ledger.Problems, which name their file. It is the only place that reads.
+// ledger.Problems, which name their file. A ledger.Problem fn returns
+// without a place is about the row it was given: the ledger readers place
+// it at the row's file and line, and each, for episodes held in memory,
+// names the row (rowLabel). It is the only place that reads.
 func (q *Query) each(opt ledger.ReadOptions, fn func(r frame.Row) error) error {
 	if len(q.Inputs) == 0 {
+		k := 0
+		call := func(r frame.Row) error {
+			err := fn(r)
+			if p, ok := err.(ledger.Problem); ok && p.File == "" && p.Line == 0 {
+				err = fmt.Errorf("%s: %s: %w", q.name(), rowLabel(r, k), err)
+			} else if err != nil {
+				err = fmt.Errorf("%s: %w", q.name(), err)
+			}
+			k++
+			return err
+		}
 		for _, ep := range q.Episodes {
-			if err := fn(ep); err != nil {
-				return fmt.Errorf("%s: %w", q.name(), err)
+			if err := call(ep); err != nil {
+				return err
 			}
 		}
 		for _, r := range q.Rows {
-			if err := fn(r); err != nil {
-				return fmt.Errorf("%s: %w", q.name(), err)
+			if err := call(r); err != nil {
+				return err
 			}
 		}
 		if q.Data != nil {
 			// One row value for all: scan's consumers copy what they keep.
 			r := &rowPtr{row{d: q.Data}}
-			for k := range q.dataLen() {
-				r.i = q.dataRow(k)
-				if err := fn(r); err != nil {
-					return fmt.Errorf("%s: %w", q.name(), err)
+			for i := range q.dataLen() {
+				r.i = q.dataRow(i)
+				if err := call(r); err != nil {
+					return err
 				}
 			}
 		}
@@ -105,6 +120,15 @@ func (q *Query) each(opt ledger.ReadOptions, fn func(r frame.Row) error) error {
 		}
 	}
 	return nil
+}
+
+// rowLabel names row r, the k-th (0-based) of episodes held in memory,
+// in a message: by its episode_id when it has one, else by its index.
+func rowLabel(r frame.Row, k int) string {
+	if v, ok := r.Get("episode_id"); ok && !v.Null && v.Str != "" {
+		return "episode " + strconv.Quote(v.Str)
+	}
+	return "row " + strconv.Itoa(k)
 }
 
 // warnings collects the messages a result carries.
@@ -163,11 +187,8 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.
 		}
 		ok, err := where.Keep(ep)
 		if err != nil {
-			id, _ := ep.Get("episode_id")
-			if id.Str == "" { // not decoded (Parquet reads only the columns used)
-				return fmt.Errorf("row %d: %w", read, err)
-			}
-			return fmt.Errorf("episode %q: %w", id.Str, err)
+			// Placed by the reader (or each) at the row's file and line.
+			return ledger.Problem{Msg: "--where: " + err.Error()}
 		}
 		if !ok {
 			return nil

@@ -241,7 +241,7 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 			continue
 		}
 		if err := fn(e); err != nil {
-			return err
+			return rep.locate(line, err)
 		}
 	}
 	if rows == 0 {

@@ -385,7 +385,7 @@ func (p *pqFile) scan(plan []pqCol, row func(n, r int, rds []reader) error) (err
 		}
 	}
 	if err := rr.Err(); err != nil {
-		return Problem{File: p.path, Line: n + 1, Msg: "read: " + err.Error()}
+		return Problem{File: p.path, Line: n + 1, Row: true, Msg: "read: " + err.Error()}
 	}
 	return nil
 }
@@ -468,6 +468,7 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 		return Problem{File: path, Msg: "empty ledger: no episodes"}
 	}
 	rep := newReporter(path, &opt)
+	rep.rows = true
 	var ids *idSet
 	if m.has(colEpisodeID) {
 		ids = opt.newIDs()
@@ -502,7 +503,7 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 		if ok, err := checkEpisode(rep, ids, n, e, m); err != nil || !ok {
 			return err
 		}
-		return fn(e)
+		return rep.locate(n, fn(e))
 	})
 	if err != nil || ids == nil || opt.Columns != nil {
 		return err
