@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -211,9 +212,94 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.
 		return read, fmt.Errorf("%s: the ledger has no episodes", q.name())
 	}
 	if kept == 0 {
-		return read, fmt.Errorf("%s: no episode matches --where %q (%d read)", q.name(), q.Where, read)
+		return read, q.noMatch(where, read)
 	}
 	return read, nil
+}
+
+// noMatch is the error for a --where that keeps none of the read
+// episodes. When a level it compares a column with (==, in) is not a
+// value of that column, it says so, with some of the values there are,
+// and, when they are all numbers, how to compare them as numbers: a
+// level of a text column that looks numeric ("03" where the ledger has
+// 3) would otherwise pass for an empty selection. The values are read
+// here, after the scan, only on this error path.
+func (q *Query) noMatch(where *formula.Where, read int64) error {
+	msg := fmt.Sprintf("%s: no episode matches --where %q (%d read)", q.name(), q.Where, read)
+	var levels []formula.Level
+	var cols []string
+	for _, l := range where.Levels() {
+		if !slices.Contains(levels, l) {
+			levels = append(levels, l)
+		}
+		if !slices.Contains(cols, l.Column) {
+			cols = append(cols, l.Column)
+		}
+	}
+	if len(levels) == 0 {
+		return errors.New(msg)
+	}
+	const most = 1000 // distinct values kept per column: enough to list a few and to tell numbers
+	values := make([]map[string]bool, len(cols))
+	for j := range values {
+		values[j] = map[string]bool{}
+	}
+	err := q.each(q.readOptions(cols), func(r frame.Row) error {
+		for j, c := range cols {
+			if v, ok := r.Get(c); ok && !v.Null && len(values[j]) < most {
+				values[j][v.String()] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return errors.New(msg) // the scan read these rows: not expected
+	}
+	for _, l := range levels {
+		have := values[slices.Index(cols, l.Column)]
+		if have[l.Value] || len(have) == 0 {
+			continue
+		}
+		msg += fmt.Sprintf(": column %s has no value %q (%s)", l.Column, l.Value, valuesHint(l, have))
+		return errors.New(msg)
+	}
+	return errors.New(msg)
+}
+
+// valuesHint lists a few of the values a column has, sorted (numerically
+// when they are all numbers), and, for numbers, how to compare the level
+// as one.
+func valuesHint(l formula.Level, have map[string]bool) string {
+	vals := slices.Collect(maps.Keys(have))
+	numeric := true
+	for _, v := range vals {
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			numeric = false
+			break
+		}
+	}
+	if numeric {
+		slices.SortFunc(vals, func(a, b string) int {
+			x, _ := strconv.ParseFloat(a, 64)
+			y, _ := strconv.ParseFloat(b, 64)
+			return cmp.Compare(x, y)
+		})
+	} else {
+		slices.Sort(vals)
+	}
+	const shown = 8
+	list := strings.Join(vals[:min(len(vals), shown)], ", ")
+	if len(vals) > shown {
+		list += fmt.Sprintf(", … (%d values)", len(vals))
+	}
+	if !numeric {
+		return "values: " + list
+	}
+	hint := "values, all numbers: " + list
+	if x, err := strconv.ParseFloat(l.Value, 64); err == nil {
+		hint += fmt.Sprintf("; to compare as numbers, write %s == %s without quotes", l.Column, strconv.FormatFloat(x, 'g', -1, 64))
+	}
+	return hint
 }
 
 // readOptions are the ledger options of a scan decoding cols.
