@@ -30,7 +30,11 @@ func TestNoMatchNamesMissingLevel(t *testing.T) {
 	}{
 		{`difficulty == "03"`, `(423 read): column difficulty has no value "03" (values, all numbers: 1, 2, 3; to compare as numbers, write difficulty == 3 without quotes)`},
 		{`team == "07"`, `(423 read): column team has no value "07" (values: blue, red)`},
-		{`fault_fired && team in ("green", "07")`, `column team has no value "green" (values: blue, red)`},
+		{`fault_fired && team in ("green", "07")`, `column team has none of the values "green", "07" (values: blue, red)`},
+		{`difficulty in ("x", "03")`, `column difficulty has none of the values "x", "03" (values, all numbers: 1, 2, 3; to compare as numbers, write difficulty == 3 without quotes)`},
+		// A column with one of its levels there is not the reason.
+		{`team in ("red", "green") && model == "m1" && model == "m2"`, `(423 read)`},
+		{`team in ("red", "green") && difficulty == "4"`, `column difficulty has no value "4" (values, all numbers: 1, 2, 3)`},
 		{`model == "zzz" && difficulty == "1"`, `column model has no value "zzz" (values: m1, m2, m3)`},
 		// Every level exists: nothing to add.
 		{`team == "red" && team == "blue"`, `(423 read)`},

@@ -218,11 +218,13 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.
 }
 
 // noMatch is the error for a --where that keeps none of the read
-// episodes. When a level it compares a column with (==, in) is not a
-// value of that column, it says so, with some of the values there are,
-// and, when they are all numbers, how to compare them as numbers: a
+// episodes. When it compares a column only with levels (==, in) that are
+// not values of that column, it says so, with some of the values there
+// are, and, when they are all numbers, how to compare them as numbers: a
 // level of a text column that looks numeric ("03" where the ledger has
-// 3) would otherwise pass for an empty selection. The values are read
+// 3) would otherwise pass for an empty selection. A column one of whose
+// levels is there is not named (experiment in ("E1", "E1s") on a ledger
+// of E1 did not select nothing because of E1s). The values are read
 // here, after the scan, only on this error path.
 func (q *Query) noMatch(where *formula.Where, read int64) error {
 	msg := fmt.Sprintf("%s: no episode matches --where %q (%d read)", q.name(), q.Where, read)
@@ -255,21 +257,34 @@ func (q *Query) noMatch(where *formula.Where, read int64) error {
 	if err != nil {
 		return errors.New(msg) // the scan read these rows: not expected
 	}
-	for _, l := range levels {
-		have := values[slices.Index(cols, l.Column)]
-		if have[l.Value] || len(have) == 0 {
+	for j, c := range cols {
+		have := values[j]
+		var missing, named []string
+		found := false
+		for _, l := range levels {
+			if l.Column == c {
+				found = found || have[l.Value]
+				named = append(named, l.Value)
+				missing = append(missing, strconv.Quote(l.Value))
+			}
+		}
+		if found || len(have) == 0 {
 			continue
 		}
-		msg += fmt.Sprintf(": column %s has no value %q (%s)", l.Column, l.Value, valuesHint(l, have))
+		what := "no value " + missing[0]
+		if len(missing) > 1 {
+			what = "none of the values " + strings.Join(missing, ", ")
+		}
+		msg += fmt.Sprintf(": column %s has %s (%s)", c, what, valuesHint(c, named, have))
 		return errors.New(msg)
 	}
 	return errors.New(msg)
 }
 
 // valuesHint lists a few of the values a column has, sorted (numerically
-// when they are all numbers), and, for numbers, how to compare the level
-// as one.
-func valuesHint(l formula.Level, have map[string]bool) string {
+// when they are all numbers), and, when they are numbers and one of them
+// is the level's number ("3" for "03"), how to compare the level as one.
+func valuesHint(col string, levels []string, have map[string]bool) string {
 	vals := slices.Collect(maps.Keys(have))
 	numeric := true
 	for _, v := range vals {
@@ -296,8 +311,16 @@ func valuesHint(l formula.Level, have map[string]bool) string {
 		return "values: " + list
 	}
 	hint := "values, all numbers: " + list
-	if x, err := strconv.ParseFloat(l.Value, 64); err == nil {
-		hint += fmt.Sprintf("; to compare as numbers, write %s == %s without quotes", l.Column, strconv.FormatFloat(x, 'g', -1, 64))
+	for _, l := range levels {
+		x, err := strconv.ParseFloat(l, 64)
+		if err != nil {
+			continue
+		}
+		for _, v := range vals {
+			if y, _ := strconv.ParseFloat(v, 64); y == x {
+				return hint + fmt.Sprintf("; to compare as numbers, write %s == %s without quotes", col, strconv.FormatFloat(x, 'g', -1, 64))
+			}
+		}
 	}
 	return hint
 }
