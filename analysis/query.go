@@ -268,8 +268,8 @@ func (q *Query) noMatch(where *formula.Where, read int64) error {
 				missing = append(missing, strconv.Quote(l.Value))
 			}
 		}
-		if found || len(have) == 0 {
-			continue
+		if found || len(have) == 0 || len(have) >= most {
+			continue // there, or not read, or too many values to tell
 		}
 		what := "no value " + missing[0]
 		if len(missing) > 1 {
