@@ -79,21 +79,35 @@ const errNull = "null in a required column"
 // nullCols returns the columns of cand the file has whose chunks may hold
 // a null, by the file's metadata: declared optional, with statistics that
 // count nulls in some row group or do not say. A required column holds
-// no null (DESIGN §3) whether a command reads it or not; the metadata
-// tells, at no cost, which columns a scan must also decode to find one,
-// which on the toolkit's own files and on DuckDB's, pyarrow's and
-// polars' (null counts written) is none.
-func (p *pqFile) nullCols(cand colMask) colMask {
+// no null whether a command reads it or not; the metadata tells, at no
+// cost, which columns a scan must also decode to find one. The toolkit
+// declares its columns required, so that is none of them; in a file that
+// writes null counts (DuckDB's), only those that hold a null.
+func (p *pqFile) nullCols(cand colMask) (out colMask) {
 	md := p.pf.MetaData()
-	var out colMask
+	var optional colMask
 	for i, c := range EpisodeColumns {
 		if !cand.has(i) {
 			continue
 		}
 		leaf := md.Schema.ColumnIndexByName(c.Name)
-		if leaf < 0 || md.Schema.Column(leaf).MaxDefinitionLevel() == 0 {
-			continue // absent, or declared required: no nulls
+		if leaf >= 0 && md.Schema.Column(leaf).MaxDefinitionLevel() > 0 && p.schema.FieldIndices(c.Name) != nil {
+			optional |= 1 << uint(i)
 		}
+	}
+	defer func() {
+		if recover() != nil {
+			// arrow-go panics on some corrupt statistics: decode every
+			// optional column, as if they said nothing (the row reader
+			// reports what is wrong with the file).
+			out = optional
+		}
+	}()
+	for i, c := range EpisodeColumns {
+		if !optional.has(i) {
+			continue
+		}
+		leaf := md.Schema.ColumnIndexByName(c.Name)
 		for g := range md.NumRowGroups() {
 			cc, err := md.RowGroup(g).ColumnChunk(leaf)
 			if err != nil {
