@@ -108,7 +108,7 @@ func (q *Query) scanColumnsChecked(columns, checked []string, fn func(b *ledger.
 		}
 	}
 	if kept == 0 {
-		return read, fmt.Errorf("%s: no episode matches --where %q (%d read)", q.name(), q.Where, read)
+		return read, q.noMatch(where, read)
 	}
 	return read, nil
 }

@@ -11,7 +11,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
 	"unsafe"
 
@@ -290,12 +289,6 @@ func (r *pairReader) add(ep frame.Row, read int64) error {
 			return err
 		}
 	}
-	name := func() string {
-		if v, ok := ep.Get("episode_id"); ok && !v.Null && v.Str != "" {
-			return "episode " + strconv.Quote(v.Str)
-		}
-		return "row " + strconv.FormatInt(r.rows+1, 10)
-	}
 	w := 1.0
 	if r.spec.Weight != "" {
 		v, ok := ep.Get(r.spec.Weight)
@@ -308,7 +301,7 @@ func (r *pairReader) add(ep frame.Row, read int64) error {
 		}
 		f, ok := frame.Number(v)
 		if !ok || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-			return fmt.Errorf("%s: weight column %s: value %q is not a finite number ≥ 0", name(), r.spec.Weight, v.String())
+			return frame.WeightError(r.spec.Weight, v)
 		}
 		w = f
 	}
@@ -322,7 +315,7 @@ func (r *pairReader) add(ep frame.Row, read int64) error {
 	}
 	y, err := frame.Binary(v)
 	if err != nil {
-		return fmt.Errorf("%s: outcome %s: %v", name(), r.spec.Outcome, err)
+		return frame.OutcomeError(r.spec.Outcome, err)
 	}
 	r.buf = r.buf[:0]
 	var armVal string

@@ -1,10 +1,12 @@
 package analysis
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis/formula"
@@ -70,26 +72,40 @@ func (q *Query) name() string {
 
 // each streams every episode of the query's source, one input after
 // another, to fn; errors are wrapped with the input's name except
-// ledger.Problems, which name their file. It is the only place that reads.
+// ledger.Problems, which name their file. A ledger.Problem fn returns
+// without a place is about the row it was given: the ledger readers place
+// it at the row's file and line, and each, for episodes held in memory,
+// names the row (rowLabel). It is the only place that reads.
 func (q *Query) each(opt ledger.ReadOptions, fn func(r frame.Row) error) error {
 	if len(q.Inputs) == 0 {
+		k := 0
+		call := func(r frame.Row) error {
+			err := fn(r)
+			if p, ok := err.(ledger.Problem); ok && p.File == "" && p.Line == 0 {
+				err = fmt.Errorf("%s: %s: %w", q.name(), rowLabel(r, k), err)
+			} else if err != nil {
+				err = fmt.Errorf("%s: %w", q.name(), err)
+			}
+			k++
+			return err
+		}
 		for _, ep := range q.Episodes {
-			if err := fn(ep); err != nil {
-				return fmt.Errorf("%s: %w", q.name(), err)
+			if err := call(ep); err != nil {
+				return err
 			}
 		}
 		for _, r := range q.Rows {
-			if err := fn(r); err != nil {
-				return fmt.Errorf("%s: %w", q.name(), err)
+			if err := call(r); err != nil {
+				return err
 			}
 		}
 		if q.Data != nil {
 			// One row value for all: scan's consumers copy what they keep.
 			r := &rowPtr{row{d: q.Data}}
-			for k := range q.dataLen() {
-				r.i = q.dataRow(k)
-				if err := fn(r); err != nil {
-					return fmt.Errorf("%s: %w", q.name(), err)
+			for i := range q.dataLen() {
+				r.i = q.dataRow(i)
+				if err := call(r); err != nil {
+					return err
 				}
 			}
 		}
@@ -105,6 +121,15 @@ func (q *Query) each(opt ledger.ReadOptions, fn func(r frame.Row) error) error {
 		}
 	}
 	return nil
+}
+
+// rowLabel names row r, the k-th (0-based) of episodes held in memory,
+// in a message: by its episode_id when it has one, else by its index.
+func rowLabel(r frame.Row, k int) string {
+	if v, ok := r.Get("episode_id"); ok && !v.Null && v.Str != "" {
+		return "episode " + strconv.Quote(v.Str)
+	}
+	return "row " + strconv.Itoa(k)
 }
 
 // warnings collects the messages a result carries.
@@ -163,11 +188,8 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.
 		}
 		ok, err := where.Keep(ep)
 		if err != nil {
-			id, _ := ep.Get("episode_id")
-			if id.Str == "" { // not decoded (Parquet reads only the columns used)
-				return fmt.Errorf("row %d: %w", read, err)
-			}
-			return fmt.Errorf("episode %q: %w", id.Str, err)
+			// Placed by the reader (or each) at the row's file and line.
+			return ledger.Problem{Msg: "--where: " + err.Error()}
 		}
 		if !ok {
 			return nil
@@ -190,9 +212,117 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.
 		return read, fmt.Errorf("%s: the ledger has no episodes", q.name())
 	}
 	if kept == 0 {
-		return read, fmt.Errorf("%s: no episode matches --where %q (%d read)", q.name(), q.Where, read)
+		return read, q.noMatch(where, read)
 	}
 	return read, nil
+}
+
+// noMatch is the error for a --where that keeps none of the read
+// episodes. When it compares a column only with levels (==, in) that are
+// not values of that column, it says so, with some of the values there
+// are, and, when they are all numbers, how to compare them as numbers: a
+// level of a text column that looks numeric ("03" where the ledger has
+// 3) would otherwise pass for an empty selection. A column one of whose
+// levels is there is not named (experiment in ("E1", "E1s") on a ledger
+// of E1 did not select nothing because of E1s). The values are read
+// here, after the scan, only on this error path.
+func (q *Query) noMatch(where *formula.Where, read int64) error {
+	msg := fmt.Sprintf("%s: no episode matches --where %q (%d read)", q.name(), q.Where, read)
+	var levels []formula.Level
+	var cols []string
+	for _, l := range where.Levels() {
+		if !slices.Contains(levels, l) {
+			levels = append(levels, l)
+		}
+		if !slices.Contains(cols, l.Column) {
+			cols = append(cols, l.Column)
+		}
+	}
+	if len(levels) == 0 {
+		return errors.New(msg)
+	}
+	const most = 1000 // distinct values kept per column: enough to list a few and to tell numbers
+	values := make([]map[string]bool, len(cols))
+	for j := range values {
+		values[j] = map[string]bool{}
+	}
+	err := q.each(q.readOptions(cols), func(r frame.Row) error {
+		for j, c := range cols {
+			if v, ok := r.Get(c); ok && !v.Null && len(values[j]) < most {
+				values[j][v.String()] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return errors.New(msg) // the scan read these rows: not expected
+	}
+	for j, c := range cols {
+		have := values[j]
+		var missing, named []string
+		found := false
+		for _, l := range levels {
+			if l.Column == c {
+				found = found || have[l.Value]
+				named = append(named, l.Value)
+				missing = append(missing, strconv.Quote(l.Value))
+			}
+		}
+		if found || len(have) == 0 || len(have) >= most {
+			continue // there, or not read, or too many values to tell
+		}
+		what := "no value " + missing[0]
+		if len(missing) > 1 {
+			what = "none of the values " + strings.Join(missing, ", ")
+		}
+		msg += fmt.Sprintf(": column %s has %s (%s)", c, what, valuesHint(c, named, have))
+		return errors.New(msg)
+	}
+	return errors.New(msg)
+}
+
+// valuesHint lists a few of the values a column has, sorted (numerically
+// when they are all numbers), and, when they are numbers and one of them
+// is the level's number ("3" for "03"), how to compare the level as one.
+func valuesHint(col string, levels []string, have map[string]bool) string {
+	vals := slices.Collect(maps.Keys(have))
+	numeric := true
+	for _, v := range vals {
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			numeric = false
+			break
+		}
+	}
+	if numeric {
+		slices.SortFunc(vals, func(a, b string) int {
+			x, _ := strconv.ParseFloat(a, 64)
+			y, _ := strconv.ParseFloat(b, 64)
+			return cmp.Compare(x, y)
+		})
+	} else {
+		slices.Sort(vals)
+	}
+	const shown = 8
+	list := strings.Join(vals[:min(len(vals), shown)], ", ")
+	if len(vals) > shown {
+		list += fmt.Sprintf(", … (%d values)", len(vals))
+	}
+	if !numeric {
+		return "values: " + list
+	}
+	hint := "values, all numbers: " + list
+	for _, l := range levels {
+		x, err := strconv.ParseFloat(l, 64)
+		if err != nil {
+			continue
+		}
+		for _, v := range vals {
+			if y, _ := strconv.ParseFloat(v, 64); y == x {
+				return hint + fmt.Sprintf("; to compare as numbers, write %s == %s without quotes", col, strconv.FormatFloat(x, 'g', -1, 64))
+			}
+		}
+	}
+	return hint
 }
 
 // readOptions are the ledger options of a scan decoding cols.

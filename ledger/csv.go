@@ -27,6 +27,10 @@ func parseBool(s string) (bool, bool) {
 	return false, false
 }
 
+// errEmpty is the message for an empty cell in a required column: the
+// same whether the column was asked for or not.
+const errEmpty = "empty cell in a required column"
+
 // setCell parses a CSV cell into column i of e; it returns a problem
 // message or "".
 func setCell(e *Episode, i int, s string) string {
@@ -113,6 +117,12 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 	}
 	const skip = -2
 	dst := make([]int, len(hdr)) // schema column index, -1 for a kept extra, skip
+	// filled marks the required columns (all but cost_usd, and platform,
+	// empty off social writes): an empty cell in one is an error whether
+	// the caller reads the column or not, so that every command rejects
+	// the same ledger with the same message. The check costs a length
+	// test per cell of a row the reader has split anyway.
+	filled := make([]bool, len(hdr))
 	var present colMask
 	var extras []string
 	seen := map[string]bool{}
@@ -123,6 +133,7 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 		seen[h] = true
 		if i, ok := colIndex[h]; ok {
 			dst[j] = i
+			filled[j] = requiredSet.has(i) && h != "platform"
 			present |= 1 << uint(i)
 			if !need.has(i) {
 				dst[j] = skip
@@ -211,6 +222,10 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 		e := alloc.next()
 		var ps []Problem
 		for j, s := range rec {
+			if len(s) == 0 && filled[j] {
+				ps = append(ps, Problem{Field: hdr[j], Msg: errEmpty})
+				continue
+			}
 			if dst[j] == skip {
 				continue
 			}
@@ -241,7 +256,7 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 			continue
 		}
 		if err := fn(e); err != nil {
-			return err
+			return rep.locate(line, err)
 		}
 	}
 	if rows == 0 {

@@ -271,7 +271,8 @@ func readMulti(path string, opt ReadOptions, one func(path string, opt ReadOptio
 		o := opt
 		o.ids = ids
 		o.siblings = [2]string{s.calls, s.effects}
-		ids.startFile(s.Path)
+		format, _ := formatOf(s.Path, opt.Format)
+		ids.startFile(s.Path, format == "parquet")
 		if len(s.Partition) > 0 {
 			if err := applyPartition(s, &o); err != nil {
 				return err

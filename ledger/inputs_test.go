@@ -176,7 +176,7 @@ func TestReadDirectoryErrors(t *testing.T) {
 		want     string
 	}{
 		// part-2 is read before part-10, so the duplicate is in part-10.
-		{"duplicate across files", dup, filepath.Join(dup, "part-10.parquet"), 1, "duplicate \"ep-00000001\" (first on " + filepath.Join(dup, "part-2.parquet") + ":2)"},
+		{"duplicate across files", dup, filepath.Join(dup, "part-10.parquet"), 1, "duplicate \"ep-00000001\" (first on " + filepath.Join(dup, "part-2.parquet") + ": row 1)"},
 		{"value differs from path", mismatch, filepath.Join(mismatch, "model=gpt-4.1", "a.csv"), 3, "model: value \"claude-sonnet-4\" differs from the partition directory's \"gpt-4.1\""},
 		{"path value of the wrong type", badType, filepath.Join(badType, "instance=x", "a.csv"), 0, "instance: partition directory instance=x: expected an integer"},
 		{"path value outside the enumeration", badEnum, filepath.Join(badEnum, "fault_mode=sometimes", "a.csv"), 0, "fault_mode: partition directory fault_mode=sometimes:"},

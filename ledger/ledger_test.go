@@ -346,7 +346,7 @@ func TestSiblingReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = ReadEpisodes(path, ReadOptions{}, func(*Episode) error { return nil })
-	want := cp + ":3: episode_id: unknown episode \"ep-99\" (not in the episode table)"
+	want := cp + ": row 2: episode_id: unknown episode \"ep-99\" (not in the episode table)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}

@@ -67,6 +67,89 @@ type pqCol struct {
 	kind  Kind
 	extra bool
 	dst   int // schema column index (or extra position)
+	// nullOnly: a required column the caller did not ask for, read only
+	// to reject its nulls (nullCols).
+	nullOnly bool
+}
+
+// errNull is the message for a null in a required column: the same
+// whether the column was asked for or only checked for nulls.
+const errNull = "null in a required column"
+
+// nullCols returns the columns of cand the file has whose chunks may hold
+// a null, by the file's metadata: declared optional, with statistics that
+// count nulls in some row group or do not say. A required column holds
+// no null whether a command reads it or not; the metadata tells, at no
+// cost, which columns a scan must also decode to find one. The toolkit
+// declares its columns required, so that is none of them; in a file that
+// writes null counts (DuckDB's), only those that hold a null.
+func (p *pqFile) nullCols(cand colMask) (out colMask) {
+	md := p.pf.MetaData()
+	var optional colMask
+	for i, c := range EpisodeColumns {
+		if !cand.has(i) {
+			continue
+		}
+		leaf := md.Schema.ColumnIndexByName(c.Name)
+		if leaf >= 0 && md.Schema.Column(leaf).MaxDefinitionLevel() > 0 && p.schema.FieldIndices(c.Name) != nil {
+			optional |= 1 << uint(i)
+		}
+	}
+	defer func() {
+		if recover() != nil {
+			// arrow-go panics on some corrupt statistics: decode every
+			// optional column, as if they said nothing (the row reader
+			// reports what is wrong with the file).
+			out = optional
+		}
+	}()
+	for i, c := range EpisodeColumns {
+		if !optional.has(i) {
+			continue
+		}
+		leaf := md.Schema.ColumnIndexByName(c.Name)
+		for g := range md.NumRowGroups() {
+			cc, err := md.RowGroup(g).ColumnChunk(leaf)
+			if err != nil {
+				out |= 1 << uint(i)
+				break
+			}
+			st, err := cc.Statistics()
+			if err != nil || st == nil || !st.HasNullCount() || st.NullCount() > 0 {
+				out |= 1 << uint(i)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// withNullChecks adds to plan (schema columns in schema order, then
+// extras) the columns of nulls, read only to reject nulls, in schema
+// order among the others so that a row's problems come in the same order
+// whatever the caller reads.
+func (p *pqFile) withNullChecks(plan []pqCol, nulls colMask) []pqCol {
+	if nulls == 0 {
+		return plan
+	}
+	for i, c := range EpisodeColumns {
+		if nulls.has(i) {
+			plan = append(plan, pqCol{name: c.Name, field: p.schema.FieldIndices(c.Name)[0], kind: c.Kind, dst: i, nullOnly: true})
+		}
+	}
+	slices.SortStableFunc(plan, func(a, b pqCol) int {
+		switch {
+		case a.extra != b.extra:
+			if a.extra {
+				return 1
+			}
+			return -1
+		case a.extra:
+			return 0
+		}
+		return a.dst - b.dst
+	})
+	return plan
 }
 
 // kindAccepts says which Arrow types a ledger column accepts: a user's
@@ -315,7 +398,7 @@ func (rd *reader) set(r int, f fieldRef) string {
 			*f.opt = nil
 			return ""
 		}
-		return "null in a required column"
+		return errNull
 	}
 	switch {
 	case f.s != nil:
@@ -385,7 +468,7 @@ func (p *pqFile) scan(plan []pqCol, row func(n, r int, rds []reader) error) (err
 		}
 	}
 	if err := rr.Err(); err != nil {
-		return Problem{File: p.path, Line: n + 1, Msg: "read: " + err.Error()}
+		return Problem{File: p.path, Line: n + 1, Row: true, Msg: "read: " + err.Error()}
 	}
 	return nil
 }
@@ -452,6 +535,10 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 		}
 		return err
 	}
+	// Every required column the file has is checked for nulls, read or
+	// not, so that every command rejects the same ledger with the same
+	// message; only columns whose metadata admits a null are decoded.
+	plan = p.withNullChecks(plan, p.nullCols(requiredSet&^m&^opt.absent))
 	if extraWanted != nil {
 		// Keep only the extra columns the caller named.
 		plan = slices.DeleteFunc(plan, func(c pqCol) bool { return c.extra && !extraWanted[c.name] })
@@ -468,6 +555,7 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 		return Problem{File: path, Msg: "empty ledger: no episodes"}
 	}
 	rep := newReporter(path, &opt)
+	rep.rows = true
 	var ids *idSet
 	if m.has(colEpisodeID) {
 		ids = opt.newIDs()
@@ -478,6 +566,12 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 		var ps []Problem
 		for i, c := range plan {
 			rd := &rds[i]
+			if c.nullOnly {
+				if rd.nulls && rd.isNul(r) {
+					ps = append(ps, Problem{Field: c.name, Msg: errNull})
+				}
+				continue
+			}
 			if c.extra {
 				if e.Extra == nil {
 					e.Extra = make(map[string]string, len(extras))
@@ -502,7 +596,7 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 		if ok, err := checkEpisode(rep, ids, n, e, m); err != nil || !ok {
 			return err
 		}
-		return fn(e)
+		return rep.locate(n, fn(e))
 	})
 	if err != nil || ids == nil || opt.Columns != nil {
 		return err

@@ -135,6 +135,9 @@ func scanParquetWith(path string, columns, checked []string, checkIDs, nulls boo
 	if err != nil || p.pf.NumRows() == 0 {
 		return ErrRowScan
 	}
+	if p.nullCols(requiredSet&^m) != 0 {
+		return ErrRowScan // a column not read may hold a null: the row reader looks
+	}
 	plan = slices.DeleteFunc(plan, func(c pqCol) bool { return c.extra && !slices.Contains(extras, c.name) })
 	for _, x := range extras {
 		i := planIndex(plan, x)

@@ -181,7 +181,7 @@ func TestParquetNullInRequiredColumn(t *testing.T) {
 		}
 	})
 	err := ReadEpisodes(path, ReadOptions{}, func(*Episode) error { return nil })
-	if want := path + ":1: model: null in a required column"; err == nil || err.Error() != want {
+	if want := path + ": row 0: model: null in a required column"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 }

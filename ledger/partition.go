@@ -316,16 +316,18 @@ func (w *PartitionedWriter) part(e *Episode) (*openPart, error) {
 	}
 	rel, err := w.path(e)
 	if err != nil {
-		var p Problem
-		errors.As(err, &p)
-		p.File, p.Line = w.dir, w.rows+1
-		return nil, p
+		// About the row being written: a reader's callback that returns
+		// it gets the row's input file and line (see Problem), not the
+		// output's count of rows.
+		return nil, err
 	}
 	p := w.open[rel]
 	if p == nil {
 		if _, seen := w.next[rel]; !seen && len(w.next) >= max(w.MaxPartitions, 1) {
-			return nil, Problem{File: w.dir, Line: w.rows + 1, Field: strings.Join(w.by, ","),
-				Msg: "more than " + strconv.Itoa(max(w.MaxPartitions, 1)) + " partitions; a partition per few rows makes a slow dataset of tiny files: partition by columns with fewer values, or raise the limit (export --max-partitions)"}
+			// Placed, as a bad value is, at the input row that would open
+			// one partition too many.
+			return nil, Problem{Field: strings.Join(w.by, ","),
+				Msg: "more than " + strconv.Itoa(max(w.MaxPartitions, 1)) + " partitions in " + w.dir + "; a partition per few rows makes a slow dataset of tiny files: partition by columns with fewer values, or raise the limit (export --max-partitions)"}
 		}
 		if p, err = w.openPart(rel); err != nil {
 			return nil, err

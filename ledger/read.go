@@ -226,6 +226,7 @@ func ReadRaw(path string, opt ReadOptions, fn func(*RawEpisode) error) error {
 // caller (reading stops).
 type reporter struct {
 	file   string
+	rows   bool // file is a table of rows (Parquet): problems say "row N"
 	opt    *ReadOptions
 	errors int // errors seen in the current row
 
@@ -246,7 +247,7 @@ func newReporter(file string, opt *ReadOptions) *reporter {
 // add reports p for line; it returns a non-nil error when reading must
 // stop.
 func (r *reporter) add(line int, p Problem) error {
-	p.File, p.Line = r.file, line
+	p.File, p.Line, p.Row = r.file, line, r.rows
 	if p.Warning && r.opt.Strict {
 		p.Warning = false
 		p.Msg += " (an error under --strict)"
@@ -263,6 +264,12 @@ func (r *reporter) add(line int, p Problem) error {
 		return nil
 	}
 	return p
+}
+
+// locate returns an error fn returned for the row at line with that
+// row's place when it has none (see Problem).
+func (r *reporter) locate(line int, err error) error {
+	return located(err, r.file, line, r.rows)
 }
 
 // row reports the problems of one row; bad is true if any was an error.
@@ -286,41 +293,45 @@ type idSet struct {
 	seed maphash.Seed
 	m    map[uint64]uint32
 	// files and bases, for a set shared by several files: the file and the
-	// number added to its lines; last is the largest line of the current
-	// file.
+	// number added to its lines; rows, whether it is a table of rows
+	// (Parquet); last is the largest line of the current file.
 	files []string
 	bases []uint32
+	rows  []bool
 	last  uint32
 }
 
 func newIDSet() *idSet { return &idSet{seed: maphash.MakeSeed(), m: map[uint64]uint32{}} }
 
-// startFile numbers the lines of the next file after those of the last.
-func (s *idSet) startFile(name string) {
+// startFile numbers the lines of the next file after those of the last;
+// rows says that it is a table of rows (Parquet).
+func (s *idSet) startFile(name string, rows bool) {
 	base := uint32(0)
 	if n := len(s.bases); n > 0 {
 		base = s.bases[n-1] + s.last
 	}
 	s.files = append(s.files, name)
 	s.bases = append(s.bases, base)
+	s.rows = append(s.rows, rows)
 	s.last = 0
 }
 
 // add records id at line and, if it was seen before, returns where:
-// "line N" in the same file, "FILE:N" in another; else "".
-func (s *idSet) add(id string, line int) string {
+// "line N" (or "row N" when rows says the file is a Parquet table) in the
+// same file, "FILE:N" (or "FILE: row N") in another; else "".
+func (s *idSet) add(id string, line int, rows bool) string {
 	h := maphash.String(s.seed, id)
 	if first, ok := s.m[h]; ok {
 		if len(s.files) == 0 {
-			return "line " + strconv.Itoa(int(first))
+			return position(int(first), rows)
 		}
 		// The file is the last whose base is below first (lines start at 1).
 		k, _ := slices.BinarySearch(s.bases, first)
 		k--
 		if k == len(s.files)-1 {
-			return "line " + strconv.Itoa(int(first-s.bases[k]))
+			return position(int(first-s.bases[k]), s.rows[k])
 		}
-		return s.files[k] + ":" + strconv.Itoa(int(first-s.bases[k]))
+		return filePosition(s.files[k], int(first-s.bases[k]), s.rows[k])
 	}
 	l := uint32(min(line, math.MaxUint32))
 	s.last = max(s.last, l)
@@ -342,7 +353,7 @@ func checkEpisode(rep *reporter, ids *idSet, line int, e *Episode, m colMask) (o
 	rep.buf = rep.buf[:0]
 	rep.chk.episode(e, m, rep.collect)
 	if ids != nil && e.EpisodeID != "" {
-		if first := ids.add(e.EpisodeID, line); first != "" {
+		if first := ids.add(e.EpisodeID, line, rep.rows); first != "" {
 			rep.buf = append(rep.buf, Problem{Field: "episode_id", Msg: "duplicate " + strconv.Quote(e.EpisodeID) + " (first on " + first + ")"})
 		}
 	}
@@ -482,7 +493,7 @@ func readJSONL(path string, opt ReadOptions, fn func(*Episode, *RawEpisode) erro
 		if !info.raw {
 			r = nil
 		}
-		return fn(e, r)
+		return rep.locate(line, fn(e, r))
 	})
 }
 
@@ -533,6 +544,6 @@ func readJSONLRaw(path string, opt ReadOptions, fn func(*RawEpisode) error) erro
 		if ok, err := checkEpisode(rep, ids, line, &r.Episode, m); err != nil || !ok {
 			return err
 		}
-		return fn(r)
+		return rep.locate(line, fn(r))
 	})
 }

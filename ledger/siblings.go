@@ -45,6 +45,7 @@ func readSibling(path string, cols []Column, table string, opt *ReadOptions, row
 		return err
 	}
 	rep := newReporter(path, opt)
+	rep.rows = true
 	return p.scan(plan, func(n, r int, rds []reader) error {
 		var ps []Problem
 		emit := row(rds, plan, r, func(p Problem) { ps = append(ps, p) })
@@ -54,6 +55,6 @@ func readSibling(path string, cols []Column, table string, opt *ReadOptions, row
 		if emit == nil {
 			return nil
 		}
-		return emit()
+		return rep.locate(n, emit())
 	})
 }

@@ -3,6 +3,7 @@ package formula
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -88,7 +89,7 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 			ref := ""
 			if r, ok := opt.Ref[t.Column]; ok {
 				if !slices.Contains(c.Levels, r) {
-					return nil, fmt.Errorf("--ref %s=%s: no such level; levels are %s", t.Column, r, listLevels(c.Levels))
+					return nil, fmt.Errorf("--ref %s=%s: no such level; levels are %s%s", t.Column, r, listLevels(c.Levels), sameNumber(r, c.Levels))
 				}
 				ref = r
 			} else if len(present) > 0 {
@@ -114,6 +115,11 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 		} else {
 			if !c.Numeric {
 				return nil, fmt.Errorf("term %s: column %s is not numeric", t, t.Column)
+			}
+			if r, ok := opt.Ref[t.Column]; ok {
+				// Ignoring it would fit another model than the one asked for.
+				return nil, fmt.Errorf("--ref %s=%s: %s enters the formula as a number (its values are all numbers: %s), so it has no reference level; write C(%s) in the formula to make it a factor",
+					t.Column, r, t.Column, listLevels(c.Levels), t.Column)
 			}
 			if len(present) < 2 && f.Intercept {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("term %s is constant (%s) in the data; it is left out of the model", t, onlyLevel(c, present)))
@@ -185,6 +191,22 @@ func onlyLevel(c *frame.Column, present []int) string {
 		return "no rows"
 	}
 	return c.Levels[present[0]]
+}
+
+// sameNumber suggests the level that is the same number as r ("3" for
+// "03"), when there is one. Levels are text: "03" and "3" are different
+// levels, so the reference is not matched numerically, only suggested.
+func sameNumber(r string, levels []string) string {
+	x, err := strconv.ParseFloat(r, 64)
+	if err != nil {
+		return ""
+	}
+	for _, l := range levels {
+		if y, err := strconv.ParseFloat(l, 64); err == nil && x == y {
+			return fmt.Sprintf(" (did you mean %s?)", l)
+		}
+	}
+	return ""
 }
 
 func listLevels(levels []string) string {

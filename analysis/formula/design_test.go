@@ -181,3 +181,35 @@ func TestUnknownColumn(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestRefOnNumericText checks --ref on a column of numeric text (a user's
+// extra CSV column, difficulty here): when the column enters the formula
+// as a number, a reference level is an error saying so (it used to be
+// ignored, fitting a model other than the one asked for); as a factor,
+// a level that is only the same number as one of its levels ("03" for 3)
+// is not one, and the error suggests the level.
+func TestRefOnNumericText(t *testing.T) {
+	rows := designRows()
+	for _, tc := range []struct {
+		formula, ref, want string
+	}{
+		{"eos ~ difficulty", "03", "--ref difficulty=03: difficulty enters the formula as a number (its values are all numbers: 1, 2, 3), so it has no reference level; write C(difficulty) in the formula to make it a factor"},
+		{"eos ~ difficulty + tier", "2", "--ref difficulty=2: difficulty enters the formula as a number"},
+		{"eos ~ instance", "2", "--ref instance=2: instance enters the formula as a number (its values are all numbers: 1, 2, 10)"},
+		{"eos ~ C(difficulty)", "03", "--ref difficulty=03: no such level; levels are 1, 2, 3 (did you mean 3?)"},
+		{"eos ~ C(difficulty)", "07", "--ref difficulty=07: no such level; levels are 1, 2, 3"},
+		{"eos ~ C(difficulty)", "2", ""},
+	} {
+		f, err := Parse(tc.formula)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Build(f, buildFrame(t, f, rows, false), Options{Ref: map[string]string{f.Terms[0].Column: tc.ref}})
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s, ref %s: %v", tc.formula, tc.ref, err)
+		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want) || tc.ref == "07" && strings.Contains(err.Error(), "did you mean")):
+			t.Errorf("%s, ref %s: %v\nwant %s…", tc.formula, tc.ref, err, tc.want)
+		}
+	}
+}

@@ -189,16 +189,22 @@ func NewBuilder(spec Spec) *Builder {
 	return b
 }
 
-// rowName identifies a row in messages: by episode_id when it has one.
-func rowName(r Row, n int64) string {
-	if v, ok := r.Get("episode_id"); ok && !v.Null && v.Str != "" {
-		return "episode " + strconv.Quote(v.Str)
-	}
-	return "row " + strconv.FormatInt(n, 10)
+// WeightError is the error for value v of weight column col, which is not
+// a finite number ≥ 0. It is a ledger.Problem without a place, which a
+// ledger reader fills in with the row's file and line.
+func WeightError(col string, v ledger.Value) error {
+	return ledger.Problem{Field: col, Msg: "weight: value " + strconv.Quote(v.String()) + " is not a finite number ≥ 0"}
+}
+
+// OutcomeError is the error for outcome column col whose value Binary
+// rejected with err, placed as WeightError is.
+func OutcomeError(col string, err error) error {
+	return ledger.Problem{Field: col, Msg: "outcome: " + err.Error()}
 }
 
 // Add adds one row. It fails on a missing column (UnknownColumnError, on
-// the first row), a non-binary outcome or a negative or non-numeric weight.
+// the first row), a non-binary outcome (OutcomeError) or a negative or
+// non-numeric weight (WeightError).
 // A row with a null value in a kept column is counted in Dropped and left
 // out.
 func (b *Builder) Add(r Row) error {
@@ -220,7 +226,7 @@ func (b *Builder) Add(r Row) error {
 		}
 		f, ok := numberOf(v)
 		if !ok || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-			return fmt.Errorf("%s: weight column %s: value %q is not a finite number ≥ 0", rowName(r, b.rows+1), b.spec.Weight, v.String())
+			return WeightError(b.spec.Weight, v)
 		}
 		w = f
 	}
@@ -236,7 +242,7 @@ func (b *Builder) Add(r Row) error {
 		}
 		yy, err := Binary(v)
 		if err != nil {
-			return fmt.Errorf("%s: outcome %s: %v", rowName(r, b.rows+1), b.spec.Outcome, err)
+			return OutcomeError(b.spec.Outcome, err)
 		}
 		y = yy
 	}

@@ -113,8 +113,9 @@ func TestBuilderErrors(t *testing.T) {
 		msg  string
 	}{
 		{Spec{Columns: []string{"gg"}}, rows()[0], `unknown column "gg" (did you mean g?)`},
-		{Spec{Outcome: "n"}, mapRow{"n": i(10), "episode_id": s("e7")}, `episode "e7": outcome n: value 10 is not binary`},
-		{Spec{Outcome: "g"}, rows()[0], `row 1: outcome g: value "b" is not binary`},
+		// Without a place: the ledger reader (or Query) adds the row's.
+		{Spec{Outcome: "n"}, mapRow{"n": i(10), "episode_id": s("e7")}, `n: outcome: value 10 is not binary`},
+		{Spec{Outcome: "g"}, rows()[0], `g: outcome: value "b" is not binary`},
 		{Spec{Weight: "w"}, mapRow{"w": f(-1)}, "not a finite number ≥ 0"},
 		{Spec{Weight: "w"}, mapRow{"w": s("heavy")}, `value "heavy"`},
 		{Spec{Weight: "w"}, mapRow{"w": f(math.Inf(1))}, "not a finite number"},

@@ -79,7 +79,7 @@ func TestExportPartitionedRefuses(t *testing.T) {
 		{[]string{"--partition-by", "fault_fired"}, exitFailure, "cannot partition by a boolean column"},
 		// The sample's platform is empty for non-social writes.
 		{[]string{"--partition-by", "platform"}, exitFailure, "platform: empty value"},
-		{[]string{"--partition-by", "episode_id", "--max-partitions", "10"}, exitFailure, ":11: episode_id: more than 10 partitions"},
+		{[]string{"--partition-by", "episode_id", "--max-partitions", "10"}, exitFailure, "sample.csv:12: episode_id: more than 10 partitions"},
 		{[]string{"--partition-by", "model", "--max-partitions", "0"}, exitUsage, "--max-partitions must be at least 1"},
 	} {
 		dir := t.TempDir()

@@ -104,8 +104,9 @@ func TestBadInputs(t *testing.T) {
 			`FILE:3: episode_id: duplicate "s-001" (first on line 2)`},
 		{"NaN weight", "x.csv", hdr + "\n" + cell(row, "weight", "NaN") + "\n",
 			`FILE:2: weight: missing or NaN; must be a finite number`},
+		// The same message whether a command reads the column or not.
 		{"empty weight", "x.csv", hdr + "\n" + cell(row, "weight", "") + "\n",
-			`FILE:2: weight: missing or NaN; must be a finite number`},
+			`FILE:2: weight: empty cell in a required column`},
 		{"negative weight", "x.csv", hdr + "\n" + cell(row, "weight", "-2") + "\n",
 			`FILE:2: weight: must be > 0, is -2`},
 		{"eos without task success", "x.csv", hdr + "\n" + cell(row, "task_success", "0") + "\n",
@@ -202,7 +203,7 @@ func TestValidateReportsAll(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "x.csv")
 	os.WriteFile(in, []byte(strings.Join(bad, "\n")+"\n"), 0o644)
 	code, stdout, stderr := runCmd(t, "validate", in)
-	want := in + ":3: condition: empty (every design string except platform is required)\n" +
+	want := in + ":3: condition: empty cell in a required column\n" +
 		in + ":5: episode_id: duplicate \"s-001\" (first on line 2)\n"
 	if code != 1 || stdout != want {
 		t.Errorf("exit %d\n%s\nwant\n%s", code, stdout, want)

@@ -34,7 +34,7 @@ func TestRatesCLI(t *testing.T) {
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--by", "condtion"}, exit: 1, stderr: []string{`unknown column "condtion" (did you mean condition`}},
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--where", "difficulty == 9"}, exit: 1, stderr: []string{"no episode matches --where"}},
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--where", "w_alt == 0", "--weight", "w_alt"}, exit: 1, stderr: []string{"all weights (w_alt) are zero"}},
-		{args: []string{"rates", "--in", "DATA", "--outcome", "team"}, exit: 1, stderr: []string{`outcome team: value "red" is not binary`}},
+		{args: []string{"rates", "--in", "DATA", "--outcome", "team"}, exit: 1, stderr: []string{`episodes.csv:2: team: outcome: value "red" is not binary`}},
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--where", "condition == 3"}, exit: 2, stderr: []string{"cannot compare column condition (string) with 3"}},
 		{args: []string{"rates", "--in", "DATA", "--outcome", "eos", "--where", "fault_fired &"}, exit: 2, stderr: []string{"use && or ||"}},
 		{args: []string{"rates", "--in", "DATA"}, exit: 2, stderr: []string{"--outcome is required"}},
