@@ -156,30 +156,8 @@ func TestParquetColumnTypes(t *testing.T) {
 }
 
 func TestParquetNullInRequiredColumn(t *testing.T) {
-	var fields []arrow.Field
-	for _, c := range EpisodeColumns {
-		fields = append(fields, arrow.Field{Name: c.Name, Type: arrowType(c.Kind), Nullable: true})
-	}
-	e := synthEpisode(3)
-	path := writeForeign(t, fields, func(b *array.RecordBuilder) {
-		for i, c := range EpisodeColumns {
-			v, _ := e.Get(c.Name)
-			switch bb := b.Field(i).(type) {
-			case *array.StringBuilder:
-				if c.Name == "model" {
-					bb.AppendNull()
-				} else {
-					bb.Append(v.Str)
-				}
-			case *array.Int64Builder:
-				bb.Append(v.Int)
-			case *array.Float64Builder:
-				bb.Append(v.Num)
-			case *array.BooleanBuilder:
-				bb.Append(v.Bool)
-			}
-		}
-	})
+	path := filepath.Join(t.TempDir(), "null.parquet")
+	writeNullParquet(t, path, []*Episode{synthEpisode(3)}, "model", 0, true)
 	err := ReadEpisodes(path, ReadOptions{}, func(*Episode) error { return nil })
 	if want := path + ": row 0: model: null in a required column"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)

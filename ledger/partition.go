@@ -3,7 +3,6 @@ package ledger
 import (
 	"errors"
 	"fmt"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 // HiveDefaultPartition names the partition of an empty or null value, as

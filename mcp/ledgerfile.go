@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 
 	"github.com/limbo-toolkit/limbo/ledger"
 )

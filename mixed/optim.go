@@ -3,9 +3,10 @@ package mixed
 import (
 	"errors"
 	"fmt"
-	"gonum.org/v1/gonum/optimize"
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/optimize"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"

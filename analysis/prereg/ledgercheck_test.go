@@ -3,12 +3,13 @@ package prereg
 import (
 	"bytes"
 	"errors"
-	"github.com/limbo-toolkit/limbo/analysis"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis"
 )
 
 // TestMalformedAgainstLedger checks every file under

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 // LockFile is the content of FILE.lock: what was registered, when, with

@@ -1,13 +1,14 @@
 package prereg
 
 import (
-	"github.com/limbo-toolkit/limbo/analysis"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/limbo-toolkit/limbo/analysis"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"

@@ -5,13 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/limbo-toolkit/limbo/analysis"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/limbo-toolkit/limbo/analysis"
 
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 )

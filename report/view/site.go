@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"io/fs"
 	"math"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/limbo-toolkit/limbo/internal/outfile"
 
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"

@@ -34,6 +34,25 @@ T3_MODELS = ["gpt-6-astra", "gpt-6-sol", "gpt-5.6-sol", "claude-opus-5.5", "gemi
 RESOLVES = {"timeout_post", "http500_post", "partial_batch"}
 
 
+def columns(e):
+    """The Table 3 columns (and dup_committed, their pooled duplicates) a
+    graded E1/E1s episode counts in, with its outcome in each."""
+    fm, cols = e["fault_mode"], []
+    if fm in RESOLVES:
+        cols.append(("dup_resolves", e["duplicated"]))
+    if fm in ("timeout_late", "timeout_late_tail"):
+        cols.append(("dup_late", e["duplicated"]))
+    if fm == "redelivery":
+        cols.append(("dup_redelivery", e["duplicated"]))
+    if fm in RESOLVES or fm in ("timeout_late", "timeout_late_tail", "redelivery"):
+        cols.append(("dup_committed", e["duplicated"]))
+    if fm.endswith("_pre"):
+        cols.append(("ts_pre", e["task_success"]))
+    if e["experiment"] == "E1" and fm != "none":
+        cols.append(("eos_faulted", e["eos"]))
+    return cols
+
+
 def seeds_arg(s):
     if "-" in s:
         a, b = s.split("-")
@@ -130,21 +149,7 @@ def one_seed(binp, seed, work, profiles):
             e = json.loads(line)
             if e["experiment"] not in ("E1", "E1s"):
                 continue
-            fm = e["fault_mode"]
-            cols = []
-            if fm in RESOLVES:
-                cols.append(("dup_resolves", e["duplicated"]))
-            if fm in ("timeout_late", "timeout_late_tail"):
-                cols.append(("dup_late", e["duplicated"]))
-            if fm == "redelivery":
-                cols.append(("dup_redelivery", e["duplicated"]))
-            if fm in RESOLVES or fm in ("timeout_late", "timeout_late_tail", "redelivery"):
-                cols.append(("dup_committed", e["duplicated"]))
-            if fm.endswith("_pre"):
-                cols.append(("ts_pre", e["task_success"]))
-            if e["experiment"] == "E1" and fm != "none":
-                cols.append(("eos_faulted", e["eos"]))
-            for c, v in cols:
+            for c, v in columns(e):
                 e1[c][0].append(1.0 if v else 0.0)
                 e1[c][1].append(e["template"])
                 ce = cells[(e["model"], c)]

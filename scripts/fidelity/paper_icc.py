@@ -29,7 +29,7 @@ import math
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from measure import RESOLVES, T3_COLS, icc_anova, wilson  # noqa: E402
+from measure import T3_COLS, columns, icc_anova, wilson  # noqa: E402
 
 # Table 3 as printed: rate [lo, hi] in %, per model, in T3_COLS order.
 PAPER = {
@@ -39,22 +39,6 @@ PAPER = {
     "claude-opus-5.5": [(0, 0, 9), (68, 51, 82), (74, 57, 86), (100, 91, 100), (72, 58, 83)],
     "gemini-3.8-flash": [(14, 6, 29), (59, 42, 75), (74, 57, 86), (100, 91, 100), (69, 54, 80)],
 }
-
-
-def columns(e):
-    """The Table 3 columns an E1/E1s episode counts in, as measure.py."""
-    fm, cols = e["fault_mode"], []
-    if fm in RESOLVES:
-        cols.append(("dup_resolves", e["duplicated"]))
-    if fm in ("timeout_late", "timeout_late_tail"):
-        cols.append(("dup_late", e["duplicated"]))
-    if fm == "redelivery":
-        cols.append(("dup_redelivery", e["duplicated"]))
-    if fm.endswith("_pre"):
-        cols.append(("ts_pre", e["task_success"]))
-    if e["experiment"] == "E1" and fm != "none":
-        cols.append(("eos_faulted", e["eos"]))
-    return cols
 
 
 def neff_range(v, lo, hi, n):
