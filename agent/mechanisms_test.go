@@ -34,6 +34,36 @@ func runOne(t *testing.T, p Params, tpl string, focal int, mode string, delay fl
 	return ep, calls
 }
 
+// share runs p on n worlds of instance 0 of tpl (focal write 0, fault
+// mode, world keys prefix0, prefix1, ...) and returns the share of them in
+// which hit holds. At n = 600 the binomial SE is at most 0.02, and the
+// tests allow 4 SE.
+func share(t *testing.T, p Params, n int, tpl, mode, prefix string, hit func(ledger.Episode, []ledger.Call) bool) float64 {
+	t.Helper()
+	k := 0
+	for i := range n {
+		if hit(runOne(t, p, tpl, 0, mode, 0, fmt.Sprint(prefix, i))) {
+			k++
+		}
+	}
+	return float64(k) / float64(n)
+}
+
+// called reports whether a run called tool.
+func called(tool string) func(ledger.Episode, []ledger.Call) bool {
+	return func(_ ledger.Episode, calls []ledger.Call) bool {
+		for _, c := range calls {
+			if c.Tool == tool {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// duplicated reports whether a run duplicated an effect.
+func duplicated(ep ledger.Episode, _ []ledger.Call) bool { return ep.Duplicated }
+
 // EventualTrust in isolation: under a 90 s late commit an agent that waited
 // out mail's documented 120 s lag reads "absent"; believing it (trust 1) it
 // re-issues at once and duplicates, while without the mechanism it waits,
@@ -69,19 +99,9 @@ func TestEventualTrust(t *testing.T) {
 func TestVerifyCost(t *testing.T) {
 	const n = 600
 	readRate := func(tpl, readTool string, h float64) float64 {
-		k := 0
-		for i := range n {
-			p := careful()
-			p.Mech.VerifyHalfLifeS = h
-			_, calls := runOne(t, p, tpl, 0, ledger.FaultTimeoutPost, 0, fmt.Sprint("verify", i))
-			for _, c := range calls {
-				if c.Tool == readTool {
-					k++
-					break
-				}
-			}
-		}
-		return float64(k) / n
+		p := careful()
+		p.Mech.VerifyHalfLifeS = h
+		return share(t, p, n, tpl, ledger.FaultTimeoutPost, "verify", called(readTool))
 	}
 	for _, c := range []struct {
 		tpl, read string
@@ -248,17 +268,7 @@ func TestMisleading500(t *testing.T) {
 			t.Fatal(err)
 		}
 		rate := func(mode string) float64 {
-			k := 0
-			for i := range n {
-				_, calls := runOne(t, p, "T11", 0, mode, 0, fmt.Sprint("m500-", i))
-				for _, cl := range calls {
-					if cl.Tool == "deploy_list_runs" {
-						k++
-						break
-					}
-				}
-			}
-			return float64(k) / n
+			return share(t, p, n, "T11", mode, "m500-", called("deploy_list_runs"))
 		}
 		// Binomial SE at n = 600 is at most 0.02: allow 4 SE.
 		if got := rate(ledger.FaultTimeoutPost); math.Abs(got-c.wantTO) > 0.08 {
@@ -280,17 +290,10 @@ func TestMisleading500(t *testing.T) {
 func TestTimeoutWait(t *testing.T) {
 	const n = 600
 	dupRate := func(tpl, mode string, e float64) float64 {
-		k := 0
-		for i := range n {
-			p := careful()
-			p.W = 0.5
-			p.Mech.TimeoutWait = e
-			ep, _ := runOne(t, p, tpl, 0, mode, 0, fmt.Sprint("twait", i))
-			if ep.Duplicated {
-				k++
-			}
-		}
-		return float64(k) / n
+		p := careful()
+		p.W = 0.5
+		p.Mech.TimeoutWait = e
+		return share(t, p, n, tpl, mode, "twait", duplicated)
 	}
 	for _, c := range []struct {
 		tpl, mode string
