@@ -36,14 +36,10 @@ type Problem struct {
 func (p Problem) Error() string {
 	var b strings.Builder
 	if p.File != "" {
-		b.WriteString(p.File)
-		switch {
-		case p.Line > 0 && p.Row:
-			b.WriteString(": ")
-			b.WriteString(p.Where())
-		case p.Line > 0:
-			b.WriteByte(':')
-			b.WriteString(strconv.Itoa(p.Line))
+		if p.Line > 0 {
+			b.WriteString(filePosition(p.File, p.Line, p.Row))
+		} else {
+			b.WriteString(p.File)
 		}
 		b.WriteString(": ")
 	} else if p.Line > 0 {
