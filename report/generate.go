@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -51,7 +52,36 @@ type Written struct {
 // failure leaves the directory as it was, and removes it if this run
 // created it. A figure that cannot be drawn is left out with a warning;
 // a failure to write one fails the report.
-func Generate(job Job) (Written, error) {
+//
+// The directory is locked (outfile.TryLockFile, on its identity) while the
+// report is written, from the start if it exists and otherwise from its
+// creation, so that two reports into one directory never mix their files:
+// the second refuses.
+func Generate(job Job) (w Written, err error) {
+	var held *outfile.Lock
+	lock := func() error {
+		if held != nil {
+			return nil
+		}
+		l, err := outfile.TryLockFile(job.Out)
+		if errors.Is(err, outfile.ErrLocked) {
+			return fmt.Errorf("%s: another report is being written into it; wait for it, or write to another directory", job.Out)
+		}
+		if err == nil {
+			held = l
+		}
+		return err
+	}
+	defer func() {
+		if uerr := held.Unlock(); err == nil && uerr != nil {
+			err = uerr
+		}
+	}()
+	if _, serr := os.Stat(job.Out); serr == nil {
+		if err := lock(); err != nil {
+			return Written{}, err
+		}
+	}
 	d, meta, err := loadData(job)
 	if err != nil {
 		return Written{}, err
@@ -88,6 +118,10 @@ func Generate(job Job) (Written, error) {
 			return Written{}, err
 		}
 		files = append(files, more...)
+	}
+	// Staging made the directory, if it was missing.
+	if err := lock(); err != nil {
+		return Written{}, err
 	}
 	if err := u.Commit(); err != nil {
 		return Written{}, err

@@ -39,6 +39,9 @@ type LockedError struct {
 }
 
 func (e *LockedError) Error() string {
+	if e.Holder == "" && e.Record == "" {
+		return fmt.Sprintf("%s is in use by another process", e.Path)
+	}
 	if e.Holder == "" {
 		return fmt.Sprintf("%s is in use by another process (it wrote no holder record at %s: it may use another name of this file, such as a hard link)", e.Path, e.recordPath())
 	}
@@ -78,9 +81,10 @@ func TryLock(path, holder string) (*Lock, error) {
 	return tryLock(path, holder, true)
 }
 
-// TryLockFile takes the same lock on the existing file at path without
-// writing a holder record, for a file whose PATH.lock means something else
-// (a preregistration's). A missing file is an error.
+// TryLockFile takes the same lock on the existing file (or directory) at
+// path without writing a holder record, for a file whose PATH.lock means
+// something else (a preregistration's) or a directory that must hold
+// nothing but its outputs (a report's). A missing file is an error.
 func TryLockFile(path string) (*Lock, error) { return tryLock(path, "", false) }
 
 func tryLock(path, holder string, create bool) (*Lock, error) {
