@@ -211,7 +211,7 @@ type Fitted struct {
 
 	// LogLik is the (Laplace-approximated, for non-Gaussian) log-likelihood
 	// at the estimates: for a REML fit, the log-likelihood lme4's logLik
-	// reports, −REMLCrit/2. Deviance is −2 LogLik of an ML fit.
+	// reports, −REMLCrit/2. Deviance is −2 LogLik.
 	LogLik   float64
 	REMLCrit float64 // REML criterion at the optimum (REML fits), NaN otherwise
 	Deviance float64
@@ -248,8 +248,40 @@ func Fit(s Spec, opt Options) (*Fitted, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = sp
-	return nil, fmt.Errorf("%w: %s family with link %s", ErrNotImplemented, s.Family, s.Link)
+	n, p := sp.n, sp.p
+	nlev, warns, err := levelCheck(&s, n)
+	if err != nil {
+		return nil, err
+	}
+	xcols := make([][]float64, p)
+	for j := range xcols {
+		xcols[j] = mat.Col(nil, j, s.X)
+	}
+	if err := rankCheck(xcols, n, p); err != nil {
+		return nil, err
+	}
+	L, err := newLayout(&s, p)
+	if err != nil {
+		return nil, err
+	}
+	if L.q >= n && s.Family == Gaussian {
+		return nil, fmt.Errorf("mixed: %d random effects for %d rows; the residual variance is not identifiable", L.q, n)
+	}
+	res := &Fitted{Family: s.Family, Link: sp.link, REML: s.REML, Converged: true, Sigma: 1}
+	switch s.Family {
+	case Gaussian:
+		err = fitLMM(&s, L, opt, res)
+	default:
+		return nil, fmt.Errorf("%w: %s family with link %s", ErrNotImplemented, s.Family, sp.link)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for k := range res.Terms {
+		res.Terms[k].NLevels = nlev[k]
+	}
+	res.Warnings = append(warns, res.Warnings...)
+	return res, nil
 }
 
 // checked is a validated Spec.
