@@ -272,7 +272,7 @@ func Fit(s Spec, opt Options) (*Fitted, error) {
 	case Gaussian:
 		err = fitLMM(&s, L, opt, res)
 	default:
-		return nil, fmt.Errorf("%w: %s family with link %s", ErrNotImplemented, s.Family, sp.link)
+		err = fitGLMM(&s, L, sp.link, opt, res)
 	}
 	if err != nil {
 		return nil, err

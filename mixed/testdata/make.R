@@ -28,6 +28,8 @@ record <- function(case, fit) {
             aic = AIC(fit), bic = BIC(fit), nobs = nobs(fit),
             ngrps = as.list(ngrps(fit)), terms = terms,
             singular = isSingular(fit))
+  if (!isLMM(fit))  # RX-based (conditional on theta) SEs
+    r$se_rx <- unname(suppressWarnings(sqrt(diag(as.matrix(vcov(fit, use.hessian = FALSE))))))
   if (isLMM(fit)) {
     r$reml <- isREML(fit)
     if (isREML(fit)) r$remlcrit <- unname(REMLcrit(fit))
