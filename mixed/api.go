@@ -268,6 +268,12 @@ func Fit(s Spec, opt Options) (*Fitted, error) {
 		return nil, fmt.Errorf("mixed: %d random effects for %d rows; the residual variance is not identifiable", L.q, n)
 	}
 	res := &Fitted{Family: s.Family, Link: sp.link, REML: s.REML, Converged: true, Sigma: 1}
+	if logitIntercepts(&s, sp.link) {
+		if err := fitViaLogit(&s, opt, res); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 	switch s.Family {
 	case Gaussian:
 		err = fitLMM(&s, L, opt, res)

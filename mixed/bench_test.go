@@ -157,3 +157,16 @@ func TestBenchDataLme4(t *testing.T) {
 		t.Errorf("SEMethod %q, N %d, levels %v", res.SEMethod, res.N, res.NLevels)
 	}
 }
+
+// BenchmarkFitVerbAgg: lme4's VerbAgg, crossed binomial GLMM (7,584 rows,
+// 316 × 24 levels), through Fit.
+func BenchmarkFitVerbAgg(b *testing.B) {
+	s := verbAggSpec(b, 1)
+	c0 := cpuSeconds()
+	for b.Loop() {
+		if _, err := Fit(s, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((cpuSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
+}
