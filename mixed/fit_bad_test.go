@@ -61,6 +61,11 @@ func TestFitErrors(t *testing.T) {
 			s.Link = Logit
 			return s
 		}, "does not take the logit link"},
+		{"poisson with identity", func(t *testing.T) Spec {
+			s := glmmCase(t, "grouse").spec(t)
+			s.Link = Identity
+			return s
+		}, "does not take the identity link"},
 		{"trials for poisson", func(t *testing.T) Spec {
 			s := glmmCase(t, "grouse").spec(t)
 			s.Trials = make([]float64, len(s.Y))

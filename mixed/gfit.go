@@ -144,8 +144,6 @@ func startBeta(md *gmodel, link Link) {
 			md.beta[j] = math.Log(-math.Log1p(-mu))
 		case Log:
 			md.beta[j] = math.Log(mu)
-		case Identity:
-			md.beta[j] = mu
 		}
 		return
 	}
