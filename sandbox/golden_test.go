@@ -51,7 +51,7 @@ func TestCatalogueGolden(t *testing.T) {
 }
 
 // A pinned raw episode: the regression test for the world's random stream,
-// ids and timings (DESIGN §5 determinism).
+// ids and timings (docs/design.md, Determinism).
 func TestRawEpisodeGolden(t *testing.T) {
 	task, _ := NewTask("T02", 1)
 	w, _ := NewWorld(Spec{Task: task, FocalIndex: 2, Fault: ledger.FaultTimeoutLate, Seed: 20260930, EpisodeID: "golden"})

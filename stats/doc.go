@@ -9,7 +9,7 @@
 // are returned as errors or flagged in results. Undefined numbers are NaN.
 // Each estimator's doc comment gives its formula and source; the tests
 // compare against statsmodels 0.13.5, R 4.2.2 and geepack 1.3.9 with the
-// reference values and scripts in testdata/stats (methods.md §10 included).
+// reference values and scripts in testdata/stats (docs/methods.md, Reference values, lists them).
 //
 // # Proportions
 //
