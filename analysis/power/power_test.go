@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"flag"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -45,19 +45,7 @@ func render(t *testing.T, r *Result, format string) []byte {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := "testdata/" + name
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it):\n%s", path, got)
-	}
+	testfile.CheckGolden(t, "testdata/"+name, got, *update)
 }
 
 // TestDeterminism: the same seed gives the same bytes at --jobs 1 and 2,
