@@ -84,6 +84,7 @@ func TestDeterminism(t *testing.T) {
 // interval), a strong effect in nearly all, and a moderate one more often
 // as the size grows.
 func TestNullAndEffect(t *testing.T) {
+	t.Parallel()
 	reps := 300
 	if testing.Short() {
 		reps = 200
@@ -118,6 +119,7 @@ func TestNullAndEffect(t *testing.T) {
 // TestNeeded: evaluating the paper's preregistration on the episodes
 // Needed keeps gives the same result as on the whole design.
 func TestNeeded(t *testing.T) {
+	t.Parallel()
 	f, err := prereg.Paper()
 	if err != nil {
 		t.Fatal(err)
