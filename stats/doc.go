@@ -27,8 +27,11 @@
 //
 // # Equivalence
 //
-// TOSTIndep (Wald, Agresti–Caffo, score), TOSTPaired, NewcombeIndep,
-// NewcombePaired, PairedWaldCI. p_TOST is the larger one-sided p-value.
+// TOSTIndep (a TOSTMethod: Wald, Agresti–Caffo, score), TOSTPaired,
+// NewcombeIndep, NewcombePaired, PairedWaldCI; RateDiffWald, WaldInterval
+// and TOSTWaldP for a difference on effective sample sizes. p_TOST is the
+// larger one-sided p-value. NormalCDF and NormalUpper are the normal
+// probabilities every package uses.
 //
 // # Regression
 //
