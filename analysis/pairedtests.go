@@ -397,7 +397,7 @@ func TOST(q Query, spec TOSTSpec) (*TOSTResult, error) {
 				cb.Add(cell)
 			}
 		}
-		r = stats.TOSTIndep(int(ca.Events), int(ca.N), int(cb.Events), int(cb.N), spec.Margin, spec.Method)
+		r = stats.TOSTIndep(int(ca.Events), int(ca.N), int(cb.Events), int(cb.N), spec.Margin, stats.TOSTMethod(spec.Method))
 		res.NA, res.NB = int(ca.N), int(cb.N)
 	}
 	if math.IsNaN(r.PTOST) {

@@ -276,20 +276,7 @@ func TestSVGGolden(t *testing.T) {
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
 			t.Errorf("%s: two SVG renderings differ", fig.Name)
 		}
-		golden := filepath.Join("..", "testdata", "plots", fig.Name+".svg")
-		if *update {
-			if err := os.WriteFile(golden, a.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test ./plots -update to create it)", err)
-		}
-		if !bytes.Equal(a.Bytes(), want) {
-			t.Errorf("%s.svg differs from its golden (%d vs %d bytes); inspect and rerun with -update if intended", fig.Name, a.Len(), len(want))
-		}
+		testfile.CheckGolden(t, filepath.Join("..", "testdata", "plots", fig.Name+".svg"), a.Bytes(), *update)
 	}
 }
 

@@ -21,7 +21,7 @@ type GEEOptions struct {
 	// AllCovariances.
 	Cov string
 	// Convention selects the moment estimators of the scale and α:
-	// "statsmodels" (default) or "geepack" (methods §4.3).
+	// "statsmodels" (default) or "geepack" (docs/methods.md, GEE).
 	Convention string
 	// MaxIter bounds the iterations (default 60, statsmodels' maxiter).
 	MaxIter int

@@ -436,11 +436,10 @@ type diffResult struct {
 	warnings             []string
 }
 
-// rateDiff is p_A − p_B with a Wald interval on the effective sample
-// sizes the engine's Rates reports (Kish; with a cluster, the design effect
-// of the pooled one-way ICC, paper-design §2.4):
-//
-//	SE² = p_A(1−p_A)/n_eff,A + p_B(1−p_B)/n_eff,B,  Δ ± z·SE
+// rateDiff is p_A − p_B with its Wald interval (stats.RateDiffWald) on the
+// effective sample sizes the engine's Rates reports: Kish's, divided with
+// a cluster by the design effect of the pooled one-way ICC
+// (docs/methods.md, Clustered effective sample size).
 func rateDiff(q analysis.Query, outcome string, e Estimand, z float64) (*diffResult, error) {
 	r, err := analysis.Rates(q, analysis.RatesSpec{Outcome: outcome, By: []string{e.Arm}, Cluster: e.Cluster})
 	if err != nil {
@@ -467,9 +466,9 @@ func rateDiff(q analysis.Query, outcome string, e Estimand, z float64) (*diffRes
 		}
 		return nil, fmt.Errorf("no episode with %s = %s in the population (levels: %s)", e.Arm, missing, strings.Join(have, ", "))
 	}
-	d.diff = 100 * (d.pa - d.pb)
-	d.se = 100 * math.Sqrt(d.pa*(1-d.pa)/d.neffA+d.pb*(1-d.pb)/d.neffB)
-	d.lo, d.hi = d.diff-z*d.se, d.diff+z*d.se
+	diff, se := stats.RateDiffWald(d.pa, d.neffA, d.pb, d.neffB)
+	d.diff, d.se = 100*diff, 100*se
+	d.lo, d.hi = stats.WaldInterval(d.diff, d.se, z)
 	return d, nil
 }
 
@@ -484,18 +483,10 @@ func (d *diffResult) extra(e Estimand) []Stat {
 	return s
 }
 
-// tostP is the larger one-sided p-value of Schuirmann's (1987) TOST with the
-// Wald statistic: max(1 − Φ((Δ+δ)/SE), Φ((Δ−δ)/SE)).
+// tostP is the TOST p-value of the difference with the Wald statistic
+// (stats.TOSTWaldP), margin in percentage points.
 func (d *diffResult) tostP(margin float64) float64 {
-	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
-	if d.se == 0 {
-		// Both proportions 0 or 1: the difference is known exactly.
-		if math.Abs(d.diff) < margin {
-			return 0
-		}
-		return 1
-	}
-	return max(1-phi((d.diff+margin)/d.se), phi((d.diff-margin)/d.se))
+	return stats.TOSTWaldP(d.diff, d.se, margin)
 }
 
 // holds reports whether v lies on the direction's side of bound.

@@ -45,6 +45,7 @@ func sameTrees(t *testing.T, a, b map[string][]byte) {
 
 // The report on a ledger is complete and byte-stable.
 func TestReportFromLedger(t *testing.T) {
+	t.Parallel()
 	in := analysisSample(t)
 	d1, d2 := filepath.Join(t.TempDir(), "r1"), filepath.Join(t.TempDir(), "r2")
 	for _, d := range []string{d1, d2} {
@@ -87,6 +88,7 @@ func TestReportFromLedger(t *testing.T) {
 // The report simulated from a fixed seed is byte-stable (it simulates the
 // paper's 25,930 episodes twice).
 func TestReportSeedByteStable(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("simulates the paper design twice")
 	}

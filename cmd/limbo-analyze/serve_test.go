@@ -184,6 +184,7 @@ func TestServeStdio(t *testing.T) {
 // TestDriveCLI builds this command and the scripted harness and drives the
 // example plan with it, twice (the second run has nothing to do).
 func TestDriveCLI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the full binary")
 	}
