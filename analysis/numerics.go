@@ -28,3 +28,6 @@ func designNEff(n, sumW, sumW2 float64, clusters int, rho float64) float64 {
 	}
 	return stats.ClusterNEff(nk, n/float64(clusters), rho)
 }
+
+// nan is an undefined number.
+var nan = math.NaN()

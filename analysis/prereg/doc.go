@@ -27,6 +27,6 @@
 //
 // The embedded paper.yaml is the paper's H1–H6. PaperHypotheses evaluates
 // it and lays it out as Table 12 (PaperLayout); it is the
-// analysis.Options.Hypotheses of every report, since package analysis
+// paper.Options.Hypotheses of every report, since package analysis
 // cannot import this one.
 package prereg

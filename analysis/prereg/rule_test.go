@@ -14,7 +14,7 @@ func TestDecide(t *testing.T) {
 		rule             Rule
 		value, lo, hi, p float64
 		bound            float64
-		want             string
+		want             Verdict
 	}{
 		{"point at_least on the bound", Rule{Direction: AtLeast, Use: UsePoint}, 10, n, n, n, 10, Supported},
 		{"point above on the bound", Rule{Direction: Above, Use: UsePoint}, 10, n, n, n, 10, NotSupported},
@@ -51,11 +51,11 @@ func TestCombine(t *testing.T) {
 	ruled := &Part{Rule: &Rule{}, IfNotComputable: "fail"}
 	lenient := &Part{Rule: &Rule{}, IfNotComputable: "not_supported"}
 	report := &Part{}
-	p := func(part *Part, v string) *PartResult { return &PartResult{part: part, Verdict: v, Reason: "why"} }
+	p := func(part *Part, v Verdict) *PartResult { return &PartResult{part: part, Verdict: v, Reason: "why"} }
 	tests := []struct {
 		combine string
 		parts   []*PartResult
-		want    string
+		want    Verdict
 	}{
 		{"all", []*PartResult{p(ruled, Supported), p(ruled, Supported), p(report, "")}, Supported},
 		{"all", []*PartResult{p(ruled, Supported), p(ruled, Inconclusive)}, Inconclusive},

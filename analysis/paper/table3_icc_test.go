@@ -1,4 +1,4 @@
-package analysis
+package paper
 
 import (
 	"encoding/csv"
@@ -15,7 +15,7 @@ import (
 // shares one n_eff scale.
 func TestTable3PooledICC(t *testing.T) {
 	d := loadSample(t)
-	f, err := os.Open(filepath.Join("..", "testdata", "analysis", "table3_pooled_icc.csv"))
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "analysis", "table3_pooled_icc.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
