@@ -12,8 +12,8 @@ import (
 // Read loads the episodes of the ledger at path (JSONL, CSV or Parquet; raw
 // JSONL lines are graded with opt.Grader). With opt.Columns, only those of
 // them that a CSV or Parquet file carries are read, and Data.Columns names
-// them, so that a table whose columns are missing fails with a
-// MissingColumnsError while the others are still computed. A Parquet file
+// them, so that an analysis can tell which columns it lacks (package
+// analysis/paper fails the tables that need one and computes the others). A Parquet file
 // is read by columns, row groups in parallel (ledger.ScanParquet), unless
 // it needs the row reader (a warning to give, a null, another layout).
 func Read(path string, opt ledger.ReadOptions) (*Data, error) {

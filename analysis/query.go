@@ -29,16 +29,17 @@ type Query struct {
 	// Data, when Inputs, Episodes and Rows are empty, holds the episodes
 	// as columns: Subset names the rows read, in order (nil: all). It is
 	// read by the column scan (--where on codes, frames counted on codes),
-	// like a Parquet ledger, with no value boxed per row: the paper's
-	// tables and the hypotheses (with their derived columns, WithBools)
-	// run the same analyses on the episodes they hold.
+	// like a Parquet ledger, with no value boxed per row: an analysis
+	// built on the engine (a study's tables, a preregistration with its
+	// derived columns, WithBools) runs the engine's analyses on the
+	// episodes it holds.
 	Data   *Data
 	Subset []int32
 	Format string // jsonl, csv or parquet; "" = from each file's extension
 	Where  string // filter expression (formula.ParseWhere); "" keeps all
 	Weight string // weight column; "" = unweighted
 	Strict bool   // ledger plausibility warnings are errors
-	// Grader grades raw JSONL lines on read (the paper's: sandbox.Grade).
+	// Grader grades raw JSONL lines on read (the toolkit's: sandbox.Grade).
 	Grader ledger.Grader
 	// Warn receives the ledger's plausibility warnings as they are read;
 	// nil drops them.

@@ -95,7 +95,8 @@ func indices(rs []row) []int32 {
 // in reports whether s is one of set.
 func in(s string, set ...string) bool { return slices.Contains(set, s) }
 
-// Fault families (paper-design §4.1).
+// Fault families: what an immediate read-back resolves and what it cannot
+// (docs/methods.md, "Fault families"; the modes are docs/ledger.md's).
 var (
 	resolvesModes  = []string{ledger.FaultTimeoutPost, ledger.FaultHTTP500Post, ledger.FaultPartialBatch}
 	lateModes      = ledger.LateModes

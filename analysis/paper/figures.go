@@ -66,8 +66,8 @@ func Figure2(d *analysis.Data) *Table {
 	return t
 }
 
-// modeGroup is the observation group of a fault mode (paper Table 2 and
-// paper-design §1.5).
+// modeGroup is the observation group of a fault mode (what the agent
+// observes: the paper's Table 2; docs/ledger.md lists the modes).
 func modeGroup(m string) string {
 	switch m {
 	case ledger.FaultTimeoutPre, ledger.FaultTimeoutPost, ledger.FaultTimeoutLate, ledger.FaultTimeoutLateTail:

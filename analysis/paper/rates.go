@@ -84,7 +84,7 @@ func clusteredRates(eps []row, col rateCol, groupOf func(row) string, weighted b
 	res, err := analysis.Rates(q, analysis.RatesSpec{Outcome: "y", By: []string{"group"}, Cluster: "template"})
 	if err != nil {
 		// Frames built here always carry their columns; an error is a bug.
-		panic("analysis: clusteredRates: " + err.Error())
+		panic("paper: clusteredRates: " + err.Error())
 	}
 	for _, r := range res.Rows {
 		out[r.Levels[0]] = r

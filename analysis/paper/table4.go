@@ -33,8 +33,9 @@ type ShapleyResult struct {
 
 // decompose computes the Shapley shares of McFadden's R² = 1 − ℓ/ℓ₀ over
 // the factor groups for the 0/1 outcome duplicated of eps (Shapley 1953;
-// docs/methods.md, "Shapley decomposition") with the engine's Shapley: every subset of factors is fitted as
-// main effects (treatment dummies) on episode-level Bernoulli rows.
+// Israeli 2007 for R² decompositions; docs/methods.md) with the engine's
+// Shapley: every subset of factors is fitted as main effects (treatment
+// dummies) on episode-level Bernoulli rows.
 func decompose(eps []row, fs []factor) (ShapleyResult, error) {
 	r := ShapleyResult{Total: nan, DupRate: nan, Episodes: len(eps), Warnings: []string{}}
 	var terms []string

@@ -185,7 +185,7 @@ func pooledRateColumns(t *Table, eps []row, cols []rateCol, groupOf func(row) st
 	res, err := analysis.Rates(analysis.Query{Frame: fr.b.Frame(), Weight: "w"}, analysis.RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"}})
 	if err != nil {
 		// Frames built here always carry their columns; an error is a bug.
-		panic("analysis: pooledRateColumns: " + err.Error())
+		panic("paper: pooledRateColumns: " + err.Error())
 	}
 	for _, w := range res.Warnings {
 		t.warnf("%s", w)

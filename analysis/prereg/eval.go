@@ -466,7 +466,7 @@ type diffResult struct {
 
 // rateDiff is p_A − p_B with a Wald interval on the effective sample
 // sizes the engine's Rates reports (Kish; with a cluster, the design effect
-// of the pooled one-way ICC, paper-design §2.4):
+// of the pooled one-way ICC, docs/methods.md, "Intervals on rates"):
 //
 //	SE² = p_A(1−p_A)/n_eff,A + p_B(1−p_B)/n_eff,B,  Δ ± z·SE
 func rateDiff(q analysis.Query, outcome string, e Estimand, z float64) (*diffResult, error) {
