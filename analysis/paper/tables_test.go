@@ -72,7 +72,7 @@ func TestTable3HandCheck(t *testing.T) {
 		e.Duplicated = i < 3
 		d.Append(e)
 	}
-	tb, err := Table3(d)
+	tb, err := Table3With(d, ICCPerColumn)
 	if err != nil {
 		t.Fatal(err)
 	}
