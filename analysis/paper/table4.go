@@ -19,9 +19,9 @@ var (
 	factorHarness  = factor{"harness", "harness", "harness"}
 )
 
-// ShapleyResult is the decomposition of McFadden's R² of a main-effects
+// shapleyResult is the decomposition of McFadden's R² of a main-effects
 // logistic regression of duplicated on factor groups.
-type ShapleyResult struct {
+type shapleyResult struct {
 	Factors  []string  // factor keys in order
 	Shares   []float64 // Shapley value / total, in percent
 	Values   []float64 // Shapley values (R² units)
@@ -36,8 +36,8 @@ type ShapleyResult struct {
 // Israeli 2007 for R² decompositions; docs/methods.md) with the engine's
 // Shapley: every subset of factors is fitted as main effects (treatment
 // dummies) on episode-level Bernoulli rows.
-func decompose(eps []row, fs []factor) (ShapleyResult, error) {
-	r := ShapleyResult{Total: nan, DupRate: nan, Episodes: len(eps), Warnings: []string{}}
+func decompose(eps []row, fs []factor) (shapleyResult, error) {
+	r := shapleyResult{Total: nan, DupRate: nan, Episodes: len(eps), Warnings: []string{}}
 	var terms []string
 	for _, f := range fs {
 		r.Factors = append(r.Factors, f.key)
@@ -80,7 +80,7 @@ func Table4(d *analysis.Data) (*Table, error) {
 }
 
 // table4 also returns the decompositions for the hypotheses (H2).
-func table4(d *analysis.Data) (*Table, map[string]ShapleyResult, error) {
+func table4(d *analysis.Data) (*Table, map[string]shapleyResult, error) {
 	h := hold(d)
 	if err := require(d, "Table 4", tableColumns[4]); err != nil {
 		return nil, nil, err
@@ -112,7 +112,7 @@ func table4(d *analysis.Data) (*Table, map[string]ShapleyResult, error) {
 			return e.Experiment() == "E3" && e.Contract() == ledger.ContractNative && e.Condition() == "vanilla"
 		}, []factor{factorContract, factorHarness, factorMode, factorModel}},
 	}
-	out := map[string]ShapleyResult{}
+	out := map[string]shapleyResult{}
 	for _, b := range blocks {
 		base := len(t.Rows)
 		var keys []string
