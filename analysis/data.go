@@ -12,10 +12,11 @@ import (
 // Read loads the episodes of the ledger at path (JSONL, CSV or Parquet; raw
 // JSONL lines are graded with opt.Grader). With opt.Columns, only those of
 // them that a CSV or Parquet file carries are read, and Data.Columns names
-// them, so that an analysis can tell which columns it lacks (package
-// analysis/paper fails the tables that need one and computes the others). A Parquet file
-// is read by columns, row groups in parallel (ledger.ScanParquet), unless
-// it needs the row reader (a warning to give, a null, another layout).
+// them, so that an analysis can tell which columns it lacks (a study's
+// tables can fail the ones that need such a column and compute the
+// others). A Parquet file is read by columns, row groups in parallel
+// (ledger.ScanParquet), unless it needs the row reader (a warning to give,
+// a null, another layout).
 func Read(path string, opt ledger.ReadOptions) (*Data, error) {
 	have, err := ledger.FileColumns(path, opt.Format)
 	if err != nil {

@@ -2,6 +2,7 @@ package prereg
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -74,5 +75,21 @@ func TestCombine(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("case %d (%s): %q, want %q", i, tt.combine, got, tt.want)
 		}
+	}
+}
+
+// TestVerdictText: a verdict reads back from its printed form, and any
+// other text is an error naming the accepted values.
+func TestVerdictText(t *testing.T) {
+	for _, v := range Verdicts {
+		var got Verdict
+		if err := got.UnmarshalText([]byte(v.String())); err != nil || got != v {
+			t.Errorf("%q: %q, %v", v, got, err)
+		}
+	}
+	var v Verdict
+	err := v.UnmarshalText([]byte("supported-ish"))
+	if err == nil || !strings.Contains(err.Error(), `"partly supported"`) || v != "" {
+		t.Errorf("unknown verdict: %v (%q), want an error listing the verdicts", err, v)
 	}
 }
