@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -32,7 +33,7 @@ type Job struct {
 	Meta     Meta   // versions; Source, Seed and Episodes are filled in
 
 	// Analyze computes the tables and hypotheses of the data.
-	Analyze func(*analysis.Data) *analysis.Results
+	Analyze func(*analysis.Data) *paper.Results
 	// Extra, if set, adds more files to the report's unit (a
 	// preregistration's results) and returns their names; the ledger is
 	// then read with every column, since it may use any.
@@ -150,11 +151,11 @@ func loadData(job Job) (*analysis.Data, Meta, error) {
 	opt := job.Read
 	// Only the columns the tables and figures use: a user's ledger that
 	// lacks some gets the tables it can support, with warnings.
-	opt.Columns = append(analysis.Columns(analysis.TableNumbers), "seed")
+	opt.Columns = append(paper.Columns(paper.TableNumbers), "seed")
 	if job.Extra != nil {
 		opt.Columns = nil
 	}
-	d, err := analysis.ReadData(job.In, opt)
+	d, err := paper.ReadData(job.In, opt)
 	if job.ReadDone != nil {
 		job.ReadDone()
 	}
@@ -191,10 +192,10 @@ func RunSeed(in string, d *analysis.Data) string {
 }
 
 // Tools is Table 11's source: the sandbox's native tool catalogue.
-func Tools() []analysis.Tool {
-	var out []analysis.Tool
+func Tools() []paper.Tool {
+	var out []paper.Tool
 	for _, s := range sandbox.Catalogue(ledger.ContractNative) {
-		out = append(out, analysis.Tool{Name: s.Name, Write: s.Write, Description: s.Description})
+		out = append(out, paper.Tool{Name: s.Name, Write: s.Write, Description: s.Description})
 	}
 	return out
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -33,7 +33,7 @@ func loadSample(t testing.TB) *analysis.Data {
 }
 
 // sampleTools is a fixed two-tool catalogue for Table 11's golden.
-var sampleTools = []analysis.Tool{
+var sampleTools = []paper.Tool{
 	{Name: "billing_create_charge", Write: true, Description: "Charge a customer's saved payment method. amount_cents is an integer number of cents. Returns the charge."},
 	{Name: "billing_list_charges", Write: false, Description: "List a customer's charges (newest first), including refunded ones."},
 }
@@ -80,7 +80,7 @@ func sameNumbers(a, b []byte) bool {
 // people) and CSV (full precision) and compares with the goldens.
 func TestTableGoldens(t *testing.T) {
 	d := loadSample(t)
-	res := analysis.Analyze(d, analysis.Options{Tools: sampleTools, Hypotheses: prereg.PaperHypotheses})
+	res := paper.Analyze(d, paper.Options{Tools: sampleTools})
 	if len(res.Warnings) > 0 {
 		t.Errorf("warnings: %v", res.Warnings)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis"
@@ -14,15 +15,42 @@ import (
 	"github.com/limbo-toolkit/limbo/stats"
 )
 
+// Verdict is the outcome of a decision rule or of a hypothesis, as
+// reports print it ("supported"). The zero Verdict is a part that only
+// reports its estimate.
+type Verdict string
+
 // Verdicts. The first four are a rule's outcomes; partly supported is a
 // hypothesis whose parts combine "partial" and hold in part.
 const (
-	Supported     = "supported"
-	NotSupported  = "not supported"
-	Inconclusive  = "inconclusive"
-	NotComputable = "not computable"
-	PartlySupport = "partly supported"
+	Supported     Verdict = "supported"
+	NotSupported  Verdict = "not supported"
+	Inconclusive  Verdict = "inconclusive"
+	NotComputable Verdict = "not computable"
+	PartlySupport Verdict = "partly supported"
 )
+
+// Verdicts lists every verdict, in the order outputs list them.
+var Verdicts = []Verdict{Supported, PartlySupport, NotSupported, Inconclusive, NotComputable}
+
+// String is the verdict as reports print it.
+func (v Verdict) String() string { return string(v) }
+
+// UnmarshalText accepts one of the verdicts as printed; the error names
+// the accepted values.
+func (v *Verdict) UnmarshalText(b []byte) error {
+	for _, x := range Verdicts {
+		if string(b) == string(x) {
+			*v = x
+			return nil
+		}
+	}
+	var names []string
+	for _, x := range Verdicts {
+		names = append(names, strconv.Quote(string(x)))
+	}
+	return fmt.Errorf("verdict %q: want one of %s", b, strings.Join(names, ", "))
+}
 
 // Stat is one number behind a verdict. Rates and differences of rates are
 // in percent or percentage points; NaN where undefined.
@@ -41,21 +69,21 @@ type PartResult struct {
 	Kind     string
 	Estimate Stat // the number the rule reads
 	Bound    float64
-	Extra    []Stat // further numbers the estimand gives
-	Rule     string // the rule in words, "" for a reported-only part
-	Verdict  string // "" for a reported-only part
-	Reason   string // why the verdict is not computable
+	Extra    []Stat  // further numbers the estimand gives
+	Rule     string  // the rule in words, "" for a reported-only part
+	Verdict  Verdict // "" for a reported-only part
+	Reason   string  // why the verdict is not computable
 	Warnings []string
 	rawP     float64
 	part     *Part
 }
 
-// Verdict is a hypothesis's evaluation.
-type Verdict struct {
+// HypothesisResult is a hypothesis's evaluation.
+type HypothesisResult struct {
 	ID, Statement string
 	Analysis      string
 	SensitivityOf string
-	Verdict       string
+	Verdict       Verdict
 	Reason        string // for not computable
 	Parts         []*PartResult
 }
@@ -63,7 +91,7 @@ type Verdict struct {
 // Result is the evaluation of a preregistration on a ledger.
 type Result struct {
 	Title      string
-	Verdicts   []*Verdict
+	Verdicts   []*HypothesisResult
 	Provenance *Provenance
 	// Checks are problems of the preregistration against this ledger that
 	// do not stop the evaluation, as file:line: message: a level that a
@@ -148,7 +176,7 @@ func (f *File) Evaluate(d *analysis.Data) (*Result, error) {
 	res := &Result{Title: f.Title}
 	var all []*PartResult
 	for _, h := range f.Hypotheses {
-		v := &Verdict{ID: h.ID, Statement: h.Statement, Analysis: h.Analysis, SensitivityOf: h.SensitivityOf}
+		v := &HypothesisResult{ID: h.ID, Statement: h.Statement, Analysis: h.Analysis, SensitivityOf: h.SensitivityOf}
 		for _, p := range h.Parts {
 			prs := f.evalPart(h, p, dv)
 			v.Parts = append(v.Parts, prs...)
@@ -510,7 +538,7 @@ func opposite(dir string) string {
 }
 
 // decide applies a rule to a computed part.
-func decide(r *Rule, pr *PartResult) (verdict, reason string) {
+func decide(r *Rule, pr *PartResult) (verdict Verdict, reason string) {
 	s := pr.Estimate
 	need := []float64{s.Value}
 	if r.Direction != Equivalent {
@@ -572,7 +600,7 @@ func decide(r *Rule, pr *PartResult) (verdict, reason string) {
 }
 
 // combine gives the hypothesis's verdict from its ruled parts.
-func combine(h *Hypothesis, parts []*PartResult) (verdict, reason string) {
+func combine(h *Hypothesis, parts []*PartResult) (verdict Verdict, reason string) {
 	var s, ns, inc int
 	for _, pr := range parts {
 		if pr.part.Rule == nil {
@@ -611,6 +639,10 @@ func combine(h *Hypothesis, parts []*PartResult) (verdict, reason string) {
 	}
 	return Supported, ""
 }
+
+// Label names the part in messages: its name (its kind when unnamed) and,
+// for one level of its for_each column, "[column=level]".
+func (pr *PartResult) Label() string { return partLabel(pr) }
 
 func partLabel(pr *PartResult) string {
 	l := pr.Name

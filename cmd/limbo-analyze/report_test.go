@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/report"
 )
 
@@ -56,7 +56,7 @@ func TestReportFromLedger(t *testing.T) {
 	a := readTree(t, d1)
 	sameTrees(t, a, readTree(t, d2))
 	md := string(a["report.md"])
-	for _, n := range analysis.TableNumbers {
+	for _, n := range paper.TableNumbers {
 		if !strings.Contains(md, "\n## Table "+itoa(n)+" — ") {
 			t.Errorf("report.md lacks the heading of Table %d", n)
 		}
@@ -121,7 +121,7 @@ func BenchmarkTablesAndHypotheses(b *testing.B) {
 	d := paperEpisodes(b)
 	tools := report.Tools()
 	for b.Loop() {
-		analysis.Analyze(d, analysis.Options{Tools: tools, Hypotheses: prereg.PaperHypotheses})
+		paper.Analyze(d, paper.Options{Tools: tools})
 	}
 }
 
