@@ -49,7 +49,7 @@ type genStep struct {
 }
 
 // genTemplates is a six-template miniature of the paper's task suite
-// (paper-design §5.3): every contract class occurs.
+// (docs/simulation.md, Task suite): every contract class occurs.
 var genTemplates = []struct {
 	id, service string
 	steps       []genStep
@@ -62,7 +62,7 @@ var genTemplates = []struct {
 	{"T06", "deploy", []genStep{{"deploy_trigger", ledger.ClassStrong, ledger.ReadStrong, "", false}, {"deploy_trigger", ledger.ClassStrong, ledger.ReadStrong, "", false}}},
 }
 
-// genProfile is a model's propensities (paper-design §3.3, coarsened).
+// genProfile is a model's propensities (docs/simulation.md, Behavioural parameters, coarsened).
 type genProfile struct{ verify, lagWait, pi, giveUp, keyKE float64 }
 
 var genProfiles = map[string]genProfile{
@@ -123,7 +123,7 @@ func genEpisode(seed uint64, e *ledger.Episode, st genStep) {
 			dup = true
 			rec = ledger.RecoveryVerifyThenRetry
 		case u3 < 0.06:
-			// Re-issues despite a positive read-back (paper-design §3.3, s).
+			// Re-issues despite a positive read-back (docs/simulation.md, Behavioural parameters: s).
 			dup = true
 			rec = ledger.RecoveryVerifyThenRetry
 		default:
