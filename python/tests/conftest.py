@@ -19,6 +19,12 @@ def binary(tmp_path_factory: pytest.TempPathFactory) -> str:
     exe = os.environ.get("LIMBO_ANALYZE")
     if exe:
         return exe
+    exe = _build(tmp_path_factory)
+    os.environ["LIMBO_ANALYZE"] = exe  # for module fixtures, before monkeypatch applies
+    return exe
+
+
+def _build(tmp_path_factory: pytest.TempPathFactory) -> str:
     if shutil.which("go") is None:
         pytest.skip("neither LIMBO_ANALYZE nor go is available")
     out = tmp_path_factory.mktemp("bin") / "limbo-analyze"

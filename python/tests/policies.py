@@ -163,3 +163,10 @@ def outputs(policy: Callable[[list[Call]], Generator[Call, dict[str, Any], None]
 
 def mock_model(policy: Callable[[list[Call]], Generator[Call, dict[str, Any], None]]) -> Any:
     return get_model("mockllm/model", custom_outputs=outputs(policy))
+
+
+def no_finish(steps: list[Call]) -> Generator[Call, dict[str, Any], None]:
+    """Do the writes once and stop without calling finish: the episode
+    ends when the client disconnects (stdin EOF)."""
+    for tool, args in steps:
+        yield (tool, args)
