@@ -106,9 +106,15 @@ def _export(d: Path) -> Path:
     return out
 
 
-def test_verify_first_does_not_duplicate_in_strong_read_worlds(plan_file: Path, tmp_path: Path) -> None:
-    _run(plan_file, tmp_path / "ledger", tmp_path / "logs", policies.verify_first)
-    rows = _ledger(tmp_path / "ledger", tmp_path)
+@pytest.fixture(scope="module")
+def verify(plan_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("verify")
+    _run(plan_file, d / "ledger", d / "logs", policies.verify_first)
+    return d
+
+
+def test_verify_first_does_not_duplicate_in_strong_read_worlds(verify: Path) -> None:
+    rows = _ledger(verify / "ledger", verify)
     strong = [r for r in rows if r["read_path"] == "strong"]
     assert len(strong) >= 12
     assert [r["episode_id"] for r in strong if r["duplicated"]] == []
@@ -176,3 +182,18 @@ def test_episode_recorded_on_disconnect(plan_file: Path, tmp_path: Path) -> None
     rows = _ledger(tmp_path / "ledger", tmp_path)
     assert len(rows) == 3 and not any(r["reported_success"] for r in rows)
     assert all(s.scores["limbo_scorer"].value["overclaim"] == 0 for s in log.samples)
+
+
+def test_gate_fails_on_a_regression(blind: tuple[Any, Path], verify: Path) -> None:
+    # The agent builder's loop: the blind policy against the verify-first
+    # baseline of the same plan, world by world.
+    _, d = blind
+    args = ["gate", "--in", str(d / "ledger"), "--baseline", str(verify / "ledger"), "--margin", "0.05"]
+    with pytest.raises(lt.LimboError) as e:
+        lt.run(args)
+    assert e.value.returncode == 1 and "gate failed" in e.value.message and "36 pairs" in e.value.message
+    ok = lt.run(["gate", "--in", str(verify / "ledger"), "--baseline", str(verify / "ledger"), "--margin", "0.05"])
+    assert ok.stdout.startswith("gate pass")
+    with pytest.raises(lt.LimboError) as e:
+        lt.run(args[:-1] + ["0"])
+    assert e.value.returncode == 2 and "--margin" in e.value.message
