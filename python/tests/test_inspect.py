@@ -197,3 +197,22 @@ def test_gate_fails_on_a_regression(blind: tuple[Any, Path], verify: Path) -> No
     with pytest.raises(lt.LimboError) as e:
         lt.run(args[:-1] + ["0"])
     assert e.value.returncode == 2 and "--margin" in e.value.message
+
+
+def test_packaged_task_data_is_the_sandbox_s() -> None:
+    # focal_write in Sample.metadata comes from the packaged copy.
+    import limbo_toolkit.inspect as li
+
+    packaged = Path(li.__file__).with_name("tasks.json").read_bytes()
+    assert packaged == (policies.REPO / "sandbox" / "data" / "tasks.json").read_bytes(), \
+        "copy sandbox/data/tasks.json to python/src/limbo_toolkit/inspect/tasks.json"
+
+
+def test_default_plan_samples(binary: str) -> None:
+    task = limbo(limit=None)
+    samples = list(task.dataset)
+    assert len(samples) == 217
+    s = samples[0]
+    assert s.id == "native/vanilla/default/T01/0/0/timeout_pre"
+    assert {"episode_id", "template", "instance", "focal_write", "fault_mode", "contract", "condition"} <= set(s.metadata)
+    assert s.metadata["focal_write"] == "social_publish" and "Act exactly once" in str(s.input)
