@@ -20,13 +20,15 @@ venv="$cache/venv-$key"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-if [ ! -x "$venv/bin/python" ]; then
+# A venv cannot be moved (its scripts name its path), so an interrupted
+# set-up is recognized by the missing marker and started again.
+if [ ! -f "$venv/.complete" ]; then
 	echo "== python: new virtual environment $venv"
-	rm -rf "$venv.partial"
-	"$python" -m venv "$venv.partial"
-	"$venv.partial/bin/pip" install -q --upgrade pip
-	"$venv.partial/bin/pip" install -q "./python[test]"
-	mv "$venv.partial" "$venv"
+	rm -rf "$venv"
+	"$python" -m venv "$venv"
+	"$venv/bin/pip" install -q --upgrade pip
+	"$venv/bin/pip" install -q "./python[test]"
+	touch "$venv/.complete"
 fi
 echo "== python: pip install ./python[test]"
 "$venv/bin/pip" install -q --force-reinstall --no-deps ./python

@@ -28,6 +28,9 @@ from inspect_ai.scorer import (
     Target,
     mean,
     score_reducer,
+)
+from inspect_ai.scorer import (
+    mean_score as mean_reducer,
     scorer,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -150,7 +153,7 @@ def limbo(
     episodes = load_plan(plan, model=model_label or "unknown", harness=harness, seed=seed, binary=exe)
     if limit is not None:
         episodes = episodes[:limit]
-    reducers: list[str | ScoreReducer] = ["mean"]
+    reducers: list[ScoreReducer] = [mean_reducer()]
     if epochs > 1:
         reducers.append(pass_hat(epochs))
     return Task(
