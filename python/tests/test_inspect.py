@@ -94,9 +94,13 @@ def test_samples_join_episodes(blind: tuple[Any, Path]) -> None:
     eps = lt.read_episodes(_export(d))
     j = join_samples(samples, eps)
     assert len(j) == len(samples) == 36
-    assert j["duplicated"].notna().all()
-    assert (j["score_limbo_scorer_duplicated"].astype(int) == j["duplicated"].astype(int)).all() \
-        if "score_limbo_scorer_duplicated" in j.columns else True
+    assert j["duplicated"].notna().all() and j["pair_key"].notna().all()
+    for score, dup in zip(j["score_limbo_scorer"], j["duplicated"]):
+        value = json.loads(score) if isinstance(score, str) else score
+        assert value["duplicated"] == int(dup)
+    # The rule on the planned id and the epoch gives the same join.
+    k = join_samples(samples.drop(columns=["metadata_limbo_episode_id"]), eps)
+    assert list(k["episode_id"]) == list(j["episode_id"])
 
 
 def _export(d: Path) -> Path:

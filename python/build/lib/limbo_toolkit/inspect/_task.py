@@ -28,6 +28,9 @@ from inspect_ai.scorer import (
     Target,
     mean,
     score_reducer,
+)
+from inspect_ai.scorer import (
+    mean_score as mean_reducer,
     scorer,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -76,7 +79,17 @@ def _instruction(ep: dict[str, Any], binary: str) -> str:
         return run(["serve", "--plan", str(p), "--print-task"], binary=binary).stdout.strip()
 
 
-def _samples(episodes: list[dict[str, Any]], binary: str) -> list[Sample]:
+def _sample_id(ep: dict[str, Any], labelled: bool) -> str:
+    # Without a model label the default plan's ids name the model as
+    # "unknown"; the sample id is then the world (contract, condition, cue,
+    # template/instance/focal_index/fault_mode), which the served id extends.
+    if labelled:
+        return str(ep["episode_id"])
+    return "/".join(str(ep.get(k)) for k in ("contract", "condition", "cue", "template", "instance", "focal_index",
+                                             "fault_mode"))
+
+
+def _samples(episodes: list[dict[str, Any]], binary: str, labelled: bool = True) -> list[Sample]:
     with ThreadPoolExecutor(max_workers=8) as pool:
         prompts = list(pool.map(lambda e: _instruction(e, binary), episodes))
     out = []
@@ -84,7 +97,7 @@ def _samples(episodes: list[dict[str, Any]], binary: str) -> list[Sample]:
         meta = {k: ep.get(k) for k in DESIGN_FIELDS if k in ep}
         meta["focal_write"] = _focal_write(ep)
         meta["plan_index"] = i
-        out.append(Sample(id=ep["episode_id"], input=prompt, metadata=meta))
+        out.append(Sample(id=_sample_id(ep, labelled), input=prompt, metadata=meta))
     return out
 
 
@@ -140,11 +153,11 @@ def limbo(
     episodes = load_plan(plan, model=model_label or "unknown", harness=harness, seed=seed, binary=exe)
     if limit is not None:
         episodes = episodes[:limit]
-    reducers: list[str | ScoreReducer] = ["mean"]
+    reducers: list[ScoreReducer] = [mean_reducer()]
     if epochs > 1:
         reducers.append(pass_hat(epochs))
     return Task(
-        dataset=MemoryDataset(_samples(episodes, exe), name="limbo-" + (Path(plan).stem if plan else "E2")),
+        dataset=MemoryDataset(_samples(episodes, exe, labelled=plan is not None or model_label is not None), name="limbo-" + (Path(plan).stem if plan else "E2")),
         solver=limbo_agent(ledger=ledger, plan=plan, model_label=model_label, harness=harness, seed=seed, binary=exe,
                            think_s=think_s, max_calls=max_calls, raw=raw, annotations=annotations),
         scorer=limbo_scorer(ledger=ledger),
