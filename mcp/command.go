@@ -25,6 +25,7 @@ type ServeConfig struct {
 	PlanFile    string // plan file; "" for the default plan or One
 	Ledger      string // JSONL ledger the episodes are appended to
 	PrintTask   bool   // print the next pending episode's instruction instead
+	PrintPlan   bool   // print the loaded plan (Plan.Marshal) instead
 	Raw         bool   // also write calls, effects and the final report
 	Annotations bool   // list the tools with MCP tool annotations
 	Limits      Limits
@@ -50,7 +51,7 @@ func (c *ServeConfig) Check(set func(flag string) bool) error {
 		return fmt.Errorf("--addr %w", localhttp.CheckAddr(c.Addr, true)) // malformed, whatever the host
 	case c.Transport == "http" && localhttp.CheckAddr(c.Addr, c.AllowRemote) != nil:
 		return fmt.Errorf("--addr %s is not a loopback address; pass --allow-remote to bind it", c.Addr)
-	case c.Ledger == "" && !c.PrintTask:
+	case c.Ledger == "" && !c.PrintTask && !c.PrintPlan:
 		return errors.New("--ledger is required")
 	case c.Ledger != "" && !ledger.IsJSONLName(c.Ledger):
 		return fmt.Errorf("--ledger %s: the served ledger is JSONL; name it .jsonl", c.Ledger)
@@ -72,13 +73,22 @@ func (c *ServeConfig) Check(set func(flag string) bool) error {
 	return c.Limits.Check()
 }
 
-// Serve loads the plan and serves it (RunServe), or prints the first
-// episode's instruction when PrintTask has no ledger to find the next
-// pending one in. Notices go to log, each line after name and a colon;
+// Serve loads the plan and serves it (RunServe), prints the plan
+// (PrintPlan), or prints the first episode's instruction when PrintTask
+// has no ledger to find the next pending one in. Notices go to log, each line after name and a colon;
 // a single episode that does not make a plan is an *EpisodeError.
 func (c *ServeConfig) Serve(ctx context.Context, stdin io.Reader, stdout, log io.Writer, name, version string, newCaller CallerFactory) error {
 	plan, err := PlanSource{File: c.PlanFile, One: c.One, Model: c.Model, Harness: c.Harness, Seed: c.Seed, Annotations: c.Annotations}.Load()
 	if err != nil {
+		return err
+	}
+	if c.PrintPlan {
+		// Every episode with its defaults filled in and its episode_id,
+		// for tools that build their own sessions (one per episode).
+		b, err := plan.Marshal()
+		if err == nil {
+			_, err = stdout.Write(b)
+		}
 		return err
 	}
 	if c.PrintTask && c.Ledger == "" {

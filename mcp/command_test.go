@@ -28,6 +28,7 @@ func TestServeConfigCheck(t *testing.T) {
 		{"remote allowed", func(c *ServeConfig) { c.Transport, c.Addr, c.AllowRemote = "http", "0.0.0.0:80", true }, nil, ""},
 		{"no ledger", func(c *ServeConfig) { c.Ledger = "" }, nil, "--ledger is required"},
 		{"print task needs no ledger", func(c *ServeConfig) { c.Ledger, c.PrintTask = "", true }, nil, ""},
+		{"print plan needs no ledger", func(c *ServeConfig) { c.Ledger, c.PrintPlan = "", true }, nil, ""},
 		{"csv ledger", func(c *ServeConfig) { c.Ledger = "run.csv" }, nil, "--ledger run.csv: the served ledger is JSONL; name it .jsonl"},
 		{"plan and template", func(c *ServeConfig) { c.PlanFile = "p.json" }, []string{"template"}, "--plan and --template exclude each other"},
 		{"fault without template", func(*ServeConfig) {}, []string{"fault"}, "--fault describes a single episode and needs --template"},
@@ -44,6 +45,32 @@ func TestServeConfigCheck(t *testing.T) {
 				t.Errorf("Check() = %v, want %q", err, tc.err)
 			}
 		})
+	}
+}
+
+// PrintPlan prints the default plan in the plan file format, which reads
+// back as the same plan (ids and seeds included).
+func TestServePrintPlan(t *testing.T) {
+	var out bytes.Buffer
+	c := ServeConfig{PrintPlan: true, Model: "m", Harness: "h", Seed: 1}
+	if err := c.Serve(context.Background(), strings.NewReader(""), &out, &bytes.Buffer{}, "serve", "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParsePlan("printed.json", out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := DefaultPlan(1, "m", "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Len() != want.Len() {
+		t.Fatalf("printed plan has %d episodes, want %d", got.Len(), want.Len())
+	}
+	for i := range want.Episodes {
+		if g, w := got.Episodes[i], want.Episodes[i]; g.EpisodeID != w.EpisodeID || g.Seed != w.Seed {
+			t.Errorf("episode %d: got %s seed %d, want %s seed %d", i, g.EpisodeID, g.Seed, w.EpisodeID, w.Seed)
+		}
 	}
 }
 

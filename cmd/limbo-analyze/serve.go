@@ -58,6 +58,8 @@ off by default as in the paper; an annotated episode's id carries
 the factor as "annotations": true or false.
 
 With nothing pending, --print-task exits 1: there is no task to print.
+--print-plan prints the plan as a plan file (every episode with its
+defaults filled in and its episode_id) and exits; no ledger is needed.
 
 Without --plan the plan is the E2 instance-0 design: every focal write
 under timeout_pre, timeout_post, timeout_late, http500_pre, http500_post
@@ -96,6 +98,7 @@ Examples:
 	f.StringVar(&o.PlanFile, "plan", "", "plan file (JSON); default: the E2 instance-0 episodes")
 	f.StringVar(&o.Ledger, "ledger", "", "ledger to append graded episodes to (JSONL)")
 	f.BoolVar(&o.PrintTask, "print-task", false, "print the next pending episode's task instruction and exit")
+	f.BoolVar(&o.PrintPlan, "print-plan", false, "print the plan as JSON (every episode with its defaults and episode_id) and exit")
 	f.BoolVar(&o.Raw, "raw", false, "also write calls, effects and the final report into each ledger line")
 	addLimitFlags(c, &o.Limits)
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", 10*time.Minute, "close an HTTP session idle this long")

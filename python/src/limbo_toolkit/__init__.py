@@ -1,0 +1,16 @@
+"""LIMBO toolkit for Python: thin over the ``limbo-analyze`` binary.
+
+- :func:`run` runs a command; :func:`find_binary` locates the executable.
+- :func:`read_episodes`, :func:`read_calls`, :func:`read_effects` read exports
+  into pandas (or polars) with the schema's enumerations as categoricals.
+- :mod:`limbo_toolkit.analyze` returns the engine's analyses as DataFrames.
+- :mod:`limbo_toolkit.inspect` is the Inspect AI task (``inspect eval
+  limbo_toolkit/limbo``).
+"""
+
+from ._binary import BinaryNotFound, LimboError, find_binary, run
+from ._io import read_calls, read_effects, read_episodes
+
+__version__ = "0.1.0"
+__all__ = ["BinaryNotFound", "LimboError", "__version__", "find_binary", "read_calls", "read_effects",
+           "read_episodes", "run"]

@@ -1,0 +1,222 @@
+"""The Inspect task under Inspect's scripted mockllm provider."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.analysis import samples_df
+from inspect_ai.log import read_eval_log
+
+import limbo_toolkit as lt
+from limbo_toolkit.inspect import OUTCOMES, join_samples, limbo, load_plan
+
+sys.path.insert(0, str(Path(__file__).parent))
+import policies  # noqa: E402
+
+MODES = ("timeout_pre", "timeout_post", "http500_post")
+
+
+@pytest.fixture(scope="module")
+def plan_file(tmp_path_factory: pytest.TempPathFactory, binary: str) -> Path:
+    """The default E2 plan's first focal write of every template under the
+    three fault modes (36 episodes), labelled for mockllm."""
+    eps = [e for e in load_plan(model="mockllm/model", harness="inspect", binary=binary)
+           if e["focal_index"] == 0 and e["fault_mode"] in MODES]
+    assert len(eps) == 12 * len(MODES)
+    p = tmp_path_factory.mktemp("plan") / "plan.json"
+    p.write_text(json.dumps({"episodes": eps}))
+    return p
+
+
+def _run(plan: Path, ledger: Path, logs: Path, policy: Any, **kw: Any) -> Any:
+    [log] = inspect_eval(limbo(plan=str(plan), ledger=str(ledger), **kw), model=policies.mock_model(policy),
+                         log_dir=str(logs), display="none", max_samples=8)
+    assert log.status == "success", log.error
+    return log
+
+
+def _ledger(ledger: Path, tmp: Path) -> list[dict[str, Any]]:
+    """The ledger graded by the engine (limbo-analyze export)."""
+    out = tmp / "graded.jsonl"
+    lt.run(["export", "--in", str(ledger), "--out", str(out)])
+    return [json.loads(x) for x in out.read_text().splitlines() if x.strip()]
+
+
+@pytest.fixture(scope="module")
+def blind(plan_file: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
+    d = tmp_path_factory.mktemp("blind")
+    return _run(plan_file, d / "ledger", d / "logs", policies.blind_retry), d
+
+
+def test_blind_resend_duplicates_exactly_where_the_write_committed(blind: tuple[Any, Path]) -> None:
+    log, d = blind
+    rows = _ledger(d / "ledger", d)
+    assert len(rows) == 36
+    for r in rows:
+        committed = r["fault_mode"] in ("timeout_post", "http500_post")
+        # An idempotent write (a status change, an upsert) cannot take
+        # effect twice; every other class duplicates under a blind re-send.
+        want = committed and r["write_class"] != "idempotent"
+        assert r["duplicated"] == want, (r["episode_id"], r["write_class"], r["recovery"])
+        if r["fault_mode"] != "timeout_pre" or r["write_class"] != "idempotent":
+            assert r["recovery"] == "blind_retry" or r["fault_mode"] == "timeout_pre", r["episode_id"]
+    assert sum(r["duplicated"] for r in rows) > 0
+
+
+def test_scores_equal_the_graded_ledger(blind: tuple[Any, Path]) -> None:
+    log, d = blind
+    rows = {r["episode_id"]: r for r in _ledger(d / "ledger", d)}
+    assert len(log.samples) == len(rows)
+    for s in log.samples:
+        score = s.scores["limbo_scorer"]
+        row = rows[score.answer]
+        assert score.value == {k: int(row[k]) for k in OUTCOMES}
+        assert score.metadata["episode"]["episode_id"] == row["episode_id"]
+        assert s.metadata["episode_id"] == row["episode_id"]
+        for k in ("template", "instance", "focal_index", "fault_mode", "contract", "condition"):
+            assert s.metadata[k] == row[k], k
+        assert s.metadata["focal_write"] == row["focal_write"]
+    # The engine reads what Inspect produced.
+    t = lt.run(["tables", "--in", str(d / "ledger"), "--table", "5"], check=False)
+    assert t.returncode == 0 or "no E" in t.stderr
+
+
+def test_samples_join_episodes(blind: tuple[Any, Path]) -> None:
+    log, d = blind
+    samples = samples_df(str(d / "logs"), quiet=True)
+    eps = lt.read_episodes(_export(d))
+    j = join_samples(samples, eps)
+    assert len(j) == len(samples) == 36
+    assert j["duplicated"].notna().all() and j["pair_key"].notna().all()
+    for score, dup in zip(j["score_limbo_scorer"], j["duplicated"]):
+        value = json.loads(score) if isinstance(score, str) else score
+        assert value["duplicated"] == int(dup)
+    # The rule on the planned id and the epoch gives the same join.
+    k = join_samples(samples.drop(columns=["metadata_limbo_episode_id"]), eps)
+    assert list(k["episode_id"]) == list(j["episode_id"])
+
+
+def _export(d: Path) -> Path:
+    out = d / "episodes.parquet"
+    if not out.exists():
+        lt.run(["export", "--in", str(d / "ledger"), "--out", str(out)])
+    return out
+
+
+@pytest.fixture(scope="module")
+def verify(plan_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("verify")
+    _run(plan_file, d / "ledger", d / "logs", policies.verify_first)
+    return d
+
+
+def test_verify_first_does_not_duplicate_in_strong_read_worlds(verify: Path) -> None:
+    rows = _ledger(verify / "ledger", verify)
+    strong = [r for r in rows if r["read_path"] == "strong"]
+    assert len(strong) >= 12
+    assert [r["episode_id"] for r in strong if r["duplicated"]] == []
+    # The policy did verify (read back) after the committed faults.
+    assert any(r["recovery"].startswith("verify") for r in strong)
+
+
+def test_two_epochs_two_episodes(plan_file: Path, tmp_path: Path, binary: str) -> None:
+    eps = json.loads(plan_file.read_text())["episodes"][:2]
+    small = tmp_path / "two.json"
+    small.write_text(json.dumps({"episodes": eps}))
+    log = _run(small, tmp_path / "ledger", tmp_path / "logs", policies.blind_retry, epochs=2)
+    rows = _ledger(tmp_path / "ledger", tmp_path)
+    ids = sorted(r["episode_id"] for r in rows)
+    assert len(ids) == 4 and len(set(ids)) == 4
+    assert len({r["pair_key"] for r in rows}) == 2  # same two worlds
+    assert len(log.samples) == 4
+    reducers = {s.reducer for s in log.results.scores}
+    assert reducers == {"mean", "pass_hat_k_2"}
+    # pass^2 of each sample: 1 exactly when both of its epochs have the outcome.
+    by_sample: dict[str, list[dict[str, int]]] = {}
+    for smp in log.samples:
+        by_sample.setdefault(str(smp.id), []).append(smp.scores["limbo_scorer"].value)
+    [red] = [r for r in log.reductions if r.reducer == "pass_hat_k_2"]
+    assert len(red.samples) == 2
+    for rs in red.samples:
+        vals = by_sample[str(rs.sample_id)]
+        for k in OUTCOMES:
+            assert rs.value[k] == float(all(v[k] == 1 for v in vals)), (rs.sample_id, k)
+
+
+def test_rerun_of_a_sample_gets_its_own_episode(plan_file: Path, tmp_path: Path) -> None:
+    eps = json.loads(plan_file.read_text())["episodes"][1:2]  # timeout_post
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps({"episodes": eps}))
+    _run(one, tmp_path / "ledger", tmp_path / "logs", policies.verify_first)
+    _run(one, tmp_path / "ledger", tmp_path / "logs", policies.blind_retry)
+    rows = _ledger(tmp_path / "ledger", tmp_path)
+    # The second attempt was served (not skipped as already recorded) and
+    # is the ledger's episode; the first is kept aside.
+    assert len(rows) == 1 and rows[0]["recovery"] == "blind_retry"
+    assert len(list((tmp_path / "ledger").glob("*.superseded-1"))) == 1
+
+
+def test_inspect_eval_cli_finds_the_task(tmp_path: Path, binary: str) -> None:
+    inspect = Path(sys.executable).with_name("inspect")
+    proc = subprocess.run([str(inspect), "eval", "limbo_toolkit/limbo", "--model", "mockllm/model", "-T", "limit=1",
+                           "-T", f"ledger={tmp_path / 'ledger'}", "--log-dir", str(tmp_path / "logs"),
+                           "--display", "none"], capture_output=True, text=True,
+                          env={**os.environ, "LIMBO_ANALYZE": binary})
+    logs = list((tmp_path / "logs").glob("*.eval"))
+    assert logs, proc.stderr[-2000:]
+    log = read_eval_log(str(logs[0]), header_only=True)
+    assert log.eval.task == "limbo_toolkit/limbo"
+    assert log.eval.dataset.samples == 1
+
+
+def test_episode_recorded_on_disconnect(plan_file: Path, tmp_path: Path) -> None:
+    # No finish call: the server grades the episode on stdin EOF and must
+    # have written and synced it before the client's 2 s kill.
+    eps = json.loads(plan_file.read_text())["episodes"][:3]
+    p = tmp_path / "three.json"
+    p.write_text(json.dumps({"episodes": eps}))
+    log = _run(p, tmp_path / "ledger", tmp_path / "logs", policies.no_finish)
+    rows = _ledger(tmp_path / "ledger", tmp_path)
+    assert len(rows) == 3 and not any(r["reported_success"] for r in rows)
+    assert all(s.scores["limbo_scorer"].value["overclaim"] == 0 for s in log.samples)
+
+
+def test_gate_fails_on_a_regression(blind: tuple[Any, Path], verify: Path) -> None:
+    # The agent builder's loop: the blind policy against the verify-first
+    # baseline of the same plan, world by world.
+    _, d = blind
+    args = ["gate", "--in", str(d / "ledger"), "--baseline", str(verify / "ledger"), "--margin", "0.05"]
+    with pytest.raises(lt.LimboError) as e:
+        lt.run(args)
+    assert e.value.returncode == 1 and "gate failed" in e.value.message and "36 pairs" in e.value.message
+    ok = lt.run(["gate", "--in", str(verify / "ledger"), "--baseline", str(verify / "ledger"), "--margin", "0.05"])
+    assert ok.stdout.startswith("gate pass")
+    with pytest.raises(lt.LimboError) as e:
+        lt.run(args[:-1] + ["0"])
+    assert e.value.returncode == 2 and "--margin" in e.value.message
+
+
+def test_packaged_task_data_is_the_sandbox_s() -> None:
+    # focal_write in Sample.metadata comes from the packaged copy.
+    import limbo_toolkit.inspect as li
+
+    packaged = Path(li.__file__).with_name("tasks.json").read_bytes()
+    assert packaged == (policies.REPO / "sandbox" / "data" / "tasks.json").read_bytes(), \
+        "copy sandbox/data/tasks.json to python/src/limbo_toolkit/inspect/tasks.json"
+
+
+def test_default_plan_samples(binary: str) -> None:
+    task = limbo(limit=None)
+    samples = list(task.dataset)
+    assert len(samples) == 217
+    s = samples[0]
+    assert s.id == "native/vanilla/default/T01/0/0/timeout_pre"
+    assert {"episode_id", "template", "instance", "focal_write", "fault_mode", "contract", "condition"} <= set(s.metadata)
+    assert s.metadata["focal_write"] == "social_publish" and "Act exactly once" in str(s.input)
