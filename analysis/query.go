@@ -53,13 +53,28 @@ type Query struct {
 // SpecError is a mistake in a query or a spec (an unknown option, a
 // malformed --where, a column listed twice), as opposed to a failure that
 // depends on the data. A command reports it as a usage error.
-type SpecError struct{ Err error }
+type SpecError struct {
+	Err error
+	// Field names the spec field at fault ("Order"), when the error is
+	// about one; a command maps it to its own option.
+	Field string
+}
 
-func (e *SpecError) Error() string { return e.Err.Error() }
+func (e *SpecError) Error() string {
+	if e.Field != "" {
+		return e.Field + ": " + e.Err.Error()
+	}
+	return e.Err.Error()
+}
 func (e *SpecError) Unwrap() error { return e.Err }
 
 func specf(format string, args ...any) error {
-	return &SpecError{fmt.Errorf(format, args...)}
+	return &SpecError{Err: fmt.Errorf(format, args...)}
+}
+
+// fieldf is a SpecError about the spec field named field.
+func fieldf(field, format string, args ...any) error {
+	return &SpecError{Err: fmt.Errorf(format, args...), Field: field}
 }
 
 // name is how errors name the query's input.

@@ -32,7 +32,7 @@ func designRows() []mapRow {
 func buildFrame(t *testing.T, f *Formula, rows []mapRow, collapse bool) *frame.Frame {
 	t.Helper()
 	var cols []string
-	cols = append(cols, f.Columns()[1:]...)
+	cols = append(cols, f.CovariateColumns()...)
 	b := frame.NewBuilder(frame.Spec{Columns: cols, Outcome: f.Response, Collapse: collapse})
 	for _, r := range rows {
 		if err := b.Add(r); err != nil {
@@ -204,7 +204,7 @@ func TestRefOnNumericText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Build(f, buildFrame(t, f, rows, false), Options{Ref: map[string]string{f.Terms[0].Column: tc.ref}})
+		_, err = Build(f, buildFrame(t, f, rows, false), Options{Ref: map[string]string{f.Terms[0].Factors[0].Column: tc.ref}})
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s, ref %s: %v", tc.formula, tc.ref, err)

@@ -24,7 +24,7 @@ func TestModelCLI(t *testing.T) {
 		{args: []string{"model", "--in", "DATA", "--formula", "eos ~ contract", "--where", `fault_mode == "none" && !task_success`}, exit: 1, stderr: []string{"outcome eos is always false"}},
 		{args: []string{"model", "--in", "DATA", "--formula", "eos ~ contract + model", "--where", `model == "m1"`, "--format", "json"}, stderr: []string{"term model has a single level (m1)"}},
 		{args: []string{"model", "--in", "DATA", "--formula", "eos ~ template + task"}, exit: 1, stderr: []string{"rank deficient"}},
-		{args: []string{"model", "--in", "DATA", "--formula", "eos ~ contract + (1|model)"}, exit: 2, stderr: []string{"need --family glmm"}},
+		{args: []string{"model", "--in", "DATA", "--family", "logit", "--formula", "eos ~ contract + (1|model)"}, exit: 2, stderr: []string{"need --family glmm"}},
 		{args: []string{"model", "--in", "DATA", "--family", "glmm", "--formula", "eos ~ contract"}, exit: 2, stderr: []string{"at least one random intercept"}},
 		{args: []string{"model", "--in", "DATA", "--family", "glmm", "--formula", "eos ~ contract + (1|model) + (1|task)", "--nagq", "3"}, exit: 2, stderr: []string{"single random intercept"}},
 		{args: []string{"model", "--in", "DATA", "--family", "glmm", "--formula", "eos ~ contract + (1|model)", "--where", `model == "m1"`}, exit: 1, stderr: []string{"1 level(s)"}},
