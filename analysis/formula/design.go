@@ -2,8 +2,8 @@ package formula
 
 import (
 	"fmt"
-	"math"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"

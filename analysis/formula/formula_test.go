@@ -2,9 +2,9 @@ package formula
 
 import (
 	"errors"
-	"slices"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
