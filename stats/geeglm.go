@@ -349,6 +349,8 @@ func (g *geeGLM) lag(a, b, ja, jb int) int {
 func (g *geeGLM) moments(opt GEEOptions) (phi, alpha float64) {
 	var ss, s, pairs float64
 	n := float64(len(g.y))
+	var prod []float64 // AR(1): r_j r_k and the lag of every pair
+	var lags []int
 	for _, rows := range g.groups {
 		for ja, a := range rows {
 			ss += g.r[a] * g.r[a]
@@ -359,7 +361,10 @@ func (g *geeGLM) moments(opt GEEOptions) (phi, alpha float64) {
 					s += g.r[a] * g.r[b]
 					pairs++
 				case AR1:
-					if g.lag(a, b, ja, jb) == 1 {
+					d := g.lag(a, b, ja, jb)
+					prod = append(prod, g.r[a]*g.r[b])
+					lags = append(lags, d)
+					if d == 1 {
 						s += g.r[a] * g.r[b]
 						pairs++
 					}
@@ -373,8 +378,11 @@ func (g *geeGLM) moments(opt GEEOptions) (phi, alpha float64) {
 		if opt.ScaleFix {
 			phi = 1
 		}
-		if g.corr == Independence {
+		switch g.corr {
+		case Independence:
 			return phi, 0
+		case AR1:
+			return phi, ar1Alpha(prod, lags, phi, s/phi/pairs)
 		}
 		return phi, s / phi / pairs
 	}
@@ -383,6 +391,59 @@ func (g *geeGLM) moments(opt GEEOptions) (phi, alpha float64) {
 		return phi, 0
 	}
 	return phi, s / phi / (pairs - k)
+}
+
+// ar1Alpha solves geepack's estimating equation of the AR(1) parameter,
+// least squares of the standardised products on the correlation over all
+// within-cluster pairs,
+//
+//	Σ_pairs (r_j r_k/φ − α^d) · d α^{d−1} = 0,  d = |t_j − t_k|,
+//
+// by Newton's method from the lag-1 moment estimate start (bisection on
+// (−1, 1) when a step leaves it). NaN without pairs.
+func ar1Alpha(prod []float64, lags []int, phi, start float64) float64 {
+	if len(prod) == 0 {
+		return math.NaN()
+	}
+	eq := func(a float64) (f, df float64) {
+		for i, e := range prod {
+			d := float64(lags[i])
+			if lags[i] == 0 {
+				continue
+			}
+			ad1 := math.Pow(a, d-1) // α^{d−1}
+			ad := ad1 * a
+			r := e/phi - ad
+			f += r * d * ad1
+			df += -d * d * ad1 * ad1
+			if lags[i] > 1 {
+				df += r * d * (d - 1) * math.Pow(a, d-2)
+			}
+		}
+		return f, df
+	}
+	lo, hi := -1+1e-10, 1-1e-10
+	a := math.Max(lo, math.Min(hi, start))
+	if math.IsNaN(a) {
+		a = 0
+	}
+	for range 200 {
+		f, df := eq(a)
+		if f > 0 {
+			lo = math.Max(lo, a)
+		} else {
+			hi = math.Min(hi, a)
+		}
+		next := a - f/df
+		if !(next > lo && next < hi) || df == 0 {
+			next = (lo + hi) / 2
+		}
+		if math.Abs(next-a) < 1e-15 {
+			return next
+		}
+		a = next
+	}
+	return a
 }
 
 // assemble computes B = Σ DᵢᵀR̃ᵢ⁻¹Dᵢ and U = Σ DᵢᵀR̃ᵢ⁻¹(yᵢ−μᵢ) with

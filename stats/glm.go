@@ -46,6 +46,9 @@ type GLMResult struct {
 	// Dispersion is 1 for binomial and Poisson and the Pearson estimate
 	// Σw(y−μ)²/V(μ) / DFResidual for Gaussian; ResidualSD = √Dispersion.
 	Dispersion, ResidualSD float64
+	// Deviance and NullDeviance (of the model with only the intercept and
+	// the offset): binomial rows without Trials are Bernoulli totals, and
+	// the deviance is that of the Bernoulli observations, −2·LogLik.
 	Deviance, NullDeviance float64
 	// LogLik is the maximised log-likelihood (Gaussian: at the ML
 	// variance Deviance/NObs); AIC = −2·LogLik + 2k and BIC = −2·LogLik +
@@ -309,6 +312,19 @@ func (g *glmFit) summarise(opt GLMOptions, res *GLMResult) {
 	res.AIC = -2*res.LogLik + 2*k
 	res.BIC = -2*res.LogLik + k*math.Log(nobs)
 	res.NullDeviance = g.nullDeviance()
+	if g.fam == Binomial && opt.Trials == nil {
+		// Rows are Bernoulli totals (y the share of events): the deviance
+		// is that of the Bernoulli observations, −2ℓ, as R reports it on
+		// the rows; the saturated grouped log-likelihood is the shift.
+		var sat float64
+		for i := range g.n {
+			if y := g.y[i]; g.w[i] > 0 && y > 0 && y < 1 {
+				sat += g.w[i] * (y*math.Log(y) + (1-y)*math.Log1p(-y))
+			}
+		}
+		res.Deviance -= 2 * sat
+		res.NullDeviance -= 2 * sat
+	}
 }
 
 // logLik is the maximised log-likelihood as R's family aic() computes it.
