@@ -283,6 +283,10 @@ func (g *glmFit) summarise(opt GLMOptions, res *GLMResult) {
 	res.Dispersion = 1
 	if !g.fam.FixedScale() {
 		res.Dispersion = pearson / res.DFResidual
+		if res.DFResidual <= 0 {
+			res.Dispersion = math.NaN()
+			res.Warnings = append(res.Warnings, fmt.Sprintf("GLM: no residual degrees of freedom (%g observations, %d coefficients): the dispersion and the standard errors are undefined; use fewer terms", nobs, g.p))
+		}
 	}
 	res.ResidualSD = math.Sqrt(res.Dispersion)
 	g.d.gram(0, g.n, g.wt, nil, g.g, nil)
@@ -298,9 +302,12 @@ func (g *glmFit) summarise(opt GLMOptions, res *GLMResult) {
 			res.SE[j] = math.Sqrt(res.Cov.At(j, j))
 		}
 		res.Z[j] = res.Coef[j] / res.SE[j]
-		if g.fam.FixedScale() {
+		switch {
+		case g.fam.FixedScale():
 			res.P[j] = math.Erfc(math.Abs(res.Z[j]) / math.Sqrt2)
-		} else {
+		case !(res.DFResidual > 0) || math.IsNaN(res.Z[j]):
+			res.P[j] = math.NaN()
+		default:
 			res.P[j] = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: res.DFResidual}.CDF(-math.Abs(res.Z[j]))
 		}
 	}
