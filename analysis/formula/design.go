@@ -177,6 +177,13 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 				choices[k] = append(choices[k], int32(li))
 			}
 		}
+		cols := 1
+		for _, ch := range choices {
+			cols *= max(len(ch), 1)
+			if cols > MaxLevels {
+				return nil, fmt.Errorf("term %s has more than %d columns; is one of its factors an identifier?", t, MaxLevels)
+			}
+		}
 		for _, combo := range product(choices) {
 			dt.parts = append(dt.parts, combo)
 		}

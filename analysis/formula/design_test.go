@@ -80,6 +80,20 @@ func TestBuild(t *testing.T) {
 			names:   []string{"tier[a]", "tier[b]", "tier[c]"},
 			x:       []float64{0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0},
 		},
+		{
+			// A factor-by-number interaction: R's contract[native]:delay_s.
+			formula: "eos ~ contract*delay_s",
+			names:   []string{"(Intercept)", "contract[native]", "delay_s", "contract[native]:delay_s"},
+			x:       []float64{1, 1, 0, 0, 1, 1, 90, 90, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0},
+		},
+		{
+			// No margins: both factors by all their levels, the first
+			// varying fastest; combinations no row has are left out.
+			formula: "eos ~ 0 + contract:tier",
+			names:   []string{"contract[keys-everywhere]:tier[a]", "contract[native]:tier[a]", "contract[native]:tier[b]", "contract[keys-everywhere]:tier[c]"},
+			x:       []float64{0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0},
+			warn:    "contract[keys-everywhere]:tier[b] is zero in every row",
+		},
 	}
 	for _, tt := range tests {
 		f, err := Parse(tt.formula)
@@ -94,6 +108,9 @@ func TestBuild(t *testing.T) {
 		}
 		if !reflect.DeepEqual(d.Names, tt.names) {
 			t.Errorf("%s: names %v, want %v", tt.formula, d.Names, tt.names)
+		}
+		if tt.warn != "" && !strings.Contains(strings.Join(d.Warnings, "\n"), tt.warn) {
+			t.Errorf("%s: warnings %q lack %q", tt.formula, d.Warnings, tt.warn)
 		}
 		want := mat.NewDense(len(tt.x)/len(tt.names), len(tt.names), tt.x)
 		if !mat.Equal(d.X, want) {

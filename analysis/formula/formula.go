@@ -325,6 +325,17 @@ type fparser struct {
 // termSet is a list of terms, each a sorted set of variable indices.
 type termSet [][]int
 
+// MaxTerms bounds the terms a formula expands to ((a+…+p)^16 would have
+// 65,535).
+const MaxTerms = 256
+
+func (p *fparser) bound(list termSet, at token) error {
+	if len(list) > MaxTerms {
+		return p.errf(at, "the formula expands to more than %d terms", MaxTerms)
+	}
+	return nil
+}
+
 func (p *fparser) varID(v Factor) int {
 	for i, w := range p.vars {
 		if w == v {
@@ -434,6 +445,9 @@ func (p *fparser) sum(intercept *bool, top bool) (termSet, error) {
 			})
 		} else {
 			list = addTerms(list, part)
+			if err := p.bound(list, t); err != nil {
+				return nil, err
+			}
 		}
 	}
 }
@@ -553,6 +567,9 @@ func (p *fparser) product() (termSet, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(left)*len(right) > MaxTerms {
+			return nil, p.errf(p.toks[p.i-1], "the formula expands to more than %d terms", MaxTerms)
+		}
 		if op == "*" {
 			left = addTerms(addTerms(left, right), interact(left, right))
 		} else {
@@ -577,6 +594,9 @@ func (p *fparser) colon() (termSet, error) {
 		right, err := p.power()
 		if err != nil {
 			return nil, err
+		}
+		if len(left)*len(right) > MaxTerms {
+			return nil, p.errf(p.toks[p.i-1], "the formula expands to more than %d terms", MaxTerms)
 		}
 		left = interact(left, right)
 	}
@@ -604,6 +624,9 @@ func (p *fparser) power() (termSet, error) {
 	}
 	out := base
 	for i := 1; i < k; i++ {
+		if len(out)*len(base) > MaxTerms {
+			return nil, p.errf(t, "the formula expands to more than %d terms", MaxTerms)
+		}
 		out = addTerms(out, interact(out, base))
 	}
 	return out, nil

@@ -115,6 +115,8 @@ func TestParseErrors(t *testing.T) {
 		{"y ~ a)", "unbalanced"},
 		{"y ~ a $", "unexpected character"},
 		{"y ~ (0 + a)", "0 or -1 inside parentheses"},
+		{"y ~ (a+b+c+d+e+f+g+h+i+j+k+l+m+n+o+p)^16", "more than 256 terms"},
+		{"y ~ (a+b+c+d+e+f+g+h)*(i+j+k+l+m+n+o+p)*(q+r+s+t+u)", "more than 256 terms"},
 	}
 	for _, tt := range tests {
 		_, err := Parse(tt.in)
