@@ -48,6 +48,31 @@ type DesignTerm struct {
 	// for a numeric variable, which enters by its value).
 	parts [][]int32
 	cols  []*frame.Column
+	// pos[k][code] is level code's index among variable k's columns (-1
+	// when it has none, e.g. the reference level); numeric variables have
+	// nil. stride[k] is variable k's step in the index of a combination
+	// (the first variable varies fastest, as in product).
+	pos    [][]int
+	stride []int
+}
+
+// combo returns the index of row i's combination among the term's parts
+// (before any is dropped) and its value (the product of the numeric
+// variables), or -1 when no column of the term is non-zero for the row.
+func (dt *DesignTerm) combo(i int) (int, float64) {
+	idx, val := 0, 1.0
+	for k, c := range dt.cols {
+		if dt.pos[k] == nil {
+			val *= c.Value(i)
+			continue
+		}
+		q := dt.pos[k][c.Codes[i]]
+		if q < 0 {
+			return -1, 0
+		}
+		idx += q * dt.stride[k]
+	}
+	return idx, val
 }
 
 // Categorical reports whether variable v enters a formula as a factor:
@@ -184,22 +209,48 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 				return nil, fmt.Errorf("term %s has more than %d columns; is one of its factors an identifier?", t, MaxLevels)
 			}
 		}
-		for _, combo := range product(choices) {
-			dt.parts = append(dt.parts, combo)
+		dt.parts = product(choices)
+		dt.pos, dt.stride = make([][]int, len(choices)), make([]int, len(choices))
+		stride := 1
+		for k, ch := range choices {
+			dt.stride[k] = stride
+			stride *= len(ch)
+			if ch[0] < 0 {
+				continue
+			}
+			dt.pos[k] = make([]int, len(dt.cols[k].Levels))
+			for l := range dt.pos[k] {
+				dt.pos[k][l] = -1
+			}
+			for q, code := range ch {
+				dt.pos[k][code] = q
+			}
 		}
 		d.Terms = append(d.Terms, dt)
 	}
 	// Names and columns; interaction columns that no row reaches are
 	// dropped.
+	colOf := make([][]int, len(d.Terms)) // term → combination → column of X (-1: none)
 	for ti := range d.Terms {
 		dt := &d.Terms[ti]
+		colOf[ti] = make([]int, len(dt.parts))
+		seen := make([]bool, len(dt.parts))
+		if dt.Term.Order() > 1 {
+			for i := 0; i < n; i++ {
+				if q, v := dt.combo(i); q >= 0 && v != 0 {
+					seen[q] = true
+				}
+			}
+		}
 		var keep [][]int32
-		for _, combo := range dt.parts {
-			if dt.Term.Order() > 1 && !reached(dt.cols, combo) {
+		for q, combo := range dt.parts {
+			colOf[ti][q] = -1
+			if dt.Term.Order() > 1 && !seen[q] {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("column %s is zero in every row (no row has that combination); it is left out of the model", partName(dt.Term, dt.cols, combo)))
 				continue
 			}
 			keep = append(keep, combo)
+			colOf[ti][q] = len(d.Names)
 			dt.Cols = append(dt.Cols, len(d.Names))
 			d.Names = append(d.Names, partName(dt.Term, dt.cols, combo))
 		}
@@ -215,11 +266,16 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 			data[i*p] = 1
 		}
 	}
-	for _, dt := range d.Terms {
-		for k, j := range dt.Cols {
-			combo := dt.parts[k]
-			for i := 0; i < n; i++ {
-				data[i*p+j] = partValue(dt.cols, combo, i)
+	for ti := range d.Terms {
+		dt := &d.Terms[ti]
+		if len(dt.Cols) == 0 {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			if q, v := dt.combo(i); q >= 0 {
+				if j := colOf[ti][q]; j >= 0 {
+					data[i*p+j] = v
+				}
 			}
 		}
 	}
@@ -268,29 +324,6 @@ func product(choices [][]int32) [][]int32 {
 		out = next
 	}
 	return out
-}
-
-func partValue(cols []*frame.Column, combo []int32, i int) float64 {
-	v := 1.0
-	for k, code := range combo {
-		c := cols[k]
-		if code < 0 {
-			v *= c.Value(i)
-		} else if c.Codes[i] != code {
-			return 0
-		}
-	}
-	return v
-}
-
-func reached(cols []*frame.Column, combo []int32) bool {
-	n := len(cols[0].Codes)
-	for i := 0; i < n; i++ {
-		if partValue(cols, combo, i) != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func partName(t Term, cols []*frame.Column, combo []int32) string {
