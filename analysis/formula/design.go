@@ -427,6 +427,22 @@ func Group(r RandomTerm, fr *frame.Frame) (GroupIndex, error) {
 		}
 	}
 	gi := GroupIndex{Name: r.GroupName(), Index: make([]int, n)}
+	if len(cols) == 1 {
+		c := cols[0]
+		present := presentLevels(c)
+		if len(present) < 2 {
+			return gi, fmt.Errorf("random term %s: %s has %d level(s) in the data (%s); a variance needs at least 2 groups", r, gi.Name, len(present), onlyLevel(c, present))
+		}
+		newIdx := make([]int, len(c.Levels))
+		for k, li := range present {
+			newIdx[li] = k
+			gi.Levels = append(gi.Levels, c.Levels[li])
+		}
+		for i, code := range c.Codes {
+			gi.Index[i] = newIdx[code]
+		}
+		return gi, nil
+	}
 	keys := make([][]int32, n)
 	for i := range keys {
 		keys[i] = make([]int32, len(cols))
