@@ -72,6 +72,19 @@ func specf(format string, args ...any) error {
 	return &SpecError{Err: fmt.Errorf(format, args...)}
 }
 
+// RenameField returns err with the Field of a SpecError replaced by its
+// name in names (a command's option for the spec field), as the prefix of
+// the message; other errors unchanged.
+func RenameField(err error, names map[string]string) error {
+	var se *SpecError
+	if errors.As(err, &se) && se.Field != "" {
+		if n, ok := names[se.Field]; ok {
+			return &SpecError{Err: fmt.Errorf("%s: %w", n, se.Err)}
+		}
+	}
+	return err
+}
+
 // fieldf is a SpecError about the spec field named field.
 func fieldf(field, format string, args ...any) error {
 	return &SpecError{Err: fmt.Errorf(format, args...), Field: field}

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
@@ -95,7 +92,7 @@ Examples:
 			r, err := analysis.Model(q, analysis.ModelSpec{Fit: analysis.ModelFit(o.Fit), Family: analysis.ModelFamily(o.Family), Link: stats.Link(o.Link),
 				Formula: o.Formula, Refs: refs, Firth: o.Firth, Group: o.Group, Corr: stats.Corr(o.Corr), Cov: stats.GEECov(o.Cov),
 				Convention: stats.Convention(o.Convention), Order: o.Order, NAGQ: o.NAGQ, ML: o.ML})
-			return emit(e, o.Format, report.Model)(r, flagError(err, modelFlags))
+			return emit(e, o.Format, report.Model)(r, analysis.RenameField(err, modelFlags))
 		},
 	}
 	addInputFlags(c, &o.inputOptions, `weight column (logit only), or "none" (default: unweighted)`)
@@ -118,17 +115,5 @@ Examples:
 }
 
 // modelFlags maps the ModelSpec fields that errors name to the flags.
-var modelFlags = map[string]string{"Fit": "--fit", "Family": "--family", "Link": "--link", "Formula": "--formula", "Group": "--group",
-	"Corr": "--corr", "Cov": "--cov", "Convention": "--convention", "Order": "--order", "NAGQ": "--nagq", "ML": "--ml",
-	"Weight": "--weight", "Firth": "--firth"}
-
-// flagError renames the spec field of an analysis.SpecError to its flag.
-func flagError(err error, flags map[string]string) error {
-	var se *analysis.SpecError
-	if errors.As(err, &se) && se.Field != "" {
-		if f, ok := flags[se.Field]; ok {
-			return &analysis.SpecError{Err: fmt.Errorf("%s: %w", f, se.Err)}
-		}
-	}
-	return err
-}
+var modelFlags = map[string]string{"Fit": "--fit", "Family": "--family", "Link": "--link", "Formula": "--formula", "Group": "--group", "Corr": "--corr",
+	"Cov": "--cov", "Convention": "--convention", "Order": "--order", "NAGQ": "--nagq", "ML": "--ml", "Weight": "--weight", "Firth": "--firth"}
