@@ -500,15 +500,21 @@ func Groups(f *Formula, fr *frame.Frame) ([]GroupIndex, error) {
 // indicators. A slope with no column in the data (a factor with a single
 // level, a constant number) is an error naming it.
 func RandomDesign(r RandomTerm, fr *frame.Frame, opt Options) (*Design, error) {
+	for _, t := range r.Slopes {
+		for _, v := range t.Factors {
+			c := fr.Col(v.Column)
+			if c == nil {
+				panic("formula: frame lacks column " + v.Column)
+			}
+			if present := presentLevels(c); len(present) < 2 {
+				return nil, fmt.Errorf("random term %s: the slope %s has a single value in the data (%s); a random slope needs it to vary", r, t, onlyLevel(c, present))
+			}
+		}
+	}
 	sub := &Formula{Intercept: r.Intercept, Terms: r.Slopes}
 	d, err := Build(sub, fr, Options{Ref: refsFor(opt.Ref, r.Slopes)})
 	if err != nil {
 		return nil, fmt.Errorf("random term %s: %w", r, err)
-	}
-	for _, dt := range d.Terms {
-		if len(dt.Cols) == 0 {
-			return nil, fmt.Errorf("random term %s: the slope %s has a single value in the data (%s); a random slope needs it to vary", r, dt.Term, strings.Join(dt.Levels, ", "))
-		}
 	}
 	return d, nil
 }

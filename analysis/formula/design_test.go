@@ -230,3 +230,52 @@ func TestRefOnNumericText(t *testing.T) {
 		}
 	}
 }
+
+func TestRandomDesignAndGroups(t *testing.T) {
+	rows := designRows()
+	f, err := Parse("eos ~ delay_s + (1 + delay_s | contract) + (0 + tier || contract) + (1 | contract/tier)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := buildFrame(t, f, rows, false)
+	d, err := RandomDesign(f.Random[0], fr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"(Intercept)", "delay_s"}; !reflect.DeepEqual(d.Names, want) {
+		t.Errorf("slope names %v, want %v", d.Names, want)
+	}
+	// Without a random intercept a factor slope keeps all its levels.
+	d, err = RandomDesign(f.Random[1], fr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"tier[a]", "tier[b]", "tier[c]"}; !reflect.DeepEqual(d.Names, want) {
+		t.Errorf("slope names %v, want %v", d.Names, want)
+	}
+	gs, err := Groups(f, fr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gs) != 4 || gs[3].Name != "contract:tier" {
+		t.Fatalf("groups %+v", gs)
+	}
+	// contract:tier combinations in code order: k-e:a, k-e:c, native:a, native:b.
+	if want := []string{"keys-everywhere:a", "keys-everywhere:c", "native:a", "native:b"}; !reflect.DeepEqual(gs[3].Levels, want) {
+		t.Errorf("levels %v, want %v", gs[3].Levels, want)
+	}
+	if want := []int{3, 2, 0, 1, 3, 3}; !reflect.DeepEqual(gs[3].Index, want) {
+		t.Errorf("index %v, want %v", gs[3].Index, want)
+	}
+	// A slope with one value in the data, and a one-level group, are errors
+	// naming the term.
+	only := rows[:1]
+	f2, _ := Parse("eos ~ (0 + contract | tier) + (1 | fault_mode)")
+	fr2 := buildFrame(t, f2, only, false)
+	if _, err := RandomDesign(f2.Random[0], fr2, Options{}); err == nil || !strings.Contains(err.Error(), "random term (0 + contract | tier): the slope contract has a single value") {
+		t.Errorf("one-level slope: %v", err)
+	}
+	if _, err := Group(f2.Random[1], fr2); err == nil || !strings.Contains(err.Error(), "random term (1|fault_mode): fault_mode has 1 level(s)") {
+		t.Errorf("one-level group: %v", err)
+	}
+}
