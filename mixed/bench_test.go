@@ -157,3 +157,70 @@ func TestBenchDataLme4(t *testing.T) {
 		t.Errorf("SEMethod %q, N %d, levels %v", res.SEMethod, res.N, res.NLevels)
 	}
 }
+
+// BenchmarkFitVerbAgg: lme4's VerbAgg, crossed binomial GLMM (7,584 rows,
+// 316 × 24 levels), through Fit.
+func BenchmarkFitVerbAgg(b *testing.B) {
+	s := verbAggSpec(b, 1)
+	c0 := cpuSeconds()
+	for b.Loop() {
+		if _, err := Fit(s, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((cpuSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
+}
+
+// lmmData generates n rows in g groups of y = 1 + 0.5x + b₀ + b₁x + ε with
+// correlated (b₀, b₁) (SDs 1 and 0.5, correlation 0.3) and ε ~ N(0, 1),
+// x ~ U(0, 10), from the MINSTD stream of benchData (Box–Muller normals).
+func lmmData(n, g int) Spec {
+	const mod = 2147483647
+	s := int64(20261202)
+	unif := func() float64 {
+		s = s * 48271 % mod
+		return (float64(s) + 0.5) / mod
+	}
+	norm := func() float64 { return math.Sqrt(-2*math.Log(unif())) * math.Cos(2*math.Pi*unif()) }
+	b0, b1 := make([]float64, g), make([]float64, g)
+	for j := range b0 {
+		z0, z1 := norm(), norm()
+		b0[j] = z0
+		b1[j] = 0.5 * (0.3*z0 + math.Sqrt(1-0.09)*z1)
+	}
+	X := mat.NewDense(n, 2, nil)
+	y := make([]float64, n)
+	x := make([]float64, n)
+	grp := make([]int, n)
+	for i := 0; i < n; i++ {
+		j := i % g
+		x[i] = 10 * unif()
+		X.Set(i, 0, 1)
+		X.Set(i, 1, x[i])
+		y[i] = 1 + 0.5*x[i] + b0[j] + b1[j]*x[i] + norm()
+		grp[i] = j
+	}
+	return Spec{X: X, Y: y, Family: Gaussian, REML: true,
+		Terms: []Term{{Name: "g", Group: grp, Levels: g, Coef: []string{"(Intercept)", "x"}, Z: [][]float64{nil, x}}}}
+}
+
+// BenchmarkFitLMMSlopes: Gaussian LMM y ~ x + (x | g) by REML on 1M rows
+// and 10,000 groups (issue 26: ≤ 5 s, ≤ 1 GiB), and on 100,000 rows.
+func BenchmarkFitLMMSlopes(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		n, g int
+	}{{"100k", 100_000, 1000}, {"1M", 1_000_000, 10_000}} {
+		s := lmmData(bc.n, bc.g)
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			c0 := cpuSeconds()
+			for b.Loop() {
+				if _, err := Fit(s, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((cpuSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}

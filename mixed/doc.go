@@ -1,15 +1,58 @@
-// Package mixed fits mixed-effects logistic regression (a binomial GLMM with
-// logit link) with one or more scalar random intercepts, crossed or nested,
-// by maximum likelihood as R's lme4::glmer does.
+// Package mixed fits generalised linear mixed models as R's lme4 does:
+// linear mixed models (Gaussian, identity link) by REML or maximum
+// likelihood as lmer, and binomial (logit, probit, cloglog) and Poisson
+// (log, identity) models by the Laplace approximation or adaptive
+// Gauss–Hermite quadrature as glmer. Random-effects terms may have several
+// correlated or uncorrelated coefficients (random slopes), and any number
+// of terms may be crossed or nested.
 //
-// The model (Bates, Mächler, Bolker & Walker 2015, J. Stat. Softw. 67(1)) is
+// # API
 //
-//	η = Xβ + Z Λ_θ u,   u ~ N(0, I_q),   y | u ~ Bernoulli(expit(η)),
+// Fit takes a Spec: the fixed-effects design X, the response Y (with
+// optional prior Weights, an Offset and binomial Trials), the Family and
+// Link, and the random Terms. Each Term is lme4's (z₁ + … + z_c | g): the
+// level of g at every row and the c columns z_j (nil for the intercept),
+// with Diagonal for (z₁ + … || g). A nested (1 | a/b) is the two terms
+// (1 | a) and (1 | a:b). Fit returns a Fitted: β with its covariance and
+// Wald tests, per term the SDs, correlations, θ and conditional modes, the
+// residual SD σ (Gaussian), log-likelihood, REML criterion, AIC/BIC and
+// typed Warnings, each saying what to do. FitLogit, the earlier entry
+// point for logistic models with scalar random intercepts, is unchanged;
+// Fit hands it the models it covers (binomial, logit, 0/1 response, no
+// weights, offset or trials, random intercepts only), so those keep its
+// row collapsing, adaptive quadrature (Options.NAGQ) and nAGQ = 0.
 //
-// with Λ_θ diagonal: θ_k, the standard deviation of the k-th intercept, on the
-// columns of the k-th grouping factor.
+// # The model
 //
-// # Algorithm
+// Following Bates, Mächler, Bolker & Walker (2015, J. Stat. Softw. 67(1)),
+//
+//	η = Xβ + o + Z Λ_θ u,   u ~ N(0, σ² I_q) (Gaussian) or N(0, I_q),
+//
+// where Λ_θ is block diagonal: for a term with c coefficients, the same
+// c×c lower-triangular block (diagonal for Diagonal terms) at each level.
+// θ collects, per term, the lower triangle of the block by columns: lme4's
+// parameterisation, so the covariance of a term's coefficients is σ²ΛΛᵀ
+// (Gaussian) or ΛΛᵀ.
+//
+// # Linear mixed models
+//
+// For Gaussian models β and σ are profiled out: for each θ one Cholesky
+// factorisation of the penalised normal equations
+//
+//	[ ΛᵀZᵀWZΛ + I   ΛᵀZᵀWX ] [u]   [ΛᵀZᵀWy]
+//	[ XᵀWZΛ         XᵀWX   ] [β] = [XᵀWy  ]
+//
+// gives the penalised residual sum of squares r²(θ), log|L_θ|² and
+// log|R_X|², and the profiled deviance
+//
+//	d(θ) = log|L_θ|² − Σ log wᵢ + n (1 + log(2π r²/n))
+//
+// or the REML criterion log|L_θ|² + log|R_X|² − Σ log wᵢ +
+// (n−p)(1 + log(2π r²/(n−p))) is minimised over θ. The cross-products
+// ZᵀWZ, ZᵀWX, XᵀWX, ZᵀWy, XᵀWy and yᵀWy are formed once, so an evaluation
+// costs O(q) and not O(n).
+//
+// # Generalised models
 //
 // For fixed (θ, β) penalised iteratively reweighted least squares (lme4's
 // pwrssUpdate) finds the conditional modes û. The deviance is the Laplace
@@ -22,10 +65,12 @@
 // deviance is even in each θ_k), so no bounds are needed and θ = 0 is
 // reached exactly after lme4's boundary check.
 //
-// The PIRLS normal equations are solved in block form: the grouping factor
-// with the most levels forms a diagonal block and the others (and β in the
-// joint step) a small dense block, reached by its Schur complement, so a
-// crossed fit never factorises a dense q×q matrix. Identical rows are
-// collapsed into binomial counts; the likelihood remains that of the
-// Bernoulli rows.
+// # Linear algebra
+//
+// The normal equations are solved in block form: the term with the most
+// levels forms a block-diagonal part (one c×c block per level) and the
+// others (and β in the joint step) a small dense block, reached by its
+// Schur complement, so a crossed fit never factorises a dense q×q matrix.
+// In FitLogit identical rows are collapsed into binomial counts; the
+// likelihood remains that of the Bernoulli rows.
 package mixed
