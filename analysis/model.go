@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -110,11 +112,17 @@ type Coef struct {
 	OR, ORLo, ORHi     float64
 }
 
-// RandomEffect is one random intercept of a GLMM.
+// RandomEffect is one random effect of a GLMM: a random intercept, or
+// with families one coefficient of a random term.
 type RandomEffect struct {
 	Group  string
 	SD     float64
 	Levels int
+	// Effect names the coefficient ("(Intercept)", a slope's column) and
+	// Corr holds its correlations with the term's earlier coefficients
+	// (lme4's summary layout); set with families only.
+	Effect string
+	Corr   []float64
 }
 
 // ModelResult is the result of Model.
@@ -146,6 +154,10 @@ type ModelResult struct {
 	// Deviance, AIC and BIC of a GLM (NaN otherwise); NObs the number of
 	// observations and DFResidual NObs − p.
 	Deviance, NullDeviance, AIC, BIC, NObs, DFResidual float64
+	// REML reports a Gaussian GLMM fitted by REML, and REMLCrit is its
+	// criterion (lmer's "REML criterion at convergence"; NaN otherwise).
+	REML     bool
+	REMLCrit float64
 }
 
 // ParseFormula parses a model formula, as a SpecError on failure.
@@ -251,7 +263,8 @@ func (spec *ModelSpec) check(f *formula.Formula, weighted bool) error {
 // families, with today's output: no Fit, Family "" or logit/gee/glmm, and
 // a formula that such a model fits (a binary response, no offset).
 func (spec *ModelSpec) isLegacy(f *formula.Formula) bool {
-	return spec.Fit == "" && spec.Family.legacy() && f.Cbind == nil && len(f.Offsets) == 0 && spec.Order == "" && spec.Link == "" && spec.Corr != stats.AR1
+	slopes := slices.ContainsFunc(f.Random, func(r formula.RandomTerm) bool { return !r.IsIntercept() || r.Uncorrelated })
+	return spec.Fit == "" && spec.Family.legacy() && f.Cbind == nil && len(f.Offsets) == 0 && spec.Order == "" && spec.Link == "" && spec.Corr != stats.AR1 && !slopes
 }
 
 // resolve validates a spec with families (usage errors naming the spec's
@@ -411,11 +424,6 @@ func Model(q Query, spec ModelSpec) (*ModelResult, error) {
 	if err := spec.check(f, q.Weight != ""); err != nil {
 		return nil, err
 	}
-	for _, r := range f.Random {
-		if !r.IsIntercept() {
-			return nil, fieldf("Formula", "random slopes need the glmm of families (Family binomial, poisson or gaussian with Fit glmm): %s", r)
-		}
-	}
 	res := &ModelResult{Spec: spec, Formula: f.String(), Alpha: math.NaN(), LogLik: math.NaN()}
 	var fr *frame.Frame
 	switch spec.Family {
@@ -526,7 +534,7 @@ func modelFamily(q Query, spec ModelSpec, f *formula.Formula) (*ModelResult, err
 		return nil, err
 	}
 	res := &ModelResult{Spec: spec, Formula: f.String(), Alpha: math.NaN(), LogLik: math.NaN(), Fit: spec.Fit, Family: fam, Link: spec.Link,
-		Stat: "z", Dispersion: math.NaN(), ResidualSD: math.NaN(), Deviance: math.NaN(), NullDeviance: math.NaN(), AIC: math.NaN(), BIC: math.NaN(), NObs: math.NaN(), DFResidual: math.NaN()}
+		Stat: "z", REMLCrit: math.NaN(), Dispersion: math.NaN(), ResidualSD: math.NaN(), Deviance: math.NaN(), NullDeviance: math.NaN(), AIC: math.NaN(), BIC: math.NaN(), NObs: math.NaN(), DFResidual: math.NaN()}
 	binary := fam == stats.Binomial && f.Cbind == nil
 	switch spec.Fit {
 	case FitGLM:
@@ -773,48 +781,85 @@ func offsetCheck(f *formula.Formula, r frame.Row) error {
 	return nil
 }
 
-// modelGLMM fits a GLMM with families: today's random-intercept binomial
-// logit GLMM; other families and random slopes need package mixed's
-// general fit.
+// modelGLMM fits a GLMM with families by package mixed: one block of Z
+// per random term, the term's left side coded as fixed terms are
+// (formula.RandomDesign) over the levels of its grouping factor; a
+// Gaussian model by REML unless ML.
 func (q *Query) modelGLMM(spec ModelSpec, f *formula.Formula, fam stats.Family, res *ModelResult, warn *warnings) (*ModelResult, error) {
-	for _, r := range f.Random {
-		if !r.IsIntercept() {
-			return nil, fieldf("Formula", "random slopes need the general GLMM, which is not available yet: %s (random intercepts (1 | g) only)", r)
+	var link mixed.Link
+	if err := link.UnmarshalText([]byte(spec.Link)); err != nil {
+		return nil, fieldf("Link", "%v", err)
+	}
+	if fam == stats.Gaussian && spec.Link != stats.LinkIdentity {
+		return nil, fieldf("Link", "a gaussian glmm takes the identity link only")
+	}
+	if spec.NAGQ > 1 && (len(f.Random) > 1 || !f.Random[0].IsIntercept()) {
+		return nil, fieldf("NAGQ", "%d needs a single random intercept (1|g); the formula has %s", spec.NAGQ, RandomTerms(f))
+	}
+	fr, d, y, w, trials, off, err := q.familyData(f, spec, fam, nil, false, warn)
+	if err != nil {
+		return nil, err
+	}
+	ms := mixed.Spec{X: d.X, Family: mixed.Family(fam), Link: link, Offset: off, REML: fam == stats.Gaussian && !spec.ML}
+	ms.Y = y
+	if trials != nil {
+		ms.Y = make([]float64, len(y))
+		for i := range y {
+			ms.Y[i] = math.Round(y[i] * trials[i])
 		}
+		ms.Trials = trials
+	} else if slices.ContainsFunc(w, func(v float64) bool { return v != 1 }) {
+		ms.Weights = w
 	}
-	if fam != stats.Binomial || spec.Link != stats.LinkLogit || f.Cbind != nil || len(f.Offsets) > 0 {
-		return nil, fieldf("Family", "the GLMM fits the binomial logit model of a binary outcome without offsets; %s with the %s link is not available yet", fam, spec.Link)
+	var levels []int
+	for _, r := range f.Random {
+		g, err := formula.Group(r, fr)
+		if err != nil {
+			return nil, err
+		}
+		rd, err := formula.RandomDesign(r, fr, formula.Options{Ref: spec.Refs})
+		if err != nil {
+			return nil, err
+		}
+		t := mixed.Term{Name: g.Name, Group: g.Index, Levels: len(g.Levels), Coef: rd.Names, Diagonal: r.Uncorrelated}
+		n, _ := rd.X.Dims()
+		for j, name := range rd.Names {
+			if name == "(Intercept)" {
+				t.Z = append(t.Z, nil)
+				continue
+			}
+			t.Z = append(t.Z, mat.Col(nil, j, rd.X)[:n])
+		}
+		ms.Terms = append(ms.Terms, t)
+		levels = append(levels, len(g.Levels))
 	}
-	if spec.NAGQ > 1 && len(f.Random) > 1 {
-		return nil, fieldf("NAGQ", "%d needs a single random intercept; the formula has %d", spec.NAGQ, len(f.Random))
-	}
-	fr, d, err := q.modelDesign(f, nil, "", false, 0, spec.Refs, warn)
-	if err != nil {
-		return nil, err
-	}
-	gs, err := formula.Groups(f, fr)
-	if err != nil {
-		return nil, err
-	}
-	groups := make([]mixed.Group, len(gs))
-	for k, g := range gs {
-		groups[k] = mixed.Group{Name: g.Name, Index: g.Index, Levels: g.Levels}
-	}
-	r, err := mixed.FitLogit(d.X, fr.Y(), groups, mixed.Options{NAGQ: spec.NAGQ})
+	r, err := mixed.Fit(ms, mixed.Options{NAGQ: spec.NAGQ})
 	if err != nil {
 		return nil, fitError(err)
 	}
-	warn.add(r.Warnings...)
+	for _, w := range r.Warnings {
+		warn.add(w.Message)
+	}
 	res.Converged = r.Converged
 	res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
-	for k, g := range gs {
-		res.Random = append(res.Random, RandomEffect{Group: g.Name, SD: r.SD[k], Levels: len(g.Levels)})
+	if fam == stats.Gaussian {
+		res.Stat = "t"
+		res.ResidualSD, res.Dispersion = r.Sigma, r.Sigma*r.Sigma
+		res.REML = ms.REML
+		res.REMLCrit = r.REMLCrit
 	}
-	res.LogLik = r.LogLik
+	for k, tf := range r.Terms {
+		for j, c := range tf.Coef {
+			re := RandomEffect{Group: tf.Name, Effect: c, SD: tf.SD[j], Levels: levels[k]}
+			for i := range j {
+				re.Corr = append(re.Corr, tf.Corr.At(j, i))
+			}
+			res.Random = append(res.Random, re)
+		}
+	}
+	res.LogLik, res.AIC, res.BIC, res.Deviance = r.LogLik, r.AIC, r.BIC, r.Deviance
 	res.Singular = r.Singular
-	k := float64(len(d.Names) + len(gs))
-	res.AIC, res.BIC = -2*r.LogLik+2*k, -2*r.LogLik+k*math.Log(float64(fr.Rows))
-	res.N, res.NObs = fr.Rows, float64(fr.Rows)
+	res.N, res.NObs = fr.Rows, float64(r.N)
 	res.Warnings = warn.items()
 	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -253,34 +254,44 @@ type familyCoefJSON struct {
 }
 
 type familyJSON struct {
-	Fit          string           `json:"fit"`
-	Family       string           `json:"family"`
-	Link         string           `json:"link"`
-	Formula      string           `json:"formula"`
-	N            int64            `json:"n"`
-	NObs         jnum             `json:"nobs"`
-	Converged    bool             `json:"converged"`
-	Statistic    string           `json:"statistic"`
-	Exp          string           `json:"exp,omitempty"`
-	Coefficients []familyCoefJSON `json:"coefficients"`
-	Dispersion   jnum             `json:"dispersion"`
-	ResidualSD   jnum             `json:"residual_sd"`
-	Deviance     jnum             `json:"deviance"`
-	NullDeviance jnum             `json:"null_deviance"`
-	DFResidual   jnum             `json:"df_residual"`
-	LogLik       jnum             `json:"loglik"`
-	AIC          jnum             `json:"aic"`
-	BIC          jnum             `json:"bic"`
-	Group        string           `json:"group,omitempty"`
-	Corr         string           `json:"corr,omitempty"`
-	Cov          string           `json:"cov,omitempty"`
-	Convention   string           `json:"convention,omitempty"`
-	Order        string           `json:"order,omitempty"`
-	Alpha        jnum             `json:"alpha"`
-	Clusters     int              `json:"clusters,omitempty"`
-	Random       []randomJSON     `json:"random,omitempty"`
-	Singular     *bool            `json:"singular,omitempty"`
-	Warnings     []string         `json:"warnings"`
+	Fit           string             `json:"fit"`
+	Family        string             `json:"family"`
+	Link          string             `json:"link"`
+	Formula       string             `json:"formula"`
+	N             int64              `json:"n"`
+	NObs          jnum               `json:"nobs"`
+	Converged     bool               `json:"converged"`
+	Statistic     string             `json:"statistic"`
+	Exp           string             `json:"exp,omitempty"`
+	Coefficients  []familyCoefJSON   `json:"coefficients"`
+	Dispersion    jnum               `json:"dispersion"`
+	ResidualSD    jnum               `json:"residual_sd"`
+	Deviance      jnum               `json:"deviance"`
+	NullDeviance  jnum               `json:"null_deviance"`
+	DFResidual    jnum               `json:"df_residual"`
+	LogLik        jnum               `json:"loglik"`
+	AIC           jnum               `json:"aic"`
+	BIC           jnum               `json:"bic"`
+	Group         string             `json:"group,omitempty"`
+	Corr          string             `json:"corr,omitempty"`
+	Cov           string             `json:"cov,omitempty"`
+	Convention    string             `json:"convention,omitempty"`
+	Order         string             `json:"order,omitempty"`
+	Alpha         jnum               `json:"alpha"`
+	Clusters      int                `json:"clusters,omitempty"`
+	RandomEffects []randomEffectJSON `json:"random,omitempty"`
+	REML          bool               `json:"reml,omitempty"`
+	REMLCrit      jnum               `json:"remlcrit"`
+	Singular      *bool              `json:"singular,omitempty"`
+	Warnings      []string           `json:"warnings"`
+}
+
+type randomEffectJSON struct {
+	Group  string `json:"group"`
+	Effect string `json:"effect"`
+	SD     jnum   `json:"sd"`
+	Corr   []jnum `json:"corr,omitempty"`
+	Levels int    `json:"levels"`
 }
 
 // expName names exp(estimate) of a family and link: the odds ratio of a
@@ -324,6 +335,7 @@ func modelFamily(r *analysis.ModelResult) *Output {
 		res.Coefficients = append(res.Coefficients, cj)
 		t.Add(row...)
 	}
+	tables := []*Grid{t}
 	title := []string{fmt.Sprintf("%s %s (%s link): %s", r.Fit, r.Family, r.Link, r.Formula),
 		fmt.Sprintf("n = %d, converged = %v", r.N, r.Converged)}
 	extra := [][2]any{}
@@ -365,15 +377,33 @@ func modelFamily(r *analysis.ModelResult) *Output {
 	case analysis.FitGLMM:
 		sing := r.Singular
 		res.Singular = &sing
-		title = append(title, fmt.Sprintf("loglik = %s, AIC = %s, BIC = %s, singular = %v", TextCell(r.LogLik, 8), TextCell(r.AIC, 8), TextCell(r.BIC, 8), r.Singular))
-		for _, g := range r.Random {
-			res.Random = append(res.Random, randomJSON{g.Group, jnum(g.SD), g.Levels})
-			title = append(title, fmt.Sprintf("random (1 | %s): SD = %s, %d levels", g.Group, TextCell(g.SD, 6), g.Levels))
-			add("sd(1|"+g.Group+")", g.SD)
+		crit := ""
+		if r.REML {
+			crit = "REML criterion = " + TextCell(r.REMLCrit, 8) + ", "
 		}
+		title = append(title, fmt.Sprintf("%sloglik = %s, AIC = %s, BIC = %s, singular = %v", crit, TextCell(r.LogLik, 8), TextCell(r.AIC, 8), TextCell(r.BIC, 8), r.Singular))
+		// The random part as lme4's summary lays it out.
+		rt := &Grid{Header: []string{"group", "effect", "variance", "sd", "corr", "levels"}}
+		for _, g := range r.Random {
+			corr := make([]jnum, len(g.Corr))
+			cs := make([]string, len(g.Corr))
+			for i, c := range g.Corr {
+				corr[i], cs[i] = jnum(c), TextCell(c, 3)
+			}
+			res.RandomEffects = append(res.RandomEffects, randomEffectJSON{g.Group, g.Effect, jnum(g.SD), corr, g.Levels})
+			rt.Add(g.Group, g.Effect, g.SD*g.SD, g.SD, strings.Join(cs, " "), g.Levels)
+			add("sd("+g.Effect+"|"+g.Group+")", g.SD)
+		}
+		if !math.IsNaN(r.ResidualSD) {
+			rt.Add("Residual", "", r.ResidualSD*r.ResidualSD, r.ResidualSD, "", "")
+			add("residual_sd", r.ResidualSD)
+		}
+		res.REML, res.REMLCrit = r.REML, jnum(r.REMLCrit)
+		add("remlcrit", r.REMLCrit)
 		add("loglik", r.LogLik)
 		add("aic", r.AIC)
 		add("bic", r.BIC)
+		tables = append(tables, rt)
 	}
 	csvT := &Grid{Header: t.Header, Rows: slices.Clone(t.Rows)}
 	for _, e := range extra {
@@ -381,7 +411,7 @@ func modelFamily(r *analysis.ModelResult) *Output {
 		row[0], row[1] = e[0], e[1]
 		csvT.Add(row...)
 	}
-	return &Output{Value: res, CSV: csvT, Title: title, Tables: []*Grid{t}, Warnings: r.Warnings}
+	return &Output{Value: res, CSV: csvT, Title: title, Tables: tables, Warnings: r.Warnings}
 }
 
 type shapleyFactorJSON struct {
