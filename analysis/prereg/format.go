@@ -932,7 +932,7 @@ func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
 		d.errf(line, "%s: model glmm needs a random term such as (1|template) in the formula", what)
 	}
 	col := e.Term
-	if i := strings.IndexByte(col, '['); i > 0 && strings.HasSuffix(col, "]") {
+	if i := strings.IndexByte(col, '['); i > 0 && strings.HasSuffix(col, "]") && !strings.Contains(col, ":") {
 		col = col[:i]
 	}
 	for _, t := range fm.Terms {
