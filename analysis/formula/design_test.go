@@ -2,6 +2,7 @@ package formula
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -278,4 +279,56 @@ func TestRandomDesignAndGroups(t *testing.T) {
 	if _, err := Group(f2.Random[1], fr2); err == nil || !strings.Contains(err.Error(), "random term (1|fault_mode): fault_mode has 1 level(s)") {
 		t.Errorf("one-level group: %v", err)
 	}
+}
+
+// FuzzBuild builds the designs of any formula over designRows' columns:
+// Build, Groups, RandomDesign, Offset and Trials return errors, never
+// panic, whatever the terms.
+func FuzzBuild(f *testing.F) {
+	for _, s := range []string{"eos ~ contract*fault_mode", "eos ~ (contract + tier + delay_s)^2 - contract:tier",
+		"eos ~ 0 + contract:C(instance) + offset(log(delay_s))", "cbind(difficulty, instance - difficulty) ~ tier/contract",
+		"eos ~ delay_s + (delay_s | contract) + (0 + tier || fault_mode) + (1 | contract/tier)", "eos ~ C(difficulty):delay_s"} {
+		f.Add(s)
+	}
+	known := map[string]bool{"contract": true, "fault_mode": true, "delay_s": true, "instance": true, "difficulty": true, "tier": true, "eos": true}
+	f.Fuzz(func(t *testing.T, s string) {
+		fm, err := Parse(s)
+		if err != nil {
+			return
+		}
+		for _, c := range fm.Columns() {
+			if !known[c] {
+				return
+			}
+		}
+		cols := fm.CovariateColumns()
+		spec := frame.Spec{Outcome: fm.Response}
+		if fm.Cbind != nil {
+			spec.Outcome = ""
+			for _, c := range fm.ResponseColumns() {
+				if !slices.Contains(cols, c) {
+					cols = append(cols, c)
+				}
+			}
+		}
+		spec.Columns = cols
+		b := frame.NewBuilder(spec)
+		for _, r := range designRows() {
+			if err := b.Add(r); err != nil {
+				return
+			}
+		}
+		fr := b.Frame()
+		if _, err := Build(fm, fr, Options{}); err != nil {
+			return
+		}
+		for _, r := range fm.Random {
+			_, _ = Group(r, fr)
+			_, _ = RandomDesign(r, fr, Options{})
+		}
+		_, _ = Offset(fm, fr)
+		if fm.Cbind != nil {
+			_, _, _ = Trials(fm, fr)
+		}
+	})
 }

@@ -305,6 +305,20 @@ func Parse(s string) (*Formula, error) {
 	}
 	f.Terms = p.terms(list)
 	resp := f.ResponseColumns()
+	for _, o := range f.Offsets {
+		for _, c := range o.Columns() {
+			if slices.Contains(resp, c) {
+				return nil, &SyntaxError{What: "formula", Input: s, Pos: 0, Msg: "the outcome " + c + " also appears in offset(" + o.String() + ")"}
+			}
+		}
+	}
+	for _, r := range f.Random {
+		for _, c := range slices.Concat(r.Group, (&Formula{Terms: r.Slopes}).CovariateColumns()) {
+			if slices.Contains(resp, c) {
+				return nil, &SyntaxError{What: "formula", Input: s, Pos: 0, Msg: "the outcome " + c + " also appears in the random term " + r.String()}
+			}
+		}
+	}
 	for _, t := range f.Terms {
 		for _, c := range t.Columns() {
 			if slices.Contains(resp, c) {

@@ -102,6 +102,8 @@ func TestParseErrors(t *testing.T) {
 		{"y ~ y", "also appears"},
 		{"y ~ a:y", "also appears"},
 		{"cbind(k, n - k) ~ n", "also appears"},
+		{"y ~ a + offset(log(y))", "also appears in offset(log(y))"},
+		{"y ~ a + (1 | y)", "also appears in the random term (1|y)"},
 		{"cbind(k) ~ a", "expected \",\""},
 		{"cbind(1, 2) ~ a", "reads no column"},
 		{"cbind(k, foo(n)) ~ a", "unknown function foo"},
