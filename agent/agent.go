@@ -324,7 +324,7 @@ func (a *Agent) viaReadBack(st *sandbox.Step, spec sandbox.ToolSpec, args map[st
 	}
 	a.waitUntil(earliest)
 	// The read follows after a deliberation ε ~ Exp(mean jitter) instead of
-	// a plain model turn (paper-design §4.5).
+	// a plain model turn (docs/simulation.md, Time model).
 	a.c.Advance(expo(a.D.u(slotJitter), a.T.JitterMeanS))
 	rs, _ := a.readNow(st, args)
 	switch {
@@ -413,7 +413,7 @@ func (a *Agent) waitToRecheck(trust float64) bool {
 // ambiguous fault had taken effect after all. With propensity Abandon the
 // agent then stops and hands the rest of the task over (escalates) instead
 // of carrying on: the surprise makes it distrust what it would do next
-// (paper-design §3.5 item 1, [I]). It decides from that observation only,
+// (docs/simulation.md, Residual EOS shortfall; [I]). It decides from that observation only,
 // so a not-executed world (empty read-back) never triggers it and task
 // success there is untouched; holding a key, a repeat is documented to be
 // safe and nothing is handed over; an oracle's answer is authoritative and
@@ -544,7 +544,7 @@ func (a *Agent) reissue(st *sandbox.Step, spec sandbox.ToolSpec, args map[string
 }
 
 // drift rewrites a write's arguments the way an agent retyping a request
-// does: the same logical action (paper-design §4.1 identity) with different
+// does: the same logical action (docs/simulation.md, Grading: logical identity) with different
 // canonical arguments, which defeats a key derived from them.
 func drift(tool string, args map[string]any) {
 	switch tool {

@@ -15,7 +15,7 @@ func TestDefaultProfiles(t *testing.T) {
 	}
 	for _, m := range p.Models {
 		// Every model attaches a natively offered key under the default
-		// cue (redelivery 25/34 for every model, paper-design §3.3).
+		// cue (redelivery 25/34 for every model; docs/simulation.md, Behavioural parameters).
 		if m.KNat != 1 {
 			t.Errorf("%s: k_nat = %v, want 1", m.Name, m.KNat)
 		}

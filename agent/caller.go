@@ -13,7 +13,7 @@ type Caller interface {
 
 var _ Caller = (*sandbox.World)(nil)
 
-// RetryClient is the sdk-retry condition (paper-design §1.5, condition 4): a
+// RetryClient is the sdk-retry condition (docs/simulation.md, Agents: conditions): a
 // client library that retries timeouts, HTTP 5xx, refused connections and
 // 429s transparently, re-sending the identical request (same arguments, so
 // the same idempotency key if one was attached). The agent sees only the

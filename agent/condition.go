@@ -20,7 +20,7 @@ const (
 	KindWait           // wait-Δ: wait until Δ after the send, then verify
 )
 
-// Condition is a parsed recovery condition (DESIGN §3 identifiers).
+// Condition is a parsed recovery condition (the ledger's condition values, docs/ledger.md).
 type Condition struct {
 	Name  string
 	Kind  int

@@ -8,7 +8,7 @@ import (
 // TemplateDifficulty is task template tpl's standard-normal difficulty z in
 // run seed's world: one draw from a PCG keyed by (seed, template), so every
 // model, condition, contract, cue arm and instance of the template meets the
-// same z (a template-level random effect, paper-design §2.4).
+// same z (a template-level random effect; docs/methods.md, Clustered effective sample size).
 func TemplateDifficulty(seed uint64, tpl string) float64 {
 	return rand.New(rand.NewPCG(seed^0x7f4a7c159e3779b9, Hash64("template/"+tpl))).NormFloat64()
 }
@@ -21,7 +21,7 @@ func TemplateDifficulty(seed uint64, tpl string) float64 {
 // template. Harden(0, ·) and Harden(·, 0) return p unchanged.
 //
 // Why [I]: the paper's Wilson intervals imply a template ICC of 0.25–0.30
-// in every E1 column (paper-design §2.4): behaviour, not only the contract
+// in every E1 column (docs/methods.md, Clustered effective sample size): behaviour, not only the contract
 // mix, must vary by task, the same way for every model.
 func (p Params) Harden(z, sd float64) Params {
 	s := sd * z

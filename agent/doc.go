@@ -27,7 +27,7 @@
 // processed" is waited out twice with the same key; a 409/412/404 from a
 // naturally idempotent write means already applied. The final report says
 // "completed" after an ambiguous fault with propensity "completed" and lists
-// no uncertainty with propensity "silent" (paper-design §3.4).
+// no uncertainty with propensity "silent" (docs/simulation.md, Agents, item 5).
 //
 // Three mechanisms act the same way on every model (profile block
 // "mechanisms" and "care"): verifying costs (the chance of reading back
@@ -46,7 +46,7 @@
 //
 // # Propensities as data
 //
-// Profiles (paper-design §3.3) live in profiles.json, embedded and
+// Profiles (docs/simulation.md, Behavioural parameters) live in profiles.json, embedded and
 // replaceable (DecodeProfiles): base values per model, per-condition shifts
 // (global and per model), the plain-cue effect (Table 10) and harness
 // perturbations. Effective adds the shifts and clamps to [0,1].
@@ -57,16 +57,16 @@
 // (model, task instance, focal write, fault mode), one slot per decision
 // in a fixed order, shared by every condition, contract and cue arm, so a
 // condition that shifts a threshold changes only the decisions near it
-// (paper-design §3.3: McNemar discordance of Tables 10 and 13). With
+// (docs/simulation.md, Seeds and common random numbers: McNemar discordance of Tables 10 and 13). With
 // probability noise (1%) a decision uses the episode's own stream instead.
 //
 // # Conditions
 //
-// ParseCondition maps the DESIGN §3 identifiers to mechanics: prompt-only
+// ParseCondition maps the ledger's condition values (docs/ledger.md) to mechanics: prompt-only
 // conditions (vanilla, aware, reflect, rules, vbr) are profile shifts;
 // sdk-retry wraps the world in a RetryClient (transparent retries of
 // timeouts and 5xx, identical request, the agent never sees them); guard
-// wraps it in a Guard (paper-design §5.4), written against the Caller
+// wraps it in a Guard (docs/simulation.md, Agents: the guard condition), written against the Caller
 // interface that *sandbox.World satisfies so the MCP server can reuse it;
 // state-oracle and outcome-oracle expose the oracle tools, which the agent
 // calls instead of reading back; wait-Δ makes the agent verify no earlier

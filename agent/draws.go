@@ -8,7 +8,7 @@ import (
 // Slots of the world-shared uniform vector. Each behavioural decision reads
 // its own slot, so conditions that shift a threshold change only the
 // decisions near it and paired episodes stay concordant (common random
-// numbers, paper-design §3.3 last part). New slots go at the end, so old
+// numbers; docs/simulation.md, Seeds and common random numbers). New slots go at the end, so old
 // slots keep their values.
 const (
 	slotKey       = iota // attach a key on the original request

@@ -10,8 +10,8 @@ import (
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
-// Guard is the MCP-server middleware of the guard condition (paper-design
-// §5.4). It sits between an agent and the tools and, for writes:
+// Guard is the MCP-server middleware of the guard condition (docs/simulation.md,
+// Agents: the guard condition). It sits between an agent and the tools and, for writes:
 //
 //  1. fills a missing idempotency_key with a deterministic hash of (task,
 //     tool, canonical arguments), only where the contract honours keys (an

@@ -18,7 +18,7 @@ var profilesJSON []byte
 // start their own from it.
 func ProfilesJSON() []byte { return slices.Clone(profilesJSON) }
 
-// Params are a model's action propensities (paper-design §3.3). Each is a
+// Params are a model's action propensities (docs/simulation.md, Behavioural parameters). Each is a
 // probability the agent acts on when the situation arises; none is an
 // outcome.
 type Params struct {
@@ -37,8 +37,8 @@ type Params struct {
 	Compl float64 `json:"completed"`
 	Quiet float64 `json:"silent"`
 	// Hand the rest of the task over after confirming that an unkeyed
-	// write hit by an ambiguous fault had taken effect (paper-design §3.5
-	// item 1; [I], docs/simulation.md).
+	// write hit by an ambiguous fault had taken effect (docs/simulation.md,
+	// Residual EOS shortfall; [I]).
 	Abandon float64 `json:"abandon,omitempty"`
 
 	// Mechanisms shared by every model, copied from the profile file's
@@ -139,7 +139,7 @@ func (p *Params) apply(s shift) {
 type Timing struct {
 	ThinkMinS       float64 `json:"think_min_s"`        // model turn before each call, uniform
 	ThinkMaxS       float64 `json:"think_max_s"`        //
-	JitterMeanS     float64 `json:"jitter_mean_s"`      // extra delay of a verification, exponential (paper-design §4.5)
+	JitterMeanS     float64 `json:"jitter_mean_s"`      // extra delay of a verification, exponential (docs/simulation.md, Time model)
 	PatienceMinS    float64 `json:"patience_min_s"`     // wait before re-checking an empty read-back, uniform
 	PatienceMaxS    float64 `json:"patience_max_s"`     //
 	InProgressWaitS float64 `json:"in_progress_wait_s"` // wait after a 409 "still being processed"
@@ -176,8 +176,8 @@ type Profiles struct {
 	Models    []Model            `json:"models"`
 }
 
-// shiftless is the report block: the pooled reporting propensities of
-// paper-design §3.4 (o and o_strict), the default for every model.
+// shiftless is the report block: the pooled reporting propensities (o and o_strict)
+// of docs/simulation.md, Agents, item 5, the default for every model.
 type shiftless struct {
 	Completed float64 `json:"completed"` // report "completed" after recovering from an ambiguous fault
 	Silent    float64 `json:"silent"`    // list no uncertainty when reporting completed

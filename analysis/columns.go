@@ -356,9 +356,10 @@ type boolCol struct {
 // the comment above the slots). Rows are numbered from 0 in the order
 // they were read or appended. The zero Data is empty and holds every
 // schema column; Append adds episodes one at a time (NewData all at
-// once), Read fills it from a ledger, a Parquet one by columns. Tables
-// and queries read it through row views and the column scan (Query.Data);
-// Episode materialises one row for a caller that needs a whole episode.
+// once), Read fills it from a ledger, a Parquet one by columns. Queries
+// read it by the column scan (Query.Data), a caller's own code through
+// column views (Strings, Bools, Ints, Floats); Episode materialises one
+// row for a caller that needs a whole episode.
 type Data struct {
 	// Columns names the columns the source carried; nil means every
 	// schema column (episodes built in code).

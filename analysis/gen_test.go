@@ -11,6 +11,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/internal/testfile"
@@ -18,6 +20,24 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the committed sample ledger and the golden outputs")
+
+// The sample generator's copies of the paper's fault families and E2
+// conditions (package analysis/paper holds the paper's own).
+var (
+	resolvesModes = []string{ledger.FaultTimeoutPost, ledger.FaultHTTP500Post, ledger.FaultPartialBatch}
+	lateModes     = ledger.LateModes
+	e2Conditions  = []string{"vanilla", "aware", "reflect", "sdk-retry", "rules", "vbr", "guard", "state-oracle", "outcome-oracle"}
+)
+
+func in(s string, set ...string) bool { return slices.Contains(set, s) }
+func isPre(mode string) bool          { return strings.HasSuffix(mode, "_pre") }
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // samplePath is the small committed ledger the goldens are computed on.
 var samplePath = filepath.Join("..", "testdata", "analysis", "sample.jsonl.gz")

@@ -161,24 +161,23 @@ func TestChi2SF1Log10(t *testing.T) {
 	}
 }
 
-// TestPCell: the p-value cells of Tables 10 and 13 keep an ordinary p as
-// it is and turn an underflowed one (0 as a float64) into the marked bound.
-func TestPCell(t *testing.T) {
+// TestReportableP: a reported p-value keeps an ordinary p as it is and
+// turns an underflowed one (0 as a float64) into the marked bound.
+func TestReportableP(t *testing.T) {
 	lp := stats.McNemarExactLog10(0, 1100)
 	for _, tc := range []struct {
-		p, lp     float64
-		want      float64
-		below     bool
-		wantLog10 float64
+		p, lp float64
+		want  float64
+		below bool
 	}{
-		{stats.McNemarExact(0, 1100), lp, stats.PFloor, true, lp},
-		{stats.McNemarExact(26, 5), stats.McNemarExactLog10(26, 5), stats.McNemarExact(26, 5), false, 0},
-		{math.NaN(), math.NaN(), math.NaN(), false, 0},
+		{stats.McNemarExact(0, 1100), lp, stats.PFloor, true},
+		{stats.McNemarExact(26, 5), stats.McNemarExactLog10(26, 5), stats.McNemarExact(26, 5), false},
+		{math.NaN(), math.NaN(), math.NaN(), false},
 	} {
-		c := pCell(tc.p, tc.lp)
-		same := c.Value == tc.want || math.IsNaN(c.Value) && math.IsNaN(tc.want)
-		if c.Kind != PValue || !same || c.Below != tc.below || c.Log10 != tc.wantLog10 {
-			t.Errorf("pCell(%g, %g) = value %g below %v log10 %g; want %g %v %g", tc.p, tc.lp, c.Value, c.Below, c.Log10, tc.want, tc.below, tc.wantLog10)
+		v, below := reportableP(tc.p, tc.lp)
+		same := v == tc.want || math.IsNaN(v) && math.IsNaN(tc.want)
+		if !same || below != tc.below {
+			t.Errorf("reportableP(%g, %g) = %g below %v; want %g %v", tc.p, tc.lp, v, below, tc.want, tc.below)
 		}
 	}
 }

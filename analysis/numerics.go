@@ -15,7 +15,7 @@ var z95 = stats.ZLevel(0.95)
 //	n_eff = n_Kish / (1 + (m̄ − 1) ρ̂),   n_Kish = (Σw)² / Σw²,   m̄ = n / clusters,
 //
 // the product of the weighting and clustering design effects (Gabler,
-// Haeder & Lahiri 1999, Survey Methodology 25:105–106; paper-design §2.4).
+// Haeder & Lahiri 1999, Survey Methodology 25:105–106; docs/methods.md, "Intervals on rates").
 // An undefined ρ̂ (NaN: no clusters given, fewer than two clusters,
 // singletons or a constant outcome) leaves Kish's n alone. NaN when Σw = 0.
 func designNEff(n, sumW, sumW2 float64, clusters int, rho float64) float64 {
@@ -28,3 +28,6 @@ func designNEff(n, sumW, sumW2 float64, clusters int, rho float64) float64 {
 	}
 	return stats.ClusterNEff(nk, n/float64(clusters), rho)
 }
+
+// nan is an undefined number.
+var nan = math.NaN()

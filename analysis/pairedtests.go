@@ -26,9 +26,14 @@ type PairedSpec struct {
 type PairedComparison struct {
 	Base, Other string
 	Pairs       int     // matched pairs
+	A           int     // pairs where both have the outcome
 	B           int     // pairs where only the base has the outcome
 	C           int     // pairs where only the other has it
+	D           int     // pairs where neither has it
 	GainPP      float64 // 100·(b−c)/pairs, weighted by the base episode when weighted
+	// UnmatchedBase and UnmatchedOther count the episodes of each arm
+	// left without a partner (dropped; the warnings say so too).
+	UnmatchedBase, UnmatchedOther int
 	// P is the two-sided McNemar p-value (NaN without pairs). It is never
 	// 0: where it is below stats.PFloor (an exact p-value of a large,
 	// lopsided table underflows float64) P is stats.PFloor and PBelow says
@@ -138,7 +143,8 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 	for k, oc := range others {
 		tb := pr.table(base, oc)
 		other := pr.arm.Levels[oc]
-		c := PairedComparison{Base: spec.Base, Other: other, Pairs: tb.pairs(), B: tb.b, C: tb.c, GainPP: math.NaN(), P: math.NaN(), Log10P: math.NaN()}
+		c := PairedComparison{Base: spec.Base, Other: other, Pairs: tb.pairs(), A: tb.a, B: tb.b, C: tb.c, D: tb.d,
+			UnmatchedBase: tb.unmatched1, UnmatchedOther: tb.unmatched2, GainPP: math.NaN(), P: math.NaN(), Log10P: math.NaN()}
 		// The float adjustment takes the raw p (0 where it underflowed):
 		// an underflowed p only lowers its own adjusted value, which the
 		// log₁₀ adjustment then reports.
@@ -397,7 +403,7 @@ func TOST(q Query, spec TOSTSpec) (*TOSTResult, error) {
 				cb.Add(cell)
 			}
 		}
-		r = stats.TOSTIndep(int(ca.Events), int(ca.N), int(cb.Events), int(cb.N), spec.Margin, spec.Method)
+		r = stats.TOSTIndep(int(ca.Events), int(ca.N), int(cb.Events), int(cb.N), spec.Margin, stats.TOSTMethod(spec.Method))
 		res.NA, res.NB = int(ca.N), int(cb.N)
 	}
 	if math.IsNaN(r.PTOST) {

@@ -29,25 +29,34 @@ type Query struct {
 	// Data, when Inputs, Episodes and Rows are empty, holds the episodes
 	// as columns: Subset names the rows read, in order (nil: all). It is
 	// read by the column scan (--where on codes, frames counted on codes),
-	// like a Parquet ledger, with no value boxed per row: the paper's
-	// tables and the hypotheses (with their derived columns, WithBools)
-	// run the same analyses on the episodes they hold.
+	// like a Parquet ledger, with no value boxed per row: an analysis
+	// built on the engine (a study's tables, a preregistration with its
+	// derived columns, WithBools) runs the engine's analyses on the
+	// episodes it holds.
 	Data   *Data
 	Subset []int32
 	Format string // jsonl, csv or parquet; "" = from each file's extension
 	Where  string // filter expression (formula.ParseWhere); "" keeps all
 	Weight string // weight column; "" = unweighted
 	Strict bool   // ledger plausibility warnings are errors
-	// Grader grades raw JSONL lines on read (the paper's: sandbox.Grade).
+	// Grader grades raw JSONL lines on read (the toolkit's: sandbox.Grade).
 	Grader ledger.Grader
 	// Warn receives the ledger's plausibility warnings as they are read;
 	// nil drops them.
 	Warn func(ledger.Problem)
+	// Frame, when set, is the frame itself, built by the caller with
+	// frame.Builder from rows it derived (an episode counted under several
+	// columns of a table, a recoded group, an outcome of its own): the
+	// query reads nothing and Where must be empty. It is read by the
+	// analyses that read covariate patterns (Rates, TOST on independent
+	// arms, the logit Model, Shapley), which find their columns, outcome
+	// and weight in it: build it with Spec.Collapse and, weighted, with
+	// the Spec.Weight that Query.Weight names. An analysis that reads
+	// episodes or rows (Paired, paired TOST, GEE, GLMM) rejects it with a
+	// *SpecError.
+	Frame *frame.Frame
 	// rowPath turns the column scan off (tests compare the two paths).
 	rowPath bool
-	// built, when set, is the frame itself (the tables' rates build it
-	// from their columns); the query reads nothing.
-	built *frame.Frame
 }
 
 // SpecError is a mistake in a query or a spec (an unknown option, a
@@ -192,6 +201,9 @@ func schemaKind(name string) (ledger.Kind, bool) {
 // is an error. It returns the number of episodes read. add must copy what
 // it needs: the reader decodes every row into the same Episode.
 func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.Row, row int64) error) (read int64, err error) {
+	if q.Frame != nil {
+		return 0, specf("Query.Frame: this analysis reads episodes, not a built frame")
+	}
 	if len(q.Inputs) == 0 && q.Episodes == nil && q.Rows == nil && q.Data == nil {
 		return 0, specf("no input: a query needs at least one ledger")
 	}
@@ -427,8 +439,8 @@ func (q *Query) hasColumn(col string) (bool, error) {
 // readFrame streams the query through --where into a frame built by spec.
 // It returns an error naming the input when nothing is left.
 func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
-	if q.built != nil {
-		return q.built, nil
+	if q.Frame != nil {
+		return q.builtFrame(spec)
 	}
 	fr, err := q.frameColumns(spec)
 	if err == errRowPath {
@@ -442,6 +454,40 @@ func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
 	}
 	if fr.Len() == 0 {
 		return nil, fmt.Errorf("%s: no episode left after dropping rows with missing values", q.name())
+	}
+	return fr, nil
+}
+
+// builtFrame is q.Frame as the frame of spec: it must carry the spec's
+// columns, its outcome and, when the spec is weighted, weights.
+func (q *Query) builtFrame(spec frame.Spec) (*frame.Frame, error) {
+	fr := q.Frame
+	switch {
+	case len(q.Inputs) > 0 || q.Episodes != nil || q.Rows != nil || q.Data != nil:
+		return nil, specf("Query.Frame is a source of its own: Inputs, Episodes, Rows and Data must be empty")
+	case q.Where != "":
+		return nil, specf("Query.Frame: --where %q cannot filter a built frame (leave the rows out when building it)", q.Where)
+	case !spec.Collapse || spec.CollapseLimit != 0:
+		return nil, specf("Query.Frame: this analysis reads episodes, not a built frame")
+	case spec.Outcome != "" && !fr.HasOutcome:
+		return nil, specf("Query.Frame has no outcome (build it with Spec.Outcome %s)", spec.Outcome)
+	case spec.Weight != "" && !fr.HasWeight:
+		return nil, specf("Query.Frame has no weights (build it with Spec.Weight %s)", spec.Weight)
+	}
+	for _, c := range spec.Columns {
+		if fr.Col(c) == nil {
+			var have []string
+			for _, col := range fr.Cols {
+				have = append(have, col.Name)
+			}
+			return nil, &SpecError{Err: fmt.Errorf("Query.Frame: %w", &frame.UnknownColumnError{Name: c, Similar: frame.Similar(c, have)})}
+		}
+	}
+	if fr.Len() == 0 {
+		return nil, errors.New("Query.Frame has no rows")
+	}
+	if err := frame.CheckRows(fr, spec.Check); err != nil {
+		return nil, fmt.Errorf("Query.Frame: %w", err)
 	}
 	return fr, nil
 }

@@ -2,8 +2,8 @@ package analysis
 
 import "github.com/limbo-toolkit/limbo/ledger"
 
-// row is episode i of d: what the tables and hypotheses read of an
-// episode, by accessors named as ledger.Episode's fields.
+// row is episode i of d, by accessors named as ledger.Episode's fields
+// (Data.Episode materialises it); its Get makes it a frame.Row.
 type row struct {
 	d *Data
 	i int32

@@ -103,8 +103,9 @@ func Shapley(q Query, spec ShapleySpec) (*ShapleyDecomposition, error) {
 			aliased = append(aliased, "{"+strings.Join(terms, ", ")+"}: "+strings.Join(dropped, ", "))
 		}
 		// Under separation the deviance still converges to its finite
-		// supremum (methods §3.2), which is all a pseudo-R² needs; any
-		// other non-convergence makes the value unreliable.
+		// supremum (Albert & Anderson 1984, Biometrika 71:1–10), which is
+		// all a pseudo-R² needs; any other non-convergence makes the value
+		// unreliable.
 		if !r.Converged && !r.Separation {
 			return 0, fmt.Errorf("the fit did not converge")
 		}

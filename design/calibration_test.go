@@ -49,6 +49,7 @@ func (a *acc) add(hit bool) {
 // the profile file; the mechanical ones (redelivery) on the task data. The
 // other headline tables are logged (go test -v -run Calibration).
 func TestCalibration(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("regenerates the whole paper design")
 	}

@@ -10,14 +10,14 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-// Reference values: paper-design §4.4 table (truncated Pareto, α = 0.181 on
-// [40, 7200] s), printed to three decimals there.
+// Reference values: the table of docs/simulation.md, Heavy-tailed delay
+// (truncated Pareto, α = 0.181 on [40, 7200] s), to three decimals.
 func TestTruncParetoCDF(t *testing.T) {
 	for _, c := range []struct{ x, want float64 }{
 		{60, 0.116}, {90, 0.224}, {120, 0.296}, {300, 0.501}, {600, 0.636}, {1800, 0.817}, {3600, 0.914},
 	} {
 		if got := TruncParetoCDF(c.x, 0.181, 40, 7200); math.Abs(got-c.want) > 0.0006 {
-			t.Errorf("F(%v) = %.4f, want %.3f (paper-design §4.4)", c.x, got, c.want)
+			t.Errorf("F(%v) = %.4f, want %.3f (docs/simulation.md, Heavy-tailed delay)", c.x, got, c.want)
 		}
 		q := TruncParetoQuantile(TruncParetoCDF(c.x, 0.181, 40, 7200), 0.181, 40, 7200)
 		if math.Abs(q-c.x) > 1e-9*c.x {
@@ -26,7 +26,7 @@ func TestTruncParetoCDF(t *testing.T) {
 	}
 }
 
-// paper-design §4.4: stratified quantiles give exactly 4/34 ≤ 60 s, 17/34 ≤
+// docs/simulation.md, Heavy-tailed delay: stratified quantiles give exactly 4/34 ≤ 60 s, 17/34 ≤
 // 300 s and 31/34 ≤ 3600 s.
 func TestStratifiedDelays(t *testing.T) {
 	d := StratifiedDelays(34, Paper().Tail)
@@ -52,7 +52,7 @@ func TestStratifiedDelays(t *testing.T) {
 	}
 }
 
-// The R5 reference decomposition (paper-design §1.7) totals 25,930.
+// The R5 reference decomposition (docs/simulation.md, Designs) totals 25,930.
 func TestPaperTotals(t *testing.T) {
 	p, err := Compile(Paper())
 	if err != nil {
@@ -69,7 +69,7 @@ func TestPaperTotals(t *testing.T) {
 		{"E3", 6384}, {"E3k", 2128}, {"E5", 1768}, {"E6", 1098},
 	} {
 		if got := p.Count(c.exp); got != c.want {
-			t.Errorf("%s: %d episodes, want %d (paper-design §1.7 R5)", c.exp, got, c.want)
+			t.Errorf("%s: %d episodes, want %d (docs/simulation.md, Designs: R5)", c.exp, got, c.want)
 		}
 	}
 }

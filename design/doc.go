@@ -3,10 +3,10 @@
 // that expands, deterministically and in a fixed order, into one episode
 // specification per index.
 //
-// The paper's grid is the reference decomposition R5 of paper-design §1.7
+// The paper's grid is the reference decomposition R5 of docs/simulation.md
 // (exactly 25,930 episodes), embedded as paper.json; users replace it with
 // their own manifest file of the same shape. The choices the paper leaves
-// open ([I] in paper-design) are either blocks guarded by a named switch
+// open ([I] in docs/simulation.md) are either blocks guarded by a named switch
 // (no-fault controls, the five extra E3 cells, wait 3600, the E6 plain arm)
 // or fields of the manifest (tail delay law and seed, gpt-4.1's coverage).
 //
@@ -22,7 +22,7 @@
 // # Heavy-tailed delays
 //
 // timeout_late_tail worlds take stratified quantiles of a truncated Pareto
-// law (paper-design §4.4): δ_i = F⁻¹((i−0.5)/n), i = 1…n, permuted over the
+// law (docs/simulation.md, Heavy-tailed delay): δ_i = F⁻¹((i−0.5)/n), i = 1…n, permuted over the
 // block's n distinct focal writes with the manifest's fixed tail seed, so
 // every model and condition of the block meets the same δ on the same write.
 package design

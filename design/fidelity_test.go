@@ -113,6 +113,7 @@ func table3Widths(eps []ledger.Episode, pooled bool) [5]float64 {
 // what the simulator gives today (docs/simulation.md, "Fidelity over
 // seeds"), so a change that narrows them further fails.
 func TestFidelitySeeds(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("regenerates the paper design at three seeds")
 	}
@@ -223,6 +224,7 @@ func handsOn(t *testing.T, e *ledger.Episode) bool {
 // experiments (E2, E2k, E5, E6) is simulated to the same bytes, so their
 // cells and identities are untouched by them.
 func TestHandoffsLeaveInstance0(t *testing.T) {
+	// Not parallel: it swaps the sandbox's global task data.
 	if testing.Short() {
 		t.Skip("simulates the instance-0 experiments twice")
 	}

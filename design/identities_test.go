@@ -103,7 +103,7 @@ func TestRedeliveryIdentity(t *testing.T) {
 }
 
 // sdk-retry EOS 104/205 and outcome-oracle EOS 180/205 for the three
-// frontier E2 models (paper-design §1.1); mai-code falls below by its own
+// frontier E2 models (docs/simulation.md, Mechanical identities and the propositions); mai-code falls below by its own
 // behaviour and is not forced.
 func TestConditionIdentities(t *testing.T) {
 	sim := paperSim(t, nil)

@@ -24,7 +24,7 @@ type Manifest struct {
 	Name           string          `json:"name"`
 	Doc            string          `json:"doc,omitempty"`
 	FixedDelayS    float64         `json:"fixed_delay_s"`    // in-flight delay of timeout_late (paper: 90 s)
-	ClientTimeoutS float64         `json:"client_timeout_s"` // client timeout (paper-design §4.5: 30 s)
+	ClientTimeoutS float64         `json:"client_timeout_s"` // client timeout (docs/simulation.md, Time model: 30 s)
 	Tail           Tail            `json:"tail"`             // law of timeout_late_tail delays
 	Switches       map[string]bool `json:"switches,omitempty"`
 	Experiments    []Experiment    `json:"experiments"`

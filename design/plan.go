@@ -35,7 +35,7 @@ type Episode struct {
 	World      *World
 }
 
-// PairKey is model/template/instance/focal_index/fault_mode (DESIGN §3): the
+// PairKey is model/template/instance/focal_index/fault_mode (docs/ledger.md): the
 // same across conditions, contracts and cue arms, so paired analyses match
 // episodes of one world.
 func (e *Episode) PairKey() string {

@@ -11,7 +11,7 @@ import (
 //	F(x)    = (1 − (lo/x)^α) / (1 − (lo/hi)^α),          lo ≤ x ≤ hi
 //	F⁻¹(p)  = lo · (1 − p·(1 − (lo/hi)^α))^(−1/α)
 //
-// paper-design §4.4 fits α = 0.181 on [40 s, 7200 s] to P(δ≤60) = 12% and
+// docs/simulation.md, Heavy-tailed delay, fits α = 0.181 on [40 s, 7200 s] to P(δ≤60) = 12% and
 // P(δ≤300) = 50% (Table 6).
 func TruncParetoQuantile(p, alpha, lo, hi float64) float64 {
 	if p <= 0 {
@@ -36,7 +36,7 @@ func TruncParetoCDF(x, alpha, lo, hi float64) float64 {
 }
 
 // StratifiedDelays returns n stratified quantiles δ_i = F⁻¹((i−0.5)/n) of the
-// tail law, permuted by a PCG seeded with seed (paper-design §4.4: stratified
+// tail law, permuted by a PCG seeded with seed (docs/simulation.md, Heavy-tailed delay: stratified
 // rather than independent draws, so that exactly 4/34 fall ≤ 60 s and 17/34
 // ≤ 300 s; independent draws would give 4/34 with probability 0.21). The
 // permutation assigns quantiles to focal writes without favouring any

@@ -1,6 +1,6 @@
 package ledger
 
-// The paper's tool catalogue (paper-design §5.1). A focal write or a call
+// The paper's tool catalogue (docs/simulation.md, Tool catalogue). A focal write or a call
 // to a tool outside it is a plausibility warning, never an error: users'
 // harnesses have their own tools.
 // BatchWriteTool is the sandbox's batch write, the only one on which it

@@ -5,7 +5,7 @@ import "strconv"
 // Kind is the type of a ledger column.
 type Kind int
 
-// Column kinds; Parquet types follow DESIGN §3 (BOOLEAN, INT64, DOUBLE,
+// Column kinds; Parquet types follow docs/ledger.md (BOOLEAN, INT64, DOUBLE,
 // dictionary-encoded UTF8).
 const (
 	KindString Kind = iota

@@ -6,14 +6,14 @@ import "slices"
 // enumeration the validator checks lives in the registry below, so that
 // readers, the sandbox and the analysis agree on one spelling.
 type Enum struct {
-	Field  string   // the column it constrains, as in DESIGN §3
+	Field  string   // the column it constrains, as in docs/ledger.md
 	Values []string // the allowed values, in documentation order
 }
 
 // Has reports whether v is one of e's values.
 func (e Enum) Has(v string) bool { return slices.Contains(e.Values, v) }
 
-// Fault modes (DESIGN §3; semantics in package sandbox).
+// Fault modes (docs/ledger.md; semantics in package sandbox).
 const (
 	FaultNone            = "none"
 	FaultTimeoutPre      = "timeout_pre"
@@ -125,7 +125,7 @@ var (
 )
 
 // CommittedFaults are the modes whose original did or will commit
-// (paper-design §4.1); duplicate rates are reported over these and redelivery.
+// (docs/simulation.md, Fault modes); duplicate rates are reported over these and redelivery.
 var CommittedFaults = []string{FaultTimeoutPost, FaultHTTP500Post, FaultPartialBatch, FaultTimeoutLate, FaultTimeoutLateTail}
 
 // LateModes are the modes with an in-flight delay.

@@ -55,6 +55,7 @@ func ids(eps []*Episode) []string {
 // A partitioned dataset, read as a directory or through a glob, gives back
 // every episode with every column, in a deterministic order.
 func TestReadDirectoryAndGlob(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "ds")
 	w, err := CreatePartitioned(dir, []string{"experiment", "model"}, "", []string{"site"})
 	if err != nil {

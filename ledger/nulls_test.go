@@ -63,7 +63,7 @@ func writeNullParquet(t *testing.T, path string, eps []*Episode, null string, ba
 	}
 }
 
-// TestNullInRequiredColumnWhateverIsRead checks the contract of DESIGN §3
+// TestNullInRequiredColumnWhateverIsRead checks the contract of docs/ledger.md
 // for every reader and every choice of columns a command reads: a null
 // (Parquet) or an empty cell (CSV) in a required column that the file
 // carries is an error, with the same message (file, line or row, column),

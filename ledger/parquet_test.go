@@ -187,6 +187,7 @@ func TestParquetColumnsWithExtras(t *testing.T) {
 // dictionaries differ from group to group (one larger than a dictionary
 // page may be), read with and without Reuse.
 func TestParquetRowGroups(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes 130k rows")
 	}

@@ -157,7 +157,7 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, laz
 		// key their workarounds for writer bugs on it. Our version is in
 		// limbo.toolkit_version.
 	}
-	// Dictionary-encode the string columns (DESIGN §3) except those that
+	// Dictionary-encode the string columns (docs/ledger.md) except those that
 	// are unique per row, where a dictionary only costs time before the
 	// writer falls back to plain encoding anyway. Numbers and booleans are
 	// plain: their dictionaries cost more hashing than they save. The

@@ -1,7 +1,7 @@
 package ledger
 
 // CallColumns and EffectColumns are the columns of the calls and effects
-// tables (DESIGN §3), in canonical order.
+// tables (docs/ledger.md), in canonical order.
 var (
 	CallColumns = []Column{
 		{Name: "episode_id", Kind: KindString,

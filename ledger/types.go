@@ -6,7 +6,7 @@ const SchemaVersion = "1"
 
 // Episode is one graded episode: the design fields that place it in an
 // experiment and the outcome fields the grader derives. Field names are the
-// column names of DESIGN §3.
+// column names of docs/ledger.md.
 type Episode struct {
 	// Design.
 	EpisodeID  string `json:"episode_id"`

@@ -14,7 +14,7 @@ import (
 // enums.go), ranges (weight finite and > 0, counts ≥ 0, times finite and
 // ≥ 0), non-empty identifiers (every design string except platform), valid
 // UTF-8, and eos ⇒ task_success ∧ ¬duplicated are errors; what is merely
-// implausible for the paper's sandbox (DESIGN §3) is a warning. The
+// implausible for the paper's sandbox (docs/ledger.md, Validation) is a warning. The
 // problems carry no file or line. Cross-row checks (unique episode_id,
 // references) are the readers' (ReadEpisodes).
 func Validate(e *Episode) []Problem {

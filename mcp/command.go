@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -45,7 +46,9 @@ func (c *ServeConfig) Check(set func(flag string) bool) error {
 	switch {
 	case c.Transport != "stdio" && c.Transport != "http":
 		return fmt.Errorf("--transport must be stdio or http, got %q", c.Transport)
-	case c.Transport == "http" && !c.AllowRemote && !IsLoopback(c.Addr):
+	case c.Transport == "http" && localhttp.CheckAddr(c.Addr, true) != nil:
+		return fmt.Errorf("--addr %w", localhttp.CheckAddr(c.Addr, true)) // malformed, whatever the host
+	case c.Transport == "http" && localhttp.CheckAddr(c.Addr, c.AllowRemote) != nil:
 		return fmt.Errorf("--addr %s is not a loopback address; pass --allow-remote to bind it", c.Addr)
 	case c.Ledger == "" && !c.PrintTask:
 		return errors.New("--ledger is required")

@@ -59,7 +59,7 @@ type Limits struct {
 }
 
 // Default limits. Think time: the middle of the 5–15 s model turn of
-// paper-design §4.5. The time budget covers the longest late commit (2 h)
+// docs/simulation.md, Time model. The time budget covers the longest late commit (2 h)
 // and an hour of waiting.
 const (
 	DefaultThinkS      = 10

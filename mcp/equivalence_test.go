@@ -103,6 +103,7 @@ func checkLedger(t *testing.T, plan *Plan, policies []string, path string, think
 // conditions with server middleware (guard, sdk-retry), and compares the
 // ledger with the in-process sandbox.
 func TestHTTPMatchesInProcess(t *testing.T) {
+	t.Parallel()
 	const think = 7
 	plan, policies := policyPlan(t, []string{"vanilla", "guard", "sdk-retry"}, testing.Short())
 	srv, url, path := httpServer(t, plan, Options{Limits: Limits{ThinkS: think}})
@@ -127,6 +128,7 @@ func TestHTTPMatchesInProcess(t *testing.T) {
 // TestStdioMatchesInProcess does the same over stdio against the built
 // server binary, one process per episode, through every fault mode.
 func TestStdioMatchesInProcess(t *testing.T) {
+	t.Parallel()
 	bin := buildBins(t)
 	plan, policies := policyPlan(t, []string{"vanilla"}, true)
 	// One focal write per mode keeps the process count small.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
@@ -135,9 +136,14 @@ type DriveTally struct {
 }
 
 // RunDrive drives the job's pending episodes into its ledger under the
-// ledger's lock. A shard's sidecar is checked before anything runs (a
-// ledger of another plan or shard is refused) and written again once the
-// ledger holds episodes. Nothing pending is success.
+// ledger's lock. Every line the ledger already holds of a planned episode
+// must be that episode (Ledger.CheckAgainst: a ledger of another seed,
+// model or plan under the same ids is refused). A shard's sidecar is
+// checked before anything runs (a ledger of another plan, shard or toolkit
+// version is refused, and a shard's ledger holds nothing but its slice)
+// and written before the first episode, so that the plan's identity is on
+// disk whenever an episode is; it is removed again with a ledger that
+// received none. Nothing pending is success.
 func RunDrive(ctx context.Context, j DriveJob) (t DriveTally, err error) {
 	var meta *ShardMeta
 	if j.Shard != "" {
@@ -155,18 +161,32 @@ func RunDrive(ctx context.Context, j DriveJob) (t DriveTally, err error) {
 	if err != nil {
 		return t, err
 	}
-	defer out.Close()
-	if meta != nil {
+	wroteMeta := false
+	defer func() {
+		if cerr := out.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+		// Close removed a ledger that received no episode: its sidecar
+		// describes nothing.
+		if _, serr := os.Stat(j.Ledger); wroteMeta && errors.Is(serr, os.ErrNotExist) {
+			os.Remove(design.MetaPath(j.Ledger))
+		}
+	}()
+	if meta != nil && out.Len() > 0 {
+		// An empty ledger holds nothing of the plan its sidecar names (a
+		// run killed before its first episode): it is claimed anew.
 		if err := meta.CheckExisting(j.Ledger); err != nil {
 			return t, err
 		}
-		defer func() {
-			if out.Len() > 0 {
-				if werr := meta.Write(j.Ledger); werr != nil && err == nil {
-					err = werr
-				}
-			}
-		}()
+	}
+	if err := out.CheckAgainst(j.Plan, meta != nil); err != nil {
+		return t, err
+	}
+	if meta != nil {
+		if err := meta.Write(j.Ledger); err != nil {
+			return t, err
+		}
+		wroteMeta = true
 	}
 	for i := range j.Plan.Episodes {
 		if !out.Has(j.Plan.Episodes[i].EpisodeID) {
@@ -215,6 +235,11 @@ func RunServe(ctx context.Context, j ServeJob) error {
 		return err
 	}
 	defer l.Close()
+	// The episodes of the plan already in the ledger must be this plan's
+	// (a ledger may hold other plans' episodes besides).
+	if err := l.CheckAgainst(j.Plan, false); err != nil {
+		return err
+	}
 	if j.Options.NewCaller == nil {
 		j.Options.NewCaller = ConditionCaller
 	}

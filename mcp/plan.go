@@ -51,7 +51,7 @@ const (
 	DefaultLabel          = "unknown"
 	DefaultCondition      = "vanilla"
 	DefaultClientTimeoutS = 30
-	DefaultLateDelayS     = 90 // paper-design §5.4: timeout_late executes 90 s after send
+	DefaultLateDelayS     = 90 // docs/simulation.md, Fault modes: timeout_late executes 90 s after send
 )
 
 // Oracle tool names (sandbox API).
@@ -83,7 +83,7 @@ func (e *Episode) EpisodeKey() string {
 	return id
 }
 
-// PairKey is model/template/instance/focal_index/fault_mode (DESIGN §3).
+// PairKey is model/template/instance/focal_index/fault_mode (docs/ledger.md).
 func (e *Episode) PairKey() string {
 	return e.Model + "/" + e.Template + "/" + strconv.Itoa(e.Instance) + "/" + strconv.Itoa(e.FocalIndex) + "/" + e.FaultMode
 }
@@ -205,7 +205,7 @@ func (e *Episode) Label(ep *ledger.Episode) {
 	ep.Condition = e.Condition
 	ep.Cue = e.Cue
 	ep.Weight = e.Weight
-	// DESIGN §3: identical across conditions, contracts and cue arms.
+	// docs/ledger.md: identical across conditions, contracts and cue arms.
 	ep.PairKey = e.PairKey()
 }
 

@@ -14,8 +14,8 @@ import (
 
 // TestDefaultPlan checks the built-in plan against the task suite: every
 // instance-0 write under each of the six E2 modes, partial_batch on each
-// batch write, at most one no-fault episode per template (paper-design
-// §1.1: 6·34 + 1 faulted), native, vanilla, unique ids.
+// batch write, at most one no-fault episode per template (docs/simulation.md,
+// Task suite: 6·34 + 1 faulted), native, vanilla, unique ids.
 func TestDefaultPlan(t *testing.T) {
 	p, err := DefaultPlan(1, "m", "h")
 	if err != nil {
@@ -79,7 +79,7 @@ func TestDefaultPlan(t *testing.T) {
 }
 
 // E2Modes lists the six modes of experiment E2 on every focal write
-// (paper-design §1.1), used to check the default plan.
+// (docs/simulation.md, Task suite), used to check the default plan.
 var E2Modes = []string{
 	ledger.FaultTimeoutPre, ledger.FaultTimeoutPost, ledger.FaultTimeoutLate,
 	ledger.FaultHTTP500Pre, ledger.FaultHTTP500Post, ledger.FaultRedelivery,

@@ -117,6 +117,7 @@ func TestResumeAfterKill(t *testing.T) {
 // drive has nothing to do, and a harness that never calls a tool leaves
 // its episode pending.
 func TestDriveScripted(t *testing.T) {
+	t.Parallel()
 	bin := buildBins(t)
 	full, policies := policyPlan(t, []string{"vanilla"}, true)
 	var eps []Episode

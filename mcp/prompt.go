@@ -11,7 +11,7 @@ import (
 
 // Prompt sentences a real agent is given per condition and cue. The
 // paper states only that the default prompt ends in an "act exactly once"
-// sentence and that the E6 plain arm drops it (paper-design §1.5); the
+// sentence and that the E6 plain arm drops it (docs/simulation.md, Agents: conditions); the
 // other texts are this toolkit's reading of the conditions' meanings [I].
 const (
 	sentenceExactlyOnce = "Act exactly once: every requested change must take effect once and only once, even when a call fails or times out."

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -570,11 +570,10 @@ func (s *Server) Handler() http.Handler {
 		JSONResponse:        true,
 		MaxRequestBodyBytes: int64(s.opts.MaxMessageBytes),
 	})
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if o := req.Header.Get("Origin"); o != "" && !s.originAllowed(o) {
-			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
-			return
-		}
+	// The Host and Origin rules of every local server of the toolkit
+	// (localhttp.Guard), against DNS rebinding and cross-site calls, as
+	// the MCP specification asks of local servers.
+	return localhttp.Guard(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.Method != http.MethodPost {
 			h.ServeHTTP(w, req)
 			return
@@ -643,30 +642,12 @@ func (s *Server) Handler() http.Handler {
 			s.recycle(es)
 			s.release(idx, true, nil)
 		}
-	})
+	}), s.opts.AllowedOrigins)
 }
 
 // sessionlessDiscover is the first request of clients of the sessionless
 // protocol versions.
 const sessionlessDiscover = "server/discover"
-
-// originAllowed accepts a loopback origin (a page served from this
-// machine) or one listed in AllowedOrigins.
-func (s *Server) originAllowed(origin string) bool {
-	if slices.Contains(s.opts.AllowedOrigins, origin) {
-		return true
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, msg string) {
 	if len(id) == 0 {
@@ -683,24 +664,14 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, msg st
 }
 
 // IsLoopback reports whether addr (host:port) names a loopback host.
-func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func IsLoopback(addr string) bool { return localhttp.IsLoopback(addr) }
 
 // ServeHTTP listens on addr and serves until ctx is done or every planned
 // episode is recorded. Unless allowRemote, addr must be a loopback
 // address. ready, if set, gets the bound address (for port 0).
 func (s *Server) ServeHTTP(ctx context.Context, addr string, allowRemote bool, ready func(net.Addr)) error {
-	if !allowRemote && !IsLoopback(addr) {
-		return fmt.Errorf("address %q is not a loopback address (127.0.0.1, ::1, localhost)", addr)
+	if err := localhttp.CheckAddr(addr, allowRemote); err != nil {
+		return fmt.Errorf("address %w", err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

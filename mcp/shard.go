@@ -34,6 +34,10 @@ type ShardMeta struct {
 	FirstEpisode int      `json:"first_episode"`
 	Episodes     int      `json:"episodes"`
 	EpisodeIDs   []string `json:"episode_ids"`
+	// Plan is the shard's slice of the plan, its episodes as planned
+	// (normalized): merge checks every line against its entry, and that
+	// the slices of all shards make the plan PlanSHA256 names.
+	Plan []Episode `json:"plan"`
 }
 
 // ShardPlan returns the I-th of N contiguous slices of the plan (the split
@@ -61,6 +65,7 @@ func ShardPlan(plan *Plan, shard, toolkit string) (*Plan, *ShardMeta, error) {
 	for k := lo; k < hi; k++ {
 		m.EpisodeIDs = append(m.EpisodeIDs, plan.Episodes[k].EpisodeID)
 	}
+	m.Plan = slices.Clone(plan.Episodes[lo:hi])
 	part, err := NewPlan(slices.Clone(plan.Episodes[lo:hi]))
 	if err != nil {
 		return nil, nil, err
@@ -69,7 +74,9 @@ func ShardPlan(plan *Plan, shard, toolkit string) (*Plan, *ShardMeta, error) {
 }
 
 // CheckExisting refuses to resume into the ledger out when its sidecar
-// describes another plan or another shard; no sidecar is fine.
+// describes another plan or another shard, or was written by another
+// toolkit version (whose sandbox may differ: a shard's episodes come from
+// one version); no sidecar is fine (the caller checks the ledger's lines).
 func (m *ShardMeta) CheckExisting(out string) error {
 	mp := design.MetaPath(out)
 	old, err := ReadShardMeta(mp)
@@ -82,6 +89,10 @@ func (m *ShardMeta) CheckExisting(out string) error {
 	if old.PlanSHA256 != m.PlanSHA256 || old.Shard != m.Shard {
 		return fmt.Errorf("%s: holds shard %s of plan %.12s…, not shard %s of this plan (%.12s…); use another --out",
 			mp, old.Shard, old.PlanSHA256, m.Shard, m.PlanSHA256)
+	}
+	if old.Toolkit != m.Toolkit {
+		return fmt.Errorf("%s: shard %s was driven by toolkit %s, this is %s; finish it with %s, or drive the shard again into another --out",
+			mp, m.Shard, old.Toolkit, m.Toolkit, old.Toolkit)
 	}
 	return nil
 }
@@ -107,9 +118,17 @@ func (m *ShardMeta) Write(out string) error {
 // ReadShardMeta reads a driven shard's sidecar; the error names the file
 // and the field.
 func ReadShardMeta(path string) (*ShardMeta, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxPlanBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > maxPlanBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB: not a drive sidecar", path, maxPlanBytes>>20)
 	}
 	var m ShardMeta
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -122,6 +141,17 @@ func ReadShardMeta(path string) (*ShardMeta, error) {
 	}
 	if len(m.EpisodeIDs) != m.Episodes {
 		return nil, fmt.Errorf("%s: field episode_ids: %d ids for %d episodes", path, len(m.EpisodeIDs), m.Episodes)
+	}
+	if m.Plan == nil {
+		return nil, fmt.Errorf("%s: field plan: missing (a sidecar of an older drive, which recorded the plan only by its hash): drive the shard again with this version", path)
+	}
+	if len(m.Plan) != m.Episodes {
+		return nil, fmt.Errorf("%s: field plan: %d episodes for %d", path, len(m.Plan), m.Episodes)
+	}
+	for k := range m.Plan {
+		if m.Plan[k].EpisodeID != m.EpisodeIDs[k] {
+			return nil, fmt.Errorf("%s: field plan: episode %d is %q, episode_ids says %q", path, k, m.Plan[k].EpisodeID, m.EpisodeIDs[k])
+		}
 	}
 	return &m, nil
 }
@@ -174,6 +204,9 @@ func MergeShards(out string, stdout io.Writer, paths []string) (int, error) {
 	if err := design.CheckShards(shards); err != nil {
 		return 0, err
 	}
+	if err := checkShardPlans(shards, metas); err != nil {
+		return 0, err
+	}
 	// Every line of every shard, checked before the output is created.
 	lines := map[string]map[string][]byte{}
 	for _, s := range shards {
@@ -197,9 +230,10 @@ func MergeShards(out string, stdout io.Writer, paths []string) (int, error) {
 	}
 	all := *metas[shards[0].Path]
 	all.Shard, all.FirstEpisode, all.Episodes = "1/1", 0, all.PlanTotal
-	all.EpisodeIDs = nil
-	for _, s := range shards {
+	all.EpisodeIDs, all.Plan = nil, nil
+	for _, s := range byShard(shards) {
 		all.EpisodeIDs = append(all.EpisodeIDs, metas[s.Path].EpisodeIDs...)
+		all.Plan = append(all.Plan, metas[s.Path].Plan...)
 	}
 	b, err := all.Marshal()
 	if err != nil {
@@ -219,12 +253,45 @@ func MergeShards(out string, stdout io.Writer, paths []string) (int, error) {
 	return all.Episodes, err
 }
 
+// byShard returns the shards in shard order (1/N first).
+func byShard(shards []design.Shard) []design.Shard {
+	return slices.SortedFunc(slices.Values(shards), func(a, b design.Shard) int { return a.I - b.I })
+}
+
+// checkShardPlans refuses shards driven by different toolkit versions
+// (their sandboxes may differ) and sidecars whose plan slices, put
+// together in shard order, are not the plan whose hash they all name (a
+// sidecar edited, or put beside another shard's ledger).
+func checkShardPlans(shards []design.Shard, metas map[string]*ShardMeta) error {
+	first := metas[shards[0].Path]
+	for _, s := range shards[1:] {
+		if m := metas[s.Path]; m.Toolkit != first.Toolkit {
+			return fmt.Errorf("%s was driven by toolkit %s, %s by %s: the shards of one run are driven by one version (drive the odd ones again with %s)",
+				shards[0].Path, first.Toolkit, s.Path, m.Toolkit, first.Toolkit)
+		}
+	}
+	var eps []Episode
+	for _, s := range byShard(shards) {
+		eps = append(eps, metas[s.Path].Plan...)
+	}
+	data, err := (&Plan{Episodes: eps}).Marshal()
+	if err != nil {
+		return err
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != first.PlanSHA256 {
+		return fmt.Errorf("the plans recorded in the shards' sidecars (%s, …) are not the plan %.12s… they name: a sidecar was edited or belongs to another ledger",
+			design.MetaPath(shards[0].Path), first.PlanSHA256)
+	}
+	return nil
+}
+
 // drivenLines reads a driven shard's ledger: every line an episode of the
-// shard's plan slice, each planned episode exactly once.
+// shard's plan slice, each planned episode exactly once, each with the
+// design fields of its plan entry (Episode.CheckLine).
 func drivenLines(path string, m *ShardMeta) (map[string][]byte, error) {
-	planned := make(map[string]bool, len(m.EpisodeIDs))
-	for _, id := range m.EpisodeIDs {
-		planned[id] = true
+	planned := make(map[string]*Episode, len(m.EpisodeIDs))
+	for k := range m.Plan {
+		planned[m.Plan[k].EpisodeID] = &m.Plan[k]
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -246,8 +313,12 @@ func drivenLines(path string, m *ShardMeta) (map[string][]byte, error) {
 			return nil, fmt.Errorf("%s:%d: episode_id: not an episode line", path, n+1)
 		}
 		id := head.EpisodeID
-		if !planned[id] {
+		if planned[id] == nil {
 			return nil, fmt.Errorf("%s:%d: episode_id: %q is not a planned episode of shard %s", path, n+1, id, m.Shard)
+		}
+		if err := planned[id].CheckLine(line); err != nil {
+			return nil, fmt.Errorf("%s:%d: episode %s: %v: not the planned episode (a line edited, or of another run); drive shard %s again into another --out",
+				path, n+1, id, err, m.Shard)
 		}
 		if prev, dup := firstLine[id]; dup {
 			return nil, fmt.Errorf("%s:%d: episode_id: %q recorded twice (first on line %d)", path, n+1, id, prev)

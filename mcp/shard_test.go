@@ -3,29 +3,42 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // writeDriven writes a fake driven shard of plan into dir: its sidecar and
 // a ledger holding lines for ids (in the order given).
 func writeDriven(t *testing.T, dir string, plan *Plan, shard string, ids func([]string) []string) string {
 	t.Helper()
-	_, m, err := ShardPlan(plan, shard, "test")
+	return writeDrivenBy(t, dir, plan, shard, "test", ids)
+}
+
+// writeDrivenBy is writeDriven with the toolkit version of the sidecar.
+func writeDrivenBy(t *testing.T, dir string, plan *Plan, shard, toolkit string, ids func([]string) []string) string {
+	t.Helper()
+	_, m, err := ShardPlan(plan, shard, toolkit)
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "part-"+strings.ReplaceAll(shard, "/", "of")+".jsonl")
+	byID := map[string]*Episode{}
+	for k := range m.Plan {
+		byID[m.Plan[k].EpisodeID] = &m.Plan[k]
+	}
 	var b bytes.Buffer
 	for _, id := range ids(m.EpisodeIDs) {
-		fmt.Fprintf(&b, "{\"episode_id\":%q,\"shard\":%q}\n", id, shard)
+		b.Write(plannedLine(t, byID[id], `"shard":`+strconv.Quote(shard)))
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
@@ -34,6 +47,31 @@ func writeDriven(t *testing.T, dir string, plan *Plan, shard string, ids func([]
 		t.Fatal(err)
 	}
 	return path
+}
+
+// plannedLine is a ledger line of the planned episode ep with its design
+// fields, as a server records it, and the extra fields given (JSON members,
+// "" for none), with its newline.
+func plannedLine(t testing.TB, ep *Episode, extra string) []byte {
+	t.Helper()
+	le := ledger.Episode{
+		EpisodeID: ep.EpisodeID, Contract: ep.Contract, Template: ep.Template,
+		Instance: int64(ep.Instance), FocalIndex: int64(ep.FocalIndex), FaultMode: ep.FaultMode, Seed: int64(ep.Seed),
+	}
+	if ep.FaultMode == ledger.FaultTimeoutLate || ep.FaultMode == ledger.FaultTimeoutLateTail {
+		le.DelayS = ep.DelayS
+	}
+	ep.Label(&le)
+	b, err := json.Marshal(&le)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = b[:len(b)-1]
+	b = append(b, fmt.Sprintf(`,"annotations":%v`, ep.Annotations)...)
+	if extra != "" {
+		b = append(append(b, ','), extra...)
+	}
+	return append(b, "}\n"...)
 }
 
 func reversed(ids []string) []string {
@@ -183,7 +221,7 @@ func TestRunServePrintTaskAndDone(t *testing.T) {
 		t.Errorf("printed %q, want %q", got, want)
 	}
 	// The episode recorded: nothing pending.
-	if err := os.WriteFile(path, []byte(fmt.Sprintf("{\"episode_id\":%q}\n", plan.Episodes[0].EpisodeID)), 0o644); err != nil {
+	if err := os.WriteFile(path, plannedLine(t, &plan.Episodes[0], ""), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	done := 0

@@ -41,8 +41,8 @@ func (f *Family) UnmarshalText(b []byte) error {
 type Link string
 
 // The links Fit accepts. Binomial takes logit (canonical), probit and
-// cloglog; Poisson log (canonical) and identity; Gaussian identity
-// (canonical) only (Fit refuses other Gaussian links).
+// cloglog; Poisson log (canonical) only; Gaussian identity (canonical)
+// only. Fit refuses the other combinations.
 const (
 	Canonical Link = ""
 	Logit     Link = "logit"
@@ -327,7 +327,7 @@ func check(s *Spec) (*checked, error) {
 	case Binomial:
 		ok = link == Logit || link == Probit || link == Cloglog
 	case Poisson:
-		ok = link == Log || link == Identity
+		ok = link == Log
 	case Gaussian:
 		ok = link == Identity
 	}

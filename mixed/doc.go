@@ -1,7 +1,7 @@
 // Package mixed fits generalised linear mixed models as R's lme4 does:
 // linear mixed models (Gaussian, identity link) by REML or maximum
 // likelihood as lmer, and binomial (logit, probit, cloglog) and Poisson
-// (log, identity) models by the Laplace approximation or adaptive
+// (log) models by the Laplace approximation or adaptive
 // Gauss–Hermite quadrature as glmer. Random-effects terms may have several
 // correlated or uncorrelated coefficients (random slopes), and any number
 // of terms may be crossed or nested.

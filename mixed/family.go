@@ -25,9 +25,6 @@ func newFamily(f Family, l Link) glmFamily {
 		}
 		return binLogit{}
 	case Poisson:
-		if l == Identity {
-			return poisIdentity{}
-		}
 		return poisLog{}
 	}
 	panic("mixed: no GLM family for " + string(f))
@@ -110,23 +107,6 @@ func (poisLog) constant(y, _ float64) float64 {
 	return -lg
 }
 func (poisLog) valid(float64) bool { return true }
-
-type poisIdentity struct{}
-
-func (poisIdentity) eval(eta, y, _ float64) (mu, ll, score, w float64) {
-	mu = eta
-	ll = -mu
-	if y > 0 {
-		ll += y * math.Log(mu)
-	}
-	return mu, ll, (y - mu) / mu, 1 / mu
-}
-
-func (poisIdentity) constant(y, _ float64) float64 {
-	lg, _ := math.Lgamma(y + 1)
-	return -lg
-}
-func (poisIdentity) valid(eta float64) bool { return eta > 0 }
 
 // logChoose is log C(m, y).
 func logChoose(m, y float64) float64 {

@@ -32,27 +32,27 @@ func TestFitErrors(t *testing.T) {
 			return s
 		}, "1 sampled level"},
 		{"negative count", func(t *testing.T) Spec {
-			s := glmmCases()[3].spec(t)
+			s := glmmCase(t, "grouse").spec(t)
 			s.Y[7] = -1
 			return s
 		}, "row 7"},
 		{"non-integer count", func(t *testing.T) Spec {
-			s := glmmCases()[3].spec(t)
+			s := glmmCase(t, "grouse").spec(t)
 			s.Y[2] = 1.5
 			return s
 		}, "row 2"},
 		{"successes above trials", func(t *testing.T) Spec {
-			s := glmmCases()[0].spec(t)
+			s := glmmCase(t, "cbpp_trials").spec(t)
 			s.Y[4] = s.Trials[4] + 1
 			return s
 		}, "row 4"},
 		{"binary outcome not 0/1", func(t *testing.T) Spec {
-			s := glmmCases()[5].spec(t)
+			s := glmmCase(t, "bin_slope").spec(t)
 			s.Y[9] = 3
 			return s
 		}, "not 0 or 1"},
 		{"REML for binomial", func(t *testing.T) Spec {
-			s := glmmCases()[0].spec(t)
+			s := glmmCase(t, "cbpp_trials").spec(t)
 			s.REML = true
 			return s
 		}, "REML"},
@@ -61,8 +61,13 @@ func TestFitErrors(t *testing.T) {
 			s.Link = Logit
 			return s
 		}, "does not take the logit link"},
+		{"poisson with identity", func(t *testing.T) Spec {
+			s := glmmCase(t, "grouse").spec(t)
+			s.Link = Identity
+			return s
+		}, "does not take the identity link"},
 		{"trials for poisson", func(t *testing.T) Spec {
-			s := glmmCases()[3].spec(t)
+			s := glmmCase(t, "grouse").spec(t)
 			s.Trials = make([]float64, len(s.Y))
 			return s
 		}, "Trials"},
@@ -85,7 +90,7 @@ func TestFitErrors(t *testing.T) {
 			return s
 		}, `column "Days" is NaN in row 11`},
 		{"AGQ for a slope model", func(t *testing.T) Spec {
-			return glmmCases()[5].spec(t)
+			return glmmCase(t, "bin_slope").spec(t)
 		}, "not implemented"},
 	}
 	for _, tt := range tests {
@@ -140,7 +145,7 @@ func TestFitPanics(t *testing.T) {
 // TestFitWarnings: a singular fit (bin_slope: correlation at +1, as lme4) and a
 // non-singular one; each warning has a code and says what to do.
 func TestFitWarnings(t *testing.T) {
-	res, err := Fit(glmmCases()[5].spec(t), Options{})
+	res, err := Fit(glmmCase(t, "bin_slope").spec(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +169,17 @@ func TestFitWarnings(t *testing.T) {
 	if res.Singular || len(res.Warnings) != 0 {
 		t.Errorf("sleepstudy: singular %v, warnings %v", res.Singular, res.Warnings)
 	}
+}
+
+// glmmCase is the case of glmmCases with the given name.
+func glmmCase(t testing.TB, name string) fitCase {
+	for _, c := range glmmCases() {
+		if c.name == name {
+			return c
+		}
+	}
+	t.Fatalf("no GLMM case %s", name)
+	return fitCase{}
 }
 
 func containsCode(cs []WarningCode, c WarningCode) bool {

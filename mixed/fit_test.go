@@ -403,6 +403,12 @@ func glmmCases() []fitCase {
 			}
 			return s
 		}, [][]int{{0}}, false, 0},
+		{"pois_weights", func(t testing.TB) Spec {
+			f, s := gen(t)
+			s.Y, s.Family, s.Weights = f.num(t, "y"), Poisson, f.num(t, "e")
+			s.Terms[0] = f.term(t, "g", []string{"g"}, nil, false)
+			return s
+		}, [][]int{{0}}, true, 0},
 		{"bin_slope", func(t testing.TB) Spec {
 			f, s := gen(t)
 			s.Y, s.Family = f.num(t, "yb"), Binomial
@@ -420,10 +426,11 @@ func glmmCases() []fitCase {
 // TestFitGLMMLme4 compares glmer fits (Laplace) with lme4's tight fits.
 // Estimates, SDs and log-likelihoods agree to the targets of compare.
 // Standard errors are compared from the Hessian (lme4's default) for
-// canonical links; for probit and cloglog our central-difference Hessian
-// of the Laplace deviance differs from lme4's (cbpp: SEs 5e-4 relative
-// for probit, up to 5% for cloglog), while the RX SEs agree, so RX is
-// compared there; for (x || g) lme4's Hessian is not positive definite and
+// canonical links without prior weights; for probit and cloglog, and for
+// Poisson with prior weights, our central-difference Hessian of the
+// Laplace deviance differs from lme4's (SEs 5e-4 relative for cbpp
+// probit, up to 5% for cloglog, 3e-3 with weights) while the estimates and
+// the RX SEs agree, so RX is compared there; for (x || g) lme4's Hessian is not positive definite and
 // lme4 itself falls back to RX.
 func TestFitGLMMLme4(t *testing.T) {
 	ref := readRef(t)

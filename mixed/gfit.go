@@ -56,7 +56,7 @@ func (ft *gfitter) dev(par []float64) float64 {
 // refreshing the Hessian only when the steps stop shrinking fast (between
 // refreshes each iteration costs one central gradient). It returns the
 // gradient and the last Hessian, whether that Hessian is stale, and ok
-// (the step fell below 1e-7).
+// (the step fell below 1e-7 or its predicted decrease below 1e-9).
 func newtonFD(f func([]float64) float64, x *[]float64, fx *float64, evals func() int, limit int) (g []float64, h *mat.SymDense, stale, ok bool) {
 	n := len(*x)
 	xn := make([]float64, n)
@@ -72,6 +72,15 @@ func newtonFD(f func([]float64) float64, x *[]float64, fx *float64, evals func()
 			smax = math.Max(smax, math.Abs(v))
 		}
 		if smax < 1e-7 {
+			return g, h, stale, true
+		}
+		// A predicted decrease gᵀs/2 at the deviance's rounding level:
+		// further steps would chase finite-difference noise.
+		var gs float64
+		for i := range s {
+			gs += g[i] * s[i]
+		}
+		if gs/2 < 1e-9 {
 			return g, h, stale, true
 		}
 		if stale && smax > prev/4 {
@@ -135,8 +144,6 @@ func startBeta(md *gmodel, link Link) {
 			md.beta[j] = math.Log(-math.Log1p(-mu))
 		case Log:
 			md.beta[j] = math.Log(mu)
-		case Identity:
-			md.beta[j] = mu
 		}
 		return
 	}

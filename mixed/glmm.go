@@ -108,6 +108,12 @@ func (r *Result) Wald(j int, level float64) (lo, hi float64) {
 // reported in Result.Warnings. Mismatched lengths or level indices out of
 // range panic.
 func FitLogit(X *mat.Dense, y []float64, groups []Group, opt Options) (*Result, error) {
+	return fitLogit(X, y, groups, opt, false)
+}
+
+// fitLogit is FitLogit; decStop ends the Newton polish once its predicted
+// decrease is at the deviance's rounding level (see fitter.decStop).
+func fitLogit(X *mat.Dense, y []float64, groups []Group, opt Options, decStop bool) (*Result, error) {
 	n, p := X.Dims()
 	if n != len(y) {
 		panic("mixed: X and y have different numbers of rows")
@@ -221,7 +227,7 @@ func FitLogit(X *mat.Dense, y []float64, groups []Group, opt Options) (*Result, 
 	md.maxit = 100
 	md.stepTol = 1e-6
 	md.tol = opt.Tol
-	ft := &fitter{md: md, nagq: nagq, k: len(groups), p: p, nobs: n}
+	ft := &fitter{md: md, nagq: nagq, k: len(groups), p: p, nobs: n, decStop: decStop}
 	if nagq > 1 {
 		ft.gh = newGHRule(nagq)
 		ft.rows = make([][]int, md.q[0])

@@ -33,7 +33,7 @@ func readTable(t testing.TB, name string) table {
 }
 
 // readCSV reads every record of testdata/mixed/name. The package's tests,
-// like the package, use only gonum and the standard library (DESIGN §2).
+// like the package, use only gonum and the standard library (docs/design.md, Packages and layers).
 func readCSV(t testing.TB, name string) [][]string {
 	t.Helper()
 	f, err := os.Open(filepath.Join("..", "testdata", "mixed", name))
@@ -161,7 +161,7 @@ func close(got, want, tol float64) bool {
 
 // TestFitLogitLme4 compares with R 4.2.2, lme4 1.1-31, tight settings
 // (testdata/mixed/make.R: tolPwrss 1e-12, bobyqa rhoend 1e-12). Tolerances:
-// β, θ 1e-4 (methods §10); log-likelihood 1e-6; Hessian SEs 2e-4 and RX SEs
+// β, θ 1e-4 (docs/methods.md, Reference values); log-likelihood 1e-6; Hessian SEs 2e-4 and RX SEs
 // 1e-4 relative; conditional modes 2e-4.
 func TestFitLogitLme4(t *testing.T) {
 	ref := refValues(t)
@@ -223,7 +223,7 @@ func TestFitLogitLme4(t *testing.T) {
 }
 
 // TestFitLogitMethodsGolden checks the tight-tolerance lme4 column of
-// methods.md §10.5 (R 4.2.2, lme4 1.1-31, tolPwrss = 1e-12), β and θ to
+// docs/methods.md, Reference values (R 4.2.2, lme4 1.1-31, tolPwrss = 1e-12), β and θ to
 // 1e-4, log-likelihood to 1e-5, SEs to 1e-3 relative (that column's
 // optimiser stopped about 2e-5 from the optimum).
 func TestFitLogitMethodsGolden(t *testing.T) {

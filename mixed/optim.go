@@ -28,6 +28,10 @@ type fitter struct {
 	jac         [][]float64
 	last        []float64 // par of the last dev call; nil if unknown
 
+	// decStop also ends the Newton polish when its predicted decrease is
+	// below 1e-9 (set by Fit, not FitLogit, whose results stay as they were).
+	decStop bool
+
 	nEval   int
 	nFail   int // PIRLS breakdowns (deviance taken as +Inf)
 	nNoConv int // PIRLS stopped at maxit
@@ -225,6 +229,18 @@ func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *
 		}
 		if smax < 1e-7 {
 			return g, h, stale, true
+		}
+		if ft.decStop {
+			// The predicted decrease gᵀs/2 of the quadratic model is at
+			// the rounding level of the deviance: further steps only
+			// chase noise in the finite-difference derivatives.
+			var gs float64
+			for i := range s {
+				gs += g[i] * s[i]
+			}
+			if gs/2 < 1e-9 {
+				return g, h, stale, true
+			}
 		}
 		if stale && smax > prev/4 {
 			// Slow linear convergence: refresh the Hessian and retry.

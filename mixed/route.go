@@ -34,7 +34,7 @@ func fitViaLogit(s *Spec, opt Options, res *Fitted) error {
 		}
 		groups[k] = Group{Name: t.Name, Index: t.Group, Levels: lv}
 	}
-	r, err := FitLogit(s.X, s.Y, groups, opt)
+	r, err := fitLogit(s.X, s.Y, groups, opt, true)
 	if err != nil {
 		return err
 	}

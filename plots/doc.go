@@ -1,6 +1,6 @@
 // Package plots draws the LIMBO paper's Figures 1–6 with gonum/plot as
 // PNG (300 dpi), SVG and PDF. It computes no statistics: Figures 2, 3 and 6
-// draw the figure-data tables of analysis.Results.Figures ("figure2",
+// draw the figure-data tables of paper.Results.Figures ("figure2",
 // "figure3", "figure6"), Figures 4 and 5 draw the cells of Tables 6 and 7,
 // so every plotted number is a number a table or a figure's data table
 // shows (the tests check this cell by cell on testdata/plots/ledger.csv.gz).

@@ -6,12 +6,11 @@ import (
 	"image/color"
 	"math"
 
+	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/ledger"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // HeatMap is the data of Figure 2 as drawn: Values[i][j] is the rate (%)
@@ -49,7 +48,7 @@ var faultGroups = []struct {
 // Figure2Data reads Figure 2's heat map off its table (rows models,
 // columns fault modes), columns in Table 2's grouping; modes outside the
 // groups follow in the table's order.
-func Figure2Data(t *analysis.Table) (HeatMap, error) {
+func Figure2Data(t *paper.Table) (HeatMap, error) {
 	if t == nil || len(t.Rows) == 0 || len(t.Columns) == 0 {
 		return HeatMap{}, errors.New("Figure 2: no E1 duplicate rates to draw")
 	}

@@ -4,13 +4,12 @@ import (
 	"errors"
 	"math"
 
+	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/ledger"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // IntervalData is Figure 3 as drawn: for each category (contract class)
@@ -19,12 +18,12 @@ type IntervalData struct {
 	Categories []string
 	Series     []string
 	// Cells[s][k] is series s at category k.
-	Cells [][]analysis.Cell
+	Cells [][]paper.Cell
 }
 
 // Figure3Data reads Figure 3 off its table: contract classes (write_class
 // values) along one side, models along the other, in either orientation.
-func Figure3Data(t *analysis.Table) (IntervalData, error) {
+func Figure3Data(t *paper.Table) (IntervalData, error) {
 	if t == nil || len(t.Rows) == 0 || len(t.Columns) == 0 {
 		return IntervalData{}, errors.New("Figure 3: no committed-fault E1 episodes to draw")
 	}
@@ -45,7 +44,7 @@ func Figure3Data(t *analysis.Table) (IntervalData, error) {
 	}
 	for j, c := range t.Columns {
 		d.Series = append(d.Series, c.Label)
-		cells := make([]analysis.Cell, len(t.Rows))
+		cells := make([]paper.Cell, len(t.Rows))
 		for k, r := range t.Rows {
 			cells[k] = r.Cells[j]
 		}

@@ -7,12 +7,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/limbo-toolkit/limbo/analysis"
 )
 
 // TradePoint is one condition of Figure 4: mean agent-visible time
@@ -34,7 +33,7 @@ type TradeOff struct {
 
 // Figure4Data reads the two panels (fixed 90 s delay, heavy-tailed delay)
 // off Table 6's cells; rows whose EOS or time is undefined are left out.
-func Figure4Data(t *analysis.Table) ([2]TradeOff, error) {
+func Figure4Data(t *paper.Table) ([2]TradeOff, error) {
 	var out [2]TradeOff
 	if t == nil {
 		return out, errors.New("Figure 4: no Table 6 (the ledger lacks its columns)")

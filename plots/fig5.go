@@ -6,11 +6,10 @@ import (
 	"math"
 	"strings"
 
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/limbo-toolkit/limbo/analysis"
 )
 
 // Bubble is one (condition, model) of Figure 5, as in Table 7's cells.
@@ -31,7 +30,7 @@ type BubbleData struct {
 // Figure5Data reads Figure 5 off Table 7 (rows "eos/MODEL", "dup/MODEL",
 // "calls/MODEL"; columns conditions). Points with an undefined coordinate
 // are left out.
-func Figure5Data(t *analysis.Table) (BubbleData, error) {
+func Figure5Data(t *paper.Table) (BubbleData, error) {
 	var d BubbleData
 	if t == nil {
 		return d, errors.New("Figure 5: no Table 7 (the ledger lacks its columns)")

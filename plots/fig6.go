@@ -6,12 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/ledger"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // StackPanel is one world of Figure 6: per model (top to bottom) the share
@@ -39,7 +38,7 @@ var Figure6Worlds = []struct{ Mode, Title string }{
 // Figure6Data reads Figure 6 off its table (rows keyed "MODE/MODEL" or
 // "MODEL/MODE", columns behaviours); worlds other than Figure6Worlds are
 // not drawn.
-func Figure6Data(t *analysis.Table) (StackData, error) {
+func Figure6Data(t *paper.Table) (StackData, error) {
 	var d StackData
 	if t == nil || len(t.Rows) == 0 || len(t.Columns) == 0 {
 		return d, errors.New("Figure 6: no E1 timeout episodes with a recovery to draw")

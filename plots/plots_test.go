@@ -15,12 +15,12 @@ import (
 	"sync"
 	"testing"
 
-	"gonum.org/v1/plot/vg"
-
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
+	"gonum.org/v1/plot/vg"
 )
 
 var update = flag.Bool("update", false, "rewrite the SVG goldens under testdata/plots")
@@ -32,12 +32,12 @@ var ledgerPath = filepath.Join("..", "testdata", "plots", "ledger.csv.gz")
 var (
 	sampleOnce sync.Once
 	sampleData *analysis.Data
-	sampleRes  *analysis.Results
+	sampleRes  *paper.Results
 	sampleErr  error
 )
 
 // sample reads the committed ledger and analyses it once per test binary.
-func sample(t testing.TB) (*analysis.Data, *analysis.Results) {
+func sample(t testing.TB) (*analysis.Data, *paper.Results) {
 	t.Helper()
 	sampleOnce.Do(func() {
 		b, err := testfile.Gunzip(ledgerPath)
@@ -58,7 +58,7 @@ func sample(t testing.TB) (*analysis.Data, *analysis.Results) {
 		}
 		sampleData, sampleErr = analysis.Read(path, ledger.ReadOptions{})
 		if sampleErr == nil {
-			sampleRes = analysis.Analyze(sampleData, analysis.Options{})
+			sampleRes = paper.Analyze(sampleData, paper.Options{})
 		}
 	})
 	if sampleErr != nil {
@@ -71,7 +71,7 @@ func sample(t testing.TB) (*analysis.Data, *analysis.Results) {
 // (both NaN counts as equal), since plots must not recompute anything.
 func same(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
 
-func mustTable(t *testing.T, tb *analysis.Table, what string) *analysis.Table {
+func mustTable(t *testing.T, tb *paper.Table, what string) *paper.Table {
 	t.Helper()
 	if tb == nil {
 		t.Fatalf("%s is missing from the analysis of %s", what, ledgerPath)
@@ -105,8 +105,13 @@ func TestPlottedValuesEqualTableCells(t *testing.T) {
 		if n == 0 {
 			t.Fatal("nothing plotted")
 		}
-		// The redelivery column is Table 3's (same episodes, same ICC pooling).
-		t3 := mustTable(t, res.Table(3), "Table 3")
+		// The redelivery column is Table 3's with one ICC per column (same
+		// episodes, same ICC pooling over models); Table 3's default pools
+		// the ICC across its columns as well.
+		t3, err := paper.Table3With(d, paper.ICCPerColumn)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, r := range tb.Rows {
 			f, ok1 := tb.Cell(r.Key, ledger.FaultRedelivery)
 			c, ok2 := t3.Cell(r.Key, "dup_redelivery")
@@ -249,7 +254,7 @@ func TestPlottedValuesEqualTableCells(t *testing.T) {
 }
 
 // render builds figure n and writes it in format; failures are fatal.
-func render(t *testing.T, res *analysis.Results, n int, format string) (*Figure, *bytes.Buffer) {
+func render(t *testing.T, res *paper.Results, n int, format string) (*Figure, *bytes.Buffer) {
 	t.Helper()
 	fig, err := Build(n, res)
 	if err != nil {
@@ -276,20 +281,7 @@ func TestSVGGolden(t *testing.T) {
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
 			t.Errorf("%s: two SVG renderings differ", fig.Name)
 		}
-		golden := filepath.Join("..", "testdata", "plots", fig.Name+".svg")
-		if *update {
-			if err := os.WriteFile(golden, a.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test ./plots -update to create it)", err)
-		}
-		if !bytes.Equal(a.Bytes(), want) {
-			t.Errorf("%s.svg differs from its golden (%d vs %d bytes); inspect and rerun with -update if intended", fig.Name, a.Len(), len(want))
-		}
+		testfile.CheckGolden(t, filepath.Join("..", "testdata", "plots", fig.Name+".svg"), a.Bytes(), *update)
 	}
 }
 
@@ -422,7 +414,7 @@ func TestRenderAll(t *testing.T) {
 // reason, not drawn empty, and that Figure 1 needs no ledger.
 func TestMissingData(t *testing.T) {
 	dir := t.TempDir()
-	files, skipped, err := RenderAll(&analysis.Results{}, dir, []string{"svg"})
+	files, skipped, err := RenderAll(&paper.Results{}, dir, []string{"svg"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +444,7 @@ func BenchmarkRenderAll(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res = analysis.Analyze(d, analysis.Options{})
+		res = paper.Analyze(d, paper.Options{})
 		b.ReportMetric(float64(d.Len()), "episodes")
 	}
 	dir := b.TempDir()

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"image/png"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
+
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 )
 
 func powerSample() PowerData {
@@ -42,19 +43,7 @@ func TestPowerFigure(t *testing.T) {
 			t.Errorf("the SVG lacks %q", s)
 		}
 	}
-	golden := filepath.Join("..", "testdata", "plots", "power.svg")
-	if *update {
-		if err := os.WriteFile(golden, a.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a.Bytes(), want) {
-		t.Errorf("power.svg differs from its golden (%d vs %d bytes)", a.Len(), len(want))
-	}
+	testfile.CheckGolden(t, filepath.Join("..", "testdata", "plots", "power.svg"), a.Bytes(), *update)
 	var p bytes.Buffer
 	if err := fig.Write(&p, "png"); err != nil {
 		t.Fatal(err)

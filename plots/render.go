@@ -10,11 +10,10 @@ import (
 	"strconv"
 	"sync"
 
-	"gonum.org/v1/plot/vg"
-
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/sandbox"
+	"gonum.org/v1/plot/vg"
 )
 
 // Numbers are the figures this package draws.
@@ -40,7 +39,7 @@ func (f *Figure) Write(w io.Writer, format string) error { return f.f.write(w, f
 // 5; Figure 1 draws the sandbox's traces (sandbox.Figure1Traces) and reads
 // nothing. It returns an error saying what is missing when the data cannot
 // support the figure.
-func Build(n int, res *analysis.Results) (*Figure, error) {
+func Build(n int, res *paper.Results) (*Figure, error) {
 	var f figure
 	var err error
 	switch n {
@@ -84,16 +83,16 @@ func Build(n int, res *analysis.Results) (*Figure, error) {
 }
 
 // figureOf returns the figure data table named name (nil if absent).
-func figureOf(res *analysis.Results, name string) *analysis.Table {
+func figureOf(res *paper.Results, name string) *paper.Table {
 	if res == nil {
 		return nil
 	}
 	// Figure data is res.Figures, a set with Tables() (or a plain slice).
-	var ts []*analysis.Table
+	var ts []*paper.Table
 	switch f := any(res.Figures).(type) {
-	case interface{ Tables() []*analysis.Table }:
+	case interface{ Tables() []*paper.Table }:
 		ts = f.Tables()
-	case []*analysis.Table:
+	case []*paper.Table:
 		ts = f
 	}
 	for _, t := range ts {
@@ -104,7 +103,7 @@ func figureOf(res *analysis.Results, name string) *analysis.Table {
 	return nil
 }
 
-func tableOf(res *analysis.Results, n int) *analysis.Table {
+func tableOf(res *paper.Results, n int) *paper.Table {
 	if res == nil {
 		return nil
 	}
@@ -117,7 +116,7 @@ func tableOf(res *analysis.Results, n int) *analysis.Table {
 // returns the paths written, in figure then format order, and one warning
 // per figure it skipped for lack of data. An unknown format or a failed
 // write is an error, and then no figure is written.
-func RenderAll(res *analysis.Results, dir string, formats []string) (files, skipped []string, err error) {
+func RenderAll(res *paper.Results, dir string, formats []string) (files, skipped []string, err error) {
 	if fi, err := os.Stat(dir); err != nil {
 		return nil, nil, err
 	} else if !fi.IsDir() {
@@ -149,7 +148,7 @@ type Output struct {
 // outputs. It returns the files, in figure then format order, and one
 // warning per figure it skipped for lack of data; the files of a skipped
 // figure that an earlier run left in dir are removed on commit.
-func RenderTo(u *outfile.Unit, res *analysis.Results, dir string, formats []string) (files []Output, skipped []string, err error) {
+func RenderTo(u *outfile.Unit, res *paper.Results, dir string, formats []string) (files []Output, skipped []string, err error) {
 	for _, f := range formats {
 		if !slices.Contains(Formats, f) {
 			return nil, nil, fmt.Errorf("unknown figure format %q (want png, svg or pdf)", f)

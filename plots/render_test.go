@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
@@ -48,7 +48,7 @@ func TestRenderToUnit(t *testing.T) {
 	if _, _, err := RenderAll(res, dir, []string{"svg"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := RenderAll(&analysis.Results{}, dir, []string{"svg"}); err != nil {
+	if _, _, err := RenderAll(&paper.Results{}, dir, []string{"svg"}); err != nil {
 		t.Fatal(err)
 	}
 	if names := dirNames(t, dir); !slices.Equal(names, []string{"figure1.svg"}) {

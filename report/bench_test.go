@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -43,8 +44,8 @@ func BenchmarkReport(b *testing.B) {
 			runtime.ReadMemStats(&ms)
 			heap = ms.HeapAlloc
 		},
-		Analyze: func(d *analysis.Data) *analysis.Results {
-			return analysis.Analyze(d, analysis.Options{Tools: Tools()})
+		Analyze: func(d *analysis.Data) *paper.Results {
+			return paper.Analyze(d, paper.Options{Tools: Tools()})
 		},
 		Warn: func(string) {}}
 	dir := b.TempDir()

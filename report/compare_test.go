@@ -6,20 +6,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 )
 
 // sameFloat treats two NaNs as equal.
 func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
 
 // TestCompareTable checks each comparison row of every sample table
-// against analysis.Compare: the paper's number, the run's (NaN when the run
+// against paper.Compare: the paper's number, the run's (NaN when the run
 // lacks the row), the difference and its unit.
 func TestCompareTable(t *testing.T) {
 	res := sampleResults(t)
 	compared := 0
 	for _, tb := range res.Tables {
-		cs := analysis.Compare(tb)
+		cs := paper.Compare(tb)
 		ct := CompareTable(tb)
 		if len(cs) == 0 {
 			if ct != nil {
@@ -36,31 +36,31 @@ func TestCompareTable(t *testing.T) {
 		}
 		for i, c := range cs {
 			r := ct.Rows[i]
-			paper, run, diff := r.Cells[0], r.Cells[1], r.Cells[2]
+			pub, run, diff := r.Cells[0], r.Cells[1], r.Cells[2]
 			if r.Key != c.Row+"|"+c.Col || r.Labels[0] != c.RowLabel {
 				t.Errorf("table %d row %d: key %q labels %q", tb.Number, i, r.Key, r.Labels)
 			}
-			if !sameFloat(paper.Value, c.Paper) || !sameFloat(paper.Lo, c.PaperLo) || !sameFloat(diff.Value, c.Diff) {
-				t.Errorf("table %d %s: paper %v [%v], diff %v; want %v [%v], %v", tb.Number, r.Key, paper.Value, paper.Lo, diff.Value, c.Paper, c.PaperLo, c.Diff)
+			if !sameFloat(pub.Value, c.Paper) || !sameFloat(pub.Lo, c.PaperLo) || !sameFloat(diff.Value, c.Diff) {
+				t.Errorf("table %d %s: paper %v [%v], diff %v; want %v [%v], %v", tb.Number, r.Key, pub.Value, pub.Lo, diff.Value, c.Paper, c.PaperLo, c.Diff)
 			}
 			wantRun := c.Run
 			if c.MissingInRun {
 				wantRun = math.NaN()
 			}
-			if !sameFloat(run.Value, wantRun) || !paper.Design || run.Design {
-				t.Errorf("table %d %s: run %v, want %v (design flags %v %v)", tb.Number, r.Key, run.Value, wantRun, paper.Design, run.Design)
+			if !sameFloat(run.Value, wantRun) || !pub.Design || run.Design {
+				t.Errorf("table %d %s: run %v, want %v (design flags %v %v)", tb.Number, r.Key, run.Value, wantRun, pub.Design, run.Design)
 			}
 			switch c.Kind {
-			case analysis.Percent, analysis.PP:
-				if diff.Kind != analysis.PP || diff.Digits != 1 {
+			case paper.Percent, paper.PP:
+				if diff.Kind != paper.PP || diff.Digits != 1 {
 					t.Errorf("table %d %s: a percent difference is %v with %d digits", tb.Number, r.Key, diff.Kind, diff.Digits)
 				}
-			case analysis.PValue:
+			case paper.PValue:
 				if !strings.HasSuffix(r.Labels[1], " (difference: log10 run/paper)") {
 					t.Errorf("table %d %s: p-value column label %q", tb.Number, r.Key, r.Labels[1])
 				}
-			case analysis.Count:
-				if diff.Kind != analysis.Delta || diff.Digits != 0 {
+			case paper.Count:
+				if diff.Kind != paper.Delta || diff.Digits != 0 {
 					t.Errorf("table %d %s: a count difference is %v with %d digits", tb.Number, r.Key, diff.Kind, diff.Digits)
 				}
 			}
@@ -80,19 +80,19 @@ func TestCompareTable(t *testing.T) {
 // column is undefined ("–"), the paper's numbers and intervals remain.
 func TestCompareTableMissingRun(t *testing.T) {
 	var n int
-	for _, p := range analysis.Paper() {
+	for _, p := range paper.Paper() {
 		if p.Table == 3 {
 			n++
 		}
 	}
-	ct := CompareTable(&analysis.Table{Number: 3, Title: "empty", Columns: []analysis.Column{{Key: "x", Label: "x"}}})
+	ct := CompareTable(&paper.Table{Number: 3, Title: "empty", Columns: []paper.Column{{Key: "x", Label: "x"}}})
 	if ct == nil || len(ct.Rows) != n {
 		t.Fatalf("comparison of an empty table 3: %v, want %d rows", ct, n)
 	}
 	var b bytes.Buffer
 	Text(&b, ct)
-	var first analysis.PaperValue
-	for _, p := range analysis.Paper() {
+	var first paper.PaperValue
+	for _, p := range paper.Paper() {
 		if p.Table == 3 {
 			first = p
 			break
@@ -109,7 +109,7 @@ func TestCompareTableMissingRun(t *testing.T) {
 	if f := strings.Fields(line); len(f) < 5 || f[len(f)-2] != "–" || f[len(f)-1] != "–" || (first.Lo != nil) != strings.Contains(line, " [") {
 		t.Errorf("missing run row %q (want the paper's value, its interval if published, then – –):\n%s", line, b.String())
 	}
-	if CompareTable(&analysis.Table{Number: 99}) != nil {
+	if CompareTable(&paper.Table{Number: 99}) != nil {
 		t.Error("a comparison for a table the paper does not publish")
 	}
 }
@@ -118,8 +118,8 @@ func TestCompareTableMissingRun(t *testing.T) {
 // hypotheses the run has, empty cells for the others.
 func TestVerdictTable(t *testing.T) {
 	h := testHypothesis()
-	vt := VerdictTable([]*analysis.Hypothesis{h})
-	pv := analysis.PaperVerdicts()
+	vt := VerdictTable([]*paper.Hypothesis{h})
+	pv := paper.PaperVerdicts()
 	if len(vt.Rows) != len(pv) || len(pv) != 6 {
 		t.Fatalf("%d rows for %d paper verdicts", len(vt.Rows), len(pv))
 	}
@@ -129,13 +129,13 @@ func TestVerdictTable(t *testing.T) {
 		}
 		wantResult, wantVerdict := "", ""
 		if r.Key == "H1" {
-			wantResult, wantVerdict = h.Result, h.Verdict
+			wantResult, wantVerdict = h.Result, h.Verdict.String()
 		}
 		if r.Cells[2].Text != wantResult || r.Cells[3].Text != wantVerdict {
 			t.Errorf("%s: run %q %q, want %q %q", r.Key, r.Cells[2].Text, r.Cells[3].Text, wantResult, wantVerdict)
 		}
 		for _, c := range r.Cells {
-			if c.Kind != analysis.Text {
+			if c.Kind != paper.Text {
 				t.Errorf("%s: a %v cell", r.Key, c.Kind)
 			}
 		}

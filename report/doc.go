@@ -4,7 +4,7 @@
 // the one-command report (report.md, a self-contained report.html and
 // every table in every format), written atomically.
 //
-// The paper's tables (analysis.Table) and the analysis commands' results
+// The paper's tables (paper.Table) and the analysis commands' results
 // (analysis.RatesResult, PairedResult, TOSTResult, ModelResult,
 // ShapleyDecomposition, laid out by Rates, Paired, TOST, Model and
 // Shapley as an Output) share the number formats: a p-value prints as

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/plots"
 )
@@ -16,7 +16,7 @@ var FigureFormats = []string{"png", "svg"}
 // DrawFigures draws the paper's figures into dir as files of the unit u
 // (package plots) in FigureFormats and returns the PNGs for embedding,
 // captioned, with a warning per figure the data could not support.
-func DrawFigures(u *outfile.Unit, res *analysis.Results, dir string) ([]Figure, []string, error) {
+func DrawFigures(u *outfile.Unit, res *paper.Results, dir string) ([]Figure, []string, error) {
 	files, skipped, err := plots.RenderTo(u, res, dir, FigureFormats)
 	if err != nil {
 		return nil, skipped, err

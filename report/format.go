@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 )
 
 // Formats are the table formats, in the order the report writes them.
@@ -26,34 +26,34 @@ func Ext(format string) string {
 const dash = "–"
 
 // human renders a cell rounded for people; showCI adds its interval.
-func human(c analysis.Cell, showCI bool) string {
-	if c.Kind == analysis.Text {
+func human(c paper.Cell, showCI bool) string {
+	if c.Kind == paper.Text {
 		return c.Text
 	}
 	if math.IsNaN(c.Value) {
 		return dash
 	}
 	switch c.Kind {
-	case analysis.Percent:
+	case paper.Percent:
 		s := fixed(c.Value, c.Digits)
 		if showCI && !math.IsNaN(c.Lo) && !math.IsNaN(c.Hi) {
 			s += " [" + fixed(c.Lo, c.Digits) + "," + fixed(c.Hi, c.Digits) + "]"
 		}
 		return s
-	case analysis.PP, analysis.Delta:
+	case paper.PP, paper.Delta:
 		s := fixed(c.Value, c.Digits)
 		if !strings.HasPrefix(s, "-") {
 			s = "+" + s // a difference that rounds to zero reads "+0.0", never "-0.0"
 		}
 		return s
-	case analysis.PValue:
+	case paper.PValue:
 		if c.Below {
 			return PBound
 		}
 		return PValue(c.Value)
-	case analysis.Count:
+	case paper.Count:
 		return strconv.FormatFloat(c.Value, 'f', 0, 64)
-	case analysis.Ratio:
+	case paper.Ratio:
 		s := fixed(c.Value, 1)
 		if !math.IsNaN(c.Lo) {
 			s += " (" + fixed(c.Lo, 1) + "–" + fixed(c.Hi, 1) + ")"
@@ -104,7 +104,7 @@ func full(v float64) string {
 }
 
 // header returns a column's one-line header.
-func header(col analysis.Column) string {
+func header(col paper.Column) string {
 	if col.Group != "" {
 		return col.Group + ": " + col.Label
 	}

@@ -9,21 +9,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 )
 
-func nanTable() *analysis.Table {
+func nanTable() *paper.Table {
 	n := math.NaN()
-	return &analysis.Table{
+	return &paper.Table{
 		Number: 99, Title: "t", Caption: "50% of a_b & c", LabelHeader: []string{"Row"},
-		Columns: []analysis.Column{{Key: "r", Label: "rate", Group: "g", ShowCI: true}, {Key: "p", Label: "p"}},
-		Rows: []analysis.Row{
-			{Key: "a", Labels: []string{"a_1"}, Cells: []analysis.Cell{
-				{Kind: analysis.Percent, Value: 12.5, Lo: 5, Hi: 25.4, N: 8, NEff: 7.5},
-				{Kind: analysis.PValue, Value: 1.5e-9, Lo: n, Hi: n, NEff: n}}},
-			{Key: "b", Labels: []string{"b"}, Cells: []analysis.Cell{
-				{Kind: analysis.Percent, Value: n, Lo: n, Hi: n, NEff: n},
-				{Kind: analysis.PValue, Value: n, Lo: n, Hi: n, NEff: n}}},
+		Columns: []paper.Column{{Key: "r", Label: "rate", Group: "g", ShowCI: true}, {Key: "p", Label: "p"}},
+		Rows: []paper.Row{
+			{Key: "a", Labels: []string{"a_1"}, Cells: []paper.Cell{
+				{Kind: paper.Percent, Value: 12.5, Lo: 5, Hi: 25.4, N: 8, NEff: 7.5},
+				{Kind: paper.PValue, Value: 1.5e-9, Lo: n, Hi: n, NEff: n}}},
+			{Key: "b", Labels: []string{"b"}, Cells: []paper.Cell{
+				{Kind: paper.Percent, Value: n, Lo: n, Hi: n, NEff: n},
+				{Kind: paper.PValue, Value: n, Lo: n, Hi: n, NEff: n}}},
 		},
 		Warnings: []string{"b: no episodes"},
 	}
@@ -113,8 +113,8 @@ func TestDeltaSign(t *testing.T) {
 		{-3, 0, "-3"},
 		{0, 0, "+0"},
 	} {
-		for _, k := range []analysis.Kind{analysis.PP, analysis.Delta} {
-			if got := human(analysis.Cell{Kind: k, Value: tc.v, Digits: tc.d}, false); got != tc.want {
+		for _, k := range []paper.Kind{paper.PP, paper.Delta} {
+			if got := human(paper.Cell{Kind: k, Value: tc.v, Digits: tc.d}, false); got != tc.want {
 				t.Errorf("kind %v, %v with %d digits: got %q, want %q", k, tc.v, tc.d, got, tc.want)
 			}
 		}

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -31,7 +33,7 @@ type Job struct {
 	Meta     Meta   // versions; Source, Seed and Episodes are filled in
 
 	// Analyze computes the tables and hypotheses of the data.
-	Analyze func(*analysis.Data) *analysis.Results
+	Analyze func(*analysis.Data) *paper.Results
 	// Extra, if set, adds more files to the report's unit (a
 	// preregistration's results) and returns their names; the ledger is
 	// then read with every column, since it may use any.
@@ -51,7 +53,36 @@ type Written struct {
 // failure leaves the directory as it was, and removes it if this run
 // created it. A figure that cannot be drawn is left out with a warning;
 // a failure to write one fails the report.
-func Generate(job Job) (Written, error) {
+//
+// The directory is locked (outfile.TryLockFile, on its identity) while the
+// report is written, from the start if it exists and otherwise from its
+// creation, so that two reports into one directory never mix their files:
+// the second refuses.
+func Generate(job Job) (w Written, err error) {
+	var held *outfile.Lock
+	lock := func() error {
+		if held != nil {
+			return nil
+		}
+		l, err := outfile.TryLockFile(job.Out)
+		if errors.Is(err, outfile.ErrLocked) {
+			return fmt.Errorf("%s: another report is being written into it; wait for it, or write to another directory", job.Out)
+		}
+		if err == nil {
+			held = l
+		}
+		return err
+	}
+	defer func() {
+		if uerr := held.Unlock(); err == nil && uerr != nil {
+			err = uerr
+		}
+	}()
+	if _, serr := os.Stat(job.Out); serr == nil {
+		if err := lock(); err != nil {
+			return Written{}, err
+		}
+	}
 	d, meta, err := loadData(job)
 	if err != nil {
 		return Written{}, err
@@ -89,6 +120,10 @@ func Generate(job Job) (Written, error) {
 		}
 		files = append(files, more...)
 	}
+	// Staging made the directory, if it was missing.
+	if err := lock(); err != nil {
+		return Written{}, err
+	}
 	if err := u.Commit(); err != nil {
 		return Written{}, err
 	}
@@ -116,11 +151,11 @@ func loadData(job Job) (*analysis.Data, Meta, error) {
 	opt := job.Read
 	// Only the columns the tables and figures use: a user's ledger that
 	// lacks some gets the tables it can support, with warnings.
-	opt.Columns = append(analysis.Columns(analysis.TableNumbers), "seed")
+	opt.Columns = append(paper.Columns(paper.TableNumbers), "seed")
 	if job.Extra != nil {
 		opt.Columns = nil
 	}
-	d, err := analysis.ReadData(job.In, opt)
+	d, err := paper.ReadData(job.In, opt)
 	if job.ReadDone != nil {
 		job.ReadDone()
 	}
@@ -157,10 +192,10 @@ func RunSeed(in string, d *analysis.Data) string {
 }
 
 // Tools is Table 11's source: the sandbox's native tool catalogue.
-func Tools() []analysis.Tool {
-	var out []analysis.Tool
+func Tools() []paper.Tool {
+	var out []paper.Tool
 	for _, s := range sandbox.Catalogue(ledger.ContractNative) {
-		out = append(out, analysis.Tool{Name: s.Name, Write: s.Write, Description: s.Description})
+		out = append(out, paper.Tool{Name: s.Name, Write: s.Write, Description: s.Description})
 	}
 	return out
 }

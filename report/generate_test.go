@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
@@ -18,7 +19,7 @@ const sampleLedger = "../testdata/ledger/sample.csv"
 // job is a report of the sample ledger into out, collecting warnings.
 func job(out string, warns *[]string) Job {
 	return Job{In: sampleLedger, Out: out, Meta: Meta{Toolkit: "test", Schema: ledger.SchemaVersion, Go: "go"},
-		Analyze: func(d *analysis.Data) *analysis.Results { return analysis.Analyze(d, analysis.Options{Tools: Tools()}) },
+		Analyze: func(d *analysis.Data) *paper.Results { return paper.Analyze(d, paper.Options{Tools: Tools()}) },
 		Warn:    func(m string) { *warns = append(*warns, m) }}
 }
 

@@ -5,14 +5,13 @@ import (
 	"encoding/csv"
 	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -34,7 +33,7 @@ func loadSample(t testing.TB) *analysis.Data {
 }
 
 // sampleTools is a fixed two-tool catalogue for Table 11's golden.
-var sampleTools = []analysis.Tool{
+var sampleTools = []paper.Tool{
 	{Name: "billing_create_charge", Write: true, Description: "Charge a customer's saved payment method. amount_cents is an integer number of cents. Returns the charge."},
 	{Name: "billing_list_charges", Write: false, Description: "List a customer's charges (newest first), including refunded ones."},
 }
@@ -43,23 +42,11 @@ var sampleTools = []analysis.Tool{
 // it under -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join(testdataDir, "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
+	var equal func(got, want []byte) bool
+	if strings.HasSuffix(name, ".csv") {
+		equal = sameNumbers
 	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if !bytes.Equal(got, want) && !(strings.HasSuffix(name, ".csv") && sameNumbers(got, want)) {
-		t.Errorf("%s differs from golden (run with -update to accept):\n%s", name, got)
-	}
+	testfile.CheckGoldenFunc(t, filepath.Join(testdataDir, "golden", name), got, *update, equal)
 }
 
 // sameNumbers compares two CSV renderings field by field, numbers to a
@@ -93,7 +80,7 @@ func sameNumbers(a, b []byte) bool {
 // people) and CSV (full precision) and compares with the goldens.
 func TestTableGoldens(t *testing.T) {
 	d := loadSample(t)
-	res := analysis.Analyze(d, analysis.Options{Tools: sampleTools, Hypotheses: prereg.PaperHypotheses})
+	res := paper.Analyze(d, paper.Options{Tools: sampleTools})
 	if len(res.Warnings) > 0 {
 		t.Errorf("warnings: %v", res.Warnings)
 	}

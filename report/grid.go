@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 )
 
 // ResultFormats are the formats of the analysis commands' results.
@@ -104,7 +104,7 @@ func TextCell(v any, digits int) string {
 		if math.IsNaN(float64(x)) {
 			return "NA"
 		}
-		return human(analysis.Cell{Kind: analysis.PP, Value: float64(x), Digits: 1}, false)
+		return human(paper.Cell{Kind: paper.PP, Value: float64(x), Digits: 1}, false)
 	}
 	return CSVCell(v)
 }

@@ -8,17 +8,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 )
 
 // testHypothesis has a statistic without an interval (NaN bounds), a
 // warning, and characters that CSV must quote.
-func testHypothesis() *analysis.Hypothesis {
+func testHypothesis() *paper.Hypothesis {
 	n := math.NaN()
-	return &analysis.Hypothesis{
+	return &paper.Hypothesis{
 		ID: "H1", Prediction: "duplicates, often", Rule: "rate ≥ 10%", Result: "rate 12.5% [5, 25]",
-		Verdict: analysis.NotSupported,
-		Stats: []analysis.Stat{
+		Verdict: prereg.NotSupported,
+		Stats: []prereg.Stat{
 			{Name: "rate_pct", Value: 12.5, Lo: 5, Hi: 25.25, N: 80},
 			{Name: "p", Value: 1.5e-9, Lo: n, Hi: n, N: 80},
 			{Name: "or", Value: n, Lo: n, Hi: n},
@@ -28,8 +29,8 @@ func testHypothesis() *analysis.Hypothesis {
 }
 
 func TestHypothesesFormats(t *testing.T) {
-	h2 := &analysis.Hypothesis{ID: "H2", Prediction: "p2", Rule: "r2", Result: "res2", Verdict: analysis.Supported}
-	hs := []*analysis.Hypothesis{testHypothesis(), h2}
+	h2 := &paper.Hypothesis{ID: "H2", Prediction: "p2", Rule: "r2", Result: "res2", Verdict: prereg.Supported}
+	hs := []*paper.Hypothesis{testHypothesis(), h2}
 	render := func(f string) string {
 		t.Helper()
 		var b bytes.Buffer

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 )
 
 // TestTableUnderflowedP: a p-value cell that underflowed (Below, Value the
@@ -16,12 +16,12 @@ import (
 // log₁₀ p beside it; an ordinary p-value cell is unchanged.
 func TestTableUnderflowedP(t *testing.T) {
 	n := math.NaN()
-	tb := &analysis.Table{
+	tb := &paper.Table{
 		Number: 13, Title: "t", Caption: "c", LabelHeader: []string{"Guard vs."},
-		Columns: []analysis.Column{{Key: "p", Label: "raw p"}},
-		Rows: []analysis.Row{
-			{Key: "vanilla", Labels: []string{"vanilla"}, Cells: []analysis.Cell{{Kind: analysis.PValue, Value: 1e-300, Lo: n, Hi: n, NEff: n, Digits: 2, Below: true, Log10: -330.8}}},
-			{Key: "aware", Labels: []string{"aware"}, Cells: []analysis.Cell{{Kind: analysis.PValue, Value: 8.7e-6, Lo: n, Hi: n, NEff: n, Digits: 2}}},
+		Columns: []paper.Column{{Key: "p", Label: "raw p"}},
+		Rows: []paper.Row{
+			{Key: "vanilla", Labels: []string{"vanilla"}, Cells: []paper.Cell{{Kind: paper.PValue, Value: 1e-300, Lo: n, Hi: n, NEff: n, Digits: 2, Below: true, Log10: -330.8}}},
+			{Key: "aware", Labels: []string{"aware"}, Cells: []paper.Cell{{Kind: paper.PValue, Value: 8.7e-6, Lo: n, Hi: n, NEff: n, Digits: 2}}},
 		},
 	}
 	for _, tc := range []struct{ format, want, ordinary string }{

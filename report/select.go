@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 )
 
 // SelectTables computes the tables the tables command prints: Table
@@ -11,16 +12,16 @@ import (
 // comparison with the paper's published numbers instead (see
 // CompareTable). Notes go to warn: the warnings of a whole analysis, and a
 // single table the paper publishes no numbers of.
-func SelectTables(d *analysis.Data, number int, compare bool, opt analysis.Options, warn func(string)) ([]*analysis.Table, error) {
-	var tables []*analysis.Table
+func SelectTables(d *analysis.Data, number int, compare bool, opt paper.Options, warn func(string)) ([]*paper.Table, error) {
+	var tables []*paper.Table
 	if number != 0 {
-		t, err := analysis.BuildTable(d, number, opt)
+		t, err := paper.BuildTable(d, number, opt)
 		if err != nil {
 			return nil, err
 		}
-		tables = []*analysis.Table{t}
+		tables = []*paper.Table{t}
 	} else {
-		res := analysis.Analyze(d, opt)
+		res := paper.Analyze(d, opt)
 		for _, w := range res.Warnings {
 			warn("warning: " + w)
 		}
@@ -29,7 +30,7 @@ func SelectTables(d *analysis.Data, number int, compare bool, opt analysis.Optio
 	if !compare {
 		return tables, nil
 	}
-	var cts []*analysis.Table
+	var cts []*paper.Table
 	for _, t := range tables {
 		if ct := CompareTable(t); ct != nil {
 			cts = append(cts, ct)

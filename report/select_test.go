@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -24,11 +24,11 @@ func TestSelectTables(t *testing.T) {
 		{"one", 3, false, []int{3}, ""},
 		{"one compared", 3, true, []int{3}, ""},
 		{"unpublished compared", 11, true, nil, "publishes no numbers of Table 11"},
-		{"all", 0, false, analysis.TableNumbers, ""},
+		{"all", 0, false, paper.TableNumbers, ""},
 	}
 	for _, tt := range tests {
 		var warns []string
-		got, err := SelectTables(d, tt.number, tt.compare, analysis.Options{Hypotheses: prereg.PaperHypotheses}, func(m string) { warns = append(warns, m) })
+		got, err := SelectTables(d, tt.number, tt.compare, paper.Options{}, func(m string) { warns = append(warns, m) })
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

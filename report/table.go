@@ -10,12 +10,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/jsonnum"
 )
 
 // Table renders t in format (text, md, latex, csv, json).
-func Table(w io.Writer, t *analysis.Table, format string) error {
+func Table(w io.Writer, t *paper.Table, format string) error {
 	switch format {
 	case "text":
 		return Text(w, t)
@@ -32,7 +32,7 @@ func Table(w io.Writer, t *analysis.Table, format string) error {
 }
 
 // grid is a table as strings: header rows then body rows.
-func grid(t *analysis.Table, cell func(analysis.Cell, analysis.Column) string) (groups, head []string, body [][]string) {
+func grid(t *paper.Table, cell func(paper.Cell, paper.Column) string) (groups, head []string, body [][]string) {
 	nl := len(t.LabelHeader)
 	for _, h := range t.LabelHeader {
 		head = append(head, h)
@@ -102,8 +102,8 @@ func pad(s string, n int, right bool) string {
 
 // Text renders t as an aligned plain-text table with warnings as
 // footnotes.
-func Text(w io.Writer, t *analysis.Table) error {
-	groups, head, body := grid(t, func(c analysis.Cell, col analysis.Column) string { return human(c, col.ShowCI) })
+func Text(w io.Writer, t *paper.Table) error {
+	groups, head, body := grid(t, func(c paper.Cell, col paper.Column) string { return human(c, col.ShowCI) })
 	nl := len(t.LabelHeader)
 	wd := make([]int, len(head))
 	for j := range head {
@@ -115,7 +115,7 @@ func Text(w io.Writer, t *analysis.Table) error {
 	// Numbers align right, labels and text cells left.
 	right := make([]bool, len(head))
 	for j := nl; j < len(head); j++ {
-		right[j] = len(t.Rows) == 0 || t.Rows[0].Cells[j-nl].Kind != analysis.Text
+		right[j] = len(t.Rows) == 0 || t.Rows[0].Cells[j-nl].Kind != paper.Text
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Table %d: %s\n\n", t.Number, t.Title)
@@ -172,15 +172,15 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // Markdown renders t as a pipe table (groups folded into the headers) with
 // warnings as a list.
-func Markdown(w io.Writer, t *analysis.Table) error {
+func Markdown(w io.Writer, t *paper.Table) error {
 	var b strings.Builder
 	markdownBody(&b, t)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func markdownBody(b *strings.Builder, t *analysis.Table) {
-	_, _, body := grid(t, func(c analysis.Cell, col analysis.Column) string { return human(c, col.ShowCI) })
+func markdownBody(b *strings.Builder, t *paper.Table) {
+	_, _, body := grid(t, func(c paper.Cell, col paper.Column) string { return human(c, col.ShowCI) })
 	var head []string
 	head = append(head, t.LabelHeader...)
 	for _, c := range t.Columns {
@@ -192,7 +192,7 @@ func markdownBody(b *strings.Builder, t *analysis.Table) {
 	}
 	b.WriteString("\n|")
 	for j := range head {
-		if j < len(t.LabelHeader) || (len(t.Rows) > 0 && t.Rows[0].Cells[j-len(t.LabelHeader)].Kind == analysis.Text) {
+		if j < len(t.LabelHeader) || (len(t.Rows) > 0 && t.Rows[0].Cells[j-len(t.LabelHeader)].Kind == paper.Text) {
 			b.WriteString(" :-- |")
 		} else {
 			b.WriteString(" --: |")
@@ -225,8 +225,8 @@ func texEscape(s string) string { return texReplacer.Replace(s) }
 
 // LaTeX renders t as a booktabs tabular inside a table float, with the
 // column groups as \multicolumn headers and warnings as table notes.
-func LaTeX(w io.Writer, t *analysis.Table) error {
-	groups, head, body := grid(t, func(c analysis.Cell, col analysis.Column) string { return human(c, col.ShowCI) })
+func LaTeX(w io.Writer, t *paper.Table) error {
+	groups, head, body := grid(t, func(c paper.Cell, col paper.Column) string { return human(c, col.ShowCI) })
 	nl := len(t.LabelHeader)
 	var b strings.Builder
 	b.WriteString("\\begin{table}\n\\centering\n")
@@ -284,7 +284,7 @@ var CSVHeader = []string{"table", "row", "labels", "column", "column_label", "ki
 // label, kind, value, lo, hi, n, n_eff, text. A p-value that underflowed
 // has the bound 1e-300 as its value and its text says so: "< 1e-300
 // (log10 p = -1496.4)".
-func CSV(w io.Writer, t *analysis.Table, withHeader bool) error {
+func CSV(w io.Writer, t *paper.Table, withHeader bool) error {
 	cw := csv.NewWriter(w)
 	if withHeader {
 		if err := cw.Write(CSVHeader); err != nil {
@@ -294,7 +294,7 @@ func CSV(w io.Writer, t *analysis.Table, withHeader bool) error {
 	for _, r := range t.Rows {
 		for j, c := range r.Cells {
 			n := ""
-			if c.N > 0 || c.Kind == analysis.Count {
+			if c.N > 0 || c.Kind == paper.Count {
 				n = strconv.Itoa(c.N)
 			}
 			rec := []string{t.ID(), r.Key, strings.Join(r.Labels, " / "), t.Columns[j].Key, header(t.Columns[j]), c.Kind.String(),
@@ -310,8 +310,8 @@ func CSV(w io.Writer, t *analysis.Table, withHeader bool) error {
 
 // cellText is a cell's text column in CSV and JSON: its Text, or for a
 // p-value that underflowed the bound and log₁₀ p.
-func cellText(c analysis.Cell) string {
-	if c.Kind == analysis.PValue && c.Below {
+func cellText(c paper.Cell) string {
+	if c.Kind == paper.PValue && c.Below {
 		return PBound + " (log10 p = " + strconv.FormatFloat(c.Log10, 'g', -1, 64) + ")"
 	}
 	return c.Text
@@ -358,7 +358,7 @@ type jsonTable struct {
 	Warnings    []string     `json:"warnings"`
 }
 
-func toJSON(t *analysis.Table) jsonTable {
+func toJSON(t *paper.Table) jsonTable {
 	jt := jsonTable{ID: t.ID(), Number: t.Number, Title: t.Title, Caption: t.Caption, LabelHeader: t.LabelHeader, Warnings: t.Warnings}
 	if jt.Warnings == nil {
 		jt.Warnings = []string{}
@@ -370,7 +370,7 @@ func toJSON(t *analysis.Table) jsonTable {
 		jr := jsonRow{Key: r.Key, Labels: r.Labels}
 		for j, c := range r.Cells {
 			jc := jsonCell{t.Columns[j].Key, c.Kind.String(), num(c.Value), num(c.Lo), num(c.Hi), c.N, num(c.NEff), cellText(c), nil}
-			if c.Kind == analysis.PValue && c.Below {
+			if c.Kind == paper.PValue && c.Below {
 				lp := c.Log10
 				jc.Log10P = &lp
 			}
@@ -383,7 +383,7 @@ func toJSON(t *analysis.Table) jsonTable {
 
 // JSON renders t as an indented JSON object at full precision (NaN as
 // null).
-func JSON(w io.Writer, t *analysis.Table) error {
+func JSON(w io.Writer, t *paper.Table) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -393,7 +393,7 @@ func JSON(w io.Writer, t *analysis.Table) error {
 // Tables writes several tables in one stream: one CSV header, one JSON
 // array, blank lines between the others (Markdown with a "## Table N —
 // title" heading each).
-func Tables(w io.Writer, tables []*analysis.Table, format string) error {
+func Tables(w io.Writer, tables []*paper.Table, format string) error {
 	switch format {
 	case "csv":
 		for i, t := range tables {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 )
 
 // TestMarkdownTable: groups folded into the headers, pipes escaped, label
@@ -18,10 +18,10 @@ import (
 func TestMarkdownTable(t *testing.T) {
 	tb := nanTable()
 	tb.Rows[0].Labels = []string{"a|1"}
-	tb.Columns = append(tb.Columns, analysis.Column{Key: "note", Label: "note"})
+	tb.Columns = append(tb.Columns, paper.Column{Key: "note", Label: "note"})
 	n := math.NaN()
-	tb.Rows[0].Cells = append(tb.Rows[0].Cells, analysis.Cell{Kind: analysis.Text, Text: "x | y", Value: n, Lo: n, Hi: n, NEff: n})
-	tb.Rows[1].Cells = append(tb.Rows[1].Cells, analysis.Cell{Kind: analysis.Text, Value: n, Lo: n, Hi: n, NEff: n})
+	tb.Rows[0].Cells = append(tb.Rows[0].Cells, paper.Cell{Kind: paper.Text, Text: "x | y", Value: n, Lo: n, Hi: n, NEff: n})
+	tb.Rows[1].Cells = append(tb.Rows[1].Cells, paper.Cell{Kind: paper.Text, Value: n, Lo: n, Hi: n, NEff: n})
 	var b bytes.Buffer
 	if err := Markdown(&b, tb); err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func TestTablesStream(t *testing.T) {
 	a := nanTable()
 	b2 := nanTable()
 	b2.Number, b2.Title, b2.Warnings = 98, "second", nil
-	tables := []*analysis.Table{a, b2}
+	tables := []*paper.Table{a, b2}
 	render := func(f string) string {
 		t.Helper()
 		var b bytes.Buffer
@@ -140,19 +140,19 @@ func TestTablesStream(t *testing.T) {
 func TestHumanKinds(t *testing.T) {
 	n := math.NaN()
 	for _, tc := range []struct {
-		c      analysis.Cell
+		c      paper.Cell
 		showCI bool
 		want   string
 	}{
-		{analysis.Cell{Kind: analysis.Ratio, Value: 2.117, Lo: 0.7946, Hi: 5.641}, false, "2.1 (0.8–5.6)"},
-		{analysis.Cell{Kind: analysis.Ratio, Value: 2.117, Lo: n, Hi: n}, false, "2.1"},
-		{analysis.Cell{Kind: analysis.Count, Value: 4460}, false, "4460"},
-		{analysis.Cell{Kind: analysis.Number, Value: 0.12345, Digits: 3}, false, "0.123"},
-		{analysis.Cell{Kind: analysis.Number, Value: -0.0001, Digits: 2}, false, "0.00"},
-		{analysis.Cell{Kind: analysis.Percent, Value: 12.5, Lo: n, Hi: 20, Digits: 1}, true, "12.5"},
-		{analysis.Cell{Kind: analysis.Percent, Value: 12.5, Lo: 5, Hi: 20, Digits: 1}, false, "12.5"},
-		{analysis.Cell{Kind: analysis.Text, Text: "yes", Value: n}, false, "yes"},
-		{analysis.Cell{Kind: analysis.Count, Value: n}, false, "–"},
+		{paper.Cell{Kind: paper.Ratio, Value: 2.117, Lo: 0.7946, Hi: 5.641}, false, "2.1 (0.8–5.6)"},
+		{paper.Cell{Kind: paper.Ratio, Value: 2.117, Lo: n, Hi: n}, false, "2.1"},
+		{paper.Cell{Kind: paper.Count, Value: 4460}, false, "4460"},
+		{paper.Cell{Kind: paper.Number, Value: 0.12345, Digits: 3}, false, "0.123"},
+		{paper.Cell{Kind: paper.Number, Value: -0.0001, Digits: 2}, false, "0.00"},
+		{paper.Cell{Kind: paper.Percent, Value: 12.5, Lo: n, Hi: 20, Digits: 1}, true, "12.5"},
+		{paper.Cell{Kind: paper.Percent, Value: 12.5, Lo: 5, Hi: 20, Digits: 1}, false, "12.5"},
+		{paper.Cell{Kind: paper.Text, Text: "yes", Value: n}, false, "yes"},
+		{paper.Cell{Kind: paper.Count, Value: n}, false, "–"},
 	} {
 		if got := human(tc.c, tc.showCI); got != tc.want {
 			t.Errorf("human(%v %v, ci %v) = %q, want %q", tc.c.Kind, tc.c.Value, tc.showCI, got, tc.want)
@@ -171,12 +171,12 @@ func (failWriter) Write([]byte) (int, error) { return 0, errFull }
 // renderer, so a command never reports success for a lost output.
 func TestWriteErrors(t *testing.T) {
 	tb := nanTable()
-	res := &analysis.Results{Tables: []*analysis.Table{tb}, Hypotheses: []*analysis.Hypothesis{testHypothesis()}}
+	res := &paper.Results{Tables: []*paper.Table{tb}, Hypotheses: []*paper.Hypothesis{testHypothesis()}}
 	o := testResults()["model_glmm"]
 	checks := map[string]func() error{}
 	for _, f := range Formats {
 		checks["table "+f] = func() error { return Table(failWriter{}, tb, f) }
-		checks["tables "+f] = func() error { return Tables(failWriter{}, []*analysis.Table{tb}, f) }
+		checks["tables "+f] = func() error { return Tables(failWriter{}, []*paper.Table{tb}, f) }
 	}
 	for _, f := range ResultFormats {
 		checks["output "+f] = func() error { return o.Write(failWriter{}, f) }

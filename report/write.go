@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
@@ -47,7 +47,7 @@ func WriteFileAtomic(path string, data []byte) error {
 // "## Table N — title" per table with its caption and Markdown table, the
 // figures (linked as figures/NAME), the hypotheses H1–H6, and the
 // paper-versus-run comparison.
-func MarkdownReport(w io.Writer, res *analysis.Results, meta Meta, figs []Figure) error {
+func MarkdownReport(w io.Writer, res *paper.Results, meta Meta, figs []Figure) error {
 	var b strings.Builder
 	b.WriteString("# LIMBO reproduction report\n\n")
 	fmt.Fprintf(&b, "- Source: %s\n", meta.Source)
@@ -84,13 +84,13 @@ func MarkdownReport(w io.Writer, res *analysis.Results, meta Meta, figs []Figure
 // comparison is one table of a report's "Paper vs run" section.
 type comparison struct {
 	title string // plain text, safe in Markdown and HTML
-	table *analysis.Table
+	table *paper.Table
 }
 
 // paperVsRun lists the "Paper vs run" section of the Markdown and HTML
 // reports: the hypotheses' verdicts, then each table that has paper values
 // (its warnings are already shown with the table itself).
-func paperVsRun(res *analysis.Results) []comparison {
+func paperVsRun(res *paper.Results) []comparison {
 	var out []comparison
 	if len(res.Hypotheses) > 0 {
 		out = append(out, comparison{"Hypotheses", VerdictTable(res.Hypotheses)})
@@ -115,8 +115,8 @@ caption{caption-side:bottom;text-align:left;font-size:0.85em;color:#555;padding-
 figure img{max-width:100%}`
 
 // htmlTable renders t as an HTML table with grouped headers.
-func htmlTable(b *strings.Builder, t *analysis.Table) {
-	groups, head, body := grid(t, func(c analysis.Cell, col analysis.Column) string { return human(c, col.ShowCI) })
+func htmlTable(b *strings.Builder, t *paper.Table) {
+	groups, head, body := grid(t, func(c paper.Cell, col paper.Column) string { return human(c, col.ShowCI) })
 	nl := len(t.LabelHeader)
 	esc := html.EscapeString
 	b.WriteString("<table>\n")
@@ -142,7 +142,7 @@ func htmlTable(b *strings.Builder, t *analysis.Table) {
 	for i, r := range body {
 		b.WriteString("<tr>")
 		for j, s := range r {
-			if j >= nl && t.Rows[i].Cells[j-nl].Kind != analysis.Text {
+			if j >= nl && t.Rows[i].Cells[j-nl].Kind != paper.Text {
 				fmt.Fprintf(b, `<td class="num">%s</td>`, esc(s))
 			} else {
 				fmt.Fprintf(b, "<td>%s</td>", esc(s))
@@ -159,7 +159,7 @@ func htmlTable(b *strings.Builder, t *analysis.Table) {
 // HTMLReport writes a self-contained report.html: provenance (seed and
 // versions), every table, the figures inline (base64 PNG), the hypotheses
 // and the paper-versus-run comparison.
-func HTMLReport(w io.Writer, res *analysis.Results, meta Meta, figs []Figure) error {
+func HTMLReport(w io.Writer, res *paper.Results, meta Meta, figs []Figure) error {
 	esc := html.EscapeString
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>LIMBO reproduction report</title>\n<style>\n")
@@ -187,7 +187,7 @@ func HTMLReport(w io.Writer, res *analysis.Results, meta Meta, figs []Figure) er
 	}
 	b.WriteString("<h2>Hypotheses</h2>\n<dl>\n")
 	for _, h := range res.Hypotheses {
-		fmt.Fprintf(&b, "<dt><b>%s</b> <span class=\"verdict\">%s</span></dt>\n<dd>%s<br>Result: %s<br><small>Rule: %s</small>", h.ID, esc(h.Verdict), esc(h.Prediction), esc(h.Result), esc(h.Rule))
+		fmt.Fprintf(&b, "<dt><b>%s</b> <span class=\"verdict\">%s</span></dt>\n<dd>%s<br>Result: %s<br><small>Rule: %s</small>", h.ID, esc(h.Verdict.String()), esc(h.Prediction), esc(h.Result), esc(h.Rule))
 		for _, x := range h.Warnings {
 			fmt.Fprintf(&b, "<br><span class=\"warn\">Warning: %s</span>", esc(x))
 		}
@@ -209,7 +209,7 @@ func HTMLReport(w io.Writer, res *analysis.Results, meta Meta, figs []Figure) er
 // tables/tableN.paper.{txt,csv}, the figures' data
 // figure-data/figureN.{csv,json}, and hypotheses.{txt,md,csv,json}. It
 // returns the files written, in order.
-func WriteAll(dir string, res *analysis.Results, meta Meta, figs []Figure) ([]string, error) {
+func WriteAll(dir string, res *paper.Results, meta Meta, figs []Figure) ([]string, error) {
 	u := outfile.NewUnit()
 	defer u.Abort() // no-op after Commit
 	files, err := WriteAllTo(u, dir, res, meta, figs)
@@ -225,7 +225,7 @@ func WriteAll(dir string, res *analysis.Results, meta Meta, figs []Figure) ([]st
 // WriteAllTo adds the files of WriteAll to the unit u, which the caller
 // commits with its other outputs (the figures), so that a failure half-way
 // leaves no partial report. It returns the files, relative to dir, in order.
-func WriteAllTo(u *outfile.Unit, dir string, res *analysis.Results, meta Meta, figs []Figure) ([]string, error) {
+func WriteAllTo(u *outfile.Unit, dir string, res *paper.Results, meta Meta, figs []Figure) ([]string, error) {
 	var files []string
 	put := func(rel string, render func(io.Writer) error) error {
 		var buf bytes.Buffer

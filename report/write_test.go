@@ -12,22 +12,21 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 var (
 	sampleOnce sync.Once
-	sampleRes  *analysis.Results
+	sampleRes  *paper.Results
 )
 
 // sampleResults analyses the committed sample ledger once for all the
 // report tests (the analysis takes most of a test's time).
-func sampleResults(t *testing.T) *analysis.Results {
+func sampleResults(t *testing.T) *paper.Results {
 	t.Helper()
 	sampleOnce.Do(func() {
-		sampleRes = analysis.Analyze(loadSample(t), analysis.Options{Tools: sampleTools, Hypotheses: prereg.PaperHypotheses})
+		sampleRes = paper.Analyze(loadSample(t), paper.Options{Tools: sampleTools})
 	})
 	if sampleRes == nil {
 		t.Fatal("sample analysis failed in an earlier test")
@@ -125,9 +124,9 @@ func TestHTMLReport(t *testing.T) {
 func TestHTMLReportSynthetic(t *testing.T) {
 	tb := nanTable()
 	tb.Rows[1].Labels = []string{"<b>"}
-	res := &analysis.Results{
-		Tables:     []*analysis.Table{tb},
-		Hypotheses: []*analysis.Hypothesis{testHypothesis()},
+	res := &paper.Results{
+		Tables:     []*paper.Table{tb},
+		Hypotheses: []*paper.Hypothesis{testHypothesis()},
 		Warnings:   []string{"table 5: needs column <x>"},
 	}
 	var b bytes.Buffer
@@ -160,7 +159,7 @@ func TestHTMLReportSynthetic(t *testing.T) {
 
 // expectedFiles lists what WriteAll must write for res, from the contract
 // in its doc comment.
-func expectedFiles(res *analysis.Results) []string {
+func expectedFiles(res *paper.Results) []string {
 	files := []string{"report.md", "report.html"}
 	for _, tb := range res.Tables {
 		for _, e := range []string{"txt", "md", "tex", "csv", "json"} {

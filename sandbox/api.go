@@ -46,7 +46,7 @@ type Param struct {
 
 // ToolSpec is one tool of the catalogue as an agent sees it under a contract.
 type ToolSpec struct {
-	Name    string `json:"name"`    // "social_publish", "billing_create_charge", ... (paper-design §5.1 names)
+	Name    string `json:"name"`    // "social_publish", "billing_create_charge", ... (docs/simulation.md, Tool catalogue)
 	Service string `json:"service"` // social, billing, tickets, mail, data, deploy (or "oracle" for oracle/wait tools)
 	Write   bool   `json:"write"`   // whether the tool writes
 	// Idempotent: a write whose repeat with the same arguments has no

@@ -153,8 +153,8 @@ func canonString(args map[string]any) string {
 	return string(appendCanon(buf[:0], args, "idempotency_key"))
 }
 
-// normText normalises free text for logical identity (paper-design §4.1:
-// "platform and post text (normalised)"): case-folded, whitespace collapsed.
+// normText normalises free text for logical identity (docs/simulation.md,
+// Grading: "platform and normalised post text"): case-folded, whitespace collapsed.
 func normText(s string) string {
 	s = strings.TrimSpace(s)
 	need := false
@@ -220,7 +220,7 @@ func scalarString(v any) string {
 	return string(appendCanon(nil, v, ""))
 }
 
-// identity returns the logical identity of a write (paper-design §4.1):
+// identity returns the logical identity of a write (docs/simulation.md, Grading):
 // operation plus semantic target. Batch writes have one identity per row;
 // they are returned by rowIdentities instead, and identity returns "".
 func identity(tool int, args map[string]any) string {

@@ -49,7 +49,7 @@ const (
 	lagMail    = 120
 	// staleHideS is how long stale_read hides the focal effect from its
 	// read path: longer than any documented lag, so that a lag-respecting
-	// agent is misled (paper-design §1.5).
+	// agent is misled (docs/simulation.md, Fault modes).
 	staleHideS = 600
 	// keyWindowS is the dedup window of idempotency keys: it outlasts the
 	// longest in-flight delay (2 h) with a margin (Proposition 2).
@@ -340,7 +340,7 @@ func (d *toolDef) readPath(platform string) string {
 	return ledger.ReadStrong
 }
 
-// class returns the write class (paper-design §5.2) under the contract.
+// class returns the write class (docs/simulation.md, Contract classes) under the contract.
 func (d *toolDef) class(contract, platform string) string {
 	switch {
 	case d.natural:

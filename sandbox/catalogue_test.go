@@ -8,7 +8,7 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-// The tool names of paper-design §5.1 (paper Table 11).
+// The tool names of docs/simulation.md, Tool catalogue (paper Table 11).
 var wantTools = []string{
 	"billing_create_charge", "billing_list_charges", "billing_refund_charge",
 	"data_insert", "data_insert_many", "data_query", "data_upsert",

@@ -7,7 +7,7 @@
 // # Services and contracts
 //
 // social, billing, tickets, mail, data and deploy, with the tools of the
-// paper's Table 11 (paper-design §5.1) and the contracts of its Table 1:
+// paper's Table 11 (docs/simulation.md, Tool catalogue) and the contracts of its Table 1:
 // billing_create_charge honours an idempotency key, social_publish honours
 // one on mastodon only; refund (409 on repeat), upsert (same row),
 // update_status (412 unless from = current) and delete_post (404 on
@@ -52,7 +52,7 @@
 //
 // # Grading
 //
-// Grade (a ledger.Grader) derives the outcome columns of DESIGN §3 from the
+// Grade (a ledger.Grader) derives the outcome columns of docs/ledger.md from the
 // calls, the drained effects and the final report; see its documentation.
 // CheckProposition1 and CheckProposition2 run the paper's propositions on
 // the real mechanics (`limbo-analyze prove`).

@@ -3,10 +3,10 @@ package sandbox
 import (
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -15,27 +15,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // golden compares got with testdata/sandbox/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("..", "testdata", "sandbox", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./sandbox -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the golden file; if the change is intended, run go test ./sandbox -update", name)
-	}
+	testfile.CheckGolden(t, filepath.Join("..", "testdata", "sandbox", name), got, *update)
 }
 
 // The catalogue as agents see it, per contract: a change to any description
@@ -51,7 +31,7 @@ func TestCatalogueGolden(t *testing.T) {
 }
 
 // A pinned raw episode: the regression test for the world's random stream,
-// ids and timings (DESIGN §5 determinism).
+// ids and timings (docs/design.md, Determinism).
 func TestRawEpisodeGolden(t *testing.T) {
 	task, _ := NewTask("T02", 1)
 	w, _ := NewWorld(Spec{Task: task, FocalIndex: 2, Fault: ledger.FaultTimeoutLate, Seed: 20260930, EpisodeID: "golden"})

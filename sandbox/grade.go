@@ -8,7 +8,7 @@ import (
 )
 
 // Grade derives the outcome fields of a raw episode from its calls,
-// effects and final report (paper-design §4.1). It has the signature of
+// effects and final report (docs/simulation.md, Grading: logical identity and metrics). It has the signature of
 // ledger.Grader.
 //
 // Logical identity of an effect is recovered from the arguments of the call
@@ -137,7 +137,7 @@ func effectIdentity(e *ledger.Effect, args map[int64]map[string]any) (string, er
 }
 
 // classifyRecovery names the agent's behaviour after the focal fault from
-// the call trace (DESIGN §3 recovery):
+// the call trace (docs/ledger.md, recovery):
 //
 //	re-issue with the original key        key_reuse
 //	re-issue with a new key               fresh_key

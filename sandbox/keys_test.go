@@ -20,7 +20,7 @@ func absorbed(raw *ledger.RawEpisode) (n int) {
 	return n
 }
 
-// Stripe semantics (paper-design §5.4): same key and arguments return the
+// Stripe semantics (docs/simulation.md, Tool catalogue): same key and arguments return the
 // stored first result as an absorbed effect; other arguments are rejected;
 // a key still in flight answers 409; the window outlasts 2 h.
 func TestKeySemantics(t *testing.T) {

@@ -8,14 +8,14 @@ import (
 )
 
 // The paper's two propositions as executable checks on the real sandbox
-// (paper-design §3.2). `limbo-analyze prove` renders their results.
+// (docs/simulation.md, Mechanical identities and the propositions). `limbo-analyze prove` renders their results.
 
 // DefaultReadBackGrid is the grid of read-back times T (seconds after the
 // original send) for the verification-only policies of Proposition 1.
 var DefaultReadBackGrid = []float64{30, 60, 120, 300, 600, 1800, 3600, 7200}
 
 // DefaultTailDelays are the in-flight delays δ of the heavy-tail worlds of
-// Proposition 2: the support's ends and two inner points (paper-design §4.4).
+// Proposition 2: the support's ends and two inner points (docs/simulation.md, Heavy-tailed delay).
 var DefaultTailDelays = []float64{40, 300, 3600, 7200}
 
 // FocalWrite names one focal write of the instance-0 suite.
@@ -30,7 +30,7 @@ type FocalWrite struct {
 }
 
 // FocalWrites returns every step of instance 0 of every template: the 34
-// focal writes of E1 (paper-design §5.3).
+// focal writes of E1 (docs/simulation.md, Task suite).
 func FocalWrites() []FocalWrite {
 	var out []FocalWrite
 	for _, tpl := range Templates() {

@@ -21,7 +21,7 @@ func TestProposition1(t *testing.T) {
 		}
 	}
 	// Only naturally idempotent writes escape (refund ×2, update_status ×2,
-	// upsert): paper-design §5.2's N class.
+	// upsert): the N class of docs/simulation.md, Contract classes.
 	if natural != 5 {
 		t.Errorf("%d naturally idempotent focal writes, want 5", natural)
 	}

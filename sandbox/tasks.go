@@ -11,7 +11,7 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-// The task suite (paper-design §5.3) is data: which tool each required
+// The task suite (docs/simulation.md, Task suite) is data: which tool each required
 // write uses, and so whether it is protected, follows from this file and
 // the catalogue's mechanics, never from constants in code.
 //

@@ -8,7 +8,7 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-// paper-design §5.3: instance 0 has 34 focal writes, K 4, N 5, S 13, E 11, B 1.
+// docs/simulation.md, Task suite: instance 0 has 34 focal writes, K 4, N 5, S 13, E 11, B 1.
 func TestSuiteInstance0Counts(t *testing.T) {
 	tpls := Templates()
 	if len(tpls) != 12 || tpls[0] != "T01" || tpls[11] != "T12" {
@@ -143,7 +143,7 @@ func redeliveryDuplicates(t *testing.T, contract string) (dup, n int) {
 	return dup, n
 }
 
-// paper-design §3.1: redelivery duplicates 25/34 natively even for a client
+// docs/simulation.md, Mechanical identities: redelivery duplicates 25/34 natively even for a client
 // that always attaches keys; 0/34 under keys-everywhere.
 func TestRedeliveryMechanics(t *testing.T) {
 	if dup, n := redeliveryDuplicates(t, ledger.ContractNative); dup != 25 || n != 34 {

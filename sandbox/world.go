@@ -10,7 +10,7 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-// Time model (paper-design §4.5).
+// Time model (docs/simulation.md, Time model).
 const (
 	defaultClientTimeoutS = 30
 	defaultLateDelayS     = 90 // timeout_late: fixed in-flight delay
@@ -569,7 +569,7 @@ func (w *World) write(d *toolDef, args map[string]any, key string, lat float64) 
 		w.focalSeq = req.seq
 		mode = w.spec.Fault
 	}
-	// Fault modes (paper Table 2; paper-design §1.5 and §5.4). For each:
+	// Fault modes (paper Table 2; docs/simulation.md, Fault modes). For each:
 	// what the agent observes / what happens underneath.
 	switch mode {
 	case ledger.FaultTimeoutPre:

@@ -16,7 +16,7 @@ import (
 	"github.com/limbo-toolkit/limbo/stats"
 )
 
-// Dataset A of methods §10.1 (testdata/stats/datasetA.csv, gen_data.py):
+// Dataset A of docs/methods.md, Reference values (testdata/stats/datasetA.csv, gen_data.py):
 // groups c (2 levels), f (3), m (3), h (2), treatment coding.
 type datasetA struct {
 	y       []float64
@@ -150,7 +150,7 @@ func TestExactDatasetA(t *testing.T) {
 		if kind != "mcfadden" {
 			continue
 		}
-		// Subset values (methods §10.1 table), keyed by group letters.
+		// Subset values (docs/methods.md, Reference values: dataset A), keyed by group letters.
 		if len(gold.SubsetsA) != 15 {
 			t.Fatalf("subset table has %d entries", len(gold.SubsetsA))
 		}

@@ -13,7 +13,7 @@ import (
 //	m₀  = (N − Σᵢ mᵢ²/N) / (k − 1)
 //
 // truncated at 0 (Ridout, Demétrio & Firth 1999, Biometrics 55:137–148;
-// methods §7). It is NaN when undefined: fewer than two clusters, no
+// docs/methods.md, Clustered effective sample size). It is NaN when undefined: fewer than two clusters, no
 // within-cluster degrees of freedom (N = k), or a zero denominator (for
 // instance a constant outcome).
 func ICCANOVA(y []float64, cluster []int) float64 {
@@ -141,7 +141,7 @@ type DesignEstimate struct {
 //
 // The Wilson interval on (p̂, n_eff) with TLevel(level, k−1) in place of z
 // is survey 4.5's svyciprop(method="wilson"). A nil w means unit weights.
-// When p̂ ∈ {0,1}, n_eff is undefined (methods §1.3): it is NaN and a
+// When p̂ ∈ {0,1}, n_eff is undefined (docs/methods.md, Design-based proportion): it is NaN and a
 // warning says to fall back to Kish or the cluster design effect.
 func DesignProportion(y, w []float64, cluster []int) DesignEstimate {
 	if len(y) != len(cluster) {

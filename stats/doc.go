@@ -9,7 +9,7 @@
 // are returned as errors or flagged in results. Undefined numbers are NaN.
 // Each estimator's doc comment gives its formula and source; the tests
 // compare against statsmodels 0.13.5, R 4.2.2 and geepack 1.3.9 with the
-// reference values and scripts in testdata/stats (methods.md §10 included).
+// reference values and scripts in testdata/stats (docs/methods.md, Reference values, lists them).
 //
 // # Proportions
 //
@@ -27,8 +27,11 @@
 //
 // # Equivalence
 //
-// TOSTIndep (Wald, Agresti–Caffo, score), TOSTPaired, NewcombeIndep,
-// NewcombePaired, PairedWaldCI. p_TOST is the larger one-sided p-value.
+// TOSTIndep (a TOSTMethod: Wald, Agresti–Caffo, score), TOSTPaired,
+// NewcombeIndep, NewcombePaired, PairedWaldCI; RateDiffWald, WaldInterval
+// and TOSTWaldP for a difference on effective sample sizes. p_TOST is the
+// larger one-sided p-value. NormalCDF and NormalUpper are the normal
+// probabilities every package uses.
 //
 // # Regression
 //

@@ -67,3 +67,12 @@ func ExampleMcNemarExactLog10() {
 	fmt.Println(stats.McNemarExact(0, 2000), stats.FormatLog10P(lp, 2), p, below)
 	// Output: 0 1.7e-602 1e-300 true
 }
+
+// A difference of two rates with its Wald interval and TOST p-value
+// against a margin of ±5 points (the sizes may be effective ones).
+func ExampleRateDiffWald() {
+	diff, se := stats.RateDiffWald(0.45, 100, 0.50, 100)
+	lo, hi := stats.WaldInterval(diff, se, stats.ZLevel(0.90))
+	fmt.Printf("Δ = %.4f, 90%% CI [%.4f, %.4f], p_TOST = %.4f\n", diff, lo, hi, stats.TOSTWaldP(diff, se, 0.05))
+	// Output: Δ = -0.0500, 90% CI [-0.1660, 0.0660], p_TOST = 0.5000
+}

@@ -21,7 +21,7 @@ type GEEOptions struct {
 	// AllCovariances.
 	Cov GEECov
 	// Convention selects the moment estimators of the scale and α:
-	// "statsmodels" (default) or "geepack" (methods §4.3).
+	// "statsmodels" (default) or "geepack" (docs/methods.md, GEE).
 	Convention Convention
 	// MaxIter bounds the iterations (default 60, statsmodels' maxiter).
 	MaxIter int

@@ -55,7 +55,7 @@ func TestGEEStatsmodels(t *testing.T) {
 		coefT float64
 	}
 	for _, s := range []set{
-		{"B methods §10.3", XB, yB, cB, gold.GEEB, nil, geeTol},
+		{"B statsmodels", XB, yB, cB, gold.GEEB, nil, geeTol},
 		{"B statsmodels", XB, yB, cB, sm.GEEB, nil, geeTol},
 		{"D statsmodels", XD, yD, cD, sm.GEED, []int{0, 3, 4, 1, 2}, geeTol},
 	} {
@@ -159,21 +159,21 @@ func TestGEEGeepack(t *testing.T) {
 			}
 		}
 	}
-	// methods §10.4: geepack at its default epsilon 1e-4 (agreement ~1e-5)
+	// docs/methods.md, GEE: geepack at its default epsilon 1e-4 (agreement ~1e-5)
 	// and the tight fixed point of the same formulas (1e-9).
 	var gold struct {
 		G []json2gee `json:"geeB_geepack"`
 	}
 	loadJSON(t, "methods_goldens.json", &gold)
 	if len(gold.G) != 2 {
-		t.Fatal("methods §10.4 references missing")
+		t.Fatal("geepack references missing")
 	}
 	for _, ref := range gold.G {
 		res, err := GEE(XB, yB, cB, GEEOptions{Corr: Corr(ref.Corr), Convention: "geepack"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := "B methods §10.4 " + ref.Corr
+		name := "B geepack " + ref.Corr
 		checkVec(t, name+" robust", res.SE, ref.Robust, 2e-5)
 		check(t, name+" scale", res.Scale, float64(ref.Scale), 2e-5)
 		if ref.Corr == "exchangeable" {
@@ -186,7 +186,7 @@ func TestGEEGeepack(t *testing.T) {
 }
 
 func TestGEEGeepackScaleFix(t *testing.T) {
-	// methods §10.4, geeglm(..., scale.fix=TRUE) at geepack's epsilon 1e-4.
+	// geepack geeglm(..., scale.fix=TRUE) at geepack's epsilon 1e-4.
 	var gold struct {
 		G json2gee `json:"geeB_geepack_scalefix"`
 	}

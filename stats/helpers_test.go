@@ -14,7 +14,8 @@ import (
 
 // Reference files live in testdata/stats at the module root, with the
 // scripts that computed them (ref_statsmodels.py, ref_R.R, gen_data.py);
-// methods_goldens.json transcribes methods.md §10.
+// methods_goldens.json transcribes the golden values listed in
+// docs/methods.md, Reference values.
 const refDir = "../testdata/stats"
 
 // jf is a float64 that also decodes JSON null (NaN), {} (NaN, R's NULL) and "Inf".

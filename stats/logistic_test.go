@@ -73,7 +73,7 @@ func TestLogisticDatasetA(t *testing.T) {
 		coef, se                                      []float64
 		ll, ll0, mcfadden, coxsnell, nagelkerke, tjur float64
 	}{
-		{"methods §10.1", gold.LogisticA.Coef, gold.LogisticA.SE, gold.LogisticA.LL, gold.LogisticA.LL0,
+		{"dataset A", gold.LogisticA.Coef, gold.LogisticA.SE, gold.LogisticA.LL, gold.LogisticA.LL0,
 			gold.LogisticA.McFadden, gold.LogisticA.CoxSnell, gold.LogisticA.Nagelkerke, gold.LogisticA.Tjur},
 		{"statsmodels Logit", sm.LogisticA.Coef, sm.LogisticA.SE, sm.LogisticA.LL, sm.LogisticA.LL0,
 			sm.LogisticA.McFadden, sm.LogisticA.CoxSnell, sm.LogisticA.Nagelkerke, sm.LogisticA.Tjur},
@@ -120,7 +120,7 @@ func TestLogisticGLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// methods §10.2 is R glm at its default epsilon 1e-8, whose SEs come
+	// dataset B (cbpp) is R glm at its default epsilon 1e-8, whose SEs come
 	// from the weights of the iteration before the last: agreement to 1e-4
 	// only (statsmodels at tol 1e-14 and the GEE naive SEs of §10.3 agree
 	// with this fit to 1e-12).

@@ -24,7 +24,7 @@ func checkBC(b, c int) {
 //	p = min(1, 2·P(X ≤ min(b,c))),  X ~ Bin(b+c, ½),
 //
 // as statsmodels mcnemar(exact=True), R binom.test(b, b+c) and exact2x2
-// mcnemar.exact, which coincide at ½ (methods §0.2). p = 1 when b+c = 0.
+// mcnemar.exact, which coincide at ½ (docs/methods.md, McNemar tests). p = 1 when b+c = 0.
 func McNemarExact(b, c int) float64 {
 	checkBC(b, c)
 	n := b + c
@@ -66,7 +66,7 @@ func binomHalfCDF(m, n int) float64 {
 //
 //	X² = (b−c)²/(b+c),  or with correct, X²_c = (|b−c|−1)²/(b+c).
 //
-// Following R mcnemar.test and exact2x2 (methods §0.3, §2.3): when b = c
+// Following R mcnemar.test and exact2x2 (docs/methods.md, McNemar tests): when b = c
 // (including b+c = 0) the statistic is 0 and p = 1; statsmodels differs
 // there.
 func McNemarChi2(b, c int, correct bool) (stat, p float64) {

@@ -62,7 +62,7 @@ func TestAdjust(t *testing.T) {
 		Holm struct{ P, Adj []float64 }
 	}
 	loadJSON(t, "methods_goldens.json", &gold)
-	checkVec(t, "Holm (methods §2.4)", HolmAdjust(gold.Holm.P), gold.Holm.Adj, 1e-12)
+	checkVec(t, "Holm", HolmAdjust(gold.Holm.P), gold.Holm.Adj, 1e-12)
 	type adj struct{ P, Holm, Bonferroni, BH []jf }
 	var sm, r struct{ Adjust []adj }
 	loadJSON(t, "ref_statsmodels.json", &sm)

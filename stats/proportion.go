@@ -42,7 +42,7 @@ func TLevel(level, df float64) float64 {
 // fractional (a Kish or design effective sample size; count = p̂·n). The
 // interval is clamped to [0, 1], with lo = 0 exactly when p̂ = 0 and hi = 1
 // exactly when p̂ = 1 (closed forms z²/(n+z²) and n/(n+z²)). Edge cases
-// (methods §1.3): n ≤ 0 or NaN, or p̂ NaN, gives NaN, NaN; n = +Inf collapses
+// (docs/methods.md, Wilson interval): n ≤ 0 or NaN, or p̂ NaN, gives NaN, NaN; n = +Inf collapses
 // the interval to p̂; 0 < n < 1 is computed as is (callers should flag it).
 // A p̂ outside [0, 1] or z ≤ 0 is a caller mistake and panics.
 func Wilson(p, n, z float64) (lo, hi float64) {
@@ -183,7 +183,7 @@ func checkWeights(n int, w []float64) {
 	}
 }
 
-// WilsonWarning returns the flag methods §1.3 asks callers to report next
+// WilsonWarning returns the flag docs/methods.md, Wilson interval, asks callers to report next
 // to a Wilson interval on (p̂, n), or "" when there is none: an undefined
 // n (≤ 0, NaN: the interval is NaN), an effective n below 1 (computed but
 // fragile), or an infinite n (the interval collapses to p̂).

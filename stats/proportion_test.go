@@ -49,7 +49,7 @@ func TestWilson(t *testing.T) {
 	checkRel(t, "Kish 90 lo", lo, k.Lo90, closedTol)
 	checkRel(t, "Kish 90 hi", hi, k.Hi90, closedTol)
 
-	// Continuity-corrected: methods §1.4 (10 digits) and R prop.test (15 digits).
+	// Continuity-corrected: docs/methods.md, Wilson interval (10 digits) and R prop.test (15 digits).
 	for _, c := range gold.WilsonCC {
 		lo, hi := WilsonCC(c.X/c.N, c.N, ZLevel(0.95))
 		checkRel(t, fmt.Sprintf("WilsonCC(%g/%g) lo", c.X, c.N), lo, c.Lo, 1e-9)
@@ -73,7 +73,7 @@ func TestWilsonEdges(t *testing.T) {
 	if lo, hi := Wilson(0.3, math.Inf(1), z); lo != 0.3 || hi != 0.3 {
 		t.Errorf("Wilson(n=Inf) = %v, %v, want collapse to 0.3", lo, hi)
 	}
-	// Closed forms at p̂ ∈ {0, 1} (methods §1.2).
+	// Closed forms at p̂ ∈ {0, 1} (docs/methods.md, Wilson interval).
 	lo, hi := Wilson(0, 20, z)
 	checkRel(t, "p=0 hi", hi, z*z/(20+z*z), closedTol)
 	if lo != 0 {
@@ -133,7 +133,7 @@ func TestICCAndDesign(t *testing.T) {
 		t.Errorf("ICC of one cluster = %v, want NaN", v)
 	}
 
-	// Worked example of methods §7 (v̂ = 0.0333333, n_eff = 7.5).
+	// Worked example of docs/methods.md, Design-based proportion (v̂ = 0.0333333, n_eff = 7.5).
 	ex := DesignProportion([]float64{1, 1, 0, 0, 0, 1, 1, 1, 0, 0}, nil, []int{0, 0, 0, 1, 1, 2, 2, 2, 2, 3})
 	checkRel(t, "design example p", ex.P, r.Design.Example.P, closedTol)
 	checkRel(t, "design example v", ex.Var, r.Design.Example.V, closedTol)

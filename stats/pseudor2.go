@@ -9,7 +9,7 @@ import (
 )
 
 // Pseudo-R² take ℓ₁ (fitted) and ℓ₀ (intercept-only) of the episode-level
-// Bernoulli data and n its number of rows (methods §0.8, §3.3).
+// Bernoulli data and n its number of rows (docs/methods.md, Pseudo-R²).
 
 // McFadden returns 1 − ℓ₁/ℓ₀ (McFadden 1974; statsmodels prsquared).
 // NaN when ℓ₀ = 0 (a constant outcome).

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 )
 
@@ -39,8 +40,46 @@ func nanTOST(method string) TOSTResult {
 	return TOSTResult{Diff: n, Lo90: n, Hi90: n, PLower: n, PUpper: n, PTOST: n, Method: method, NewcombeLo: n, NewcombeHi: n}
 }
 
-// normUpper is P(Z ≥ z), accurate in the tail (methods §2.5).
-func normUpper(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
+// TOSTMethod is the test statistic of TOSTIndep. Its text form is the
+// name statsmodels' tost_proportions_2indep gives the method.
+type TOSTMethod string
+
+// The methods of TOSTIndep.
+const (
+	TOSTWald         TOSTMethod = "wald"          // Wald on the observed proportions
+	TOSTAgrestiCaffo TOSTMethod = "agresti-caffo" // Wald after one added success and failure per group
+	TOSTScore        TOSTMethod = "score"         // Miettinen–Nurminen score
+)
+
+// TOSTMethods returns the accepted methods, in the order messages name
+// them (the default first).
+func TOSTMethods() []TOSTMethod { return []TOSTMethod{TOSTAgrestiCaffo, TOSTWald, TOSTScore} }
+
+// String returns the method's name.
+func (m TOSTMethod) String() string { return string(m) }
+
+// Valid reports whether m is one of TOSTMethods.
+func (m TOSTMethod) Valid() bool {
+	switch m {
+	case TOSTWald, TOSTAgrestiCaffo, TOSTScore:
+		return true
+	}
+	return false
+}
+
+// MarshalText returns the method's name.
+func (m TOSTMethod) MarshalText() ([]byte, error) { return []byte(m), nil }
+
+// UnmarshalText parses a method name; an unknown name is an error that
+// lists the accepted ones.
+func (m *TOSTMethod) UnmarshalText(b []byte) error {
+	v := TOSTMethod(b)
+	if !v.Valid() {
+		return fmt.Errorf("unknown TOST method %q: want agresti-caffo, wald or score", b)
+	}
+	*m = v
+	return nil
+}
 
 func checkCounts(x, n int) {
 	if x < 0 || n < 0 || x > n {
@@ -59,48 +98,46 @@ func checkMargin(margin float64) {
 // (compare="diff") but with p_TOST the larger one-sided p-value (statsmodels
 // ≤ 0.13 returned the smaller; issue #8213). Methods:
 //
-//   - "wald": SE² = Σ p̂ⱼ(1−p̂ⱼ)/nⱼ;
-//   - "agresti-caffo": Wald after adding one success and one failure to
+//   - TOSTWald: SE² = Σ p̂ⱼ(1−p̂ⱼ)/nⱼ;
+//   - TOSTAgrestiCaffo: Wald after adding one success and one failure to
 //     each group (Agresti & Caffo 2000, Am Stat 54:280–288);
-//   - "score": Miettinen & Nurminen (1985, Stat Med 4:213–226) with the
+//   - TOSTScore: Miettinen & Nurminen (1985, Stat Med 4:213–226) with the
 //     variance at the constrained MLE under Δ = ±δ (closed-form cubic) and
 //     the N/(N−1) correction; the interval inverts the two-sided test.
 //
 // Lo90/Hi90 is the 90% interval of the same method; NewcombeLo/Hi the 90%
-// Newcombe hybrid score interval. An empty group gives NaN fields. An
-// unknown method, counts outside [0, n] or a margin outside (0, 1) panic.
-func TOSTIndep(x1, n1, x2, n2 int, margin float64, method string) TOSTResult {
+// Newcombe hybrid score interval (docs/methods.md, TOST). An empty group
+// gives NaN fields. An unknown method, counts outside [0, n] or a margin
+// outside (0, 1) panic: parse a user's method with UnmarshalText.
+func TOSTIndep(x1, n1, x2, n2 int, margin float64, method TOSTMethod) TOSTResult {
 	checkCounts(x1, n1)
 	checkCounts(x2, n2)
 	checkMargin(margin)
-	switch method {
-	case "wald", "agresti-caffo", "score":
-	default:
-		panic("stats: unknown TOST method " + method)
+	if !method.Valid() {
+		panic("stats: unknown TOST method " + string(method))
 	}
 	if n1 == 0 || n2 == 0 {
-		return nanTOST(method)
+		return nanTOST(string(method))
 	}
-	r := TOSTResult{Method: method}
+	r := TOSTResult{Method: string(method)}
 	r.Diff = float64(x1)/float64(n1) - float64(x2)/float64(n2)
 	r.NewcombeLo, r.NewcombeHi = NewcombeIndep(x1, n1, x2, n2, 1-2*TOSTAlpha)
 	z := ZLevel(1 - 2*TOSTAlpha)
 	switch method {
-	case "wald", "agresti-caffo":
+	case TOSTWald, TOSTAgrestiCaffo:
 		add := 0.0
-		if method == "agresti-caffo" {
+		if method == TOSTAgrestiCaffo {
 			add = 1
 		}
 		p1 := (float64(x1) + add) / (float64(n1) + 2*add)
 		p2 := (float64(x2) + add) / (float64(n2) + 2*add)
 		d := p1 - p2
 		se := math.Sqrt(p1*(1-p1)/(float64(n1)+2*add) + p2*(1-p2)/(float64(n2)+2*add))
-		r.PLower = normUpper((d + margin) / se)
-		r.PUpper = normUpper(-(d - margin) / se)
-		r.Lo90, r.Hi90 = d-z*se, d+z*se
-	case "score":
-		r.PLower = normUpper(scoreStat2Indep(x1, n1, x2, n2, -margin))
-		r.PUpper = normUpper(-scoreStat2Indep(x1, n1, x2, n2, margin))
+		r.PLower, r.PUpper = tostWald(d, se, margin)
+		r.Lo90, r.Hi90 = WaldInterval(d, se, z)
+	case TOSTScore:
+		r.PLower = NormalUpper(scoreStat2Indep(x1, n1, x2, n2, -margin))
+		r.PUpper = NormalUpper(-scoreStat2Indep(x1, n1, x2, n2, margin))
 		r.Lo90, r.Hi90 = scoreCI2Indep(x1, n1, x2, n2, z)
 	}
 	r.finish(margin)
@@ -290,10 +327,9 @@ func TOSTPaired(a, b, c, d int, margin float64) TOSTResult {
 		return nanTOST("paired-wald")
 	}
 	r := TOSTResult{Method: "paired-wald", Diff: diff}
-	r.PLower = normUpper((diff + margin) / se)
-	r.PUpper = normUpper(-(diff - margin) / se)
+	r.PLower, r.PUpper = tostWald(diff, se, margin)
 	z := ZLevel(1 - 2*TOSTAlpha)
-	r.Lo90, r.Hi90 = diff-z*se, diff+z*se
+	r.Lo90, r.Hi90 = WaldInterval(diff, se, z)
 	r.NewcombeLo, r.NewcombeHi = NewcombePaired(a, b, c, d, 1-2*TOSTAlpha)
 	r.finish(margin)
 	return r

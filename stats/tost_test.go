@@ -10,7 +10,7 @@ func TestTOSTIndep(t *testing.T) {
 	type tc struct {
 		X1, N1, X2, N2         int
 		Margin                 float64
-		Method                 string
+		Method                 TOSTMethod
 		PLower                 jf `json:"p_lower"`
 		PUpper                 jf `json:"p_upper"`
 		PTOST                  jf `json:"p_tost"`

@@ -182,7 +182,7 @@ func BenchmarkCollapse(bm *testing.B) {
 }
 
 func TestKishESS(t *testing.T) {
-	// stats.KishESS on the same weights (methods §1.6 golden: w = [1,1,2,2,4]
+	// stats.KishESS on the same weights (docs/methods.md, Reference values: w = [1,1,2,2,4]
 	// gives n_eff = 3.8461538461538463); compared to 1e-12 relative.
 	tests := []struct {
 		w    []float64

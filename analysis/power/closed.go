@@ -13,9 +13,6 @@ import (
 	"github.com/limbo-toolkit/limbo/stats"
 )
 
-// phi is the standard normal distribution function.
-func phi(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
-
 // zq is the upper-α normal quantile z_{1−α}.
 func zq(alpha float64) float64 { return stats.ZLevel(1 - 2*alpha) }
 
@@ -42,7 +39,7 @@ func TwoProportions(p1, p2, n1, n2, alpha float64) float64 {
 	if se1 == 0 {
 		return math.NaN()
 	}
-	return phi((p1 - p2 - zq(alpha)*se0) / se1)
+	return stats.NormalCDF((p1 - p2 - zq(alpha)*se0) / se1)
 }
 
 // McNemar is the power of McNemar's test at two-sided level α with n pairs
@@ -61,7 +58,7 @@ func McNemar(p10, p01, n, alpha float64) float64 {
 	if !(n > 0) || !(v > 0) {
 		return math.NaN()
 	}
-	return phi((d*math.Sqrt(n) - zq(alpha/2)*math.Sqrt(psi)) / math.Sqrt(v))
+	return stats.NormalCDF((d*math.Sqrt(n) - zq(alpha/2)*math.Sqrt(psi)) / math.Sqrt(v))
 }
 
 // TOST is the power of Schuirmann's two one-sided Wald tests at level α
@@ -77,12 +74,12 @@ func TOST(p1, p2, n1, n2, margin, alpha float64) float64 {
 	if !(n1 > 0 && n2 > 0) {
 		return math.NaN()
 	}
-	se := math.Sqrt(p1*(1-p1)/n1 + p2*(1-p2)/n2)
+	d, se := stats.RateDiffWald(p1, n1, p2, n2)
 	if se == 0 {
 		return math.NaN()
 	}
-	d, z := p1-p2, zq(alpha)
-	return max(0, phi((margin-d)/se-z)+phi((margin+d)/se-z)-1)
+	z := zq(alpha)
+	return max(0, stats.NormalCDF((margin-d)/se-z)+stats.NormalCDF((margin+d)/se-z)-1)
 }
 
 // DesignEffect is Kish's 1 + (m − 1)ρ for clusters of mean size m and
@@ -256,8 +253,8 @@ func closedPart(p *prereg.Part, q analysis.Query, sizes []float64) *Closed {
 				a := (1 - level) / 2
 				switch {
 				case bound != 0:
-					se := math.Sqrt(in.p1*(1-in.p1)/n1 + in.p2*(1-in.p2)/n2)
-					c.Power[i] = phi(sign*(100*(in.p1-in.p2)-bound)/(100*se) - zq(a))
+					_, se := stats.RateDiffWald(in.p1, n1, in.p2, n2)
+					c.Power[i] = stats.NormalCDF(sign*(100*(in.p1-in.p2)-bound)/(100*se) - zq(a))
 				case sign > 0:
 					c.Power[i] = TwoProportions(in.p1, in.p2, n1, n2, a)
 				default:
@@ -265,11 +262,11 @@ func closedPart(p *prereg.Part, q analysis.Query, sizes []float64) *Closed {
 				}
 			case r.Use == prereg.UsePoint:
 				c.Method, c.Assumptions = methodTwoProp, assumePoint
-				se := math.Sqrt(in.p1*(1-in.p1)/n1 + in.p2*(1-in.p2)/n2)
+				_, se := stats.RateDiffWald(in.p1, n1, in.p2, n2)
 				d := sign * (100*(in.p1-in.p2) - bound)
 				switch {
 				case se > 0:
-					c.Power[i] = phi(d / (100 * se))
+					c.Power[i] = stats.NormalCDF(d / (100 * se))
 				case d > 0 || d == 0 && (r.Direction == prereg.AtLeast || r.Direction == prereg.AtMost):
 					c.Power[i] = 1 // both rates 0 or 1: the estimate is known
 				default:

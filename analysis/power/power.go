@@ -69,14 +69,14 @@ type Hypothesis struct {
 // Point is the outcome of the replications at one size.
 type Point struct {
 	Factor        float64
-	Counts        map[string]int // replications per verdict
-	Power         float64        // share "supported"
-	Lo, Hi        float64        // its 95% Wilson interval (Monte Carlo error)
-	NotComputable float64        // share "not computable"
+	Counts        map[prereg.Verdict]int // replications per verdict
+	Power         float64                // share "supported"
+	Lo, Hi        float64                // its 95% Wilson interval (Monte Carlo error)
+	NotComputable float64                // share "not computable"
 }
 
 // Verdicts in the order outputs list them.
-var Verdicts = []string{prereg.Supported, prereg.PartlySupport, prereg.NotSupported, prereg.Inconclusive, prereg.NotComputable}
+var Verdicts = prereg.Verdicts
 
 // γ is the golden-ratio increment of SplitMix64.
 const γ = 0x9e3779b97f4a7c15
@@ -225,14 +225,14 @@ type generator interface {
 
 // replicate evaluates every (size, replication) on o.Jobs workers and
 // returns the verdict of every hypothesis, indexed [size][rep][hypothesis].
-func replicate(o Options, gens []generator) ([][][]string, error) {
+func replicate(o Options, gens []generator) ([][][]prereg.Verdict, error) {
 	jobs := o.Jobs
 	if jobs < 1 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	out := make([][][]string, len(gens))
+	out := make([][][]prereg.Verdict, len(gens))
 	for i := range out {
-		out[i] = make([][]string, o.Reps)
+		out[i] = make([][]prereg.Verdict, o.Reps)
 	}
 	type job struct{ size, rep int }
 	work := make(chan job)
@@ -275,7 +275,7 @@ func replicate(o Options, gens []generator) ([][][]string, error) {
 	return out, first
 }
 
-func evalOne(f *prereg.File, g generator, seed uint64, r int) ([]string, error) {
+func evalOne(f *prereg.File, g generator, seed uint64, r int) ([]prereg.Verdict, error) {
 	eps, err := g.make(seed, r)
 	if err != nil {
 		return nil, err
@@ -284,7 +284,7 @@ func evalOne(f *prereg.File, g generator, seed uint64, r int) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	v := make([]string, len(res.Verdicts))
+	v := make([]prereg.Verdict, len(res.Verdicts))
 	for i, x := range res.Verdicts {
 		v[i] = x.Verdict
 	}
@@ -292,12 +292,12 @@ func evalOne(f *prereg.File, g generator, seed uint64, r int) ([]string, error) 
 }
 
 // tally turns the verdicts into shares with their Monte Carlo intervals.
-func (res *Result) tally(f *prereg.File, verdicts [][][]string) {
+func (res *Result) tally(f *prereg.File, verdicts [][][]prereg.Verdict) {
 	z := stats.ZLevel(0.95)
 	for hi, h := range f.Hypotheses {
 		ph := &Hypothesis{ID: h.ID, Analysis: h.Analysis, Reached: math.NaN()}
 		for si, s := range res.Sizes {
-			pt := Point{Factor: s.Factor, Counts: map[string]int{}}
+			pt := Point{Factor: s.Factor, Counts: map[prereg.Verdict]int{}}
 			for _, v := range verdicts[si] {
 				pt.Counts[v[hi]]++
 			}

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"flag"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -45,19 +45,7 @@ func render(t *testing.T, r *Result, format string) []byte {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := "testdata/" + name
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it):\n%s", path, got)
-	}
+	testfile.CheckGolden(t, "testdata/"+name, got, *update)
 }
 
 // TestDeterminism: the same seed gives the same bytes at --jobs 1 and 2,
@@ -96,6 +84,7 @@ func TestDeterminism(t *testing.T) {
 // interval), a strong effect in nearly all, and a moderate one more often
 // as the size grows.
 func TestNullAndEffect(t *testing.T) {
+	t.Parallel()
 	reps := 300
 	if testing.Short() {
 		reps = 200
@@ -130,6 +119,7 @@ func TestNullAndEffect(t *testing.T) {
 // TestNeeded: evaluating the paper's preregistration on the episodes
 // Needed keeps gives the same result as on the whole design.
 func TestNeeded(t *testing.T) {
+	t.Parallel()
 	f, err := prereg.Paper()
 	if err != nil {
 		t.Fatal(err)

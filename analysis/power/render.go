@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/internal/jsonnum"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
@@ -226,12 +227,12 @@ type jnum = jsonnum.Float
 
 func (r *Result) writeJSON(w io.Writer) error {
 	type point struct {
-		Size          jnum           `json:"size"`
-		Counts        map[string]int `json:"verdicts"`
-		Power         jnum           `json:"power"`
-		Lo            jnum           `json:"power_lo"`
-		Hi            jnum           `json:"power_hi"`
-		NotComputable jnum           `json:"not_computable"`
+		Size          jnum                   `json:"size"`
+		Counts        map[prereg.Verdict]int `json:"verdicts"`
+		Power         jnum                   `json:"power"`
+		Lo            jnum                   `json:"power_lo"`
+		Hi            jnum                   `json:"power_hi"`
+		NotComputable jnum                   `json:"not_computable"`
 	}
 	type hyp struct {
 		ID       string  `json:"id"`

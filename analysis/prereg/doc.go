@@ -23,10 +23,10 @@
 // seed, for which the order does not apply). This is tamper evidence for
 // readers of a study, not security: anyone can rewrite both.
 //
-// # The paper
+// # The paper's file
 //
-// The embedded paper.yaml is the paper's H1–H6. PaperHypotheses evaluates
-// it and lays it out as Table 12 (PaperLayout); it is the
-// analysis.Options.Hypotheses of every report, since package analysis
-// cannot import this one.
+// The embedded paper.yaml is the LIMBO paper's H1–H6 written as a
+// preregistration (Paper; `prereg init --paper` writes it): the worked
+// example of the format, and the file power analyses default to. Package
+// analysis/paper evaluates it and lays it out as the paper's Table 12.
 package prereg

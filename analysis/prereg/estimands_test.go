@@ -44,7 +44,7 @@ func TestEstimands(t *testing.T) {
 		id               string
 		value, lo, hi, p float64
 		n                int64
-		verdict          string
+		verdict          Verdict
 		tol              float64
 	}{
 		// Wilson 95% on n = 143 (unweighted, no cluster: n_eff = n).
@@ -66,7 +66,7 @@ func TestEstimands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
-			var v *Verdict
+			var v *HypothesisResult
 			for _, x := range r.Verdicts {
 				if x.ID == tt.id {
 					v = x

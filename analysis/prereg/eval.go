@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis"
@@ -14,15 +15,42 @@ import (
 	"github.com/limbo-toolkit/limbo/stats"
 )
 
+// Verdict is the outcome of a decision rule or of a hypothesis, as
+// reports print it ("supported"). The zero Verdict is a part that only
+// reports its estimate.
+type Verdict string
+
 // Verdicts. The first four are a rule's outcomes; partly supported is a
 // hypothesis whose parts combine "partial" and hold in part.
 const (
-	Supported     = "supported"
-	NotSupported  = "not supported"
-	Inconclusive  = "inconclusive"
-	NotComputable = "not computable"
-	PartlySupport = "partly supported"
+	Supported     Verdict = "supported"
+	NotSupported  Verdict = "not supported"
+	Inconclusive  Verdict = "inconclusive"
+	NotComputable Verdict = "not computable"
+	PartlySupport Verdict = "partly supported"
 )
+
+// Verdicts lists every verdict, in the order outputs list them.
+var Verdicts = []Verdict{Supported, PartlySupport, NotSupported, Inconclusive, NotComputable}
+
+// String is the verdict as reports print it.
+func (v Verdict) String() string { return string(v) }
+
+// UnmarshalText accepts one of the verdicts as printed; the error names
+// the accepted values.
+func (v *Verdict) UnmarshalText(b []byte) error {
+	for _, x := range Verdicts {
+		if string(b) == string(x) {
+			*v = x
+			return nil
+		}
+	}
+	var names []string
+	for _, x := range Verdicts {
+		names = append(names, strconv.Quote(string(x)))
+	}
+	return fmt.Errorf("verdict %q: want one of %s", b, strings.Join(names, ", "))
+}
 
 // Stat is one number behind a verdict. Rates and differences of rates are
 // in percent or percentage points; NaN where undefined.
@@ -41,21 +69,21 @@ type PartResult struct {
 	Kind     string
 	Estimate Stat // the number the rule reads
 	Bound    float64
-	Extra    []Stat // further numbers the estimand gives
-	Rule     string // the rule in words, "" for a reported-only part
-	Verdict  string // "" for a reported-only part
-	Reason   string // why the verdict is not computable
+	Extra    []Stat  // further numbers the estimand gives
+	Rule     string  // the rule in words, "" for a reported-only part
+	Verdict  Verdict // "" for a reported-only part
+	Reason   string  // why the verdict is not computable
 	Warnings []string
 	rawP     float64
 	part     *Part
 }
 
-// Verdict is a hypothesis's evaluation.
-type Verdict struct {
+// HypothesisResult is a hypothesis's evaluation.
+type HypothesisResult struct {
 	ID, Statement string
 	Analysis      string
 	SensitivityOf string
-	Verdict       string
+	Verdict       Verdict
 	Reason        string // for not computable
 	Parts         []*PartResult
 }
@@ -63,7 +91,7 @@ type Verdict struct {
 // Result is the evaluation of a preregistration on a ledger.
 type Result struct {
 	Title      string
-	Verdicts   []*Verdict
+	Verdicts   []*HypothesisResult
 	Provenance *Provenance
 	// Checks are problems of the preregistration against this ledger that
 	// do not stop the evaluation, as file:line: message: a level that a
@@ -148,7 +176,7 @@ func (f *File) Evaluate(d *analysis.Data) (*Result, error) {
 	res := &Result{Title: f.Title}
 	var all []*PartResult
 	for _, h := range f.Hypotheses {
-		v := &Verdict{ID: h.ID, Statement: h.Statement, Analysis: h.Analysis, SensitivityOf: h.SensitivityOf}
+		v := &HypothesisResult{ID: h.ID, Statement: h.Statement, Analysis: h.Analysis, SensitivityOf: h.SensitivityOf}
 		for _, p := range h.Parts {
 			prs := f.evalPart(h, p, dv)
 			v.Parts = append(v.Parts, prs...)
@@ -436,11 +464,10 @@ type diffResult struct {
 	warnings             []string
 }
 
-// rateDiff is p_A − p_B with a Wald interval on the effective sample
-// sizes the engine's Rates reports (Kish; with a cluster, the design effect
-// of the pooled one-way ICC, paper-design §2.4):
-//
-//	SE² = p_A(1−p_A)/n_eff,A + p_B(1−p_B)/n_eff,B,  Δ ± z·SE
+// rateDiff is p_A − p_B with its Wald interval (stats.RateDiffWald) on the
+// effective sample sizes the engine's Rates reports: Kish's, divided with
+// a cluster by the design effect of the pooled one-way ICC
+// (docs/methods.md, Clustered effective sample size).
 func rateDiff(q analysis.Query, outcome string, e Estimand, z float64) (*diffResult, error) {
 	r, err := analysis.Rates(q, analysis.RatesSpec{Outcome: outcome, By: []string{e.Arm}, Cluster: e.Cluster})
 	if err != nil {
@@ -467,9 +494,9 @@ func rateDiff(q analysis.Query, outcome string, e Estimand, z float64) (*diffRes
 		}
 		return nil, fmt.Errorf("no episode with %s = %s in the population (levels: %s)", e.Arm, missing, strings.Join(have, ", "))
 	}
-	d.diff = 100 * (d.pa - d.pb)
-	d.se = 100 * math.Sqrt(d.pa*(1-d.pa)/d.neffA+d.pb*(1-d.pb)/d.neffB)
-	d.lo, d.hi = d.diff-z*d.se, d.diff+z*d.se
+	diff, se := stats.RateDiffWald(d.pa, d.neffA, d.pb, d.neffB)
+	d.diff, d.se = 100*diff, 100*se
+	d.lo, d.hi = stats.WaldInterval(d.diff, d.se, z)
 	return d, nil
 }
 
@@ -484,18 +511,10 @@ func (d *diffResult) extra(e Estimand) []Stat {
 	return s
 }
 
-// tostP is the larger one-sided p-value of Schuirmann's (1987) TOST with the
-// Wald statistic: max(1 − Φ((Δ+δ)/SE), Φ((Δ−δ)/SE)).
+// tostP is the TOST p-value of the difference with the Wald statistic
+// (stats.TOSTWaldP), margin in percentage points.
 func (d *diffResult) tostP(margin float64) float64 {
-	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
-	if d.se == 0 {
-		// Both proportions 0 or 1: the difference is known exactly.
-		if math.Abs(d.diff) < margin {
-			return 0
-		}
-		return 1
-	}
-	return max(1-phi((d.diff+margin)/d.se), phi((d.diff-margin)/d.se))
+	return stats.TOSTWaldP(d.diff, d.se, margin)
 }
 
 // holds reports whether v lies on the direction's side of bound.
@@ -519,7 +538,7 @@ func opposite(dir string) string {
 }
 
 // decide applies a rule to a computed part.
-func decide(r *Rule, pr *PartResult) (verdict, reason string) {
+func decide(r *Rule, pr *PartResult) (verdict Verdict, reason string) {
 	s := pr.Estimate
 	need := []float64{s.Value}
 	if r.Direction != Equivalent {
@@ -581,7 +600,7 @@ func decide(r *Rule, pr *PartResult) (verdict, reason string) {
 }
 
 // combine gives the hypothesis's verdict from its ruled parts.
-func combine(h *Hypothesis, parts []*PartResult) (verdict, reason string) {
+func combine(h *Hypothesis, parts []*PartResult) (verdict Verdict, reason string) {
 	var s, ns, inc int
 	for _, pr := range parts {
 		if pr.part.Rule == nil {
@@ -620,6 +639,10 @@ func combine(h *Hypothesis, parts []*PartResult) (verdict, reason string) {
 	}
 	return Supported, ""
 }
+
+// Label names the part in messages: its name (its kind when unnamed) and,
+// for one level of its for_each column, "[column=level]".
+func (pr *PartResult) Label() string { return partLabel(pr) }
 
 func partLabel(pr *PartResult) string {
 	l := pr.Name

@@ -6,10 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -54,7 +52,7 @@ type frozenStat struct {
 
 type frozenHyp struct {
 	ID      string       `json:"id"`
-	Verdict string       `json:"verdict"`
+	Verdict Verdict      `json:"verdict"`
 	Stats   []frozenStat `json:"stats"`
 }
 
@@ -83,48 +81,6 @@ func readFrozen(t *testing.T) map[string][]frozenHyp {
 		t.Fatalf("%s: %v", frozenPath, err)
 	}
 	return m
-}
-
-// TestPaperLayoutNeedsThePaper: PaperLayout refuses an evaluation that is
-// not of the paper's file, naming what is missing, rather than printing
-// dashes.
-func TestPaperLayoutNeedsThePaper(t *testing.T) {
-	f, err := Parse("skel.yaml", SkeletonBytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := f.EvaluateEpisodes(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := PaperLayout(r); err == nil || !strings.Contains(err.Error(), "not the paper's preregistration") {
-		t.Errorf("skeleton: %v, want an error saying it is not the paper's file", err)
-	}
-	p, err := Paper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err = p.EvaluateEpisodes(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Verdicts[0].Parts = r.Verdicts[0].Parts[1:] // H1 without its rate
-	if _, err := PaperLayout(r); err == nil || !strings.Contains(err.Error(), `H1: no part "rate"`) {
-		t.Errorf("H1 without a part: %v", err)
-	}
-}
-
-// BenchmarkPaperHypotheses: the paper file evaluated and laid out as
-// Table 12 on seed 1 of testdata/design.json (power evaluates files many
-// times; Table 12 runs it on every report).
-func BenchmarkPaperHypotheses(b *testing.B) {
-	eps := simulate(b, 1)
-	d := analysis.NewData(eps)
-	for b.Loop() {
-		if _, err := PaperHypotheses(d); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // BenchmarkPaperEvaluate: Evaluate of the whole paper file (with its

@@ -31,8 +31,23 @@ func LockPath(path string) string { return path + ".lock" }
 
 // Lock writes path.lock for the file at path, which must parse. now is
 // the locking time (its UTC value is written). An existing lock is not
-// overwritten.
-func Lock(path string, now time.Time, version string) (*LockFile, error) {
+// overwritten. The file is held under an exclusive lock (outfile.TryLockFile,
+// on its identity) from its reading to the writing of path.lock, so that
+// of two concurrent Locks of one file, through any of its names, one
+// writes the lock and the other refuses.
+func Lock(path string, now time.Time, version string) (_ *LockFile, err error) {
+	held, err := outfile.TryLockFile(path)
+	if errors.Is(err, outfile.ErrLocked) {
+		return nil, fmt.Errorf("%s is being locked by another process (prereg lock); a preregistration is locked once", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if uerr := held.Unlock(); err == nil && uerr != nil {
+			err = uerr
+		}
+	}()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

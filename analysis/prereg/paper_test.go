@@ -56,7 +56,7 @@ type statRef struct {
 	field            string // value, p, bound
 }
 
-// paperStats maps every statistic of analysis.Hypotheses to the embedded
+// paperStats maps every statistic of paper.Hypotheses to the embedded
 // file's evaluation.
 var paperStats = map[string]map[string]statRef{
 	"H1": {
@@ -150,7 +150,7 @@ func TestPaperFileMatchesGoHypotheses(t *testing.T) {
 			}
 			compared := 0
 			for _, h := range hs {
-				var v *Verdict
+				var v *HypothesisResult
 				for _, x := range r.Verdicts {
 					if x.ID == h.ID {
 						v = x

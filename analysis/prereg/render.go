@@ -112,7 +112,7 @@ func (r *Result) writeText(w io.Writer, md bool) error {
 			label := partLabel(p)
 			s := label + ": " + p.Summary()
 			if p.Verdict != "" {
-				s += " → " + p.Verdict
+				s += " → " + string(p.Verdict)
 			} else if p.Reason != "" {
 				s += " (" + p.Reason + ")"
 			}
@@ -121,7 +121,7 @@ func (r *Result) writeText(w io.Writer, md bool) error {
 				notes = append(notes, fmt.Sprintf("%s %s: %s", v.ID, label, wn))
 			}
 		}
-		verdict := v.Verdict
+		verdict := string(v.Verdict)
 		if v.Reason != "" {
 			verdict += " (" + v.Reason + ")"
 		}
@@ -129,7 +129,7 @@ func (r *Result) writeText(w io.Writer, md bool) error {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCell(v.ID), analysis, mdCell(v.Statement), mdCell(strings.Join(parts, "; ")), mdCell(verdict))
 			continue
 		}
-		fmt.Fprintf(&b, "%s  %s  (%s)\n    statement: %s\n", v.ID, strings.ToUpper(v.Verdict), analysis, v.Statement)
+		fmt.Fprintf(&b, "%s  %s  (%s)\n    statement: %s\n", v.ID, strings.ToUpper(string(v.Verdict)), analysis, v.Statement)
 		if v.Reason != "" {
 			fmt.Fprintf(&b, "    reason:    %s\n", v.Reason)
 		}
@@ -224,9 +224,9 @@ func (r *Result) writeCSV(w io.Writer) error {
 			for i, s := range stats {
 				bound, rule, verdict, reason := "", "", "", ""
 				if i == 0 {
-					bound, rule, verdict, reason = num(pr.Bound), pr.Rule, pr.Verdict, pr.Reason
+					bound, rule, verdict, reason = num(pr.Bound), pr.Rule, string(pr.Verdict), pr.Reason
 				}
-				row := []string{v.ID, v.Analysis, v.SensitivityOf, v.Verdict, v.Reason, pr.Name, pr.Level, pr.Kind, s.Name,
+				row := []string{v.ID, v.Analysis, v.SensitivityOf, string(v.Verdict), v.Reason, pr.Name, pr.Level, pr.Kind, s.Name,
 					num(s.Value), num(s.Lo), num(s.Hi), num(s.P), strconv.FormatInt(s.N, 10), bound, rule, verdict, reason}
 				if err := cw.Write(append(row, prov...)); err != nil {
 					return err
@@ -283,9 +283,9 @@ func (r *Result) writeJSON(w io.Writer) error {
 		Checks     []string   `json:"checks,omitempty"`
 	}{Title: r.Title, Hypotheses: []jverdict{}, Checks: r.Checks}
 	for _, v := range r.Verdicts {
-		jv := jverdict{ID: v.ID, Statement: v.Statement, Analysis: v.Analysis, SensitivityOf: v.SensitivityOf, Verdict: v.Verdict, Reason: v.Reason, Provenance: r.Provenance}
+		jv := jverdict{ID: v.ID, Statement: v.Statement, Analysis: v.Analysis, SensitivityOf: v.SensitivityOf, Verdict: string(v.Verdict), Reason: v.Reason, Provenance: r.Provenance}
 		for _, p := range v.Parts {
-			jp := jpart{Name: p.Name, Level: p.Level, Kind: p.Kind, Estimate: toJ(p.Estimate), Bound: jnum(p.Bound), Extra: []jstat{}, Rule: p.Rule, Verdict: p.Verdict, Reason: p.Reason, Warnings: p.Warnings}
+			jp := jpart{Name: p.Name, Level: p.Level, Kind: p.Kind, Estimate: toJ(p.Estimate), Bound: jnum(p.Bound), Extra: []jstat{}, Rule: p.Rule, Verdict: string(p.Verdict), Reason: p.Reason, Warnings: p.Warnings}
 			if jp.Warnings == nil {
 				jp.Warnings = []string{}
 			}

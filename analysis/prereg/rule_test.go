@@ -2,6 +2,7 @@ package prereg
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -14,7 +15,7 @@ func TestDecide(t *testing.T) {
 		rule             Rule
 		value, lo, hi, p float64
 		bound            float64
-		want             string
+		want             Verdict
 	}{
 		{"point at_least on the bound", Rule{Direction: AtLeast, Use: UsePoint}, 10, n, n, n, 10, Supported},
 		{"point above on the bound", Rule{Direction: Above, Use: UsePoint}, 10, n, n, n, 10, NotSupported},
@@ -51,11 +52,11 @@ func TestCombine(t *testing.T) {
 	ruled := &Part{Rule: &Rule{}, IfNotComputable: "fail"}
 	lenient := &Part{Rule: &Rule{}, IfNotComputable: "not_supported"}
 	report := &Part{}
-	p := func(part *Part, v string) *PartResult { return &PartResult{part: part, Verdict: v, Reason: "why"} }
+	p := func(part *Part, v Verdict) *PartResult { return &PartResult{part: part, Verdict: v, Reason: "why"} }
 	tests := []struct {
 		combine string
 		parts   []*PartResult
-		want    string
+		want    Verdict
 	}{
 		{"all", []*PartResult{p(ruled, Supported), p(ruled, Supported), p(report, "")}, Supported},
 		{"all", []*PartResult{p(ruled, Supported), p(ruled, Inconclusive)}, Inconclusive},
@@ -74,5 +75,21 @@ func TestCombine(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("case %d (%s): %q, want %q", i, tt.combine, got, tt.want)
 		}
+	}
+}
+
+// TestVerdictText: a verdict reads back from its printed form, and any
+// other text is an error naming the accepted values.
+func TestVerdictText(t *testing.T) {
+	for _, v := range Verdicts {
+		var got Verdict
+		if err := got.UnmarshalText([]byte(v.String())); err != nil || got != v {
+			t.Errorf("%q: %q, %v", v, got, err)
+		}
+	}
+	var v Verdict
+	err := v.UnmarshalText([]byte("supported-ish"))
+	if err == nil || !strings.Contains(err.Error(), `"partly supported"`) || v != "" {
+		t.Errorf("unknown verdict: %v (%q), want an error listing the verdicts", err, v)
 	}
 }

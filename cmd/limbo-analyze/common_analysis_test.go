@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -115,23 +115,7 @@ func cliEpisodes() []byte {
 // TestCLIData checks that the committed ledger is what cliEpisodes
 // generates (and rewrites it under -update).
 func TestCLIData(t *testing.T) {
-	path := filepath.Join(cliData, "episodes.csv")
-	want := cliEpisodes()
-	if *update {
-		if err := os.MkdirAll(cliData, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestCLIData -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the generator's output (run with -update if the generator changed on purpose)", path)
-	}
+	testfile.CheckGolden(t, filepath.Join(cliData, "episodes.csv"), cliEpisodes(), *update)
 }
 
 // cliCase is one run of the command line against testdata/cli.
@@ -165,17 +149,6 @@ func runCLICases(t *testing.T, cases []cliCase) {
 			if c.name == "" {
 				return
 			}
-			golden := filepath.Join(cliData, c.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, stdout.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
 			tol := 1e-6
 			if !slices.Contains(args, "json") && !slices.Contains(args, "csv") {
 				tol = 2e-3 // text rounds to 4 significant digits
@@ -183,9 +156,13 @@ func runCLICases(t *testing.T, cases []cliCase) {
 			if c.tol > 0 {
 				tol = c.tol
 			}
-			if msg := sameOutput(stdout.String(), string(want), tol); msg != "" {
-				t.Errorf("stdout differs from %s: %s\n--- got\n%s\n--- want\n%s", golden, msg, stdout.String(), want)
-			}
+			testfile.CheckGoldenFunc(t, filepath.Join(cliData, c.name+".golden"), stdout.Bytes(), *update, func(got, want []byte) bool {
+				if msg := sameOutput(string(got), string(want), tol); msg != "" {
+					t.Logf("stdout: %s", msg)
+					return false
+				}
+				return true
+			})
 		})
 	}
 }

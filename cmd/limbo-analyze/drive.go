@@ -45,9 +45,11 @@ instance-0 episodes, native, vanilla), labelled with --model and
 split simulate --shard uses), so that N jobs (a Slurm array, a Kubernetes
 indexed job) each drive their own slice into their own ledger. Each shard
 is resumable on its own, and writes a sidecar LEDGER.meta.json naming the
-plan (its SHA-256), the shard and its episode ids; merge checks that the
-shards of one plan are all there, once each, and that every planned
-episode is in them exactly once. --annotations lists the tools with MCP
+plan (its SHA-256 and slice), the shard and its episode ids before its first
+episode; merge checks that the shards of one plan are all there, once each,
+and that every planned episode is in them exactly once, as planned. A
+ledger line that is not its planned episode (another --seed, --model) is
+refused on resume. --annotations lists the tools with MCP
 tool annotations (a factor of the experiment, off by default as in the
 paper). Two drives cannot share one --out: the second stops and names the
 process that holds the ledger's lock.

@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/spf13/cobra"
-
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/plots"
+	"github.com/spf13/cobra"
 )
 
 // figuresOptions are the flags of `figures`.
@@ -86,11 +85,11 @@ Examples:
 }
 
 func runFigures(o figuresOptions, e *env) error {
-	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, analysis.Columns(analysis.TableNumbers))
+	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, paper.Columns(paper.TableNumbers))
 	if err != nil {
 		return err
 	}
-	res := analysis.Analyze(d, analysis.Options{})
+	res := paper.Analyze(d, paper.Options{})
 	// The figures are one unit: all appear, or none.
 	u := outfile.NewUnit(ledger.Files(o.in)...)
 	defer u.Abort() // no-op after Commit

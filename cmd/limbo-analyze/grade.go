@@ -19,7 +19,7 @@ func newGradeCmd(e *env) *cobra.Command {
 		Long: `grade reads a raw JSONL ledger (one episode per line with its calls, effects and
 final report, as written by simulate or by the MCP server) and writes the graded
 episode table: the design columns plus expected_commits, focal_commits,
-duplicated, task_success, eos, overclaim, recovery and the rest (DESIGN §3).
+duplicated, task_success, eos, overclaim, recovery and the rest (docs/ledger.md).
 Lines that are already graded pass through unchanged. The output format follows
 OUT's extension (.parquet, .csv, .jsonl) unless --format is given.
 

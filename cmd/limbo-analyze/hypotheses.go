@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/spf13/cobra"
-
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/report"
+	"github.com/spf13/cobra"
 )
 
 // hypothesesOptions are the flags of `hypotheses`.
@@ -87,11 +86,11 @@ Examples:
 }
 
 func runHypotheses(o hypothesesOptions, e *env) error {
-	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, analysis.Columns([]int{4, 12}))
+	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, paper.Columns([]int{4, 12}))
 	if err != nil {
 		return err
 	}
-	hs, err := analysis.Hypotheses(d, prereg.PaperHypotheses)
+	hs, err := paper.Hypotheses(d)
 	if err != nil {
 		return err
 	}
@@ -103,7 +102,7 @@ func runHypotheses(o hypothesesOptions, e *env) error {
 		return err
 	}
 	for _, h := range hs {
-		if h.Verdict == analysis.NotComputable {
+		if h.Verdict == prereg.NotComputable {
 			fmt.Fprintf(e.stderr, "limbo-analyze: %s not computable on this ledger\n", h.ID)
 		}
 	}

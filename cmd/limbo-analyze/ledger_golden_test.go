@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 )
 
 // The -update flag (declared once for the package, in
@@ -13,20 +15,7 @@ import (
 // rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("../../testdata/ledger", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the golden file (go test -run %s -update to accept):\n%s", name, t.Name(), got)
-	}
+	testfile.CheckGolden(t, filepath.Join("../../testdata/ledger", name), got, *update)
 }
 
 func TestGoldenExportJSONL(t *testing.T) {

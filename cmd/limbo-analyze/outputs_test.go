@@ -236,6 +236,7 @@ func shellLimited(t *testing.T, dir string, blocks int, args ...string) (int, st
 // (no report directory; no episode table without its calls), and the
 // message names the output once: no "write: write:", no temporary file.
 func TestFileSizeLimit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "r.jsonl")
 	if code, _, stderr := runCmd(t, "simulate", "--shard", "1/100", "--out", raw); code != 0 {

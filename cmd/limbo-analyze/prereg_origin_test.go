@@ -17,6 +17,7 @@ import (
 // lock predates the ledger from each source of its creation time, warns
 // when the lock is later, and refuses a malformed --ledger-created.
 func TestPreregLockPredatesLedger(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	study := filepath.Join(dir, "study.yaml")
 	if code, _, stderr := runPrereg(t, "prereg", "init", "--out", study); code != 0 {

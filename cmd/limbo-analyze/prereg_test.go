@@ -22,6 +22,7 @@ func runPrereg(t *testing.T, args ...string) (int, string, string) {
 // TestPreregCommands runs init, check, lock and hypotheses --prereg end
 // to end on the committed CLI ledger.
 func TestPreregCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	paper := filepath.Join(dir, "paper.yaml")
 	if code, _, stderr := runPrereg(t, "prereg", "init", "--paper", "--out", paper); code != 0 {

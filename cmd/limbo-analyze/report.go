@@ -7,13 +7,13 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/spf13/cobra"
-
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
+	"github.com/spf13/cobra"
 )
 
 // reportOptions are the flags of `report`.
@@ -23,7 +23,7 @@ type reportOptions struct {
 	out          string
 	strict       bool
 	prereg       string // also evaluate this preregistration (prereg.md, .csv, .json)
-	icc          string // Table 3's ICC convention (analysis.Options.ICC)
+	icc          string // Table 3's ICC convention (paper.Options.ICC)
 	created      string // with --prereg: when the ledger was created (RFC 3339)
 }
 
@@ -69,7 +69,7 @@ Examples:
 			if o.in != "" && cmd.Flags().Changed("seed") {
 				return usagef("report: --seed simulates; it cannot be combined with --in")
 			}
-			if !slices.Contains(analysis.ICCConventions, o.icc) {
+			if !slices.Contains(paper.ICCConventions, paper.ICC(o.icc)) {
 				return usagef("report: --icc %q: want per-column or pooled", o.icc)
 			}
 			if o.created != "" {
@@ -99,7 +99,7 @@ Examples:
 	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
 	f.StringVar(&o.prereg, "prereg", "", "also evaluate this preregistration file into prereg.md, prereg.csv and prereg.json")
 	f.StringVar(&o.created, "ledger-created", "", "with --prereg and --in: when the ledger was created (RFC 3339), to say whether the lock predates it")
-	f.StringVar(&o.icc, "icc", analysis.ICCPerColumn, "Table 3's template ICC: per-column, or pooled (one ICC across its columns)")
+	f.StringVar(&o.icc, "icc", paper.DefaultICC.String(), "Table 3's template ICC: per-column, or pooled (one ICC across its columns)")
 	return cmd
 }
 
@@ -110,8 +110,8 @@ var simulatePaper = report.SimulatePaper
 func runReport(o reportOptions, e *env) error {
 	job := report.Job{In: o.in, Seed: o.seed, Out: o.out, Simulate: simulatePaper,
 		Meta: report.Meta{Toolkit: version, Schema: ledger.SchemaVersion, Go: runtime.Version()},
-		Analyze: func(d *analysis.Data) *analysis.Results {
-			return analysis.Analyze(d, analysis.Options{Tools: report.Tools(), Hypotheses: prereg.PaperHypotheses, ICC: o.icc})
+		Analyze: func(d *analysis.Data) *paper.Results {
+			return paper.Analyze(d, paper.Options{Tools: report.Tools(), ICC: paper.ICC(o.icc)})
 		},
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", msg) },
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/report"
 )
 
@@ -45,6 +45,7 @@ func sameTrees(t *testing.T, a, b map[string][]byte) {
 
 // The report on a ledger is complete and byte-stable.
 func TestReportFromLedger(t *testing.T) {
+	t.Parallel()
 	in := analysisSample(t)
 	d1, d2 := filepath.Join(t.TempDir(), "r1"), filepath.Join(t.TempDir(), "r2")
 	for _, d := range []string{d1, d2} {
@@ -55,7 +56,7 @@ func TestReportFromLedger(t *testing.T) {
 	a := readTree(t, d1)
 	sameTrees(t, a, readTree(t, d2))
 	md := string(a["report.md"])
-	for _, n := range analysis.TableNumbers {
+	for _, n := range paper.TableNumbers {
 		if !strings.Contains(md, "\n## Table "+itoa(n)+" — ") {
 			t.Errorf("report.md lacks the heading of Table %d", n)
 		}
@@ -87,6 +88,7 @@ func TestReportFromLedger(t *testing.T) {
 // The report simulated from a fixed seed is byte-stable (it simulates the
 // paper's 25,930 episodes twice).
 func TestReportSeedByteStable(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("simulates the paper design twice")
 	}
@@ -119,7 +121,7 @@ func BenchmarkTablesAndHypotheses(b *testing.B) {
 	d := paperEpisodes(b)
 	tools := report.Tools()
 	for b.Loop() {
-		analysis.Analyze(d, analysis.Options{Tools: tools, Hypotheses: prereg.PaperHypotheses})
+		paper.Analyze(d, paper.Options{Tools: tools})
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-// Exit codes (DESIGN §5).
+// Exit codes (docs/design.md, Errors, exit codes and outputs).
 const (
 	exitOK      = 0
 	exitFailure = 1

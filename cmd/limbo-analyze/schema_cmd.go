@@ -16,7 +16,7 @@ func newSchemaCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "schema [--format md|json]",
 		Short: "Print the ledger schema: every column of the three tables with its type and meaning",
-		Long: `schema prints the ledger schema (DESIGN §3): the columns of the episodes, calls
+		Long: `schema prints the ledger schema (docs/ledger.md): the columns of the episodes, calls
 and effects tables, each with its type, its Parquet type and what it means.
 The meanings are the ones written into every Parquet file this toolkit writes
 (key-value metadata limbo.columns) and shown in docs/ledger.md.

@@ -54,6 +54,18 @@ func TestServeUsage(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("usage errors created files: %v", entries)
 	}
+	// Issue 28 item 11: a missing port was "not a loopback address".
+	for _, tt := range []struct{ addr, want string }{
+		{"127.0.0.1", `--addr "127.0.0.1": the port is missing`},
+		{"127.0.0.1:99999", `port "99999" is not a number from 0 to 65535`},
+		{"0.0.0.0:8765", "--addr 0.0.0.0:8765 is not a loopback address; pass --allow-remote"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"serve", "--transport", "http", "--addr", tt.addr, "--ledger", l}, strings.NewReader(""), &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), tt.want) || strings.Contains(stderr.String(), "loopback") != strings.Contains(tt.want, "loopback") {
+			t.Errorf("serve --addr %s: exit %d, stderr %q; want exit 2 and %q", tt.addr, code, stderr.String(), tt.want)
+		}
+	}
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"serve", "--plan", filepath.Join(dir, "missing.json"), "--ledger", l}, nil, &stdout, &stderr); code != exitFailure ||
 		!strings.Contains(stderr.String(), "missing.json") {
@@ -172,6 +184,7 @@ func TestServeStdio(t *testing.T) {
 // TestDriveCLI builds this command and the scripted harness and drives the
 // example plan with it, twice (the second run has nothing to do).
 func TestDriveCLI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the full binary")
 	}

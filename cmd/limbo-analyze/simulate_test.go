@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -59,19 +60,9 @@ func TestSimulateDeterminism(t *testing.T) {
 	}
 	sum := sha256.Sum256(one)
 	got := hex.EncodeToString(sum[:])
-	pin := "../../testdata/sim/small.sha256"
-	if *updateSim {
-		if err := os.WriteFile(pin, []byte(got+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(pin)
-	if err != nil {
-		t.Fatalf("%v (run with -update-sim to create it)", err)
-	}
-	if strings.TrimSpace(string(want)) != got {
-		t.Errorf("simulation bytes changed: sha256 %s, pinned %s (run with -update-sim if deliberate)", got, strings.TrimSpace(string(want)))
-	}
+	// A changed pin means the simulation's bytes changed: rewrite it with
+	// -update-sim only when that is deliberate.
+	testfile.CheckGolden(t, "../../testdata/sim/small.sha256", []byte(got+"\n"), *updateSim)
 }
 
 // simulate --episodes writes the graded table; grade regrades the raw

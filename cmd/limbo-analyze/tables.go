@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/spf13/cobra"
-
 	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
+	"github.com/spf13/cobra"
 )
 
 // tablesOptions are the flags of `tables`.
@@ -20,7 +19,7 @@ type tablesOptions struct {
 	format       string
 	comparePaper bool
 	strict       bool
-	icc          string // Table 3's ICC convention (analysis.Options.ICC)
+	icc          string // Table 3's ICC convention (paper.Options.ICC)
 }
 
 func newTablesCmd(e *env) *cobra.Command {
@@ -50,13 +49,13 @@ Examples:
 			if o.in == "" {
 				return usagef("tables: --in is required")
 			}
-			if o.table != 0 && !slices.Contains(analysis.TableNumbers, o.table) {
+			if o.table != 0 && !slices.Contains(paper.TableNumbers, o.table) {
 				return usagef("tables: --table %d: the computed tables are 3–13", o.table)
 			}
 			if !slices.Contains(report.Formats, o.format) {
 				return usagef("tables: --format %q: want text, md, latex, csv or json", o.format)
 			}
-			if !slices.Contains(analysis.ICCConventions, o.icc) {
+			if !slices.Contains(paper.ICCConventions, paper.ICC(o.icc)) {
 				return usagef("tables: --icc %q: want per-column or pooled", o.icc)
 			}
 			return runTables(o, e)
@@ -69,35 +68,35 @@ Examples:
 	f.StringVar(&o.format, "format", "text", "output format: text, md, latex, csv or json")
 	f.BoolVar(&o.comparePaper, "compare-paper", false, "show the paper's published numbers beside this ledger's")
 	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
-	f.StringVar(&o.icc, "icc", analysis.ICCPerColumn, "Table 3's template ICC: per-column, or pooled (one ICC across its columns)")
+	f.StringVar(&o.icc, "icc", paper.DefaultICC.String(), "Table 3's template ICC: per-column, or pooled (one ICC across its columns)")
 	return cmd
 }
 
 // readAnalysisData reads the ledger's episodes for the analysis
-// (analysis.ReadData); ledger plausibility warnings go to stderr, at most
+// (paper.ReadData); ledger plausibility warnings go to stderr, at most
 // a few lines of them.
 func readAnalysisData(e *env, in, inFormat string, strict bool, cols []string) (*analysis.Data, error) {
 	wl := analysisWarnings(e)
 	defer wl.Flush()
-	return analysis.ReadData(in, ledger.ReadOptions{Format: inFormat, Columns: cols, Grader: grader(), Strict: strict, Warn: wl.Warn})
+	return paper.ReadData(in, ledger.ReadOptions{Format: inFormat, Columns: cols, Grader: grader(), Strict: strict, Warn: wl.Warn})
 }
 
 // toolCatalogue is Table 11's source: the sandbox's native catalogue.
-func toolCatalogue() []analysis.Tool { return report.Tools() }
+func toolCatalogue() []paper.Tool { return report.Tools() }
 
 func runTables(o tablesOptions, e *env) error {
-	ns := analysis.TableNumbers
+	ns := paper.TableNumbers
 	if o.table != 0 {
 		ns = []int{o.table}
 	}
 	var d *analysis.Data
 	if !(len(ns) == 1 && ns[0] == 11) {
 		var err error
-		if d, err = readAnalysisData(e, o.in, o.inFormat, o.strict, analysis.Columns(ns)); err != nil {
+		if d, err = readAnalysisData(e, o.in, o.inFormat, o.strict, paper.Columns(ns)); err != nil {
 			return err
 		}
 	}
-	tables, err := report.SelectTables(d, o.table, o.comparePaper, analysis.Options{Tools: toolCatalogue(), Hypotheses: prereg.PaperHypotheses, ICC: o.icc},
+	tables, err := report.SelectTables(d, o.table, o.comparePaper, paper.Options{Tools: toolCatalogue(), ICC: paper.ICC(o.icc)},
 		func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: %s\n", msg) })
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -29,7 +29,7 @@ func TestTablesCLI(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, n := range analysis.TableNumbers {
+	for _, n := range paper.TableNumbers {
 		if !strings.Contains(out, "Table "+itoa(n)+":") {
 			t.Errorf("text output lacks Table %d", n)
 		}
@@ -37,7 +37,7 @@ func TestTablesCLI(t *testing.T) {
 	// JSON: an array of every table, NaN as null, parseable.
 	code, out, errs = runCmd(t, "tables", "--in", in, "--format", "json")
 	var tables []map[string]any
-	if code != 0 || json.Unmarshal([]byte(out), &tables) != nil || len(tables) != len(analysis.TableNumbers) {
+	if code != 0 || json.Unmarshal([]byte(out), &tables) != nil || len(tables) != len(paper.TableNumbers) {
 		t.Fatalf("json: exit %d, %d tables, %s", code, len(tables), errs)
 	}
 	// CSV: one header, full precision.

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 
 	"github.com/spf13/cobra"
 
+	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report/view"
 )
@@ -52,7 +54,8 @@ keeps every k-th episode and says it is a sample.
 --out writes the site atomically (a temporary directory, then renamed) and
 replaces DIR only if it is empty or an earlier view site. --serve listens on
 the loopback interface unless --allow-remote is given (the pages show every
-argument the agents sent); stop it with Ctrl-C.
+argument the agents sent), answers serve's Host and Origin rules and gives the
+data files only to the site's own pages; stop it with Ctrl-C.
 
 Examples:
   limbo-analyze view testdata/ledger/sample.jsonl --out /tmp/limbo-view
@@ -70,7 +73,10 @@ Examples:
 			if o.serve != "" {
 				addr, err := view.ServeAddr(o.serve, o.allowRemote)
 				if err != nil {
-					return usageError{fmt.Errorf("view: %w", err)}
+					if ae := (*localhttp.AddrError)(nil); errors.As(err, &ae) && ae.NotLoopback {
+						return usagef("view: --serve %v; add --allow-remote to serve beyond this machine", err)
+					}
+					return usagef("view: --serve %v", err)
 				}
 				o.serve = addr
 			}

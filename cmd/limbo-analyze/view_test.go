@@ -33,7 +33,10 @@ func TestViewCommand(t *testing.T) {
 		{"no output", []string{"view", sample}, 2, "one of --out DIR or --serve", ""},
 		{"both outputs", []string{"view", sample, "--out", filepath.Join(dir, "x"), "--serve", ":0"}, 2, "one of --out DIR or --serve", filepath.Join(dir, "x")},
 		{"no ledger", []string{"view", "--out", filepath.Join(dir, "y")}, 2, "requires at least 1 arg", filepath.Join(dir, "y")},
-		{"remote", []string{"view", sample, "--serve", "0.0.0.0:0"}, 2, "not a loopback address", ""},
+		{"remote", []string{"view", sample, "--serve", "0.0.0.0:0"}, 2, "not a loopback address (127.0.0.1, ::1, localhost); add --allow-remote", ""},
+		// Issue 28 item 11: a port out of range was found only by listen (exit 1).
+		{"port out of range", []string{"view", sample, "--serve", "127.0.0.1:99999"}, 2, `port "99999" is not a number from 0 to 65535`, ""},
+		{"no port", []string{"view", sample, "--serve", "127.0.0.1"}, 2, "the port is missing", ""},
 		{"malformed", []string{"view", bad, "--out", filepath.Join(dir, "bad-site")}, 1, bad + ":2", filepath.Join(dir, "bad-site")},
 		{"missing", []string{"view", filepath.Join(dir, "nope.jsonl"), "--out", filepath.Join(dir, "z")}, 1, "nope.jsonl", filepath.Join(dir, "z")},
 	}

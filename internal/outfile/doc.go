@@ -29,6 +29,8 @@
 //
 // SameFile compares paths by identity (device and inode, symlinks
 // resolved), so that a command can refuse an output that is one of its
-// inputs however it is spelled. Lock takes an exclusive lock beside a file
-// (for a ledger that a long run appends to) and says who holds it.
+// inputs however it is spelled. TryLock takes an exclusive lock on a file's
+// identity (a flock on the file itself, released by the kernel when the
+// process dies; for a ledger that a long run appends to) and says who holds
+// it.
 package outfile

@@ -92,6 +92,7 @@ bin <- rbinom(n, 1, plogis(eta - 0.5))
 glmm <- data.frame(y = cnt, yb = bin, x = x, g = g, e = e)
 write.csv(glmm, "glmm_gen.csv", row.names = FALSE)
 record("pois_slope", glmer(y ~ x + (x | g), glmm, family = poisson, offset = log(e), control = tightG))
+record("pois_weights", glmer(y ~ x + (1 | g), glmm, family = poisson, weights = e, control = tightG))
 record("bin_slope", glmer(yb ~ x + (x | g), glmm, family = binomial, control = tightG))
 record("bin_slope_diag", glmer(yb ~ x + (x || g), glmm, family = binomial, control = tightG))
 

@@ -8,11 +8,20 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/limbo-toolkit/limbo/internal/localhttp"
 )
 
-// Handler serves the site's files over HTTP, the same bytes Write writes.
+// Handler serves the site's files over HTTP, the same bytes Write writes,
+// under the rules of every local server of the toolkit (localhttp.Guard:
+// on a loopback address only a loopback Host; no foreign Origin). The
+// data files (data/*.js, every argument the agents sent and the ledgers'
+// paths) are scripts a page of any site could include with <script src>,
+// so they go only to the site's own pages (localhttp.SameOrigin), and
+// every answer asks browsers not to hand it to another origin
+// (Cross-Origin-Resource-Policy).
 func (s *Site) Handler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return localhttp.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -27,33 +36,34 @@ func (s *Site) Handler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
+		if strings.HasPrefix(name, "data/") && !localhttp.SameOrigin(r) {
+			http.Error(w, "Forbidden: the data files go only to this site's own pages", http.StatusForbidden)
+			return
+		}
 		w.Header().Set("Content-Type", contentType(name))
 		w.Header().Set("Content-Length", fmt.Sprint(len(b)))
 		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cross-Origin-Resource-Policy", "same-origin")
 		if r.Method == http.MethodGet {
 			w.Write(b)
 		}
-	})
+	}), nil)
 }
 
-// ServeAddr checks an address for --serve: a missing host means the
-// loopback interface, and a host that is not a loopback address needs
-// allowRemote (the pages show every argument the agents sent).
+// ServeAddr checks an address for serving the site (localhttp.CheckAddr):
+// a missing host means the loopback interface, and a host that is not a
+// loopback address needs allowRemote (the pages show every argument the
+// agents sent). It returns the address to listen on; the error is a
+// *localhttp.AddrError.
 func ServeAddr(addr string, allowRemote bool) (string, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", fmt.Errorf("--serve %q: want HOST:PORT, e.g. 127.0.0.1:8080", addr)
+	full := addr
+	if strings.HasPrefix(addr, ":") {
+		full = "127.0.0.1" + addr
 	}
-	if host == "" {
-		host = "127.0.0.1"
+	if err := localhttp.CheckAddr(full, allowRemote); err != nil {
+		return "", err
 	}
-	if !allowRemote {
-		ip := net.ParseIP(host)
-		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return "", fmt.Errorf("--serve %q: %s is not a loopback address; add --allow-remote to serve beyond this machine", addr, host)
-		}
-	}
-	return net.JoinHostPort(host, port), nil
+	return full, nil
 }
 
 // Serve serves the site on ln until ctx is done, then shuts the server

@@ -6,19 +6,22 @@
 # and check its calls and effects against the raw ledger, step with the
 # keyboard, and time opening, filtering and showing an episode (each under
 # VIEW_MAX_MS, 2000 ms by default). Screenshots go to $VIEW_SHOTS if set.
+# Then the same site served (view --serve): it loads from its own origin,
+# and a page of another origin cannot read its data (served.mjs).
 # Installs chromium (apt) and playwright-core (npm, into a temporary folder)
 # when missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+served=
+trap '[ -n "$served" ] && kill "$served" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 if [ ! -x /usr/bin/chromium ]; then
 	echo "installing chromium (apt)"
 	apt-get install -y chromium >/dev/null || { apt-get update >/dev/null && apt-get install -y chromium >/dev/null; }
 fi
 (cd "$tmp" && npm install --silent --no-audit --no-fund playwright-core >/dev/null)
-cp scripts/browser/check.mjs "$tmp/check.mjs"
+cp scripts/browser/check.mjs scripts/browser/served.mjs "$tmp/"
 
 go build -o "$tmp/limbo-analyze" ./cmd/limbo-analyze
 la="$tmp/limbo-analyze"
@@ -34,3 +37,15 @@ fault=timeout_late
 shots=${VIEW_SHOTS:-$tmp/shots}
 mkdir -p "$shots"
 (cd "$tmp" && node check.mjs "$tmp/site" "$tmp/paper.jsonl" "$tmp/rates.json" "$model" "$fault" "$shots")
+
+# Served: the address is on view's stderr ("serving N episodes at URL").
+"$la" view "$tmp/paper.jsonl" --serve 127.0.0.1:0 2> "$tmp/serve.log" &
+served=$!
+for _ in $(seq 600); do
+	url=$(sed -n 's/^serving .* at \(http:[^ ]*\) .*/\1/p' "$tmp/serve.log")
+	[ -n "$url" ] && break
+	kill -0 "$served" 2>/dev/null || { cat "$tmp/serve.log"; exit 1; }
+	sleep 0.1
+done
+[ -n "$url" ] || { echo "view --serve did not start"; cat "$tmp/serve.log"; exit 1; }
+(cd "$tmp" && node served.mjs "$url" 25930)

@@ -35,7 +35,7 @@ for (const c of strs) {
   const [{ d }] = await q(`SELECT count(DISTINCT ${ident(c)}) AS d FROM ${src}`);
   expect(`distinct(${c})`, d, want.distinct[c]);
 }
-// Types and file properties DESIGN §3 promises.
+// Types and file properties docs/ledger.md promises.
 const typeOf = Object.fromEntries(cols.map((c) => [c.column_name, c.column_type]));
 for (const [c, t] of [['seed', 'BIGINT'], ['instance', 'BIGINT'], ['weight', 'DOUBLE'], ['cost_usd', 'DOUBLE']]) {
   if (c in typeOf) expect(`type(${c})`, typeOf[c], t);

@@ -9,7 +9,7 @@ pseudo-R² of the main-effects model duplicated ~ write_class + fault_mode +
 model over the three factor groups (exact Shapley, 2^3 subset fits), for:
 
   mcfadden   1 − LL/LL0 of the maximum-likelihood logit (statsmodels GLM);
-             what analysis/shapleyformula.go computes (paper-design §4.2).
+             what analysis/shapleyformula.go computes (docs/methods.md, Shapley).
              A separated subset converges to its finite supremum LL, as
              the Go code's finite supremum.
   nagelkerke, coxsnell, tjur   the same fits, other indices.
@@ -246,7 +246,7 @@ def main():
             json.dump(out, f, indent=1, sort_keys=True)
 
 
-# Focal writes per model and instance set (paper-design §5.3, 3 instances):
+# Focal writes per model and instance set (docs/simulation.md, Task suite; 3 instances):
 # keyed 12, naturally idempotent 15, strong 39, eventual 33, batch 3 of 102;
 # protected (keyed, idempotent) 27/102, which is what Table 3's redelivery
 # 74% (= 75/102) pins.

@@ -5,7 +5,7 @@ The sample is small enough to check by hand: 36 episodes, every one of the
 twelve fault modes under three models, each performing a real instance-0 task
 of package sandbox (tasks.json, dumped by dumptasks.go) with the recovery
 behaviour spelled out per episode in PLAN. Outcomes are graded by the rules of
-DESIGN §3, written out in grade() independently of package sandbox:
+docs/ledger.md, written out in grade() independently of package sandbox:
 
   required        = the logical identities of the task's writes (one per row
                     for a batch write)
@@ -213,7 +213,7 @@ def episode(n, model, mode, tpl, condition, contract, behaviour):
         in_flight = mode in ("timeout_late", "timeout_late_tail") and behaviour == "key_reuse" and is_keyed
         if in_flight:
             # Same key while the original is still in flight: 409, nothing
-            # committed (DESIGN §4, Stripe's semantics).
+            # committed (docs/simulation.md, Tool catalogue: Stripe's semantics).
             call(tool, "http409", 0.4, key2, a2)
         else:
             s1 = call(tool, "ok", 0.4, key2, a2)
@@ -245,7 +245,7 @@ def episode(n, model, mode, tpl, condition, contract, behaviour):
 
 
 def grade(raw, recovery):
-    """DESIGN §3 outcomes, written out independently of package sandbox."""
+    """The outcomes of docs/ledger.md, written out independently of package sandbox."""
     task = TASKS[raw["template"]]
     focal = task["steps"][raw["focal_index"]]
     required = {}

@@ -4,7 +4,7 @@
 # Writes the data sets (*.csv, Bernoulli rows) and ref.csv (case,quantity,index,value).
 # R 4.2.2, lme4 1.1-31 (Debian r-cran-lme4). "tight" = tolPwrss 1e-12 and bobyqa with
 # rhoend 1e-12 in both stages, so the optimum is converged well below the 1e-4 test tolerance
-# (methods.md §0 item 6: default lme4 is accurate only to about 1e-3).
+# (docs/methods.md, GLMM: default lme4 is accurate only to about 1e-3).
 suppressPackageStartupMessages(library(lme4))
 options(digits = 15)
 
@@ -34,7 +34,7 @@ record <- function(case, fit) {
   cat(case, ": theta names ", paste(names(getME(fit, "theta")), collapse = " "), "\n")
 }
 
-# Dataset B (methods §10.2): cbpp as Bernoulli rows, sorted by herd.
+# Dataset B (docs/methods.md, Data sets): cbpp as Bernoulli rows, sorted by herd.
 data(cbpp, package = "lme4")
 rows <- lapply(seq_len(nrow(cbpp)), function(r) {
   k <- cbpp$incidence[r]; m <- cbpp$size[r]
@@ -52,7 +52,7 @@ for (q in c(1, 10, 25)) {
 }
 record("cbpp_agq0", glmer(y ~ period + (1 | herd), B, binomial, nAGQ = 0, control = tight))
 
-# Dataset C (methods §10.5): crossed, deterministic integer rule.
+# Dataset C (docs/methods.md, Data sets): crossed, deterministic integer rule.
 C <- expand.grid(r = 0:3, m = 0:3, i = 0:15)[, c("i", "m", "r")]
 C$c <- C$i %% 2
 C$y <- as.integer(((7 * C$i + 5 * C$m + 3 * C$r) %% 10) < (1 + 2 * C$c + C$m + 2 * (C$i %% 3)))
@@ -62,7 +62,7 @@ record("crossed_laplace", glmer(y ~ c + (1 | m) + (1 | i), C, binomial, control 
 record("crossed_i_laplace", glmer(y ~ c + (1 | i), C, binomial, control = tight))
 record("crossed_i_agq15", glmer(y ~ c + (1 | i), C, binomial, nAGQ = 15, control = tight))
 
-# Singular case (methods §10.5): theta for instance is 0.
+# Singular case (docs/methods.md, Data sets): theta for instance is 0.
 S <- expand.grid(r = 0:2, m = 0:3, i = 0:11)[, c("i", "m", "r")]
 S$c <- S$i %% 2
 S$y <- as.integer(((7 * S$i + 5 * S$m + 3 * S$r + S$i * S$m) %% 10) < (3 + 2 * S$c + S$m))

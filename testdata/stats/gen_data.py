@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Writes the data sets used by stats/ tests (deterministic; rerun to regenerate).
 
-A: methods.md §10.1 factorial logistic data (Bernoulli rows).
-B: lme4 cbpp expanded to Bernoulli rows sorted by herd (methods.md §10.2).
+A: docs/methods.md, Data sets: factorial logistic data (Bernoulli rows).
+B: lme4 cbpp expanded to Bernoulli rows sorted by herd (docs/methods.md, Data sets).
 D: synthetic clustered data with numeric and factor covariates, unequal and
    interleaved (unsorted) clusters, generated with numpy's PCG64 seed 20261130.
 S: a small data set with quasi-complete separation (level g=2 is all ones).

@@ -74,7 +74,7 @@ out$firthD <- firth(model.matrix(~ x1 + x2 + g, D), D$y)
 gs <- suppressWarnings(glm(y ~ g + x, binomial, S))
 out$glmS <- list(coef = unname(coef(gs)), ll = as.numeric(logLik(gs)))
 
-# One-way ANOVA ICC from R's anova mean squares (methods §7 formula).
+# One-way ANOVA ICC from R's anova mean squares (docs/methods.md, Clustered effective sample size).
 icc <- function(y, cl) {
   cl <- factor(cl); a <- anova(lm(y ~ cl)); msb <- a[1, "Mean Sq"]; msw <- a[2, "Mean Sq"]
   m <- table(cl); N <- length(y); k <- length(m); m0 <- (N - sum(m^2) / N) / (k - 1)

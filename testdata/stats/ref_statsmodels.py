@@ -35,7 +35,7 @@ for b, c in [(2, 9), (5, 5), (0, 7), (13, 4), (40, 61), (1, 0), (120, 87)]:
     ex = mcnemar(np.array([[0, b], [c, 0]]), exact=True).pvalue
     m = min(b, c)
     midp = min(1.0, 2 * (st.binom.cdf(m, b + c, .5) - .5 * st.binom.pmf(m, b + c, .5))) if b != c else 1.0
-    r = dict(b=b, c=c, exact=ex, midp=midp, chi2cc=None, pcc=None, chi2=None, p=None)  # b = c: library conventions differ (methods §0.3)
+    r = dict(b=b, c=c, exact=ex, midp=midp, chi2cc=None, pcc=None, chi2=None, p=None)  # b = c: library conventions differ (docs/methods.md, McNemar tests)
     if b != c:
         r1 = mcnemar(np.array([[0, b], [c, 0]]), exact=False, correction=True)
         r2 = mcnemar(np.array([[0, b], [c, 0]]), exact=False, correction=False)

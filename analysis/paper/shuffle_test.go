@@ -1,4 +1,4 @@
-package analysis
+package paper
 
 import (
 	"fmt"
@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 )
 
 // outcome is the graded part of an episode, moved as a unit so shuffled
@@ -19,8 +22,8 @@ type outcome struct {
 }
 
 // shuffleOutcomes permutes the outcomes across all rows of d.
-func shuffleOutcomes(d *Data, seed uint64) *Data {
-	out := &Data{}
+func shuffleOutcomes(d *analysis.Data, seed uint64) *analysis.Data {
+	out := &analysis.Data{}
 	var os []outcome
 	for _, e := range d.Episodes() {
 		os = append(os, outcome{e.Duplicated, e.TaskSuccess, e.EOS, e.ReportedSuccess, e.UncertaintyListed, e.Overclaim, e.ToolCalls, e.AgentTimeS, e.CostUSD, e.Recovery})
@@ -53,10 +56,10 @@ func cellsEqual(a, b Cell) bool {
 // (categorical) are exempt.
 func TestShuffledOutcomesMoveEveryCell(t *testing.T) {
 	d := loadSample(t)
-	before := Analyze(d, paperOptions())
+	before := Analyze(d, Options{})
 	var afters []*Results
 	for seed := uint64(1); seed <= 8; seed++ {
-		afters = append(afters, Analyze(shuffleOutcomes(d, seed), paperOptions()))
+		afters = append(afters, Analyze(shuffleOutcomes(d, seed), Options{}))
 	}
 	checked := 0
 	byID := func(r *Results, id string) *Table {
@@ -114,7 +117,7 @@ func TestShuffledOutcomesMoveEveryCell(t *testing.T) {
 // The sample covers every table without warnings about missing data, so
 // the goldens exercise every code path.
 func TestSampleCoversEveryTable(t *testing.T) {
-	res := Analyze(loadSample(t), Options{Tools: []Tool{{Name: "x_write", Write: true, Description: "d"}}, Hypotheses: PaperHypotheses})
+	res := Analyze(loadSample(t), Options{Tools: []Tool{{Name: "x_write", Write: true, Description: "d"}}})
 	var got []int
 	for _, tb := range res.Tables {
 		got = append(got, tb.Number)
@@ -129,7 +132,7 @@ func TestSampleCoversEveryTable(t *testing.T) {
 		if want := fmt.Sprintf("H%d", i+1); h.ID != want {
 			t.Errorf("hypothesis %d is %s", i, h.ID)
 		}
-		if h.Verdict == NotComputable {
+		if h.Verdict == prereg.NotComputable {
 			t.Errorf("%s not computable on the sample: %v", h.ID, h.Warnings)
 		}
 	}

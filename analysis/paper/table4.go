@@ -1,9 +1,10 @@
-package analysis
+package paper
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -18,9 +19,9 @@ var (
 	factorHarness  = factor{"harness", "harness", "harness"}
 )
 
-// ShapleyResult is the decomposition of McFadden's R² of a main-effects
+// shapleyResult is the decomposition of McFadden's R² of a main-effects
 // logistic regression of duplicated on factor groups.
-type ShapleyResult struct {
+type shapleyResult struct {
 	Factors  []string  // factor keys in order
 	Shares   []float64 // Shapley value / total, in percent
 	Values   []float64 // Shapley values (R² units)
@@ -31,11 +32,12 @@ type ShapleyResult struct {
 }
 
 // decompose computes the Shapley shares of McFadden's R² = 1 − ℓ/ℓ₀ over
-// the factor groups for the 0/1 outcome duplicated of eps (paper-design
-// §4.2) with the engine's Shapley: every subset of factors is fitted as
-// main effects (treatment dummies) on episode-level Bernoulli rows.
-func decompose(eps []row, fs []factor) (ShapleyResult, error) {
-	r := ShapleyResult{Total: nan, DupRate: nan, Episodes: len(eps), Warnings: []string{}}
+// the factor groups for the 0/1 outcome duplicated of eps (Shapley 1953;
+// Israeli 2007 for R² decompositions; docs/methods.md) with the engine's
+// Shapley: every subset of factors is fitted as main effects (treatment
+// dummies) on episode-level Bernoulli rows.
+func decompose(eps []row, fs []factor) (shapleyResult, error) {
+	r := shapleyResult{Total: nan, DupRate: nan, Episodes: len(eps), Warnings: []string{}}
 	var terms []string
 	for _, f := range fs {
 		r.Factors = append(r.Factors, f.key)
@@ -54,7 +56,7 @@ func decompose(eps []row, fs []factor) (ShapleyResult, error) {
 	if s == 0 || s == float64(len(eps)) {
 		return r, fmt.Errorf("duplicated is constant (%.0f%%): no variance to explain", r.DupRate)
 	}
-	sd, err := Shapley(Query{Data: eps[0].d, Subset: indices(eps)}, ShapleySpec{Formula: "duplicated ~ " + strings.Join(terms, " + ")})
+	sd, err := analysis.Shapley(analysis.Query{Data: eps[0].h.d, Subset: indices(eps)}, analysis.ShapleySpec{Formula: "duplicated ~ " + strings.Join(terms, " + ")})
 	if err != nil {
 		return r, err
 	}
@@ -72,14 +74,15 @@ func decompose(eps []row, fs []factor) (ShapleyResult, error) {
 // {contract class, harness, fault mode, model}. Columns: pooled committed
 // faults and redelivery (the preregistered analysis), faults an immediate
 // read-back resolves, faults it cannot.
-func Table4(d *Data) (*Table, error) {
+func Table4(d *analysis.Data) (*Table, error) {
 	t, _, err := table4(d)
 	return t, err
 }
 
 // table4 also returns the decompositions for the hypotheses (H2).
-func table4(d *Data) (*Table, map[string]ShapleyResult, error) {
-	if err := d.require("Table 4", tableColumns[4]); err != nil {
+func table4(d *analysis.Data) (*Table, map[string]shapleyResult, error) {
+	h := hold(d)
+	if err := require(d, "Table 4", tableColumns[4]); err != nil {
 		return nil, nil, err
 	}
 	t := &Table{
@@ -109,7 +112,7 @@ func table4(d *Data) (*Table, map[string]ShapleyResult, error) {
 			return e.Experiment() == "E3" && e.Contract() == ledger.ContractNative && e.Condition() == "vanilla"
 		}, []factor{factorContract, factorHarness, factorMode, factorModel}},
 	}
-	out := map[string]ShapleyResult{}
+	out := map[string]shapleyResult{}
 	for _, b := range blocks {
 		base := len(t.Rows)
 		var keys []string
@@ -122,7 +125,7 @@ func table4(d *Data) (*Table, map[string]ShapleyResult, error) {
 		labels = append(labels, []string{b.key, "total pseudo-R²"}, []string{b.key, "duplicate rate (%)"}, []string{b.key, "episodes"})
 		t.Rows = append(t.Rows, newRows(keys, labels, len(t.Columns))...)
 		for j, split := range splits {
-			eps := d.filter(func(e row) bool { return b.scope(e) && split(e) })
+			eps := h.filter(func(e row) bool { return b.scope(e) && split(e) })
 			r, err := decompose(eps, b.fs)
 			if err != nil {
 				t.warnf("%s %s: %v", b.key, t.Columns[j].Key, err)

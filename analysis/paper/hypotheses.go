@@ -1,36 +1,42 @@
-package prereg
+package paper
 
 import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-// paperPrimary is the embedded paper file with its primary analyses only
-// (H1–H6, the rows of Table 12), parsed once: PaperHypotheses runs on
-// every report and table run.
-var paperPrimary = sync.OnceValues(func() (*File, error) {
-	f, err := Paper()
+// paperPrimary is the paper's preregistration (prereg.Paper) with its
+// primary analyses only (H1–H6, the rows of Table 12), parsed once:
+// Hypotheses runs on every report and table run.
+var paperPrimary = sync.OnceValues(func() (*prereg.File, error) {
+	f, err := prereg.Paper()
 	if err != nil {
 		return nil, err
 	}
 	p := *f
-	p.Hypotheses = slices.DeleteFunc(slices.Clone(f.Hypotheses), func(h *Hypothesis) bool { return h.Analysis == Sensitivity })
+	p.Hypotheses = slices.DeleteFunc(slices.Clone(f.Hypotheses), func(h *prereg.Hypothesis) bool { return h.Analysis == prereg.Sensitivity })
 	return &p, nil
 })
 
-// PaperHypotheses evaluates the primary hypotheses of the embedded paper
-// file (H1–H6) on d and lays them out as Table 12 and the `hypotheses`
-// command show them; it is the analysis.Options.Hypotheses of the paper's
-// report. Sensitivity analyses (H1-adjusted) are left out of Table 12, as
-// in the paper: `hypotheses --prereg` with the file of `prereg init
+// Hypotheses checks that d has the columns of the paper's hypotheses (a
+// MissingColumnsError names those it lacks), evaluates the primary
+// hypotheses of the paper's preregistration (prereg.Paper: H1–H6) on d
+// and lays them out as Table 12 and the `hypotheses` command show them
+// (Layout). Sensitivity analyses (H1-adjusted) are left out of Table 12,
+// as in the paper: `hypotheses --prereg` with the file of `prereg init
 // --paper` shows them.
-func PaperHypotheses(d *analysis.Data) ([]*analysis.Hypothesis, error) {
+func Hypotheses(d *analysis.Data) ([]*Hypothesis, error) {
+	if err := require(d, "The hypotheses", hypothesisColumns); err != nil {
+		return nil, err
+	}
 	f, err := paperPrimary()
 	if err != nil {
 		return nil, fmt.Errorf("the embedded paper preregistration: %w", err)
@@ -39,7 +45,7 @@ func PaperHypotheses(d *analysis.Data) ([]*analysis.Hypothesis, error) {
 	if err != nil {
 		return nil, err
 	}
-	return PaperLayout(r)
+	return Layout(r)
 }
 
 // paperRules are the paper's decision rules in its own words (Table 12's
@@ -53,20 +59,20 @@ var paperRules = map[string]string{
 	"H6": "supported iff in every production harness of E3 (native contract; the minimal scaffold is left out when others exist) the guard's duplicate rate under committed faults and redelivery is ≤ 2% and its TS over faulted episodes is at most 3 pp below the vanilla condition's",
 }
 
-// PaperLayout lays an evaluation of the paper file out as Table 12's
-// H1–H6: the paper's wording of each result and rule, and its statistics
+// Layout lays an evaluation of the paper's preregistration out as Table
+// 12's H1–H6: the paper's wording of each result and rule, and its statistics
 // under the names the `hypotheses` command has always printed. Only the
 // layout lives here; every number and verdict is the evaluation's. It
 // fails on a result that is not of the paper's file.
-func PaperLayout(r *Result) ([]*analysis.Hypothesis, error) {
-	var out []*analysis.Hypothesis
+func Layout(r *prereg.Result) ([]*Hypothesis, error) {
+	var out []*Hypothesis
 	for _, id := range []string{"H1", "H2", "H3", "H4", "H5", "H6"} {
-		i := slices.IndexFunc(r.Verdicts, func(v *Verdict) bool { return v.ID == id })
+		i := slices.IndexFunc(r.Verdicts, func(v *prereg.HypothesisResult) bool { return v.ID == id })
 		if i < 0 {
 			return nil, fmt.Errorf("the evaluation has no %s: not the paper's preregistration", id)
 		}
 		v := r.Verdicts[i]
-		h := &analysis.Hypothesis{ID: id, Prediction: v.Statement, Rule: paperRules[id], Verdict: v.Verdict}
+		h := &Hypothesis{ID: id, Prediction: v.Statement, Rule: paperRules[id], Verdict: v.Verdict}
 		l := layout{v: v, h: h}
 		l.fill()
 		if l.err != nil {
@@ -79,13 +85,13 @@ func PaperLayout(r *Result) ([]*analysis.Hypothesis, error) {
 
 // layout fills one hypothesis from its evaluation.
 type layout struct {
-	v   *Verdict
-	h   *analysis.Hypothesis
+	v   *prereg.HypothesisResult
+	h   *Hypothesis
 	err error
 }
 
 // part returns the named part (its first level).
-func (l *layout) part(name string) *PartResult {
+func (l *layout) part(name string) *prereg.PartResult {
 	for _, p := range l.v.Parts {
 		if p.Name == name {
 			l.warnings(p)
@@ -95,32 +101,34 @@ func (l *layout) part(name string) *PartResult {
 	if l.err == nil {
 		l.err = fmt.Errorf("no part %q", name)
 	}
-	return &PartResult{Estimate: Stat{Value: nan, Lo: nan, Hi: nan, P: nan}, Bound: nan}
+	return &prereg.PartResult{Estimate: prereg.Stat{Value: nan, Lo: nan, Hi: nan, P: nan}, Bound: nan}
 }
 
 // warnings passes on what the paper's Table 12 has always shown: the
 // fits' warnings and why a part could not be computed.
-func (l *layout) warnings(p *PartResult) {
-	if p.Kind == KindOddsRatio {
+func (l *layout) warnings(p *prereg.PartResult) {
+	if p.Kind == prereg.KindOddsRatio {
 		l.h.Warnings = append(l.h.Warnings, p.Warnings...)
 	}
 	if p.Reason != "" && p.Level == "" {
-		l.h.Warnings = append(l.h.Warnings, partLabel(p)+": "+p.Reason)
+		l.h.Warnings = append(l.h.Warnings, p.Label()+": "+p.Reason)
 	}
 }
 
 // extra returns a further statistic of p (NaN if absent).
-func extra(p *PartResult, name string) Stat {
+func extra(p *prereg.PartResult, name string) prereg.Stat {
 	for _, s := range p.Extra {
 		if s.Name == name {
 			return s
 		}
 	}
-	return Stat{Name: name, Value: nan, Lo: nan, Hi: nan, P: nan}
+	return prereg.Stat{Name: name, Value: nan, Lo: nan, Hi: nan, P: nan}
 }
 
-func stat(name string, value, lo, hi float64, n int64) analysis.Stat {
-	return analysis.Stat{Name: name, Value: value, Lo: lo, Hi: hi, N: int(n)}
+// stat is a statistic of Table 12: a value with its interval, no p-value
+// of its own (a p-value is a statistic by its name, gee_p).
+func stat(name string, value, lo, hi float64, n int64) prereg.Stat {
+	return prereg.Stat{Name: name, Value: value, Lo: lo, Hi: hi, P: nan, N: n}
 }
 
 func (l *layout) fill() {
@@ -129,7 +137,7 @@ func (l *layout) fill() {
 	case "H1":
 		// The GEE's warnings come before the GLMM's, as they always have.
 		rate, gee, mix := l.part("rate").Estimate, l.part("gee").Estimate, l.part("mixed").Estimate
-		h.Stats = []analysis.Stat{
+		h.Stats = []prereg.Stat{
 			stat("dup_rate_eventual_missing", rate.Value, nan, nan, rate.N),
 			stat("mixed_or", mix.Value, mix.Lo, mix.Hi, mix.N),
 			stat("gee_or", gee.Value, gee.Lo, gee.Hi, gee.N),
@@ -142,7 +150,7 @@ func (l *layout) fill() {
 		c, m := cm.Estimate.Value, cm.Bound
 		hs := l.part("harness").Estimate.Value
 		mr, cc := l.part("model-resolvable").Estimate.Value, l.part("contract-unresolvable").Estimate.Value
-		h.Stats = []analysis.Stat{
+		h.Stats = []prereg.Stat{
 			stat("contract_share_pooled", c, nan, nan, 0),
 			stat("model_share_pooled", m, nan, nan, 0),
 			stat("harness_share_e3", hs, nan, nan, 0),
@@ -158,7 +166,7 @@ func (l *layout) fill() {
 		d := l.part("difference")
 		gee := l.part("gee").Estimate
 		e, s := extra(d, "rate_pct_eventual"), extra(d, "rate_pct_strong")
-		h.Stats = []analysis.Stat{
+		h.Stats = []prereg.Stat{
 			stat("dup_rate_eventual", e.Value, nan, nan, e.N),
 			stat("dup_rate_strong", s.Value, nan, nan, s.N),
 			stat("gee_or", gee.Value, gee.Lo, gee.Hi, gee.N),
@@ -170,7 +178,7 @@ func (l *layout) fill() {
 		d := t.Estimate
 		irr, rev, icc := extra(t, "rate_pct_false"), extra(t, "rate_pct_true"), extra(t, "icc")
 		n := irr.N + rev.N
-		h.Stats = []analysis.Stat{
+		h.Stats = []prereg.Stat{
 			stat("diff_pp", d.Value, d.Lo, d.Hi, n),
 			stat("p_tost", d.P, nan, nan, n),
 			stat("blind_irreversible", irr.Value, nan, nan, irr.N),
@@ -180,7 +188,7 @@ func (l *layout) fill() {
 		h.Result = fmt.Sprintf("difference %s pp, 90%% interval %s to %s pp (n=%d vs %d)", signed(d.Value), signed(d.Lo), signed(d.Hi), irr.N, rev.N)
 	case "H5":
 		s, o := l.part("silent").Estimate, l.part("overclaim").Estimate
-		h.Stats = []analysis.Stat{
+		h.Stats = []prereg.Stat{
 			stat("completed_no_uncertainty", s.Value, s.Lo, s.Hi, s.N),
 			stat("overclaim", o.Value, o.Lo, o.Hi, o.N),
 		}
@@ -194,10 +202,10 @@ func (l *layout) fill() {
 // loss against the vanilla condition, in the paper's harness order.
 func (l *layout) h6() {
 	h := l.h
-	dups, losses := map[string]*PartResult{}, map[string]*PartResult{}
+	dups, losses := map[string]*prereg.PartResult{}, map[string]*prereg.PartResult{}
 	var harnesses []string
 	for _, p := range l.v.Parts {
-		m := map[string]map[string]*PartResult{"guard-duplicates": dups, "ts-loss": losses}[p.Name]
+		m := map[string]map[string]*prereg.PartResult{"guard-duplicates": dups, "ts-loss": losses}[p.Name]
 		if m == nil || p.Level == "" {
 			continue
 		}
@@ -220,7 +228,7 @@ func (l *layout) h6() {
 	})
 	var parts []string
 	for _, hn := range harnesses {
-		dr, ts := Stat{Value: nan}, Stat{Value: nan}
+		dr, ts := prereg.Stat{Value: nan}, prereg.Stat{Value: nan}
 		if p, ok := dups[hn]; ok {
 			dr = p.Estimate
 		}
@@ -254,9 +262,20 @@ func orDash(v float64, format string) string {
 	return fmt.Sprintf(format, v)
 }
 
-func fmtOR(s Stat) string {
+func fmtOR(s prereg.Stat) string {
 	if math.IsNaN(s.Value) {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f (%.1f–%.1f)", s.Value, s.Lo, s.Hi)
+}
+
+// fmtP is a p-value as Table 12 prints it.
+func fmtP(p float64) string {
+	if math.IsNaN(p) {
+		return "–"
+	}
+	if p < 1e-3 {
+		return strconv.FormatFloat(p, 'e', 1, 64)
+	}
+	return strconv.FormatFloat(p, 'g', 2, 64)
 }

@@ -1,6 +1,7 @@
-package analysis
+package paper
 
 import (
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -19,8 +20,8 @@ var figureColumns = []string{"experiment", "model", "template", "weight", "fault
 
 // BuildFigures computes the figure data. A MissingColumnsError names the
 // columns the data lacks.
-func BuildFigures(d *Data) (*Figures, error) {
-	if err := d.require("The figures", figureColumns); err != nil {
+func BuildFigures(d *analysis.Data) (*Figures, error) {
+	if err := require(d, "The figures", figureColumns); err != nil {
 		return nil, err
 	}
 	return &Figures{Dup: Figure2(d), Class: Figure3(d), Recovery: Figure6(d)}, nil
@@ -38,8 +39,9 @@ func (f *Figures) Tables() []*Table {
 // (columns) in E1 (E1s pooled into partial_batch), with the clustered
 // Wilson intervals of Table 3; the fault modes follow the paper's grouping
 // (timeout, HTTP 500, batch, success).
-func Figure2(d *Data) *Table {
-	eps := d.filter(expIn("E1", "E1s"))
+func Figure2(d *analysis.Data) *Table {
+	h := hold(d)
+	eps := h.filter(expIn("E1", "E1s"))
 	t := &Table{Name: "figure2", Number: 2, Title: "Duplicate rate by model and fault mode (E1)",
 		Caption:     "Duplicate side-effect rate (%) by model and fault mode (minimal scaffold, vanilla prompt, E1; partial batch includes E1s).",
 		LabelHeader: []string{"Model"}}
@@ -64,8 +66,8 @@ func Figure2(d *Data) *Table {
 	return t
 }
 
-// modeGroup is the observation group of a fault mode (paper Table 2 and
-// paper-design §1.5).
+// modeGroup is the observation group of a fault mode (what the agent
+// observes: the paper's Table 2; docs/ledger.md lists the modes).
 func modeGroup(m string) string {
 	switch m {
 	case ledger.FaultTimeoutPre, ledger.FaultTimeoutPost, ledger.FaultTimeoutLate, ledger.FaultTimeoutLateTail:
@@ -88,8 +90,9 @@ func modeGroup(m string) string {
 // acknowledgement, misleading 500, late commit, partial batch) by contract
 // class (columns) and model (rows), E1 and E1s, with intervals; the ICC is
 // pooled over models per class.
-func Figure3(d *Data) *Table {
-	eps := d.filter(func(e row) bool {
+func Figure3(d *analysis.Data) *Table {
+	h := hold(d)
+	eps := h.filter(func(e row) bool {
 		return in(e.Experiment(), "E1", "E1s") && e.FaultFired() && in(e.FaultMode(), committedModes...)
 	})
 	t := &Table{Name: "figure3", Number: 3, Title: "Duplicate rate by contract class and model (E1, E1s)",
@@ -111,8 +114,9 @@ func Figure3(d *Data) *Table {
 // Figure6 is the distribution (%) of recovery behaviour after the focal
 // timeout by model and hidden world (not executed: timeout_pre; committed:
 // timeout_post; late: timeout_late), E1 minimal vanilla.
-func Figure6(d *Data) *Table {
-	eps := d.filter(func(e row) bool {
+func Figure6(d *analysis.Data) *Table {
+	h := hold(d)
+	eps := h.filter(func(e row) bool {
 		return e.Experiment() == "E1" && e.FaultFired() && in(e.FaultMode(), ledger.FaultTimeoutPre, ledger.FaultTimeoutPost, ledger.FaultTimeoutLate)
 	})
 	t := &Table{Name: "figure6", Number: 6, Title: "Recovery behaviour after the focal timeout (E1)",

@@ -1,4 +1,4 @@
-package analysis
+package paper
 
 import (
 	_ "embed"
@@ -25,7 +25,10 @@ type PaperValue struct {
 
 // PaperVerdict is the paper's published outcome of a hypothesis (Table 12).
 type PaperVerdict struct {
-	ID      string `json:"id"`
+	ID string `json:"id"`
+	// Verdict is the paper's wording, which need not be one of the
+	// preregistration's verdicts ("contract > model supported only
+	// pooled; …").
 	Verdict string `json:"verdict"`
 	Result  string `json:"result"`
 }
@@ -38,7 +41,7 @@ type paperFile struct {
 func loadPaper() paperFile {
 	var f paperFile
 	if err := json.Unmarshal(paperJSON, &f); err != nil {
-		panic("analysis: embedded paper.json: " + err.Error()) // a build defect, not user input
+		panic("paper: embedded paper.json: " + err.Error()) // a build defect, not user input
 	}
 	return f
 }

@@ -1,4 +1,4 @@
-package analysis
+package paper
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -21,7 +22,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer f.Close()
-		d = &Data{}
+		d = &analysis.Data{}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
@@ -34,6 +35,6 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 	b.ReportMetric(float64(d.Len()), "episodes")
 	for b.Loop() {
-		Analyze(d, paperOptions())
+		Analyze(d, Options{})
 	}
 }

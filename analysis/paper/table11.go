@@ -1,4 +1,4 @@
-package analysis
+package paper
 
 // Tool is one tool of the sandbox catalogue as an agent sees it.
 type Tool struct {

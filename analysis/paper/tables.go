@@ -1,12 +1,13 @@
-package analysis
+package paper
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/ledger"
-	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // Columns each table reads (beyond these, nothing): a ledger lacking one
@@ -58,37 +59,73 @@ func expIn(exps ...string) func(row) bool {
 // redelivery), TS in not-executed worlds and EOS over all faulted episodes,
 // each with a Wilson interval on the clustered n_eff. E1s (the extra
 // partial-batch instances) is pooled with E1, as in the paper's Figure 2.
-func Table3(d *Data) (*Table, error) { return Table3With(d, ICCPerColumn) }
+// The ICC of the intervals follows the default convention (DefaultICC).
+func Table3(d *analysis.Data) (*Table, error) { return Table3With(d, DefaultICC) }
 
-// Table 3's ICC conventions (Options.ICC, `--icc`).
+// ICC is how Table 3 estimates the template ICC behind its intervals
+// (Options.ICC, the CLI's --icc).
+type ICC string
+
+// Table 3's ICC conventions.
 const (
-	// ICCPerColumn estimates one ICC per column over every model (the
-	// default; paper-design §2.4).
-	ICCPerColumn = "per-column"
+	// ICCPerColumn estimates one ICC per column over every model
+	// (docs/methods.md, "Intervals on rates"): a column whose outcome
+	// hardly varies (TS near 100%, no duplicates) gets an ICC near 0 and
+	// a narrow interval.
+	ICCPerColumn ICC = "per-column"
 	// ICCPooled estimates the ICC of each column as ICCPerColumn does and
 	// applies their mean (weighted by template count, as RatesSpec.ICCBy
 	// pools strata) to every column: one ICC for the whole table, which
-	// the paper's near-equal n_eff across columns suggests it used, and
-	// which gives a column whose outcome hardly varies (TS 100%, 0
-	// duplicates) the width of the others.
-	ICCPooled = "pooled"
+	// the paper's near-equal n_eff across columns implies it used
+	// (docs/simulation.md, pass 6), and which gives a column whose
+	// outcome hardly varies the width of the others.
+	ICCPooled ICC = "pooled"
 )
 
-// ICCConventions lists the values of Options.ICC.
-var ICCConventions = []string{ICCPerColumn, ICCPooled}
+// DefaultICC is the convention of Table 3 when Options.ICC is "": the
+// pooled one, the only one that reproduces the paper's 25 intervals
+// (widths 0.74–0.94 of the paper's, against 0.25–1.21 per column;
+// docs/simulation.md, pass 6).
+const DefaultICC = ICCPooled
 
-// Table3With is Table3 with the ICC convention icc (ICCPerColumn when "").
-func Table3With(d *Data, icc string) (*Table, error) {
+// ICCConventions lists the values of ICC.
+var ICCConventions = []ICC{ICCPerColumn, ICCPooled}
+
+// String is the convention's name, as --icc takes it.
+func (c ICC) String() string { return string(c) }
+
+// UnmarshalText accepts a convention's name ("" is the default); the
+// error names the accepted values.
+func (c *ICC) UnmarshalText(b []byte) error {
+	v := ICC(b)
+	if err := v.check(); err != nil {
+		return err
+	}
+	*c = v
+	return nil
+}
+
+// check fails on a value that is no convention ("" is the default).
+func (c ICC) check() error {
+	if c == "" || slices.Contains(ICCConventions, c) {
+		return nil
+	}
+	return fmt.Errorf("ICC convention %q: want per-column or pooled", string(c))
+}
+
+// Table3With is Table3 with the ICC convention icc (DefaultICC when "").
+func Table3With(d *analysis.Data, icc ICC) (*Table, error) {
+	if err := icc.check(); err != nil {
+		return nil, fmt.Errorf("Table 3: %w", err)
+	}
 	if icc == "" {
-		icc = ICCPerColumn
+		icc = DefaultICC
 	}
-	if !slices.Contains(ICCConventions, icc) {
-		return nil, fmt.Errorf("Table 3: ICC convention %q: want per-column or pooled", icc)
-	}
-	if err := d.require("Table 3", tableColumns[3]); err != nil {
+	if err := require(d, "Table 3", tableColumns[3]); err != nil {
 		return nil, err
 	}
-	eps := d.filter(expIn("E1", "E1s"))
+	h := hold(d)
+	eps := h.filter(expIn("E1", "E1s"))
 	t := &Table{
 		Number:      3,
 		Title:       "E1 results by model",
@@ -148,15 +185,15 @@ func pooledRateColumns(t *Table, eps []row, cols []rateCol, groupOf func(row) st
 		}
 		return
 	}
-	res, err := Rates(Query{built: fr.b.Frame(), Weight: "w"}, RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"}})
+	res, err := analysis.Rates(analysis.Query{Frame: fr.b.Frame(), Weight: "w"}, analysis.RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"}})
 	if err != nil {
 		// Frames built here always carry their columns; an error is a bug.
-		panic("analysis: pooledRateColumns: " + err.Error())
+		panic("paper: pooledRateColumns: " + err.Error())
 	}
 	for _, w := range res.Warnings {
 		t.warnf("%s", w)
 	}
-	got := map[[2]string]RateRow{}
+	got := map[[2]string]analysis.RateRow{}
 	for _, r := range res.Rows {
 		got[[2]string{r.Levels[0], r.Levels[1]}] = r
 	}
@@ -174,11 +211,12 @@ func pooledRateColumns(t *Table, eps []row, cols []rateCol, groupOf func(row) st
 // Table5 is the duplicate rate by contract variant and condition (vanilla,
 // guard) under each committed fault and redelivery, E2 and E2k with all
 // models pooled.
-func Table5(d *Data) (*Table, error) {
-	if err := d.require("Table 5", tableColumns[5]); err != nil {
+func Table5(d *analysis.Data) (*Table, error) {
+	h := hold(d)
+	if err := require(d, "Table 5", tableColumns[5]); err != nil {
 		return nil, err
 	}
-	eps := d.filter(func(e row) bool {
+	eps := h.filter(func(e row) bool {
 		return in(e.Experiment(), "E2", "E2k") && in(e.Condition(), "vanilla", "guard")
 	})
 	t := &Table{
@@ -223,8 +261,9 @@ func Table5(d *Data) (*Table, error) {
 // wait-Δ condition. Fixed-delay rows for conditions E5 did not rerun come
 // from the matched E2/E2k episodes; "keys" is the keys-everywhere contract
 // under the vanilla condition.
-func Table6(d *Data) (*Table, error) {
-	if err := d.require("Table 6", tableColumns[6]); err != nil {
+func Table6(d *analysis.Data) (*Table, error) {
+	h := hold(d)
+	if err := require(d, "Table 6", tableColumns[6]); err != nil {
 		return nil, err
 	}
 	t := &Table{
@@ -251,7 +290,7 @@ func Table6(d *Data) (*Table, error) {
 	}
 	// wait-Δ conditions present in the data, in increasing Δ.
 	var waits []int
-	for e := range d.each() {
+	for e := range h.each() {
 		if s, ok := strings.CutPrefix(e.Condition(), "wait-"); ok {
 			var w int
 			if _, err := fmt.Sscanf(s, "%d", &w); err == nil && !containsInt(waits, w) {
@@ -271,10 +310,10 @@ func Table6(d *Data) (*Table, error) {
 		labels = append(labels, []string{r.label})
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	fixed := d.filter(func(e row) bool {
+	fixed := h.filter(func(e row) bool {
 		return in(e.Experiment(), "E2", "E2k", "E5") && e.FaultMode() == ledger.FaultTimeoutLate && e.FaultFired()
 	})
-	tail := d.filter(func(e row) bool {
+	tail := h.filter(func(e row) bool {
 		return e.Experiment() == "E5" && e.FaultMode() == ledger.FaultTimeoutLateTail && e.FaultFired()
 	})
 	if len(fixed)+len(tail) == 0 {
@@ -346,11 +385,12 @@ var e2Conditions = []string{"vanilla", "aware", "reflect", "sdk-retry", "rules",
 // condition EOS, duplicate rate and TS over faulted episodes, mean tool
 // calls and mean agent-visible minutes per faulted episode, and mean cost
 // per episode over all models where the ledger carries cost_usd.
-func Table7(d *Data) (*Table, error) {
-	if err := d.require("Table 7", tableColumns[7]); err != nil {
+func Table7(d *analysis.Data) (*Table, error) {
+	h := hold(d)
+	if err := require(d, "Table 7", tableColumns[7]); err != nil {
 		return nil, err
 	}
-	eps := d.filter(func(e row) bool {
+	eps := h.filter(func(e row) bool {
 		return e.Experiment() == "E2" && e.Contract() == ledger.ContractNative && faulted(e)
 	})
 	t := &Table{
@@ -407,7 +447,7 @@ func Table7(d *Data) (*Table, error) {
 	// ICC pooled over the experiment (all conditions and models) per metric.
 	all := func(row) bool { return true }
 	cellKey := func(e row) string { return e.Condition() + "\x00" + e.Model() }
-	rates := make([]map[string]RateRow, len(metrics))
+	rates := make([]map[string]analysis.RateRow, len(metrics))
 	for mi, m := range metrics {
 		if m.y != nil {
 			var warns []string
@@ -446,11 +486,12 @@ func Table7(d *Data) (*Table, error) {
 // rates of the native (vanilla) condition by fault family with intervals,
 // EOS over faulted episodes natively and with the guard, and n (faulted
 // native episodes).
-func Table8(d *Data) (*Table, error) {
-	if err := d.require("Table 8", tableColumns[8]); err != nil {
+func Table8(d *analysis.Data) (*Table, error) {
+	h := hold(d)
+	if err := require(d, "Table 8", tableColumns[8]); err != nil {
 		return nil, err
 	}
-	eps := d.filter(func(e row) bool {
+	eps := h.filter(func(e row) bool {
 		return e.Experiment() == "E3" && e.Contract() == ledger.ContractNative && in(e.Condition(), "vanilla", "guard")
 	})
 	t := &Table{
@@ -506,13 +547,14 @@ func Table8(d *Data) (*Table, error) {
 // each model of E3k (the paper's gpt-5.6-sol) in each harness, by contract
 // variant and condition (E3 and E3k), with EOS under keys everywhere plus
 // the guard.
-func Table9(d *Data) (*Table, error) {
-	if err := d.require("Table 9", tableColumns[9]); err != nil {
+func Table9(d *analysis.Data) (*Table, error) {
+	h := hold(d)
+	if err := require(d, "Table 9", tableColumns[9]); err != nil {
 		return nil, err
 	}
-	k := d.filter(expIn("E3k"))
+	k := h.filter(expIn("E3k"))
 	models := ordered(k, modelOf, paperModels)
-	eps := d.filter(func(e row) bool {
+	eps := h.filter(func(e row) bool {
 		return in(e.Experiment(), "E3", "E3k") && in(e.Model(), models...) && in(e.Condition(), "vanilla", "guard")
 	})
 	t := &Table{
@@ -557,8 +599,9 @@ func Table9(d *Data) (*Table, error) {
 // with the default-cue episode of the same world (E6's own default arm if
 // present, else the matched E1 episode), per fault family, with exact
 // McNemar tests and no multiplicity correction.
-func Table10(d *Data) (*Table, error) {
-	if err := d.require("Table 10", tableColumns[10]); err != nil {
+func Table10(d *analysis.Data) (*Table, error) {
+	h := hold(d)
+	if err := require(d, "Table 10", tableColumns[10]); err != nil {
 		return nil, err
 	}
 	t := &Table{
@@ -574,11 +617,11 @@ func Table10(d *Data) (*Table, error) {
 			{Key: "pairs", Label: "pairs"},
 		},
 	}
-	plainArm := d.filter(func(e row) bool { return e.Cue() == ledger.CuePlain })
+	plainArm := h.filter(func(e row) bool { return e.Cue() == ledger.CuePlain })
 	// Keyed on the codes of harness and pair_key: the same text is the
 	// same code within one Data, and a code costs no string per episode.
 	defaults := map[[2]int32]row{}
-	for e := range d.each() {
+	for e := range h.each() {
 		if e.Cue() == ledger.CuePlain || e.Condition() != "vanilla" || e.Contract() != ledger.ContractNative || !in(e.Experiment(), "E6", "E1") {
 			continue
 		}
@@ -627,31 +670,30 @@ func Table10(d *Data) (*Table, error) {
 			}
 			eps = append(eps, def, e)
 		}
-		var tb pairTable
+		var c analysis.PairedComparison
 		if len(eps) > 0 {
-			var w warnings
-			pr, err := (&Query{Data: d, Subset: indices(eps)}).readPairing(f.outcome, "cue", []string{"harness", "pair_key"}, "", ledger.CueDefault, []string{ledger.CuePlain}, &w)
+			res, err := analysis.Paired(analysis.Query{Data: d, Subset: indices(eps)}, analysis.PairedSpec{
+				Outcome: f.outcome, Arm: "cue", Base: ledger.CueDefault, Levels: []string{ledger.CuePlain},
+				PairBy: []string{"harness", "pair_key"}, Test: "exact", Adjust: "none"})
 			if err != nil {
 				return nil, fmt.Errorf("Table 10: %s: %w", f.label, err)
 			}
-			tb = pr.table(int32(slices.Index(pr.arm.Levels, ledger.CueDefault)), int32(slices.Index(pr.arm.Levels, ledger.CuePlain)))
+			c = res.Comparisons[0]
 		}
-		n := tb.pairs()
-		p1, p2, delta, p := nan, nan, nan, nan
+		n := c.Pairs
+		p1, p2, delta := nan, nan, nan
 		if n > 0 {
-			p1, p2 = 100*float64(tb.a+tb.b)/float64(n), 100*float64(tb.a+tb.c)/float64(n)
-			delta = 100 * float64(tb.c-tb.b) / float64(n) // plain − default
-			p = mcnemarP("exact", tb.b, tb.c)
-		}
-		lp := nan
-		if n > 0 {
-			lp = stats.McNemarExactLog10(tb.b, tb.c)
+			p1, p2 = 100*float64(c.A+c.B)/float64(n), 100*float64(c.A+c.C)/float64(n)
+			delta = 100 * float64(c.C-c.B) / float64(n) // plain − default
 		}
 		cells := t.Rows[i].Cells
 		cells[0] = numCell(Percent, p1, 0)
 		cells[1] = numCell(Percent, p2, 0)
 		cells[2] = numCell(PP, delta, 1)
-		cells[3] = pCell(p, lp)
+		cells[3] = pCell(c.P, c.PBelow, c.Log10P)
+		if n == 0 {
+			cells[3] = pCell(nan, false, nan)
+		}
 		cells[4] = countCell(n)
 		for j := 0; j < 4; j++ {
 			cells[j].N = n
@@ -666,16 +708,31 @@ func Table10(d *Data) (*Table, error) {
 	return t, nil
 }
 
-// pCell is a p-value cell for the p-value p with log₁₀ lp: p as it is
-// where it did not underflow, else the bound stats.PFloor marked Below
-// (never 0; see reportableP).
-func pCell(p, lp float64) Cell {
-	c := numCell(PValue, nan, 2)
-	c.Value, c.Below = reportableP(p, lp)
-	if c.Below {
+// pCell is a p-value cell for a p-value as the engine reports it
+// (analysis.PairedComparison): p itself, or where it underflowed the
+// bound stats.PFloor with below set and lp its log₁₀.
+func pCell(p float64, below bool, lp float64) Cell {
+	c := numCell(PValue, p, 2)
+	c.Below = below
+	if below {
 		c.Log10 = lp
 	}
 	return c
+}
+
+// levelsWhere lists the levels of column col among the episodes of d the
+// --where expression where keeps (analysis.Data.Keep and Levels).
+func levelsWhere(d *analysis.Data, where, col string) ([]string, error) {
+	w, err := formula.ParseWhere(where)
+	if err != nil {
+		return nil, err
+	}
+	keep, _, err := d.Keep(w)
+	if err != nil {
+		return nil, err
+	}
+	levels, _, _, err := d.Levels(keep, col)
+	return levels, err
 }
 
 // guardComparators are the six non-oracle conditions Table 13 tests the
@@ -686,8 +743,8 @@ var guardComparators = []string{"vanilla", "aware", "reflect", "sdk-retry", "rul
 // six non-oracle conditions on EOS (E2, native contract; pairs share
 // pair_key), with Holm's adjustment over those six and the gain in
 // percentage points (guard − other).
-func Table13(d *Data) (*Table, error) {
-	if err := d.require("Table 13", tableColumns[13]); err != nil {
+func Table13(d *analysis.Data) (*Table, error) {
+	if err := require(d, "Table 13", tableColumns[13]); err != nil {
 		return nil, err
 	}
 	t := &Table{
@@ -705,58 +762,58 @@ func Table13(d *Data) (*Table, error) {
 		},
 	}
 	t.Rows = newRows(guardComparators, oneLabel(guardComparators), len(t.Columns))
-	// The engine's pairing (as the paired command): within each pair_key,
-	// guard and other episodes matched k-th with k-th in episode_id order.
-	q := Query{Data: d, Where: `experiment == "E2" && contract == "native" && fault_mode != "none" && fault_fired`}
-	var w warnings
-	var tabs [6]pairTable
-	pr, err := q.readPairing("eos", "condition", []string{"pair_key"}, "", "guard", guardComparators, &w)
-	guard := int32(-1)
-	if err == nil {
-		guard = int32(slices.Index(pr.arm.Levels, "guard"))
+	// The engine's Paired (as the paired command): within each pair_key,
+	// guard and other episodes matched k-th with k-th in episode_id order,
+	// exact McNemar tests, Holm over the comparisons present.
+	q := analysis.Query{Data: d, Where: `experiment == "E2" && contract == "native" && fault_mode != "none" && fault_fired`}
+	present, err := levelsWhere(d, q.Where, "condition")
+	if err != nil {
+		return nil, fmt.Errorf("Table 13: %w", err)
 	}
-	if guard < 0 {
+	var others []string
+	for _, c := range guardComparators {
+		if slices.Contains(present, c) {
+			others = append(others, c)
+		}
+	}
+	byOther := map[string]analysis.PairedComparison{}
+	switch {
+	case !slices.Contains(present, "guard"):
 		t.warnf("no faulted E2 guard episodes")
+	case len(others) > 0:
+		res, err := analysis.Paired(q, analysis.PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", Levels: others,
+			PairBy: []string{"pair_key"}, Test: "exact", Adjust: "holm"})
+		if err != nil {
+			return nil, fmt.Errorf("Table 13: %w", err)
+		}
+		for _, c := range res.Comparisons {
+			byOther[c.Other] = c
+		}
 	}
-	ps := make([]float64, len(guardComparators))
-	lps := make([]float64, len(guardComparators))
 	for i, cond := range guardComparators {
-		ps[i], lps[i] = nan, nan
-		if guard < 0 {
-			continue
+		cmp, ok := byOther[cond]
+		n := cmp.Pairs
+		if slices.Contains(present, "guard") {
+			if n == 0 {
+				t.warnf("guard vs %s: no matched pairs", cond)
+			} else if cmp.UnmatchedBase+cmp.UnmatchedOther > 0 {
+				t.warnf("guard vs %s: %d guard and %d %s episode(s) without a partner dropped", cond, cmp.UnmatchedBase, cmp.UnmatchedOther, cond)
+			}
 		}
-		if l := int32(slices.Index(pr.arm.Levels, cond)); l >= 0 {
-			tabs[i] = pr.table(guard, l)
-		}
-		tb := tabs[i]
-		if tb.pairs() == 0 {
-			t.warnf("guard vs %s: no matched pairs", cond)
-			continue
-		}
-		ps[i] = mcnemarP("exact", tb.b, tb.c)
-		lps[i] = stats.McNemarExactLog10(tb.b, tb.c)
-		if tb.unmatched1+tb.unmatched2 > 0 {
-			t.warnf("guard vs %s: %d guard and %d %s episode(s) without a partner dropped", cond, tb.unmatched1, tb.unmatched2, cond)
-		}
-	}
-	adj := adjustP("holm", ps)
-	ladj := adjustLog10P("holm", lps)
-	for i, tb := range tabs {
-		n := tb.pairs()
 		c := t.Rows[i].Cells
 		c[0] = numCell(PP, nan, 1)
-		if n > 0 {
-			c[0].Value = tb.gainPP(false)
+		c[1] = countCell(n)
+		c[2] = pCell(nan, false, nan)
+		c[3] = pCell(nan, false, nan)
+		c[4] = numCell(Count, nan, 0)
+		c[5] = numCell(Count, nan, 0)
+		if ok && n > 0 {
+			c[0].Value = cmp.GainPP
+			c[2] = pCell(cmp.PAdj, cmp.PAdjBelow, cmp.Log10PAdj)
+			c[3] = pCell(cmp.P, cmp.PBelow, cmp.Log10P)
+			c[4].Value, c[5].Value = float64(cmp.B), float64(cmp.C)
 		}
 		c[0].N = n
-		c[1] = countCell(n)
-		c[2] = pCell(adj[i], ladj[i])
-		c[3] = pCell(ps[i], lps[i])
-		c[4] = numCell(Count, float64(tb.b), 0)
-		c[5] = numCell(Count, float64(tb.c), 0)
-		if n == 0 {
-			c[4].Value, c[5].Value = nan, nan
-		}
 	}
 	return t, nil
 }

@@ -1,29 +1,24 @@
-package analysis
+package paper
 
 import (
 	"errors"
 	"fmt"
+
+	"github.com/limbo-toolkit/limbo/analysis"
 )
 
-// TableNumbers are the paper's tables this package computes.
+// TableNumbers are the paper's tables this package computes (Tables 1
+// and 2 describe the design and are not computed).
 var TableNumbers = []int{3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
 
 // Options carries what the analysis needs beyond the episodes.
 type Options struct {
 	// Tools is the sandbox's tool catalogue (native contract) for Table 11.
 	Tools []Tool
-	// Hypotheses evaluates the preregistered hypotheses of Table 12; the
-	// paper's are prereg.PaperHypotheses (package analysis/prereg, which
-	// imports this one, so the caller supplies it). Nil leaves Table 12
-	// out of Analyze, which is then quicker and quiet about it, and makes
-	// BuildTable(d, 12, …) an error.
-	Hypotheses HypothesesFunc
-	// ICC is how Table 3 estimates the template ICC of its intervals:
-	// ICCPerColumn (the default, "" too) or ICCPooled (Table3With).
-	ICC string
+	// ICC is how Table 3 estimates the template ICC of its intervals
+	// (Table3With); the zero ICC is the paper's default.
+	ICC ICC
 }
-
-var errNoHypotheses = errors.New("Table 12: no hypotheses to evaluate (Options.Hypotheses is nil)")
 
 // Results is everything a report shows.
 type Results struct {
@@ -48,7 +43,7 @@ func (r *Results) Table(n int) *Table {
 
 // BuildTable computes table n alone. A MissingColumnsError names the
 // columns the data lacks.
-func BuildTable(d *Data, n int, opt Options) (*Table, error) {
+func BuildTable(d *analysis.Data, n int, opt Options) (*Table, error) {
 	switch n {
 	case 3:
 		return Table3With(d, opt.ICC)
@@ -69,7 +64,7 @@ func BuildTable(d *Data, n int, opt Options) (*Table, error) {
 	case 11:
 		return Table11(opt.Tools), nil
 	case 12:
-		hs, err := Hypotheses(d, opt.Hypotheses)
+		hs, err := Hypotheses(d)
 		if err != nil {
 			return nil, err
 		}
@@ -80,19 +75,17 @@ func BuildTable(d *Data, n int, opt Options) (*Table, error) {
 	return nil, fmt.Errorf("no table %d (the paper's computed tables are 3–13)", n)
 }
 
-// Analyze computes every table and, with opt.Hypotheses, the hypotheses. A table the data cannot
-// support (missing columns) becomes a warning, never an abort.
-func Analyze(d *Data, opt Options) *Results {
+// Analyze computes every table, the hypotheses and the figure data. A
+// table the data cannot support (missing columns) becomes a warning, never
+// an abort.
+func Analyze(d *analysis.Data, opt Options) *Results {
 	r := &Results{Episodes: d.Len()}
 	for _, n := range TableNumbers {
 		var t *Table
 		var err error
 		switch n {
 		case 12:
-			if opt.Hypotheses == nil {
-				continue
-			}
-			if r.Hypotheses, err = Hypotheses(d, opt.Hypotheses); err == nil {
+			if r.Hypotheses, err = Hypotheses(d); err == nil {
 				t = Table12(r.Hypotheses)
 			}
 		default:

@@ -1,10 +1,11 @@
-package analysis
+package paper
 
 import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -15,7 +16,7 @@ import (
 // shares one n_eff scale.
 func TestTable3PooledICC(t *testing.T) {
 	d := loadSample(t)
-	f, err := os.Open(filepath.Join("..", "testdata", "analysis", "table3_pooled_icc.csv"))
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "analysis", "table3_pooled_icc.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,5 +68,28 @@ func TestTable3PooledICC(t *testing.T) {
 	}
 	if _, err := Table3With(d, "bogus"); err == nil {
 		t.Error("an unknown ICC convention must be an error")
+	}
+	// The default is the pooled convention, and each caption says which.
+	def, err := Table3(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range pooled.Rows {
+		for j, c := range r.Cells {
+			if !cellsEqual(def.Rows[i].Cells[j], c) {
+				t.Fatalf("default Table 3 %s/%s differs from the pooled one", r.Key, pooled.Columns[j].Key)
+			}
+		}
+	}
+	if !strings.Contains(def.Caption, "one ICC over task templates pooled across the columns") ||
+		!strings.Contains(per.Caption, "ICC over task templates pooled per column") {
+		t.Errorf("captions do not name the convention:\n%s\n%s", def.Caption, per.Caption)
+	}
+	var icc ICC
+	if err := icc.UnmarshalText([]byte("mean")); err == nil || !strings.Contains(err.Error(), "per-column or pooled") {
+		t.Errorf("UnmarshalText(mean) = %v, want an error naming the conventions", err)
+	}
+	if err := icc.UnmarshalText([]byte("per-column")); err != nil || icc != ICCPerColumn {
+		t.Errorf("UnmarshalText(per-column) = %v, %q", err, icc)
 	}
 }

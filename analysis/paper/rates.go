@@ -1,8 +1,9 @@
-package analysis
+package paper
 
 import (
 	"slices"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -40,16 +41,13 @@ func (f *rateFrame) add(e row, lead []string, y, w float64) {
 	for j, s := range lead {
 		f.codes[j] = f.b.Intern(j, ledger.KindString, s)
 	}
-	t := &e.d.strs[sTemplate]
-	k := 0
-	if t.active() {
-		k = int(t.code(e.i))
-	}
+	t := e.h.template
+	k := max(0, int(t.Code(e.i))) // a column not read is "" in every row
 	for len(f.tmpl) <= k {
 		f.tmpl = append(f.tmpl, -1)
 	}
 	if f.tmpl[k] < 0 {
-		f.tmpl[k] = f.b.Intern(len(lead), ledger.KindString, t.str(e.i))
+		f.tmpl[k] = f.b.Intern(len(lead), ledger.KindString, t.Value(e.i))
 	}
 	f.codes[len(lead)] = f.tmpl[k]
 	f.b.AddCoded(f.codes, y, w)
@@ -59,10 +57,10 @@ func (f *rateFrame) add(e row, lead []string, y, w float64) {
 // clusteredRates is how the tables and hypotheses compute rates: the
 // engine's Rates over the episodes of eps in col's scope, grouped by
 // groupOf (nil: one group), clustered on task templates with one ICC over
-// every group (paper-design §2.4), weighted by the episode weight (1 when
+// every group (docs/methods.md, "Intervals on rates"), weighted by the episode weight (1 when
 // not positive) if weighted. It returns the rows by group, the ICC and the
 // engine's warnings; nothing in scope gives no rows and a NaN ICC.
-func clusteredRates(eps []row, col rateCol, groupOf func(row) string, weighted bool) (map[string]RateRow, float64, []string) {
+func clusteredRates(eps []row, col rateCol, groupOf func(row) string, weighted bool) (map[string]analysis.RateRow, float64, []string) {
 	fr := newRateFrame([]string{"group"}, weighted)
 	lead := make([]string, 1)
 	for _, e := range eps {
@@ -75,18 +73,18 @@ func clusteredRates(eps []row, col rateCol, groupOf func(row) string, weighted b
 		}
 		fr.add(e, lead, col.y(e), episodeWeight(e, weighted))
 	}
-	out := map[string]RateRow{}
+	out := map[string]analysis.RateRow{}
 	if fr.n == 0 {
 		return out, nan, nil
 	}
-	q := Query{built: fr.b.Frame()}
+	q := analysis.Query{Frame: fr.b.Frame()}
 	if weighted {
 		q.Weight = "w"
 	}
-	res, err := Rates(q, RatesSpec{Outcome: "y", By: []string{"group"}, Cluster: "template"})
+	res, err := analysis.Rates(q, analysis.RatesSpec{Outcome: "y", By: []string{"group"}, Cluster: "template"})
 	if err != nil {
 		// Frames built here always carry their columns; an error is a bug.
-		panic("analysis: clusteredRates: " + err.Error())
+		panic("paper: clusteredRates: " + err.Error())
 	}
 	for _, r := range res.Rows {
 		out[r.Levels[0]] = r
@@ -104,7 +102,7 @@ func episodeWeight(e row, weighted bool) float64 {
 
 // rateCellOf is a rate (percent) with its Wilson interval on the clustered
 // n_eff; NaN without episodes.
-func rateCellOf(r RateRow, ok bool) Cell {
+func rateCellOf(r analysis.RateRow, ok bool) Cell {
 	c := Cell{Kind: Percent, Value: nan, Lo: nan, Hi: nan, NEff: nan, Digits: 0}
 	if ok {
 		c.Value, c.Lo, c.Hi, c.NEff, c.N = 100*r.P, 100*r.Lo, 100*r.Hi, r.NEff, int(r.N)

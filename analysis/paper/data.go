@@ -1,0 +1,179 @@
+package paper
+
+import (
+	"cmp"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// MissingColumnsError names the columns a table needs that the data lacks.
+type MissingColumnsError struct {
+	What    string // "Table 7", "H1"
+	Missing []string
+}
+
+func (e *MissingColumnsError) Error() string {
+	verb := "needs"
+	if strings.HasPrefix(e.What, "The ") { // "The hypotheses", "The figures"
+		verb = "need"
+	}
+	return fmt.Sprintf("%s %s column(s) %s, which the episode table lacks", e.What, verb, strings.Join(e.Missing, ", "))
+}
+
+// require checks that d carries cols.
+func require(d *analysis.Data, what string, cols []string) error {
+	if d.Columns == nil {
+		return nil
+	}
+	var miss []string
+	for _, c := range cols {
+		if !slices.Contains(d.Columns, c) {
+			miss = append(miss, c)
+		}
+	}
+	if miss != nil {
+		return &MissingColumnsError{What: what, Missing: miss}
+	}
+	return nil
+}
+
+// each yields every row of h (a slice of them would take 16 bytes a row).
+func (h *held) each() iter.Seq[row] {
+	return func(yield func(row) bool) {
+		for i := range h.d.Len() {
+			if !yield(row{h, i}) {
+				return
+			}
+		}
+	}
+}
+
+// filter returns the rows of h for which keep is true. It counts them
+// first: on millions of rows appending would copy the slice again and
+// again.
+func (h *held) filter(keep func(e row) bool) []row {
+	n := 0
+	for i := range h.d.Len() {
+		if keep(row{h, i}) {
+			n++
+		}
+	}
+	out := make([]row, 0, n)
+	for i := range h.d.Len() {
+		if e := (row{h, i}); keep(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// filterEps returns the rows of eps for which keep is true.
+func filterEps(eps []row, keep func(e row) bool) []row {
+	var out []row
+	for _, e := range eps {
+		if keep(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// indices returns the row numbers of rs.
+func indices(rs []row) []int32 {
+	out := make([]int32, len(rs))
+	for k, r := range rs {
+		out[k] = int32(r.i)
+	}
+	return out
+}
+
+// in reports whether s is one of set.
+func in(s string, set ...string) bool { return slices.Contains(set, s) }
+
+// Fault families: what an immediate read-back resolves and what it cannot
+// (docs/methods.md, "Fault families"; the modes are docs/ledger.md's).
+var (
+	resolvesModes  = []string{ledger.FaultTimeoutPost, ledger.FaultHTTP500Post, ledger.FaultPartialBatch}
+	lateModes      = ledger.LateModes
+	cannotModes    = []string{ledger.FaultTimeoutLate, ledger.FaultTimeoutLateTail, ledger.FaultRedelivery}
+	committedModes = ledger.CommittedFaults
+)
+
+// isPre reports a not-executed world (timeout_pre, http500_pre, and the
+// honest not-executed errors).
+func isPre(mode string) bool { return strings.HasSuffix(mode, "_pre") }
+
+// faulted reports an episode whose assigned fault fired.
+func faulted(e row) bool { return e.FaultMode() != ledger.FaultNone && e.FaultFired() }
+
+// committedOrRedelivery reports a fired committed fault or redelivery.
+func committedOrRedelivery(e row) bool {
+	return e.FaultFired() && (in(e.FaultMode(), committedModes...) || e.FaultMode() == ledger.FaultRedelivery)
+}
+
+// paperModels is the order in which the paper lists models; others follow
+// alphabetically.
+var paperModels = []string{"gpt-6-astra", "gpt-6-sol", "gpt-5.6-sol", "claude-opus-5.5", "gemini-3.8-flash", "gpt-4.1", "mai-code-1.1-flash", "unnamed-8", "unnamed-9"}
+
+// ordered returns the distinct values of key over eps, in pref order first
+// and then alphabetically.
+func ordered(eps []row, key func(row) string, pref []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range eps {
+		k := key(e)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	rank := func(s string) int {
+		if i := slices.Index(pref, s); i >= 0 {
+			return i
+		}
+		return len(pref)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
+
+func modelOf(e row) string     { return e.Model() }
+func harnessOf(e row) string   { return e.Harness() }
+func conditionOf(e row) string { return e.Condition() }
+
+// b2f is 1 for true.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Outcome selectors.
+func dupOf(e row) float64 { return b2f(e.Duplicated()) }
+func tsOf(e row) float64  { return b2f(e.TaskSuccess()) }
+func eosOf(e row) float64 { return b2f(e.EOS()) }
+
+// Columns are the ledger columns tables ns read (with episode_id), for
+// reading only those.
+func Columns(ns []int) []string {
+	cols := []string{"episode_id"}
+	for _, n := range ns {
+		for _, c := range TableColumns(n) {
+			if !slices.Contains(cols, c) {
+				cols = append(cols, c)
+			}
+		}
+	}
+	return cols
+}

@@ -1,0 +1,152 @@
+// Package localhttp holds the rules of the toolkit's local HTTP servers
+// (serve's streamable MCP endpoint and view's site): which addresses they
+// may listen on, and which requests they answer.
+//
+// Both listen on the loopback interface by default, which keeps other
+// machines out but not the web pages a local browser has open. Against DNS
+// rebinding (a foreign name that resolves to 127.0.0.1, so that a page of
+// that name reads this server as its own origin), a server on a loopback
+// address answers only requests whose Host header names a loopback host.
+// Against a page of another site calling the server from the browser, a
+// request that carries an Origin header must come from a loopback origin
+// or one the user allowed. SameOrigin further tells a request of the
+// server's own pages from a cross-site subresource load, such as a
+// <script src> of another site, which carries no Origin header.
+package localhttp
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// IsLoopbackHost reports whether host (no port; an IPv6 address with or
+// without brackets) names this machine's loopback interface: "localhost"
+// or a loopback IP address.
+func IsLoopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// IsLoopback reports whether addr, a HOST:PORT or a bare host (as in a
+// Host header without a port), names a loopback host.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	return IsLoopbackHost(host)
+}
+
+// AddrError is a listen address that CheckAddr refuses; Reason says why,
+// in words a command can put after the flag's name.
+type AddrError struct {
+	Addr   string
+	Reason string
+	// NotLoopback: the address is well formed, but its host is not a
+	// loopback one (a command may suggest how to allow it).
+	NotLoopback bool
+}
+
+func (e *AddrError) Error() string { return fmt.Sprintf("%q: %s", e.Addr, e.Reason) }
+
+// CheckAddr checks a listen address: HOST:PORT with a port from 0 to
+// 65535 (0: any free port), and, unless allowRemote, a loopback host (an
+// empty host listens on every interface, so it is not one). The error is
+// an *AddrError saying which part is wrong.
+func CheckAddr(addr string, allowRemote bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		reason := "want HOST:PORT, e.g. 127.0.0.1:8080"
+		var ae *net.AddrError
+		if errors.As(err, &ae) && ae.Err == "missing port in address" {
+			reason = "the port is missing: want HOST:PORT, e.g. 127.0.0.1:8080"
+		}
+		return &AddrError{Addr: addr, Reason: reason}
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || port == "" || n > 65535 {
+		return &AddrError{Addr: addr, Reason: fmt.Sprintf("port %q is not a number from 0 to 65535", port)}
+	}
+	if !allowRemote && !IsLoopbackHost(host) {
+		what := host + " is not a loopback address (127.0.0.1, ::1, localhost)"
+		if host == "" {
+			what = "an empty host listens on every interface, not a loopback address (127.0.0.1, ::1, localhost)"
+		}
+		return &AddrError{Addr: addr, Reason: what, NotLoopback: true}
+	}
+	return nil
+}
+
+// OriginAllowed accepts a loopback origin (a page served from this
+// machine) or one listed in allowed (scheme://host[:port], exactly). An
+// opaque origin ("null": a sandboxed frame, a file: page) is refused.
+func OriginAllowed(origin string, allowed []string) bool {
+	if slices.Contains(allowed, origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return IsLoopbackHost(u.Hostname())
+}
+
+// HostAllowed reports whether r may be answered by its Host header: a
+// request that arrived on a loopback address must name a loopback host
+// (anything else is DNS rebinding, or a proxy that should not be there);
+// on another address (a server started to be reached from elsewhere) any
+// Host is answered.
+func HostAllowed(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil || !IsLoopback(local.String()) {
+		return true
+	}
+	return IsLoopback(r.Host)
+}
+
+// Guard answers a request only if HostAllowed and, when it carries an
+// Origin header, OriginAllowed with allowedOrigins; anything else gets 403
+// Forbidden with the reason, and never reaches h.
+func Guard(h http.Handler, allowedOrigins []string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !HostAllowed(r) {
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !OriginAllowed(o, allowedOrigins) {
+			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// SameOrigin reports whether r comes from a page of this server itself or
+// from the user (an address typed or a bookmark), and not from a page of
+// another origin, such as a <script src> that another site (or another
+// server on this machine) includes, which sends no Origin header. Browsers
+// say so in Sec-Fetch-Site: "same-origin" and "none" pass, "same-site" and
+// "cross-site" do not. Without it (an older browser, curl) a Referer, if
+// any, must be of the request's own origin.
+func SameOrigin(r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site == "same-origin" || site == "none"
+	}
+	ref := r.Header.Get("Referer")
+	if ref == "" {
+		return true
+	}
+	u, err := url.Parse(ref)
+	return err == nil && u.Scheme == "http" && strings.EqualFold(u.Host, r.Host) && r.TLS == nil ||
+		err == nil && u.Scheme == "https" && strings.EqualFold(u.Host, r.Host) && r.TLS != nil
+}
