@@ -793,6 +793,9 @@ func (q *Query) modelGLMM(spec ModelSpec, f *formula.Formula, fam stats.Family, 
 	if fam == stats.Gaussian && spec.Link != stats.LinkIdentity {
 		return nil, fieldf("Link", "a gaussian glmm takes the identity link only")
 	}
+	if fam == stats.Poisson && spec.Link != stats.LinkLog {
+		return nil, fieldf("Link", "a poisson glmm takes the log link only")
+	}
 	if spec.NAGQ > 1 && (len(f.Random) > 1 || !f.Random[0].IsIntercept()) {
 		return nil, fieldf("NAGQ", "%d needs a single random intercept (1|g); the formula has %s", spec.NAGQ, RandomTerms(f))
 	}
