@@ -376,10 +376,10 @@ func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
 			return nil, errRowPath
 		}
 	}
-	if spec.Outcome == "" {
-		return nil, errRowPath
+	cols := slices.Clone(spec.Columns)
+	if spec.Outcome != "" {
+		cols = append(cols, spec.Outcome)
 	}
-	cols := slices.Concat(spec.Columns, []string{spec.Outcome})
 	if spec.Weight != "" {
 		cols = append(cols, spec.Weight)
 	}
@@ -423,14 +423,19 @@ func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
 				cellOf[i] = -1
 			}
 		}
-		yc := &bt.Cols[yPos]
-		var wc *ledger.Vec
+		var yc, wc *ledger.Vec
+		if yPos >= 0 {
+			yc = &bt.Cols[yPos]
+		}
 		if wPos >= 0 {
 			wc = &bt.Cols[wPos]
 		}
 		for _, r32 := range kept {
 			r := int(r32)
-			y, ok := outcomeOf(yc, r)
+			y, ok := 0.0, true
+			if yc != nil {
+				y, ok = outcomeOf(yc, r)
+			}
 			if !ok {
 				return errRowPath
 			}
@@ -467,7 +472,12 @@ func (q *Query) frameColumns(spec frame.Spec) (*frame.Frame, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.Frame(), nil
+	fr := b.Frame()
+	if frame.CheckRows(fr, spec.Check) != nil {
+		// The row path names the file and line of the offending row.
+		return nil, errRowPath
+	}
+	return fr, nil
 }
 
 // addColumns adds the kept rows of a batch as add adds rows; before is

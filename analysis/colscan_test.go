@@ -96,7 +96,7 @@ func TestColumnScanRatesSameAsRows(t *testing.T) {
 
 func TestColumnScanModelSameAsRows(t *testing.T) {
 	path := writeScanLedger(t, 4, nil)
-	for _, fam := range []string{"logit", "gee"} {
+	for _, fam := range []ModelFamily{"logit", "gee"} {
 		s := ModelSpec{Family: fam, Formula: "eos ~ contract + condition", Group: "task"}
 		both(t, Query{Inputs: []string{path}, Where: "fault_fired", Weight: "weight"}, func(q Query) (*ModelResult, error) { return Model(q, s) })
 	}

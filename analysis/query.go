@@ -62,13 +62,41 @@ type Query struct {
 // SpecError is a mistake in a query or a spec (an unknown option, a
 // malformed --where, a column listed twice), as opposed to a failure that
 // depends on the data. A command reports it as a usage error.
-type SpecError struct{ Err error }
+type SpecError struct {
+	Err error
+	// Field names the spec field at fault ("Order"), when the error is
+	// about one; a command maps it to its own option.
+	Field string
+}
 
-func (e *SpecError) Error() string { return e.Err.Error() }
+func (e *SpecError) Error() string {
+	if e.Field != "" {
+		return e.Field + ": " + e.Err.Error()
+	}
+	return e.Err.Error()
+}
 func (e *SpecError) Unwrap() error { return e.Err }
 
 func specf(format string, args ...any) error {
-	return &SpecError{fmt.Errorf(format, args...)}
+	return &SpecError{Err: fmt.Errorf(format, args...)}
+}
+
+// RenameField returns err with the Field of a SpecError replaced by its
+// name in names (a command's option for the spec field), as the prefix of
+// the message; other errors unchanged.
+func RenameField(err error, names map[string]string) error {
+	var se *SpecError
+	if errors.As(err, &se) && se.Field != "" {
+		if n, ok := names[se.Field]; ok {
+			return &SpecError{Err: fmt.Errorf("%s: %w", n, se.Err)}
+		}
+	}
+	return err
+}
+
+// fieldf is a SpecError about the spec field named field.
+func fieldf(field, format string, args ...any) error {
+	return &SpecError{Err: fmt.Errorf(format, args...), Field: field}
 }
 
 // name is how errors name the query's input.
@@ -452,11 +480,14 @@ func (q *Query) builtFrame(spec frame.Spec) (*frame.Frame, error) {
 			for _, col := range fr.Cols {
 				have = append(have, col.Name)
 			}
-			return nil, &SpecError{fmt.Errorf("Query.Frame: %w", &frame.UnknownColumnError{Name: c, Similar: frame.Similar(c, have)})}
+			return nil, &SpecError{Err: fmt.Errorf("Query.Frame: %w", &frame.UnknownColumnError{Name: c, Similar: frame.Similar(c, have)})}
 		}
 	}
 	if fr.Len() == 0 {
 		return nil, errors.New("Query.Frame has no rows")
+	}
+	if err := frame.CheckRows(fr, spec.Check); err != nil {
+		return nil, fmt.Errorf("Query.Frame: %w", err)
 	}
 	return fr, nil
 }

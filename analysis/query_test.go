@@ -125,7 +125,7 @@ func TestSpecErrors(t *testing.T) {
 		{"by twice", errOf(Rates(q, RatesSpec{Outcome: "eos", By: []string{"model", "model"}})), true, "--by lists model twice"},
 		{"paired test", errOf(Paired(q, PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}, Test: "fisher"})), true, "want exact, midp"},
 		{"tost weighted", errOf(TOST(Query{Inputs: q.Inputs, Weight: "weight"}, TOSTSpec{Outcome: "eos", Arm: "condition", A: "guard", B: "aware"})), true, "unweighted"},
-		{"model family", errOf(Model(q, ModelSpec{Family: "probit", Formula: "eos ~ model"})), true, "want logit, gee or glmm"},
+		{"model family", errOf(Model(q, ModelSpec{Family: "probit", Formula: "eos ~ model"})), true, "want binomial, poisson or gaussian"},
 		{"shapley random", errOf(Shapley(q, ShapleySpec{Formula: "eos ~ model + (1|task)"})), true, "remove (1|task)"},
 		{"unknown column", errOf(Rates(q, RatesSpec{Outcome: "eos", By: []string{"condtion"}})), false, `unknown column "condtion"`},
 		{"unknown level", errOf(Paired(q, PairedSpec{Outcome: "eos", Arm: "condition", Base: "vanila", PairBy: []string{"pair_key"}})), false, "levels present: aware, guard, vanilla"},

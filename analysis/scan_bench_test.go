@@ -80,3 +80,22 @@ func BenchmarkScanPaired(b *testing.B) { benchPaired(b, false) }
 
 // BenchmarkScanPairedRows is the same query by the row path.
 func BenchmarkScanPairedRows(b *testing.B) { benchPaired(b, true) }
+
+// BenchmarkScanPoisson is `model --fit glm --family poisson --formula
+// "tool_calls ~ contract*fault_mode + condition"` by the column scan (issue
+// 26's goal: ≤ 2 s at 10M Parquet rows, LIMBO_SCAN_LEDGER=bench/gen's
+// 10M-row ledger).
+func BenchmarkScanPoisson(b *testing.B) {
+	q := Query{Inputs: []string{scanBenchLedger(b)}}
+	spec := ModelSpec{Fit: FitGLM, Family: FamilyPoisson, Formula: "tool_calls ~ contract*fault_mode + condition"}
+	for b.Loop() {
+		res, err := Model(q, spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Converged || res.N == 0 {
+			b.Fatal("no fit")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
+}

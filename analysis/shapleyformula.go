@@ -65,6 +65,8 @@ func Shapley(q Query, spec ShapleySpec) (*ShapleyDecomposition, error) {
 	switch {
 	case len(f.Random) > 0:
 		return nil, specf("shapley decomposes a fixed-effects logistic model; remove %s", RandomTerms(f))
+	case f.Cbind != nil || len(f.Offsets) > 0:
+		return nil, specf("shapley decomposes a logistic model of a binary outcome column, without cbind() or offset()")
 	case !f.Intercept:
 		return nil, specf("shapley needs the intercept (the value of no terms is the intercept-only model)")
 	case len(f.Terms) == 0:

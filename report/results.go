@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
+	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -200,8 +202,11 @@ type modelJSON struct {
 // Model lays out a Model result: the coefficients (CSV: then alpha for
 // GEE, the random-effect SDs as sd(1|g) rows for a GLMM).
 func Model(r *analysis.ModelResult) *Output {
+	if r.Fit != "" {
+		return modelFamily(r)
+	}
 	s := r.Spec
-	res := modelJSON{Family: s.Family, Formula: r.Formula, N: r.N, Converged: r.Converged, Alpha: jnum(r.Alpha), Clusters: r.Clusters, Warnings: r.Warnings}
+	res := modelJSON{Family: string(s.Family), Formula: r.Formula, N: r.N, Converged: r.Converged, Alpha: jnum(r.Alpha), Clusters: r.Clusters, Warnings: r.Warnings}
 	t := &Grid{Header: []string{"term", "estimate", "se", "z", "p", "or", "or_lo", "or_hi"}}
 	for _, c := range r.Coefficients {
 		res.Coefficients = append(res.Coefficients, coefJSON{c.Term, jnum(c.Estimate), jnum(c.SE), jnum(c.Z), jnum(c.P), jnum(c.OR), jnum(c.ORLo), jnum(c.ORHi)})
@@ -217,7 +222,7 @@ func Model(r *analysis.ModelResult) *Output {
 	csvT := t
 	switch s.Family {
 	case "gee":
-		title[1] += fmt.Sprintf(", clusters = %d, alpha = %s (%s, %s SE)", r.Clusters, TextCell(r.Alpha, 4), s.Corr, s.Cov)
+		title[1] += fmt.Sprintf(", clusters = %d, alpha = %s (%s, %s SE)", r.Clusters, TextCell(r.Alpha, 4), string(s.Corr), string(s.Cov))
 		// CSV has one table: the working correlation follows as a row.
 		csvT = &Grid{Header: t.Header, Rows: slices.Clone(t.Rows)}
 		csvT.Add("alpha", r.Alpha, nil, nil, nil, nil, nil, nil)
@@ -233,6 +238,178 @@ func Model(r *analysis.ModelResult) *Output {
 		}
 		title[1] += fmt.Sprintf(", singular = %v", r.Singular)
 		tables = append(tables, rt)
+	}
+	return &Output{Value: res, CSV: csvT, Title: title, Tables: tables, Warnings: r.Warnings}
+}
+
+type familyCoefJSON struct {
+	Term     string `json:"term"`
+	Estimate jnum   `json:"estimate"`
+	SE       jnum   `json:"se"`
+	Stat     jnum   `json:"statistic"`
+	P        jnum   `json:"p"`
+	Exp      *jnum  `json:"exp,omitempty"`
+	ExpLo    *jnum  `json:"exp_lo,omitempty"`
+	ExpHi    *jnum  `json:"exp_hi,omitempty"`
+}
+
+type familyJSON struct {
+	Fit           string             `json:"fit"`
+	Family        string             `json:"family"`
+	Link          string             `json:"link"`
+	Formula       string             `json:"formula"`
+	N             int64              `json:"n"`
+	NObs          jnum               `json:"nobs"`
+	Converged     bool               `json:"converged"`
+	Statistic     string             `json:"statistic"`
+	Exp           string             `json:"exp,omitempty"`
+	Coefficients  []familyCoefJSON   `json:"coefficients"`
+	Dispersion    jnum               `json:"dispersion"`
+	ResidualSD    jnum               `json:"residual_sd"`
+	Deviance      jnum               `json:"deviance"`
+	NullDeviance  jnum               `json:"null_deviance"`
+	DFResidual    jnum               `json:"df_residual"`
+	LogLik        jnum               `json:"loglik"`
+	AIC           jnum               `json:"aic"`
+	BIC           jnum               `json:"bic"`
+	Group         string             `json:"group,omitempty"`
+	Corr          string             `json:"corr,omitempty"`
+	Cov           string             `json:"cov,omitempty"`
+	Convention    string             `json:"convention,omitempty"`
+	Order         string             `json:"order,omitempty"`
+	Alpha         jnum               `json:"alpha"`
+	Clusters      int                `json:"clusters,omitempty"`
+	RandomEffects []randomEffectJSON `json:"random,omitempty"`
+	REML          bool               `json:"reml,omitempty"`
+	REMLCrit      jnum               `json:"remlcrit"`
+	Singular      *bool              `json:"singular,omitempty"`
+	Warnings      []string           `json:"warnings"`
+}
+
+type randomEffectJSON struct {
+	Group  string `json:"group"`
+	Effect string `json:"effect"`
+	SD     jnum   `json:"sd"`
+	Corr   []jnum `json:"corr,omitempty"`
+	Levels int    `json:"levels"`
+}
+
+// expName names exp(estimate) of a family and link: the odds ratio of a
+// logit model, the rate ratio of a log-link Poisson model ("" otherwise).
+func expName(r *analysis.ModelResult) string {
+	switch {
+	case r.Link == "logit":
+		return "or"
+	case r.Link == "log" && r.Family == "poisson":
+		return "rr"
+	case r.Link == "log":
+		return "ratio"
+	}
+	return ""
+}
+
+// modelFamily lays out a model with families: the coefficients (with
+// exp(estimate) and its interval for logit and log links), then the fit's
+// dispersion, residual SD, log-likelihood, AIC and BIC (text: title
+// lines; CSV: rows after the coefficients; JSON: every number).
+func modelFamily(r *analysis.ModelResult) *Output {
+	s := r.Spec
+	ex := expName(r)
+	res := familyJSON{Fit: string(r.Fit), Family: string(r.Family), Link: string(r.Link), Formula: r.Formula, N: r.N, NObs: jnum(r.NObs),
+		Converged: r.Converged, Statistic: r.Stat, Exp: ex, Dispersion: jnum(r.Dispersion), ResidualSD: jnum(r.ResidualSD),
+		Deviance: jnum(r.Deviance), NullDeviance: jnum(r.NullDeviance), DFResidual: jnum(r.DFResidual), LogLik: jnum(r.LogLik),
+		AIC: jnum(r.AIC), BIC: jnum(r.BIC), Alpha: jnum(r.Alpha), Clusters: r.Clusters, Warnings: r.Warnings}
+	header := []string{"term", "estimate", "se", r.Stat, "p"}
+	if ex != "" {
+		header = append(header, ex, ex+"_lo", ex+"_hi")
+	}
+	t := &Grid{Header: header}
+	for _, c := range r.Coefficients {
+		cj := familyCoefJSON{Term: c.Term, Estimate: jnum(c.Estimate), SE: jnum(c.SE), Stat: jnum(c.Z), P: jnum(c.P)}
+		row := []any{c.Term, c.Estimate, c.SE, c.Z, P(c.P)}
+		if ex != "" {
+			e, lo, hi := jnum(c.OR), jnum(c.ORLo), jnum(c.ORHi)
+			cj.Exp, cj.ExpLo, cj.ExpHi = &e, &lo, &hi
+			row = append(row, c.OR, c.ORLo, c.ORHi)
+		}
+		res.Coefficients = append(res.Coefficients, cj)
+		t.Add(row...)
+	}
+	tables := []*Grid{t}
+	title := []string{fmt.Sprintf("%s %s (%s link): %s", r.Fit, r.Family, r.Link, r.Formula),
+		fmt.Sprintf("n = %d, converged = %v", r.N, r.Converged)}
+	extra := [][2]any{}
+	add := func(name string, v float64) {
+		if !math.IsNaN(v) {
+			extra = append(extra, [2]any{name, v})
+		}
+	}
+	switch r.Fit {
+	case analysis.FitGLM:
+		fit := fmt.Sprintf("dispersion = %s", TextCell(r.Dispersion, 6))
+		if !math.IsNaN(r.ResidualSD) {
+			fit += fmt.Sprintf(", residual SD = %s on %s df", TextCell(r.ResidualSD, 6), TextCell(r.DFResidual, 6))
+		}
+		title = append(title, fit, fmt.Sprintf("deviance = %s, null deviance = %s, loglik = %s, AIC = %s, BIC = %s",
+			TextCell(r.Deviance, 8), TextCell(r.NullDeviance, 8), TextCell(r.LogLik, 8), TextCell(r.AIC, 8), TextCell(r.BIC, 8)))
+		add("dispersion", r.Dispersion)
+		add("residual_sd", r.ResidualSD)
+		add("deviance", r.Deviance)
+		add("null_deviance", r.NullDeviance)
+		add("df_residual", r.DFResidual)
+		add("loglik", r.LogLik)
+		add("aic", r.AIC)
+		add("bic", r.BIC)
+	case analysis.FitGEE:
+		res.Group, res.Corr, res.Cov, res.Convention, res.Order = s.Group, string(s.Corr), string(s.Cov), string(s.Convention), s.Order
+		line := fmt.Sprintf("clusters = %d (%s), %s working correlation", r.Clusters, s.Group, s.Corr)
+		if !math.IsNaN(r.Alpha) {
+			line += " alpha = " + TextCell(r.Alpha, 6)
+		}
+		line += fmt.Sprintf(", scale = %s, %s SE (%s convention)", TextCell(r.Dispersion, 6), s.Cov, s.Convention)
+		if !math.IsNaN(r.ResidualSD) {
+			line += ", residual SD = " + TextCell(r.ResidualSD, 6)
+		}
+		title = append(title, line)
+		add("alpha", r.Alpha)
+		add("scale", r.Dispersion)
+		add("residual_sd", r.ResidualSD)
+	case analysis.FitGLMM:
+		sing := r.Singular
+		res.Singular = &sing
+		crit := ""
+		if r.REML {
+			crit = "REML criterion = " + TextCell(r.REMLCrit, 8) + ", "
+		}
+		title = append(title, fmt.Sprintf("%sloglik = %s, AIC = %s, BIC = %s, singular = %v", crit, TextCell(r.LogLik, 8), TextCell(r.AIC, 8), TextCell(r.BIC, 8), r.Singular))
+		// The random part as lme4's summary lays it out.
+		rt := &Grid{Header: []string{"group", "effect", "variance", "sd", "corr", "levels"}}
+		for _, g := range r.Random {
+			corr := make([]jnum, len(g.Corr))
+			cs := make([]string, len(g.Corr))
+			for i, c := range g.Corr {
+				corr[i], cs[i] = jnum(c), TextCell(c, 3)
+			}
+			res.RandomEffects = append(res.RandomEffects, randomEffectJSON{g.Group, g.Effect, jnum(g.SD), corr, g.Levels})
+			rt.Add(g.Group, g.Effect, g.SD*g.SD, g.SD, strings.Join(cs, " "), g.Levels)
+			add("sd("+g.Effect+"|"+g.Group+")", g.SD)
+		}
+		if !math.IsNaN(r.ResidualSD) {
+			rt.Add("Residual", "", r.ResidualSD*r.ResidualSD, r.ResidualSD, "", "")
+			add("residual_sd", r.ResidualSD)
+		}
+		res.REML, res.REMLCrit = r.REML, jnum(r.REMLCrit)
+		add("remlcrit", r.REMLCrit)
+		add("loglik", r.LogLik)
+		add("aic", r.AIC)
+		add("bic", r.BIC)
+		tables = append(tables, rt)
+	}
+	csvT := &Grid{Header: t.Header, Rows: slices.Clone(t.Rows)}
+	for _, e := range extra {
+		row := make([]any, len(header))
+		row[0], row[1] = e[0], e[1]
+		csvT.Add(row...)
 	}
 	return &Output{Value: res, CSV: csvT, Title: title, Tables: tables, Warnings: r.Warnings}
 }

@@ -11,18 +11,18 @@ import (
 
 // GEEOptions configures GEE.
 type GEEOptions struct {
-	// Corr is the working correlation: "exchangeable" (default) or
-	// "independence".
-	Corr string
+	// Corr is the working correlation: exchangeable (default),
+	// independence, or ar1 (GEEGLM only).
+	Corr Corr
 	// Cov selects the covariance reported in Cov, SE, Z and P: "robust"
 	// (default, sandwich), "naive" (model-based), "bias-reduced"
 	// (Mancl–DeRouen) or "kc" (Kauermann–Carroll). Naive and robust are
 	// always kept in the result, the other two when selected or with
 	// AllCovariances.
-	Cov string
+	Cov GEECov
 	// Convention selects the moment estimators of the scale and α:
 	// "statsmodels" (default) or "geepack" (docs/methods.md, GEE).
-	Convention string
+	Convention Convention
 	// MaxIter bounds the iterations (default 60, statsmodels' maxiter).
 	MaxIter int
 	// Tol stops the iteration when the Euclidean norm of the estimating
@@ -35,6 +35,12 @@ type GEEOptions struct {
 	// scale.fix = TRUE), so α = S/P; statsmodels always reports φ = 1 but
 	// estimates φ inside the α update.
 	ScaleFix bool
+	// Family, Link, Weights and Offset are GEEGLM's model (GLMOptions):
+	// GEE and GEECollapsed fit the binomial logit model only.
+	Family  Family
+	Link    Link
+	Weights []float64
+	Offset  []float64
 	// AllCovariances also computes the Mancl–DeRouen and Kauermann–Carroll
 	// covariances when Cov does not ask for them (they cost p×p work per
 	// cluster).
@@ -89,9 +95,8 @@ type GEEResult struct {
 //
 // Data-dependent failures (rank-deficient X, separation, fewer than two
 // clusters, a working correlation that is not positive definite) return
-// errors; no
-// convergence is flagged. Bad lengths, y outside [0, 1] or unknown options
-// panic.
+// errors, as do unknown options; no convergence is flagged. Bad lengths or
+// y outside [0, 1] panic.
 func GEE(X *mat.Dense, y []float64, cluster []int, opt GEEOptions) (*GEEResult, error) {
 	n, p := X.Dims()
 	if len(y) != n || len(cluster) != n {
@@ -102,7 +107,10 @@ func GEE(X *mat.Dense, y []float64, cluster []int, opt GEEOptions) (*GEEResult, 
 			panic("stats: GEE response outside [0, 1]")
 		}
 	}
-	opt = geeDefaults(opt, p)
+	opt, err := geeDefaults(opt, p)
+	if err != nil {
+		return nil, err
+	}
 	return fitGEE(newGEEData(X, y, cluster), n, opt)
 }
 
@@ -256,7 +264,7 @@ func (st *geeStats) assemble(alpha float64, exch bool) (*mat.SymDense, *mat.VecD
 }
 
 // alpha returns the moment estimate of the exchangeable correlation.
-func (st *geeStats) alpha(convention string, p int, scaleFix bool) float64 {
+func (st *geeStats) alpha(convention Convention, p int, scaleFix bool) float64 {
 	var sPairs, pairs float64
 	for i := range st.e {
 		sPairs += (st.e[i]*st.e[i] - st.q[i]) / 2
@@ -322,7 +330,16 @@ func (st *geeStats) clusterB(i int, alpha float64, exch bool) (*mat.SymDense, *m
 //
 // so MD (f(x) = 1/x) and KC (f(x) = x^{−½}) need only p×p algebra.
 func (st *geeStats) sandwiches(alpha float64, exch bool, binv *mat.SymDense, bch *mat.Cholesky, warn []string, adjusted bool) (robust, md, kc *mat.SymDense, warnings []string) {
-	p := st.p
+	return sandwichCovs(st.p, len(st.s),
+		func(i int) *mat.VecDense { return st.clusterU(i, alpha, exch) },
+		func(i int) (*mat.SymDense, *mat.VecDense) { return st.clusterB(i, alpha, exch) },
+		binv, bch, warn, adjusted)
+}
+
+// sandwichCovs computes the robust, Mancl–DeRouen and Kauermann–Carroll
+// covariances (see geeStats.sandwiches) from each of k clusters' uᵢ
+// (clusterU) or Bᵢ and uᵢ (clusterB, when adjusted).
+func sandwichCovs(p, k int, clusterU func(i int) *mat.VecDense, clusterB func(i int) (*mat.SymDense, *mat.VecDense), binv *mat.SymDense, bch *mat.Cholesky, warn []string, adjusted bool) (robust, md, kc *mat.SymDense, warnings []string) {
 	meatR := mat.NewSymDense(p, nil)
 	sand := func(meat *mat.SymDense) *mat.SymDense {
 		var t, out mat.Dense
@@ -337,8 +354,8 @@ func (st *geeStats) sandwiches(alpha float64, exch bool, binv *mat.SymDense, bch
 		return s
 	}
 	if !adjusted {
-		for i := range st.s {
-			meatR.SymRankOne(meatR, 1, st.clusterU(i, alpha, exch))
+		for i := range k {
+			meatR.SymRankOne(meatR, 1, clusterU(i))
 		}
 		return sand(meatR), nil, nil, warn
 	}
@@ -347,8 +364,8 @@ func (st *geeStats) sandwiches(alpha float64, exch bool, binv *mat.SymDense, bch
 	var lt mat.TriDense
 	bch.LTo(&lt)
 	mdOK, kcOK := true, true
-	for i := range st.s {
-		bi, ui := st.clusterB(i, alpha, exch)
+	for i := range k {
+		bi, ui := clusterB(i)
 		meatR.SymRankOne(meatR, 1, ui)
 		// M = L⁻¹ Bᵢ L⁻ᵀ.
 		var linvB mat.Dense

@@ -45,33 +45,42 @@ func GEECollapsed(X *mat.Dense, n, s []float64, cluster []int, opt GEEOptions) (
 		}
 		total += n[i]
 	}
-	opt = geeDefaults(opt, p)
+	opt, err := geeDefaults(opt, p)
+	if err != nil {
+		return nil, err
+	}
 	d := newGEECells(X, n, s, cluster)
 	return fitGEE(d, int(total), opt)
 }
 
-// geeDefaults validates opt and fills in its defaults, as GEE does.
-func geeDefaults(opt GEEOptions, p int) GEEOptions {
+// geeDefaults validates opt (an error for an unknown option, which may
+// come from a user) and fills in its defaults, as GEE does.
+func geeDefaults(opt GEEOptions, p int) (GEEOptions, error) {
 	switch opt.Corr {
 	case "":
 		opt.Corr = "exchangeable"
 	case "exchangeable", "independence":
+	case AR1:
+		return opt, errors.New("GEE: the ar1 working correlation needs GEEGLM (rows in time order)")
 	default:
-		panic("stats: unknown GEE working correlation " + opt.Corr)
+		return opt, fmt.Errorf("GEE: working correlation %q: want %s", opt.Corr, join(Corrs))
 	}
 	switch opt.Cov {
 	case "":
 		opt.Cov = "robust"
 	case "robust", "naive", "bias-reduced", "kc":
 	default:
-		panic("stats: unknown GEE covariance " + opt.Cov)
+		return opt, fmt.Errorf("GEE: covariance %q: want %s", opt.Cov, join(GEECovs))
 	}
 	switch opt.Convention {
 	case "":
 		opt.Convention = "statsmodels"
 	case "statsmodels", "geepack":
 	default:
-		panic("stats: unknown GEE convention " + opt.Convention)
+		return opt, fmt.Errorf("GEE: convention %q: want %s", opt.Convention, join(Conventions))
+	}
+	if opt.Family != "" && opt.Family != Binomial || opt.Link != "" && opt.Link != LinkLogit || opt.Weights != nil || opt.Offset != nil {
+		return opt, errors.New("GEE: only the unweighted binomial logit model without offset; use GEEGLM")
 	}
 	if opt.MaxIter <= 0 {
 		opt.MaxIter = 60
@@ -82,7 +91,7 @@ func geeDefaults(opt GEEOptions, p int) GEEOptions {
 	if opt.Names != nil && len(opt.Names) != p {
 		panic("stats: number of names does not match columns of X")
 	}
-	return opt
+	return opt, nil
 }
 
 // newGEECells pools binary cells (count n, events s; y² = y, so Σy² = s).

@@ -118,7 +118,7 @@ func TestGEECollapsedEqualsRows(t *testing.T) {
 				{Corr: "exchangeable", Convention: "geepack"},
 				{Corr: "exchangeable", Convention: "geepack", ScaleFix: true},
 			} {
-				name := ds.name + " " + opt.Corr + " " + opt.Cov + " " + opt.Convention
+				name := ds.name + " " + string(opt.Corr) + " " + string(opt.Cov) + " " + string(opt.Convention)
 				if split {
 					name += " (split cells)"
 				}
@@ -189,7 +189,7 @@ func TestGEECollapsedStatsmodels(t *testing.T) {
 				ref.Corr = ref.Corstr
 			}
 			name := s.name + " " + ref.Corr
-			res, err := GEECollapsed(Xc, n, sv, cl, GEEOptions{Corr: ref.Corr, Convention: s.convention, AllCovariances: true})
+			res, err := GEECollapsed(Xc, n, sv, cl, GEEOptions{Corr: Corr(ref.Corr), Convention: Convention(s.convention), AllCovariances: true})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}

@@ -80,7 +80,7 @@ func TestGEERareNotSeparated(t *testing.T) {
 		{"exchangeable", ref.Exch},
 		{"independence", ref.Indep},
 	} {
-		opt := GEEOptions{Corr: tc.corr, Cov: "robust"}
+		opt := GEEOptions{Corr: Corr(tc.corr), Cov: "robust"}
 		rows, err := GEE(xr, y, cr, opt)
 		if err != nil {
 			t.Fatalf("%s GEE on rows: %v", tc.corr, err)
@@ -126,7 +126,7 @@ func TestGEERealSeparation(t *testing.T) {
 		s    []float64
 	}{{"no strong duplicate", zero}, {"every eventual duplicates", all}} {
 		for _, corr := range []string{"exchangeable", "independence"} {
-			if _, err := GEECollapsed(xc, n, tc.s, cc, GEEOptions{Corr: corr}); err == nil {
+			if _, err := GEECollapsed(xc, n, tc.s, cc, GEEOptions{Corr: Corr(corr)}); err == nil {
 				t.Errorf("%s, %s: GEE fitted separated data without an error", tc.what, corr)
 			}
 		}

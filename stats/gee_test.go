@@ -64,7 +64,7 @@ func TestGEEStatsmodels(t *testing.T) {
 		}
 		for _, ref := range s.refs {
 			name := s.name + " " + ref.Corr
-			res, err := GEE(s.X, s.y, s.c, GEEOptions{Corr: ref.Corr, AllCovariances: true})
+			res, err := GEE(s.X, s.y, s.c, GEEOptions{Corr: Corr(ref.Corr), AllCovariances: true})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -92,7 +92,7 @@ func TestGEEStatsmodels(t *testing.T) {
 				t.Errorf("%s: scale %v, want 1", name, res.Scale)
 			}
 			for _, cov := range []string{"naive", "bias-reduced", "kc"} {
-				r2, err := GEE(s.X, s.y, s.c, GEEOptions{Corr: ref.Corr, Cov: cov})
+				r2, err := GEE(s.X, s.y, s.c, GEEOptions{Corr: Corr(ref.Corr), Cov: GEECov(cov)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -146,7 +146,7 @@ func TestGEEGeepack(t *testing.T) {
 		}
 		for _, ref := range s.refs {
 			name := s.name + " " + ref.Corstr
-			res, err := GEE(s.X, s.y, s.c, GEEOptions{Corr: ref.Corstr, Convention: "geepack"})
+			res, err := GEE(s.X, s.y, s.c, GEEOptions{Corr: Corr(ref.Corstr), Convention: "geepack"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +169,7 @@ func TestGEEGeepack(t *testing.T) {
 		t.Fatal("geepack references missing")
 	}
 	for _, ref := range gold.G {
-		res, err := GEE(XB, yB, cB, GEEOptions{Corr: ref.Corr, Convention: "geepack"})
+		res, err := GEE(XB, yB, cB, GEEOptions{Corr: Corr(ref.Corr), Convention: "geepack"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,5 +244,13 @@ func TestGEEInvariance(t *testing.T) {
 	if err == nil {
 		t.Error("one cluster: no error")
 	}
-	mustPanic(t, "unknown corr", func() { GEE(XD, yD, cD, GEEOptions{Corr: "ar1"}) })
+	// Unknown options come from users: errors, never panics.
+	for _, opt := range []GEEOptions{{Corr: "ar2"}, {Corr: "ar1"}, {Cov: "sandwich"}, {Convention: "sas"}, {Family: Poisson}} {
+		if _, err := GEE(XD, yD, cD, opt); err == nil {
+			t.Errorf("GEE(%+v): no error", opt)
+		}
+		if _, err := GEEGLM(XD, yD, cD, nil, GEEOptions{Corr: opt.Corr, Cov: opt.Cov, Convention: opt.Convention, Family: "negbin"}); err == nil {
+			t.Errorf("GEEGLM(%+v): no error", opt)
+		}
+	}
 }

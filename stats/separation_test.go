@@ -98,10 +98,10 @@ func TestGEENoPairs(t *testing.T) {
 	X := mat.NewDense(6, 1, []float64{1, 1, 1, 1, 1, 1})
 	y := []float64{0, 1, 0, 1, 1, 0}
 	for _, conv := range []string{"statsmodels", "geepack"} {
-		if _, err := GEE(X, y, []int{1, 2, 3, 4, 5, 6}, GEEOptions{Convention: conv}); err == nil {
+		if _, err := GEE(X, y, []int{1, 2, 3, 4, 5, 6}, GEEOptions{Convention: Convention(conv)}); err == nil {
 			t.Errorf("%s: no error without within-cluster pairs", conv)
 		}
-		r, err := GEE(X, y, []int{1, 2, 3, 4, 5, 6}, GEEOptions{Convention: conv, Corr: "independence"})
+		r, err := GEE(X, y, []int{1, 2, 3, 4, 5, 6}, GEEOptions{Convention: Convention(conv), Corr: "independence"})
 		if err != nil {
 			t.Fatal(err)
 		}

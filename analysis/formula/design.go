@@ -2,6 +2,8 @@ package formula
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,7 +28,7 @@ type Options struct {
 // Design is a fixed-effects design matrix with named columns.
 type Design struct {
 	X         *mat.Dense
-	Names     []string // column names of X: (Intercept), x, col[level]
+	Names     []string // column names of X: (Intercept), x, col[level], a[l]:b
 	Intercept bool
 	Terms     []DesignTerm // one per formula term, in formula order
 	Warnings  []string
@@ -35,19 +37,49 @@ type Design struct {
 // DesignTerm maps a formula term to its columns of X. A term whose column
 // is constant (one level) has no columns.
 type DesignTerm struct {
-	Term        Term
+	Term Term
+	// Categorical, Ref and Levels describe a main effect's variable: a
+	// factor, its reference level and its levels.
 	Categorical bool
-	Ref         string // reference level of a categorical term
+	Ref         string
 	Levels      []string
 	Cols        []int
-	codes       []int32 // level code of each dummy column
+	// parts[k] gives, for column Cols[k], each variable's level code (-1
+	// for a numeric variable, which enters by its value).
+	parts [][]int32
+	cols  []*frame.Column
+	// pos[k][code] is level code's index among variable k's columns (-1
+	// when it has none, e.g. the reference level); numeric variables have
+	// nil. stride[k] is variable k's step in the index of a combination
+	// (the first variable varies fastest, as in product).
+	pos    [][]int
+	stride []int
 }
 
-// Categorical reports whether column c enters a formula as a factor: forced
-// by C(), a schema string column, or an extra column with any non-numeric
-// value.
-func Categorical(t Term, c *frame.Column) bool {
-	if t.Categorical {
+// combo returns the index of row i's combination among the term's parts
+// (before any is dropped) and its value (the product of the numeric
+// variables), or -1 when no column of the term is non-zero for the row.
+func (dt *DesignTerm) combo(i int) (int, float64) {
+	idx, val := 0, 1.0
+	for k, c := range dt.cols {
+		if dt.pos[k] == nil {
+			val *= c.Value(i)
+			continue
+		}
+		q := dt.pos[k][c.Codes[i]]
+		if q < 0 {
+			return -1, 0
+		}
+		idx += q * dt.stride[k]
+	}
+	return idx, val
+}
+
+// Categorical reports whether variable v enters a formula as a factor:
+// forced by C(), a schema string column, or an extra column with any
+// non-numeric value.
+func Categorical(v Factor, c *frame.Column) bool {
+	if v.Categorical {
 		return true
 	}
 	if sc, ok := ledger.LookupColumn(c.Name); ok {
@@ -56,15 +88,29 @@ func Categorical(t Term, c *frame.Column) bool {
 	return !c.Numeric
 }
 
+// varInfo is a variable's coding over the frame.
+type varInfo struct {
+	col         *frame.Column
+	categorical bool
+	present     []int // level indices that occur
+	ref         int   // reference level index (-1 without levels)
+}
+
 // Build builds the fixed-effects design of f over the rows of fr, which
-// must hold every term's column. Terms with one level (or a constant
-// numeric column next to the intercept) are left out with a warning.
+// must hold every term's column, with R's model.matrix rules: treatment
+// coding, a factor in a term coded by contrasts when the term without it
+// is the intercept or is contained in an earlier term and by all its
+// levels otherwise, the first factor of a model without an intercept coded
+// by all its levels, and an interaction's columns with its first variable
+// varying fastest. Main effects with one level (or a constant numeric
+// column next to the intercept) and interaction columns that are zero in
+// every row are left out with a warning.
 func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 	d := &Design{Intercept: f.Intercept}
-	for col := range opt.Ref {
+	for _, col := range slices.Sorted(maps.Keys(opt.Ref)) {
 		found := false
 		for _, t := range f.Terms {
-			found = found || t.Column == col
+			found = found || t.Has(col)
 		}
 		if !found {
 			return nil, fmt.Errorf("--ref %s: %s is not a term of the formula %s", col, col, f)
@@ -74,92 +120,162 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 		d.Names = append(d.Names, "(Intercept)")
 	}
 	n := fr.Len()
-	fullCoded := false
+	info := map[Factor]*varInfo{}
 	for _, t := range f.Terms {
-		c := fr.Col(t.Column)
-		if c == nil {
-			panic("formula: frame lacks column " + t.Column)
-		}
-		dt := DesignTerm{Term: t, Categorical: Categorical(t, c), Levels: c.Levels}
-		present := presentLevels(c)
-		if dt.Categorical {
-			if len(c.Levels) > MaxLevels {
-				return nil, fmt.Errorf("term %s has %d levels (more than %d); is it an identifier?", t, len(c.Levels), MaxLevels)
+		for _, v := range t.Factors {
+			if info[v] != nil {
+				continue
 			}
-			ref := ""
-			if r, ok := opt.Ref[t.Column]; ok {
-				if !slices.Contains(c.Levels, r) {
-					return nil, fmt.Errorf("--ref %s=%s: no such level; levels are %s%s", t.Column, r, listLevels(c.Levels), sameNumber(r, c.Levels))
+			c := fr.Col(v.Column)
+			if c == nil {
+				panic("formula: frame lacks column " + v.Column)
+			}
+			vi := &varInfo{col: c, categorical: Categorical(v, c), present: presentLevels(c), ref: -1}
+			if vi.categorical {
+				if len(c.Levels) > MaxLevels {
+					return nil, fmt.Errorf("term %s has %d levels (more than %d); is it an identifier?", v, len(c.Levels), MaxLevels)
 				}
-				ref = r
-			} else if len(present) > 0 {
-				ref = c.Levels[present[0]]
-			}
-			dt.Ref = ref
-			if len(present) < 2 {
-				d.Warnings = append(d.Warnings, fmt.Sprintf("term %s has a single level (%s) in the data; it is left out of the model", t, onlyLevel(c, present)))
+				if r, ok := opt.Ref[v.Column]; ok {
+					i := slices.Index(c.Levels, r)
+					if i < 0 {
+						return nil, fmt.Errorf("--ref %s=%s: no such level; levels are %s%s", v.Column, r, listLevels(c.Levels), sameNumber(r, c.Levels))
+					}
+					vi.ref = i
+				} else if len(vi.present) > 0 {
+					vi.ref = vi.present[0]
+				}
 			} else {
+				if !c.Numeric {
+					return nil, fmt.Errorf("term %s: column %s is not numeric", v, v.Column)
+				}
+				if r, ok := opt.Ref[v.Column]; ok {
+					// Ignoring it would fit another model than the one asked for.
+					return nil, fmt.Errorf("--ref %s=%s: %s enters the formula as a number (its values are all numbers: %s), so it has no reference level; write C(%s) in the formula to make it a factor",
+						v.Column, r, v.Column, listLevels(c.Levels), v.Column)
+				}
+			}
+			info[v] = vi
+		}
+	}
+	fullCoded := false
+	for ti, t := range f.Terms {
+		dt := DesignTerm{Term: t}
+		for _, v := range t.Factors {
+			dt.cols = append(dt.cols, info[v].col)
+		}
+		if t.Order() == 1 {
+			vi := info[t.Factors[0]]
+			dt.Categorical = vi.categorical
+			dt.Levels = vi.col.Levels
+			if vi.categorical && vi.ref >= 0 {
+				dt.Ref = vi.col.Levels[vi.ref]
+			}
+			if vi.categorical && len(vi.present) < 2 {
+				d.Warnings = append(d.Warnings, fmt.Sprintf("term %s has a single level (%s) in the data; it is left out of the model", t, onlyLevel(vi.col, vi.present)))
+				d.Terms = append(d.Terms, dt)
+				continue
+			}
+			if !vi.categorical && len(vi.present) < 2 && f.Intercept {
+				d.Warnings = append(d.Warnings, fmt.Sprintf("term %s is constant (%s) in the data; it is left out of the model", t, onlyLevel(vi.col, vi.present)))
+				d.Terms = append(d.Terms, dt)
+				continue
+			}
+		}
+		// Each variable's codes: contrasts drop the reference level.
+		choices := make([][]int32, len(t.Factors))
+		for k, v := range t.Factors {
+			vi := info[v]
+			if !vi.categorical {
+				choices[k] = []int32{-1}
+				continue
+			}
+			full := !contrasted(f.Terms[:ti], t, k)
+			if !f.Intercept && !fullCoded && len(vi.present) >= 2 {
 				// Without an intercept the first factor keeps all its
 				// levels, as R does.
-				full := !f.Intercept && !fullCoded
-				fullCoded = fullCoded || full
-				for _, li := range present {
-					if c.Levels[li] == ref && !full {
-						continue
-					}
-					dt.Cols = append(dt.Cols, len(d.Names))
-					dt.codes = append(dt.codes, int32(li))
-					d.Names = append(d.Names, t.Column+"["+c.Levels[li]+"]")
+				full, fullCoded = true, true
+			}
+			for _, li := range vi.present {
+				if li == vi.ref && !full {
+					continue
 				}
+				choices[k] = append(choices[k], int32(li))
 			}
-		} else {
-			if !c.Numeric {
-				return nil, fmt.Errorf("term %s: column %s is not numeric", t, t.Column)
+		}
+		cols := 1
+		for _, ch := range choices {
+			cols *= max(len(ch), 1)
+			if cols > MaxLevels {
+				return nil, fmt.Errorf("term %s has more than %d columns; is one of its factors an identifier?", t, MaxLevels)
 			}
-			if r, ok := opt.Ref[t.Column]; ok {
-				// Ignoring it would fit another model than the one asked for.
-				return nil, fmt.Errorf("--ref %s=%s: %s enters the formula as a number (its values are all numbers: %s), so it has no reference level; write C(%s) in the formula to make it a factor",
-					t.Column, r, t.Column, listLevels(c.Levels), t.Column)
+		}
+		dt.parts = product(choices)
+		dt.pos, dt.stride = make([][]int, len(choices)), make([]int, len(choices))
+		stride := 1
+		for k, ch := range choices {
+			dt.stride[k] = stride
+			stride *= len(ch)
+			if ch[0] < 0 {
+				continue
 			}
-			if len(present) < 2 && f.Intercept {
-				d.Warnings = append(d.Warnings, fmt.Sprintf("term %s is constant (%s) in the data; it is left out of the model", t, onlyLevel(c, present)))
-			} else {
-				dt.Cols = append(dt.Cols, len(d.Names))
-				d.Names = append(d.Names, t.Column)
+			dt.pos[k] = make([]int, len(dt.cols[k].Levels))
+			for l := range dt.pos[k] {
+				dt.pos[k][l] = -1
+			}
+			for q, code := range ch {
+				dt.pos[k][code] = q
 			}
 		}
 		d.Terms = append(d.Terms, dt)
+	}
+	// Names and columns; interaction columns that no row reaches are
+	// dropped.
+	colOf := make([][]int, len(d.Terms)) // term → combination → column of X (-1: none)
+	for ti := range d.Terms {
+		dt := &d.Terms[ti]
+		colOf[ti] = make([]int, len(dt.parts))
+		seen := make([]bool, len(dt.parts))
+		if dt.Term.Order() > 1 {
+			for i := 0; i < n; i++ {
+				if q, v := dt.combo(i); q >= 0 && v != 0 {
+					seen[q] = true
+				}
+			}
+		}
+		var keep [][]int32
+		for q, combo := range dt.parts {
+			colOf[ti][q] = -1
+			if dt.Term.Order() > 1 && !seen[q] {
+				d.Warnings = append(d.Warnings, fmt.Sprintf("column %s is zero in every row (no row has that combination); it is left out of the model", partName(dt.Term, dt.cols, combo)))
+				continue
+			}
+			keep = append(keep, combo)
+			colOf[ti][q] = len(d.Names)
+			dt.Cols = append(dt.Cols, len(d.Names))
+			d.Names = append(d.Names, partName(dt.Term, dt.cols, combo))
+		}
+		dt.parts = keep
 	}
 	p := len(d.Names)
 	if p == 0 {
 		return nil, fmt.Errorf("the formula %s has no columns (no intercept and no terms)", f)
 	}
 	data := make([]float64, n*p)
-	for i := 0; i < n; i++ {
-		row := data[i*p : (i+1)*p]
-		if f.Intercept {
-			row[0] = 1
+	if f.Intercept {
+		for i := 0; i < n; i++ {
+			data[i*p] = 1
 		}
 	}
-	for _, dt := range d.Terms {
+	for ti := range d.Terms {
+		dt := &d.Terms[ti]
 		if len(dt.Cols) == 0 {
 			continue
 		}
-		c := fr.Col(dt.Term.Column)
-		if !dt.Categorical {
-			j := dt.Cols[0]
-			for i := 0; i < n; i++ {
-				data[i*p+j] = c.Value(i)
-			}
-			continue
-		}
-		colOf := make(map[int32]int, len(dt.Cols))
-		for k, j := range dt.Cols {
-			colOf[dt.codes[k]] = j
-		}
 		for i := 0; i < n; i++ {
-			if j, ok := colOf[c.Codes[i]]; ok {
-				data[i*p+j] = 1
+			if q, v := dt.combo(i); q >= 0 {
+				if j := colOf[ti][q]; j >= 0 {
+					data[i*p+j] = v
+				}
 			}
 		}
 	}
@@ -168,6 +284,58 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 		d.X = mat.NewDense(n, p, data)
 	}
 	return d, nil
+}
+
+// contrasted is R's TermCode: variable k of term t is coded by contrasts
+// when t without it is empty or contained in an earlier term.
+func contrasted(earlier []Term, t Term, k int) bool {
+	if t.Order() == 1 {
+		return true
+	}
+	var rest []Factor
+	for i, v := range t.Factors {
+		if i != k {
+			rest = append(rest, v)
+		}
+	}
+	for _, e := range earlier {
+		all := true
+		for _, v := range rest {
+			all = all && slices.Contains(e.Factors, v)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// product lists the combinations of choices with the first varying
+// fastest.
+func product(choices [][]int32) [][]int32 {
+	out := [][]int32{{}}
+	for _, ch := range choices {
+		var next [][]int32
+		for _, c := range ch {
+			for _, prev := range out {
+				next = append(next, append(slices.Clone(prev), c))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+func partName(t Term, cols []*frame.Column, combo []int32) string {
+	s := make([]string, len(combo))
+	for k, code := range combo {
+		if code < 0 {
+			s[k] = t.Factors[k].Column
+		} else {
+			s[k] = t.Factors[k].Column + "[" + cols[k].Levels[code] + "]"
+		}
+	}
+	return strings.Join(s, ":")
 }
 
 // presentLevels returns the indices of the levels that occur in rows with
@@ -238,41 +406,190 @@ func (d *Design) Select(terms []int) (*mat.Dense, []string) {
 	return x, names
 }
 
-// GroupIndex codes a grouping column for a random intercept: Index[i] is
-// row i's level in Levels.
+// GroupIndex codes a grouping factor of a random term: Index[i] is row
+// i's level in Levels.
 type GroupIndex struct {
-	Name   string
+	Name   string // the grouping factor, g or a:b
 	Index  []int
 	Levels []string
 }
 
-// Groups codes the random-intercept grouping columns of f over fr, keeping
-// only levels that occur. A grouping column with a single level is an
-// error (its variance is not identifiable).
-func Groups(f *Formula, fr *frame.Frame) ([]GroupIndex, error) {
-	var out []GroupIndex
-	for _, g := range f.Random {
-		c := fr.Col(g)
-		if c == nil {
+// Group codes the grouping factor of r over fr, keeping only levels (or
+// combinations of levels) that occur, in the order of their codes. A
+// grouping factor with a single level is an error (its variance is not
+// identifiable).
+func Group(r RandomTerm, fr *frame.Frame) (GroupIndex, error) {
+	n := fr.Len()
+	cols := make([]*frame.Column, len(r.Group))
+	for k, g := range r.Group {
+		if cols[k] = fr.Col(g); cols[k] == nil {
 			panic("formula: frame lacks column " + g)
 		}
+	}
+	gi := GroupIndex{Name: r.GroupName(), Index: make([]int, n)}
+	if len(cols) == 1 {
+		c := cols[0]
 		present := presentLevels(c)
 		if len(present) < 2 {
-			return nil, fmt.Errorf("random intercept (1|%s): %s has %d level(s) in the data; a variance needs at least 2 groups", g, g, len(present))
+			return gi, fmt.Errorf("random term %s: %s has %d level(s) in the data (%s); a variance needs at least 2 groups", r, gi.Name, len(present), onlyLevel(c, present))
 		}
 		newIdx := make([]int, len(c.Levels))
-		gi := GroupIndex{Name: g}
 		for k, li := range present {
 			newIdx[li] = k
 			gi.Levels = append(gi.Levels, c.Levels[li])
 		}
-		gi.Index = make([]int, len(c.Codes))
 		for i, code := range c.Codes {
 			gi.Index[i] = newIdx[code]
 		}
-		out = append(out, gi)
+		return gi, nil
+	}
+	keys := make([][]int32, n)
+	for i := range keys {
+		keys[i] = make([]int32, len(cols))
+		for k, c := range cols {
+			keys[i][k] = c.Codes[i]
+		}
+	}
+	var distinct [][]int32
+	for _, k := range keys {
+		distinct = append(distinct, k)
+	}
+	slices.SortFunc(distinct, slices.Compare[[]int32])
+	distinct = slices.CompactFunc(distinct, slices.Equal[[]int32])
+	if len(distinct) < 2 {
+		lvl := "no rows"
+		if len(distinct) == 1 {
+			lvl = "only " + comboName(cols, distinct[0])
+		}
+		return gi, fmt.Errorf("random term %s: %s has %d level(s) in the data (%s); a variance needs at least 2 groups", r, gi.Name, len(distinct), lvl)
+	}
+	for _, k := range distinct {
+		gi.Levels = append(gi.Levels, comboName(cols, k))
+	}
+	for i, k := range keys {
+		gi.Index[i], _ = slices.BinarySearchFunc(distinct, k, slices.Compare[[]int32])
+	}
+	return gi, nil
+}
+
+func comboName(cols []*frame.Column, k []int32) string {
+	s := make([]string, len(k))
+	for j, c := range cols {
+		s[j] = c.Levels[k[j]]
+	}
+	return strings.Join(s, ":")
+}
+
+// Groups codes the grouping factors of f's random terms over fr, in
+// order (Group).
+func Groups(f *Formula, fr *frame.Frame) ([]GroupIndex, error) {
+	var out []GroupIndex
+	for _, r := range f.Random {
+		g, err := Group(r, fr)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
 	}
 	return out, nil
+}
+
+// RandomDesign builds the model matrix of r's left side (its intercept
+// and slopes, coded as fixed terms are) over fr: the columns of the
+// term's block of Z before they are multiplied out by the group
+// indicators. A slope with no column in the data (a factor with a single
+// level, a constant number) is an error naming it.
+func RandomDesign(r RandomTerm, fr *frame.Frame, opt Options) (*Design, error) {
+	for _, t := range r.Slopes {
+		for _, v := range t.Factors {
+			c := fr.Col(v.Column)
+			if c == nil {
+				panic("formula: frame lacks column " + v.Column)
+			}
+			if present := presentLevels(c); len(present) < 2 {
+				return nil, fmt.Errorf("random term %s: the slope %s has a single value in the data (%s); a random slope needs it to vary", r, t, onlyLevel(c, present))
+			}
+		}
+	}
+	sub := &Formula{Intercept: r.Intercept, Terms: r.Slopes}
+	d, err := Build(sub, fr, Options{Ref: refsFor(opt.Ref, r.Slopes)})
+	if err != nil {
+		return nil, fmt.Errorf("random term %s: %w", r, err)
+	}
+	return d, nil
+}
+
+// refsFor keeps the reference levels of the columns of terms.
+func refsFor(refs map[string]string, terms []Term) map[string]string {
+	out := map[string]string{}
+	for c, l := range refs {
+		for _, t := range terms {
+			if t.Has(c) {
+				out[c] = l
+			}
+		}
+	}
+	return out
+}
+
+// Offset evaluates the sum of f's offsets on each frame row (nil when
+// f has none). A value that is not finite is an error naming the offset.
+func Offset(f *Formula, fr *frame.Frame) ([]float64, error) {
+	if len(f.Offsets) == 0 {
+		return nil, nil
+	}
+	out := make([]float64, fr.Len())
+	for _, e := range f.Offsets {
+		for i := range out {
+			v := e.Eval(rowValue(fr, i))
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("offset(%s) is %v where %s", e, v, rowText(fr, e.Columns(), i))
+			}
+			out[i] += v
+		}
+	}
+	return out, nil
+}
+
+func rowValue(fr *frame.Frame, i int) func(string) float64 {
+	return func(c string) float64 {
+		col := fr.Col(c)
+		if col == nil {
+			panic("formula: frame lacks column " + c)
+		}
+		return col.Value(i)
+	}
+}
+
+func rowText(fr *frame.Frame, cols []string, i int) string {
+	s := make([]string, len(cols))
+	for k, c := range cols {
+		s[k] = c + " = " + fr.Col(c).Level(i)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Trials evaluates a cbind response on each frame row: the successes k and
+// the trials k + failures. A negative or non-finite count is an error
+// naming the side and the row's values.
+func Trials(f *Formula, fr *frame.Frame) (k, n []float64, err error) {
+	cb := f.Cbind
+	k, n = make([]float64, fr.Len()), make([]float64, fr.Len())
+	for i := range k {
+		get := rowValue(fr, i)
+		s, m := cb.Successes.Eval(get), cb.Failures.Eval(get)
+		for _, side := range []struct {
+			name string
+			e    *Expr
+			v    float64
+		}{{"successes", cb.Successes, s}, {"failures", cb.Failures, m}} {
+			if !(side.v >= 0) || math.IsInf(side.v, 0) {
+				return nil, nil, fmt.Errorf("cbind %s %s = %v is not a count ≥ 0 where %s", side.name, side.e, side.v, rowText(fr, f.ResponseColumns(), i))
+			}
+		}
+		k[i], n[i] = s, s+m
+	}
+	return k, n, nil
 }
 
 // Separated lists, for a factor-only design over a frame with outcomes,
@@ -285,7 +602,8 @@ func Separated(d *Design, fr *frame.Frame) []string {
 		if !dt.Categorical || len(dt.Cols) == 0 {
 			continue
 		}
-		c := fr.Col(dt.Term.Column)
+		col := dt.Term.Factors[0].Column
+		c := fr.Col(col)
 		ev := make([]int64, len(c.Levels))
 		nn := make([]int64, len(c.Levels))
 		for i, code := range c.Codes {
@@ -298,9 +616,9 @@ func Separated(d *Design, fr *frame.Frame) []string {
 			}
 			switch ev[li] {
 			case 0:
-				out = append(out, fmt.Sprintf("%s[%s] (all 0)", dt.Term.Column, lvl))
+				out = append(out, fmt.Sprintf("%s[%s] (all 0)", col, lvl))
 			case nn[li]:
-				out = append(out, fmt.Sprintf("%s[%s] (all 1)", dt.Term.Column, lvl))
+				out = append(out, fmt.Sprintf("%s[%s] (all 1)", col, lvl))
 			}
 		}
 	}

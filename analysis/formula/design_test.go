@@ -2,6 +2,7 @@ package formula
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func designRows() []mapRow {
 func buildFrame(t *testing.T, f *Formula, rows []mapRow, collapse bool) *frame.Frame {
 	t.Helper()
 	var cols []string
-	cols = append(cols, f.Columns()[1:]...)
+	cols = append(cols, f.CovariateColumns()...)
 	b := frame.NewBuilder(frame.Spec{Columns: cols, Outcome: f.Response, Collapse: collapse})
 	for _, r := range rows {
 		if err := b.Add(r); err != nil {
@@ -80,6 +81,20 @@ func TestBuild(t *testing.T) {
 			names:   []string{"tier[a]", "tier[b]", "tier[c]"},
 			x:       []float64{0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0},
 		},
+		{
+			// A factor-by-number interaction: R's contract[native]:delay_s.
+			formula: "eos ~ contract*delay_s",
+			names:   []string{"(Intercept)", "contract[native]", "delay_s", "contract[native]:delay_s"},
+			x:       []float64{1, 1, 0, 0, 1, 1, 90, 90, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0},
+		},
+		{
+			// No margins: both factors by all their levels, the first
+			// varying fastest; combinations no row has are left out.
+			formula: "eos ~ 0 + contract:tier",
+			names:   []string{"contract[keys-everywhere]:tier[a]", "contract[native]:tier[a]", "contract[native]:tier[b]", "contract[keys-everywhere]:tier[c]"},
+			x:       []float64{0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0},
+			warn:    "contract[keys-everywhere]:tier[b] is zero in every row",
+		},
 	}
 	for _, tt := range tests {
 		f, err := Parse(tt.formula)
@@ -94,6 +109,9 @@ func TestBuild(t *testing.T) {
 		}
 		if !reflect.DeepEqual(d.Names, tt.names) {
 			t.Errorf("%s: names %v, want %v", tt.formula, d.Names, tt.names)
+		}
+		if tt.warn != "" && !strings.Contains(strings.Join(d.Warnings, "\n"), tt.warn) {
+			t.Errorf("%s: warnings %q lack %q", tt.formula, d.Warnings, tt.warn)
 		}
 		want := mat.NewDense(len(tt.x)/len(tt.names), len(tt.names), tt.x)
 		if !mat.Equal(d.X, want) {
@@ -204,7 +222,7 @@ func TestRefOnNumericText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Build(f, buildFrame(t, f, rows, false), Options{Ref: map[string]string{f.Terms[0].Column: tc.ref}})
+		_, err = Build(f, buildFrame(t, f, rows, false), Options{Ref: map[string]string{f.Terms[0].Factors[0].Column: tc.ref}})
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s, ref %s: %v", tc.formula, tc.ref, err)
@@ -212,4 +230,105 @@ func TestRefOnNumericText(t *testing.T) {
 			t.Errorf("%s, ref %s: %v\nwant %s…", tc.formula, tc.ref, err, tc.want)
 		}
 	}
+}
+
+func TestRandomDesignAndGroups(t *testing.T) {
+	rows := designRows()
+	f, err := Parse("eos ~ delay_s + (1 + delay_s | contract) + (0 + tier || contract) + (1 | contract/tier)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := buildFrame(t, f, rows, false)
+	d, err := RandomDesign(f.Random[0], fr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"(Intercept)", "delay_s"}; !reflect.DeepEqual(d.Names, want) {
+		t.Errorf("slope names %v, want %v", d.Names, want)
+	}
+	// Without a random intercept a factor slope keeps all its levels.
+	d, err = RandomDesign(f.Random[1], fr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"tier[a]", "tier[b]", "tier[c]"}; !reflect.DeepEqual(d.Names, want) {
+		t.Errorf("slope names %v, want %v", d.Names, want)
+	}
+	gs, err := Groups(f, fr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gs) != 4 || gs[3].Name != "contract:tier" {
+		t.Fatalf("groups %+v", gs)
+	}
+	// contract:tier combinations in code order: k-e:a, k-e:c, native:a, native:b.
+	if want := []string{"keys-everywhere:a", "keys-everywhere:c", "native:a", "native:b"}; !reflect.DeepEqual(gs[3].Levels, want) {
+		t.Errorf("levels %v, want %v", gs[3].Levels, want)
+	}
+	if want := []int{3, 2, 0, 1, 3, 3}; !reflect.DeepEqual(gs[3].Index, want) {
+		t.Errorf("index %v, want %v", gs[3].Index, want)
+	}
+	// A slope with one value in the data, and a one-level group, are errors
+	// naming the term.
+	only := rows[:1]
+	f2, _ := Parse("eos ~ (0 + contract | tier) + (1 | fault_mode)")
+	fr2 := buildFrame(t, f2, only, false)
+	if _, err := RandomDesign(f2.Random[0], fr2, Options{}); err == nil || !strings.Contains(err.Error(), "random term (0 + contract | tier): the slope contract has a single value") {
+		t.Errorf("one-level slope: %v", err)
+	}
+	if _, err := Group(f2.Random[1], fr2); err == nil || !strings.Contains(err.Error(), "random term (1|fault_mode): fault_mode has 1 level(s)") {
+		t.Errorf("one-level group: %v", err)
+	}
+}
+
+// FuzzBuild builds the designs of any formula over designRows' columns:
+// Build, Groups, RandomDesign, Offset and Trials return errors, never
+// panic, whatever the terms.
+func FuzzBuild(f *testing.F) {
+	for _, s := range []string{"eos ~ contract*fault_mode", "eos ~ (contract + tier + delay_s)^2 - contract:tier",
+		"eos ~ 0 + contract:C(instance) + offset(log(delay_s))", "cbind(difficulty, instance - difficulty) ~ tier/contract",
+		"eos ~ delay_s + (delay_s | contract) + (0 + tier || fault_mode) + (1 | contract/tier)", "eos ~ C(difficulty):delay_s"} {
+		f.Add(s)
+	}
+	known := map[string]bool{"contract": true, "fault_mode": true, "delay_s": true, "instance": true, "difficulty": true, "tier": true, "eos": true}
+	f.Fuzz(func(t *testing.T, s string) {
+		fm, err := Parse(s)
+		if err != nil {
+			return
+		}
+		for _, c := range fm.Columns() {
+			if !known[c] {
+				return
+			}
+		}
+		cols := fm.CovariateColumns()
+		spec := frame.Spec{Outcome: fm.Response}
+		if fm.Cbind != nil {
+			spec.Outcome = ""
+			for _, c := range fm.ResponseColumns() {
+				if !slices.Contains(cols, c) {
+					cols = append(cols, c)
+				}
+			}
+		}
+		spec.Columns = cols
+		b := frame.NewBuilder(spec)
+		for _, r := range designRows() {
+			if err := b.Add(r); err != nil {
+				return
+			}
+		}
+		fr := b.Frame()
+		if _, err := Build(fm, fr, Options{}); err != nil {
+			return
+		}
+		for _, r := range fm.Random {
+			_, _ = Group(r, fr)
+			_, _ = RandomDesign(r, fr, Options{})
+		}
+		_, _ = Offset(fm, fr)
+		if fm.Cbind != nil {
+			_, _, _ = Trials(fm, fr)
+		}
+	})
 }

@@ -9,17 +9,17 @@ import (
 )
 
 func ExampleParse() {
-	f, err := formula.Parse("duplicated ~ contract + C(instance) + (1|model)")
+	f, err := formula.Parse("duplicated ~ contract*C(instance) + (1 + delay_s | model)")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(f.Response, f.Terms, f.Random, f.Intercept)
-	_, err = formula.Parse("duplicated ~ contract:model")
+	_, err = formula.Parse("duplicated ~ contract:(1|model)")
 	fmt.Println(err)
 	// Output:
-	// duplicated [contract C(instance)] [model] true
-	// formula "duplicated ~ contract:model": at offset 21: interactions (:) are not supported; add the columns as separate terms or build a combined column
+	// duplicated [contract C(instance) contract:C(instance)] [(1 + delay_s | model)] true
+	// formula "duplicated ~ contract:(1|model)": at offset 22: a random term must be added on its own with '+', not combined with other terms
 }
 
 func ExampleParseWhere() {

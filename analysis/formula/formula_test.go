@@ -2,27 +2,65 @@ package formula
 
 import (
 	"errors"
+	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
 
+func m(col string) Term  { return Main(col, false) }
+func cm(col string) Term { return Main(col, true) }
+func ix(cols ...string) Term {
+	t := Term{}
+	for _, c := range cols {
+		t.Factors = append(t.Factors, Factor{Column: c})
+	}
+	return t
+}
+func ri(g ...string) RandomTerm { return RandomTerm{Intercept: true, Group: g} }
+
 func TestParse(t *testing.T) {
+	col := func(c string) *Expr { return &Expr{Op: "col", Column: c} }
 	tests := []struct {
 		in   string
 		want Formula
 	}{
-		{"eos ~ contract", Formula{Response: "eos", Intercept: true, Terms: []Term{{Column: "contract"}}}},
-		{"y~a+b+C(x)", Formula{Response: "y", Intercept: true, Terms: []Term{{Column: "a"}, {Column: "b"}, {Column: "x", Categorical: true}}}},
-		{"y ~ a + (1|model) + (1 | template)", Formula{Response: "y", Intercept: true, Terms: []Term{{Column: "a"}}, Random: []string{"model", "template"}}},
+		{"eos ~ contract", Formula{Response: "eos", Intercept: true, Terms: []Term{m("contract")}}},
+		{"y~a+b+C(x)", Formula{Response: "y", Intercept: true, Terms: []Term{m("a"), m("b"), cm("x")}}},
+		{"y ~ a + (1|model) + (1 | template)", Formula{Response: "y", Intercept: true, Terms: []Term{m("a")}, Random: []RandomTerm{ri("model"), ri("template")}}},
 		{"y ~ 1", Formula{Response: "y", Intercept: true}},
-		{"y ~ 0 + a", Formula{Response: "y", Intercept: false, Terms: []Term{{Column: "a"}}}},
-		{"y ~ a - 1", Formula{Response: "y", Intercept: false, Terms: []Term{{Column: "a"}}}},
-		{"y ~ -1 + a", Formula{Response: "y", Intercept: false, Terms: []Term{{Column: "a"}}}},
-		{"y ~ `my col` + C(`odd-name`)", Formula{Response: "y", Intercept: true, Terms: []Term{{Column: "my col"}, {Column: "odd-name", Categorical: true}}}},
-		{"task_success ~ fault_mode + delay_s", Formula{Response: "task_success", Intercept: true, Terms: []Term{{Column: "fault_mode"}, {Column: "delay_s"}}}},
-		{"y ~ C", Formula{Response: "y", Intercept: true, Terms: []Term{{Column: "C"}}}},
-		{"y ~ (1|g)", Formula{Response: "y", Intercept: true, Random: []string{"g"}}},
+		{"y ~ 0 + a", Formula{Response: "y", Intercept: false, Terms: []Term{m("a")}}},
+		{"y ~ a - 1", Formula{Response: "y", Intercept: false, Terms: []Term{m("a")}}},
+		{"y ~ -1 + a", Formula{Response: "y", Intercept: false, Terms: []Term{m("a")}}},
+		{"y ~ `my col` + C(`odd-name`)", Formula{Response: "y", Intercept: true, Terms: []Term{m("my col"), cm("odd-name")}}},
+		{"task_success ~ fault_mode + delay_s", Formula{Response: "task_success", Intercept: true, Terms: []Term{m("fault_mode"), m("delay_s")}}},
+		{"y ~ C", Formula{Response: "y", Intercept: true, Terms: []Term{m("C")}}},
+		{"y ~ (1|g)", Formula{Response: "y", Intercept: true, Random: []RandomTerm{ri("g")}}},
+		// Interactions: R's terms() order (by order, then appearance).
+		{"resp ~ age*smoke", Formula{Response: "resp", Intercept: true, Terms: []Term{m("age"), m("smoke"), ix("age", "smoke")}}},
+		{"resp ~ age + smoke + age:smoke", Formula{Response: "resp", Intercept: true, Terms: []Term{m("age"), m("smoke"), ix("age", "smoke")}}},
+		{"y ~ a:b + a", Formula{Response: "y", Intercept: true, Terms: []Term{m("a"), ix("a", "b")}}},
+		{"y ~ b:a", Formula{Response: "y", Intercept: true, Terms: []Term{ix("b", "a")}}},
+		{"y ~ (a + b + c)^2", Formula{Response: "y", Intercept: true, Terms: []Term{m("a"), m("b"), m("c"), ix("a", "b"), ix("a", "c"), ix("b", "c")}}},
+		{"y ~ a*b*c - a:b:c", Formula{Response: "y", Intercept: true, Terms: []Term{m("a"), m("b"), m("c"), ix("a", "b"), ix("a", "c"), ix("b", "c")}}},
+		{"y ~ a*b - a", Formula{Response: "y", Intercept: true, Terms: []Term{m("b"), ix("a", "b")}}},
+		{"y ~ a/b", Formula{Response: "y", Intercept: true, Terms: []Term{m("a"), ix("a", "b")}}},
+		{"y ~ a + a", Formula{Response: "y", Intercept: true, Terms: []Term{m("a")}}},
+		{"y ~ a:C(b)", Formula{Response: "y", Intercept: true, Terms: []Term{{Factors: []Factor{{Column: "a"}, {Column: "b", Categorical: true}}}}}},
+		{"y ~ a + offset(log(t))", Formula{Response: "y", Intercept: true, Terms: []Term{m("a")}, Offsets: []*Expr{{Op: "log", Args: []*Expr{col("t")}}}}},
+		{"y ~ offset(t)", Formula{Response: "y", Intercept: true, Offsets: []*Expr{col("t")}}},
+		{"cbind(k, n - k) ~ a", Formula{Cbind: &Cbind{Successes: col("k"), Failures: &Expr{Op: "-", Args: []*Expr{col("n"), col("k")}}}, Intercept: true, Terms: []Term{m("a")}}},
+		{"cbind(k, f) ~ 1", Formula{Cbind: &Cbind{Successes: col("k"), Failures: col("f")}, Intercept: true}},
+		// Random terms.
+		{"y ~ x + (x | g)", Formula{Response: "y", Intercept: true, Terms: []Term{m("x")}, Random: []RandomTerm{{Intercept: true, Slopes: []Term{m("x")}, Group: []string{"g"}}}}},
+		{"y ~ (1 + x | g)", Formula{Response: "y", Intercept: true, Random: []RandomTerm{{Intercept: true, Slopes: []Term{m("x")}, Group: []string{"g"}}}}},
+		{"y ~ (x || g)", Formula{Response: "y", Intercept: true, Random: []RandomTerm{{Intercept: true, Slopes: []Term{m("x")}, Group: []string{"g"}, Uncorrelated: true}}}},
+		{"y ~ (0 + x | g)", Formula{Response: "y", Intercept: true, Random: []RandomTerm{{Slopes: []Term{m("x")}, Group: []string{"g"}}}}},
+		{"y ~ (x - 1 | g)", Formula{Response: "y", Intercept: true, Random: []RandomTerm{{Slopes: []Term{m("x")}, Group: []string{"g"}}}}},
+		{"y ~ (1 | a/b)", Formula{Response: "y", Intercept: true, Random: []RandomTerm{ri("a"), ri("a", "b")}}},
+		{"y ~ (1 | a:b)", Formula{Response: "y", Intercept: true, Random: []RandomTerm{ri("a", "b")}}},
+		{"y ~ (1|id) + (1|item)", Formula{Response: "y", Intercept: true, Random: []RandomTerm{ri("id"), ri("item")}}},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.in)
@@ -35,7 +73,7 @@ func TestParse(t *testing.T) {
 		}
 		// The canonical rendering parses back to the same formula.
 		again, err := Parse(got.String())
-		if err != nil || !reflect.DeepEqual(again, got) {
+		if err != nil || !sameModel(again, got) {
 			t.Errorf("Parse(%q).String() = %q does not round-trip: %+v, %v", tt.in, got.String(), again, err)
 		}
 	}
@@ -51,19 +89,36 @@ func TestParseErrors(t *testing.T) {
 		{"y ~", "expected a term"},
 		{"y ~ a +", "expected a term"},
 		{"y ~ a b", "expected '+'"},
-		{"y ~ a:b", "interactions"},
-		{"y ~ a*b", "interactions"},
-		{"y ~ a + a", "listed twice"},
-		{"y ~ C(a) + a", "listed twice"},
-		{"y ~ a - b", "only the intercept"},
-		{"y ~ (x|g)", "only random intercepts"},
+		{"y ~ a:", "expected a term"},
+		{"y ~ a^0", "whole number"},
+		{"y ~ a^b", "whole number"},
 		{"y ~ (1|g) + (1|g)", "listed twice"},
+		{"y ~ (1|g):a", "expected '+'"},
+		{"y ~ a:(1|g)", "random term must be added on its own"},
+		{"y ~ (0|g)", "no effect"},
+		{"y ~ (g|g)", "also the grouping factor"},
+		{"y ~ (1|a/a)", "repeats a column"},
+		{"y ~ (1|)", "grouping factor"},
 		{"y ~ y", "also appears"},
+		{"y ~ a:y", "also appears"},
+		{"cbind(k, n - k) ~ n", "also appears"},
+		{"y ~ a + offset(log(y))", "also appears in offset(log(y))"},
+		{"y ~ a + (1 | y)", "also appears in the random term (1|y)"},
+		{"cbind(k) ~ a", "expected \",\""},
+		{"cbind(1, 2) ~ a", "reads no column"},
+		{"cbind(k, foo(n)) ~ a", "unknown function foo"},
+		{"y ~ log(a)", "unknown function log"},
+		{"y ~ a:offset(t)", "offset() must be a term"},
+		{"y ~ a - offset(t)", "offset() must be a term"},
 		{"y ~ C(a", "expected \")\""},
 		{"y ~ `a", "unterminated"},
 		{"y ~ a = b", "use =="},
 		{"y ~ 2", "expected a term"},
+		{"y ~ a)", "unbalanced"},
 		{"y ~ a $", "unexpected character"},
+		{"y ~ (0 + a)", "0 or -1 inside parentheses"},
+		{"y ~ (a+b+c+d+e+f+g+h+i+j+k+l+m+n+o+p)^16", "more than 256 terms"},
+		{"y ~ (a+b+c+d+e+f+g+h)*(i+j+k+l+m+n+o+p)*(q+r+s+t+u)", "more than 256 terms"},
 	}
 	for _, tt := range tests {
 		_, err := Parse(tt.in)
@@ -81,6 +136,40 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+func TestExprEval(t *testing.T) {
+	f, err := Parse("cbind(k, n - k*2/4 + -1) ~ offset(log(exp(t) * 2)) + offset(sqrt(u))")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := map[string]float64{"k": 2, "n": 10, "t": 1, "u": 9}
+	get := func(c string) float64 { return vals[c] }
+	if got := f.Cbind.Failures.Eval(get); got != 8 {
+		t.Errorf("failures = %v, want 8", got)
+	}
+	if got := f.Offsets[0].Eval(get); math.Abs(got-(1+math.Log(2))) > 1e-15 {
+		t.Errorf("offset = %v", got)
+	}
+	if got, want := f.Columns(), []string{"k", "n", "t", "u"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Columns() = %v, want %v", got, want)
+	}
+}
+
+// sameModel reports whether a and b are the same model: equal but for the
+// order of the variables within an interaction (see Formula.String).
+func sameModel(a, b *Formula) bool {
+	norm := func(f *Formula) *Formula {
+		g := *f
+		g.Terms = nil
+		for _, t := range f.Terms {
+			u := Term{Factors: slices.Clone(t.Factors)}
+			slices.SortFunc(u.Factors, func(x, y Factor) int { return strings.Compare(x.String(), y.String()) })
+			g.Terms = append(g.Terms, u)
+		}
+		return &g
+	}
+	return reflect.DeepEqual(norm(a), norm(b))
+}
+
 func TestColumns(t *testing.T) {
 	f, err := Parse("y ~ a + C(b) + (1|a) + (1|g)")
 	if err != nil {
@@ -92,7 +181,9 @@ func TestColumns(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"y ~ a + b", "y ~ C(x) + (1|g) - 1", "y ~ `a b`", "y ~ 0", "y~a:b", "\"", "y ~ (1|"} {
+	for _, s := range []string{"y ~ a + b", "y ~ C(x) + (1|g) - 1", "y ~ `a b`", "y ~ 0", "y~a:b", "\"", "y ~ (1|",
+		"resp ~ age*smoke", "y ~ (a + b + c)^2 - a:b", "cbind(k, n - k) ~ x + offset(log(t))", "y ~ x + (x || g) + (1 | a/b)",
+		"y ~ (0 + x | g) + a/b", "cbind(-k, (n - k) / 2) ~ 0 + a:b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -104,8 +195,12 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Parse(%q).String() = %q does not parse: %v", s, got.String(), err)
 		}
-		if !reflect.DeepEqual(again, got) {
+		if !sameModel(again, got) {
 			t.Fatalf("round trip of %q: %+v != %+v", s, again, got)
+		}
+		// The canonical rendering is a fixed point.
+		if twice, err := Parse(again.String()); err != nil || twice.String() != again.String() {
+			t.Fatalf("rendering of %q is not stable: %q, then %v", s, again.String(), twice)
 		}
 	})
 }

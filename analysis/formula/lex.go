@@ -54,6 +54,10 @@ var twoCharOps = []string{"&&", "||", "==", "!=", "<=", ">="}
 
 const oneCharOps = "~+-()|:*,!<>"
 
+// formulaOps are further operators of the formula language: a single bar
+// of a random term, powers and nesting.
+const formulaOps = "|^/"
+
 // lex splits s into tokens.
 func lex(what, s string) ([]token, error) {
 	var toks []token
@@ -147,7 +151,7 @@ func lex(what, s string) ([]token, error) {
 			if matched {
 				continue
 			}
-			if r < utf8.RuneSelf && strings.IndexByte(oneCharOps, byte(r)) >= 0 {
+			if r < utf8.RuneSelf && (strings.IndexByte(oneCharOps, byte(r)) >= 0 || what == "formula" && strings.IndexByte(formulaOps, byte(r)) >= 0) {
 				toks = append(toks, token{tokOp, string(r), i})
 				i++
 				continue

@@ -153,6 +153,11 @@ type Spec struct {
 	// may then repeat: only for consumers that pool repeats themselves
 	// (e.g. stats.GEECollapsed).
 	CollapseLimit float64
+	// Check, when set, validates each row that is kept (no null in a kept
+	// column) before it is added; its error (a ledger.Problem naming the
+	// column, which a ledger reader places at the row's file and line) is
+	// Add's.
+	Check func(r Row) error
 }
 
 // CollapseProbe is the number of rows read before Spec.CollapseLimit is
@@ -268,8 +273,41 @@ func (b *Builder) Add(r Row) error {
 		}
 		b.codes[j] = code
 	}
+	if b.spec.Check != nil {
+		if err := b.spec.Check(r); err != nil {
+			return err
+		}
+	}
 	b.push(y, w)
 	return nil
+}
+
+// CheckRows runs spec.Check on every row of f (as text values of its
+// levels), for a frame built without Add (a column scan): the first
+// error, which has no place.
+func CheckRows(f *Frame, check func(r Row) error) error {
+	if check == nil {
+		return nil
+	}
+	for i := range f.Cells {
+		if err := check(frameRow{f, i}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type frameRow struct {
+	f *Frame
+	i int
+}
+
+func (r frameRow) Get(name string) (ledger.Value, bool) {
+	c := r.f.Col(name)
+	if c == nil {
+		return ledger.Value{}, false
+	}
+	return ledger.Value{Kind: ledger.KindString, Str: c.Level(r.i)}, true
 }
 
 // push adds the row whose codes are in b.codes, with outcome y and weight

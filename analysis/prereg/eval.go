@@ -356,7 +356,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			Stat{Name: "only_" + e.A, Value: float64(c.B), Lo: nan, Hi: nan, P: nan, N: int64(c.Pairs)},
 			Stat{Name: "only_" + e.B, Value: float64(c.C), Lo: nan, Hi: nan, P: nan, N: int64(c.Pairs)})
 	case KindOddsRatio:
-		spec := analysis.ModelSpec{Family: e.Model, Formula: e.Formula, Group: e.Group, Corr: e.Corr, Refs: e.Refs}
+		spec := analysis.ModelSpec{Family: analysis.ModelFamily(e.Model), Formula: e.Formula, Group: e.Group, Corr: stats.Corr(e.Corr), Refs: e.Refs}
 		label := modelLabel[e.Model]
 		r, err := analysis.Model(q, spec)
 		if err != nil && e.Fallback != "" {
@@ -364,7 +364,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			// within every cluster) leaves the fallback, whose robust SEs
 			// are still valid.
 			pr.Warnings = append(pr.Warnings, fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, strings.TrimPrefix(err.Error(), "GEE: "), e.Fallback))
-			spec.Corr = e.Fallback
+			spec.Corr = stats.Corr(e.Fallback)
 			r, err = analysis.Model(q, spec)
 		}
 		if err != nil {

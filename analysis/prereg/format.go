@@ -932,17 +932,17 @@ func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
 		d.errf(line, "%s: model glmm needs a random term such as (1|template) in the formula", what)
 	}
 	col := e.Term
-	if i := strings.IndexByte(col, '['); i > 0 && strings.HasSuffix(col, "]") {
+	if i := strings.IndexByte(col, '['); i > 0 && strings.HasSuffix(col, "]") && !strings.Contains(col, ":") {
 		col = col[:i]
 	}
 	for _, t := range fm.Terms {
-		if t.Column == col || t.String() == e.Term {
+		if t.Order() == 1 && t.Factors[0].Column == col || t.String() == e.Term || termOfName(t, e.Term) {
 			return
 		}
 	}
 	var names []string
 	for _, t := range fm.Terms {
-		names = append(names, t.Column)
+		names = append(names, t.String())
 	}
 	d.errf(line, "%s: estimand.term %q is not a term of %q%s", what, e.Term, e.Formula, didYouMean(col, names))
 }
@@ -951,7 +951,26 @@ func formulaRandom(f *formula.Formula) string {
 	if len(f.Random) == 0 {
 		return ""
 	}
-	return "(1|" + f.Random[0] + ")"
+	return f.Random[0].String()
+}
+
+// termOfName reports whether a coefficient name such as a[x]:b names a
+// column of the interaction term t: its parts, each col or col[level],
+// are t's variables in order.
+func termOfName(t formula.Term, name string) bool {
+	parts := strings.Split(name, ":")
+	if len(parts) != t.Order() {
+		return false
+	}
+	for i, p := range parts {
+		if j := strings.IndexByte(p, '['); j > 0 && strings.HasSuffix(p, "]") {
+			p = p[:j]
+		}
+		if p != t.Factors[i].Column {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *decoder) checkRule(f *File, what string, p *Part, derived map[string]bool) {

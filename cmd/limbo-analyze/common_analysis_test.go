@@ -134,7 +134,7 @@ func runCLICases(t *testing.T, cases []cliCase) {
 		t.Run(strings.Join(c.args[:1], "")+"/"+c.name, func(t *testing.T) {
 			args := make([]string, len(c.args))
 			for i, a := range c.args {
-				args[i] = strings.ReplaceAll(a, "DATA", data)
+				args[i] = strings.ReplaceAll(strings.ReplaceAll(a, "DATA", data), "FAM/", cliData+"/")
 			}
 			var stdout, stderr bytes.Buffer
 			code := run(args, strings.NewReader(""), &stdout, &stderr)

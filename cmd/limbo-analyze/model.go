@@ -5,10 +5,15 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/report"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 type modelOptions struct {
 	inputOptions
+	Fit        string
+	Link       string
+	Order      string
+	REML, ML   bool
 	Family     string
 	Formula    string
 	Refs       []string
@@ -23,14 +28,29 @@ type modelOptions struct {
 func newModelCmd(e *env) *cobra.Command {
 	o := &modelOptions{}
 	c := &cobra.Command{
-		Use:   "model --in FILE --family logit|gee|glmm --formula \"Y ~ …\"",
-		Short: "Logistic regression, GEE or a logistic GLMM over any columns",
-		Long: `model fits a logistic model of a binary outcome with an R-like formula:
+		Use:   "model --in FILE [--fit glm|gee|glmm] [--family binomial|poisson|gaussian] --formula \"Y ~ …\"",
+		Short: "GLM, GEE or GLMM (binomial, Poisson, Gaussian) over any columns",
+		Long: `model fits a generalised linear model with an R-like formula:
   Y ~ a + b + C(x)          string columns are factors (treatment coding, the
                             first level in sorted order is the reference unless
                             --ref col=level); numbers and booleans enter as
                             numbers; C(x) forces a factor
-  Y ~ a + (1|model)         random intercepts (--family glmm only)
+  Y ~ a*b, a:b, (a+b+c)^2   interactions (columns named a[x]:b[y]), - a
+                            removes a term, 0 + or - 1 the intercept
+  Y ~ a + offset(log(t))    offsets
+  cbind(k, n - k) ~ a       aggregated binomial counts
+  Y ~ a + (1|model)         random intercepts (glmm); (x | g), (x || g),
+                            (0 + x | g), (1 | a/b) random slopes and nesting
+
+--fit glm|gee|glmm (default: glmm with random terms, gee with --group, else
+glm) with --family binomial (default; --link logit, probit or cloglog),
+poisson (log, identity) or gaussian (identity, log). GEE takes --corr
+independence, exchangeable or ar1 (--order COL orders a cluster's rows;
+geepack's waves). A Gaussian GLMM is fitted by --reml (default) or --ml.
+Text output adds the dispersion (and residual SD), log-likelihood, AIC and
+BIC; JSON carries every number.
+
+The logistic models of before families keep their output:
 
 --family logit   maximum likelihood by IRLS (--firth for Firth's penalised
                  fit). Rows are collapsed to covariate patterns first, so
@@ -65,21 +85,35 @@ Examples:
 			if o.NAGQ < 1 {
 				return usagef("--nagq %d: want 1 (Laplace) or more quadrature nodes", o.NAGQ)
 			}
+			if o.REML && o.ML {
+				return usagef("--reml and --ml exclude each other")
+			}
 			q := o.query(e)
-			return emit(e, o.Format, report.Model)(analysis.Model(q, analysis.ModelSpec{Family: o.Family, Formula: o.Formula, Refs: refs, Firth: o.Firth,
-				Group: o.Group, Corr: o.Corr, Cov: o.Cov, Convention: o.Convention, NAGQ: o.NAGQ}))
+			r, err := analysis.Model(q, analysis.ModelSpec{Fit: analysis.ModelFit(o.Fit), Family: analysis.ModelFamily(o.Family), Link: stats.Link(o.Link),
+				Formula: o.Formula, Refs: refs, Firth: o.Firth, Group: o.Group, Corr: stats.Corr(o.Corr), Cov: stats.GEECov(o.Cov),
+				Convention: stats.Convention(o.Convention), Order: o.Order, NAGQ: o.NAGQ, ML: o.ML})
+			return emit(e, o.Format, report.Model)(r, analysis.RenameField(err, modelFlags))
 		},
 	}
 	addInputFlags(c, &o.inputOptions, `weight column (logit only), or "none" (default: unweighted)`)
 	fl := c.Flags()
-	fl.StringVar(&o.Family, "family", "logit", "model family: logit, gee or glmm")
+	fl.StringVar(&o.Fit, "fit", "", "glm, gee or glmm (default: glmm with random terms, gee with --group, else glm)")
+	fl.StringVar(&o.Family, "family", "", "binomial (default), poisson or gaussian; or logit, gee, glmm (the logistic models, with their output)")
+	fl.StringVar(&o.Link, "link", "", "link: logit, probit, cloglog (binomial); log, identity (default: the family's canonical link)")
+	fl.StringVar(&o.Order, "order", "", "GEE ar1: the column that orders a cluster's rows (geepack's waves)")
+	fl.BoolVar(&o.REML, "reml", false, "Gaussian GLMM by REML (the default)")
+	fl.BoolVar(&o.ML, "ml", false, "Gaussian GLMM by maximum likelihood")
 	fl.StringVar(&o.Formula, "formula", "", `model formula, e.g. "duplicated ~ contract + fault_mode" (required)`)
 	fl.StringArrayVar(&o.Refs, "ref", nil, "reference level of a factor, col=level (repeatable)")
 	fl.StringVar(&o.Group, "group", "", "cluster column for --family gee")
-	fl.StringVar(&o.Corr, "corr", "exchangeable", "GEE working correlation: exchangeable or independence")
-	fl.StringVar(&o.Cov, "cov", "robust", "GEE covariance: robust, bias-reduced, kc or naive")
-	fl.StringVar(&o.Convention, "convention", "statsmodels", "GEE moment estimators: statsmodels or geepack")
+	fl.StringVar(&o.Corr, "corr", "", "GEE working correlation: exchangeable (default), independence or ar1")
+	fl.StringVar(&o.Cov, "cov", "", "GEE covariance: robust (default), bias-reduced, kc or naive")
+	fl.StringVar(&o.Convention, "convention", "", "GEE moment estimators: statsmodels (default) or geepack (default for ar1)")
 	fl.IntVar(&o.NAGQ, "nagq", 1, "GLMM quadrature nodes: 1 = Laplace")
 	fl.BoolVar(&o.Firth, "firth", false, "Firth's penalised likelihood (finite estimates under separation)")
 	return c
 }
+
+// modelFlags maps the ModelSpec fields that errors name to the flags.
+var modelFlags = map[string]string{"Fit": "--fit", "Family": "--family", "Link": "--link", "Formula": "--formula", "Group": "--group", "Corr": "--corr",
+	"Cov": "--cov", "Convention": "--convention", "Order": "--order", "NAGQ": "--nagq", "ML": "--ml", "Weight": "--weight", "Firth": "--firth"}
