@@ -376,3 +376,54 @@ func TestCSVOverflowOneError(t *testing.T) {
 		t.Errorf("output %q: want the one error, no warning", all)
 	}
 }
+
+// Issue 28, item 4: an output inside the input dataset, or an input inside
+// the output directory, is refused like an output that is the input (exit
+// 2, nothing written), since every later read of the dataset would read
+// the output too, or the output would replace the input.
+func TestOutputInsideInput(t *testing.T) {
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "ds")
+	if code, _, stderr := runCmd(t, "export", "--in", samplePath, "--out", ds, "--partition-by", "experiment"); code != 0 {
+		t.Fatalf("export: %s", stderr)
+	}
+	rows := func() int { return parquetRows(t, mustGlob(t, filepath.Join(ds, "*", "*.parquet"))) }
+	want := rows()
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(ds, link); err != nil {
+		t.Fatal(err)
+	}
+	raw := copyTo(t, rawSamplePath, filepath.Join(dir, "s.jsonl"))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"export into a partition", []string{"export", "--in", ds, "--out", filepath.Join(ds, "x=c", "extra.parquet")}, "inside the input"},
+		{"export into the dataset through a link", []string{"export", "--in", ds, "--out", filepath.Join(link, "extra.parquet")}, "inside the input"},
+		{"export partitioned into the dataset", []string{"export", "--in", ds, "--out", filepath.Join(ds, "sub"), "--partition-by", "model"}, "inside the input"},
+		{"report inside the dataset", []string{"report", "--in", ds, "--out", filepath.Join(ds, "rep")}, "inside the input"},
+		{"report over the dataset's parent", []string{"report", "--in", ds, "--out", dir}, "inside the output"},
+		{"export partitioned over the input's directory", []string{"export", "--in", raw, "--out", dir, "--partition-by", "model"}, "inside the output"},
+		{"export matching the input glob", []string{"export", "--in", filepath.Join(ds, "*", "*.parquet"), "--out", filepath.Join(ds, "experiment=x", "y.parquet")}, "matches the input pattern"},
+		{"view inside the dataset", []string{"view", ds, "--out", filepath.Join(ds, "site")}, "inside the input"},
+		{"figures inside the dataset", []string{"figures", "--in", ds, "--out", filepath.Join(ds, "figs")}, "inside the input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCmd(t, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tc.want)
+			}
+			if got := rows(); got != want {
+				t.Errorf("the dataset has %d rows after, %d before", got, want)
+			}
+			if _, err := os.Stat(filepath.Join(ds, "x=c")); err == nil {
+				t.Error("x=c was created inside the dataset")
+			}
+		})
+	}
+	// A sibling of the dataset is not inside it.
+	if code, _, stderr := runCmd(t, "export", "--in", ds, "--out", filepath.Join(dir, "flat.parquet")); code != 0 {
+		t.Errorf("export beside the dataset: exit %d: %s", code, stderr)
+	}
+}
