@@ -162,3 +162,30 @@ func parquetRows(t *testing.T, files []string) int {
 	}
 	return n
 }
+
+// Issue 28, item 11: a column given twice is a usage error; a value too
+// long for a directory name fails naming the row and the value (cut for
+// display), not as "mkdir: file name too long".
+func TestExportPartitionByMistakes(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCmd(t, "export", "--in", samplePath, "--out", filepath.Join(dir, "ds"), "--partition-by", "model,model")
+	if code != exitUsage || !strings.Contains(stderr, "column model given twice") {
+		t.Errorf("--partition-by model,model: exit %d, %q; want 2 and the column named", code, stderr)
+	}
+	lines := readSample(t)
+	long := strings.Repeat("m", 300)
+	lines[1] = strings.Replace(lines[1], ",gpt-4.1,", ","+long+",", 1)
+	if !strings.Contains(lines[1], long) {
+		t.Fatalf("no model to replace in %q", lines[1])
+	}
+	in := filepath.Join(dir, "long.csv")
+	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	code, _, stderr = runCmd(t, "export", "--in", in, "--out", filepath.Join(dir, "ds"), "--partition-by", "model")
+	want := "long.csv:2: model: value \"" + strings.Repeat("m", 40) + "…\" (300 bytes) is too long for a partition directory"
+	if code != exitFailure || !strings.Contains(stderr, want) || strings.Contains(stderr, long) {
+		t.Errorf("300-byte value: exit %d, %q; want 1 and %q", code, stderr, want)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d entries left, want only the input", len(ents))
+	}
+}
