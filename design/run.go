@@ -20,6 +20,8 @@ import (
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
+
+	"github.com/limbo-toolkit/limbo/internal/readlimit"
 )
 
 // ParseShard parses "I/N" (1 ≤ I ≤ N); "" is the whole run, 1/1.
@@ -61,7 +63,7 @@ func SidecarSeed(path string) string {
 	if path == "" {
 		return ""
 	}
-	b, err := os.ReadFile(MetaPath(path))
+	b, err := readlimit.ReadFile(MetaPath(path), "a run's sidecar", readlimit.Manifest)
 	if err != nil {
 		return ""
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/limbo-toolkit/limbo/internal/outfile"
+
+	"github.com/limbo-toolkit/limbo/internal/readlimit"
 )
 
 // LockFile is the content of FILE.lock: what was registered, when, with
@@ -33,7 +35,7 @@ func LockPath(path string) string { return path + ".lock" }
 // the locking time (its UTC value is written). An existing lock is not
 // overwritten.
 func Lock(path string, now time.Time, version string) (*LockFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := readlimit.ReadFile(path, "a preregistration", readlimit.Prereg)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +99,7 @@ func CheckLock(path, sha string, ledgerCreated time.Time) (*LockStatus, error) {
 func CheckLockOrigin(path, sha string, o Origin) (*LockStatus, error) {
 	ledgerCreated := o.Created
 	st := &LockStatus{PredatesLedger: "unknown"}
-	b, err := os.ReadFile(LockPath(path))
+	b, err := readlimit.ReadFile(LockPath(path), "a preregistration's lock", readlimit.Lock)
 	if errors.Is(err, fs.ErrNotExist) {
 		st.Note = "no lock: the file was not locked with `prereg lock`"
 		return st, nil

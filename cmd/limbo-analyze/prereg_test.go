@@ -151,3 +151,24 @@ hypotheses:
 		t.Error("report wrote a directory although the preregistration was missing")
 	}
 }
+
+// Issue 28, item 7 and the size limits: a user-named file that is not a
+// ledger is read with a bound, so /dev/zero fails at once naming the file
+// and the limit instead of growing without end.
+func TestSmallFilesBounded(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"prereg", "check", "/dev/zero"}, "/dev/zero: larger than 64 MiB, the limit for a preregistration"},
+		{[]string{"prereg", "lock", "/dev/zero"}, "/dev/zero: larger than 64 MiB, the limit for a preregistration"},
+		{[]string{"simulate", "--design", "/dev/zero", "--out", filepath.Join(t.TempDir(), "x.jsonl")}, "/dev/zero: larger than 64 MiB, the limit for a design manifest"},
+		{[]string{"simulate", "--profiles", "/dev/zero", "--out", filepath.Join(t.TempDir(), "x.jsonl")}, "/dev/zero: larger than 64 MiB, the limit for agent profiles"},
+		{[]string{"power", "--design", "/dev/zero", "--reps", "1"}, "/dev/zero: larger than 64 MiB, the limit for a design manifest"},
+	} {
+		code, _, stderr := runCmd(t, c.args...)
+		if code != exitFailure || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 1 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
