@@ -9,9 +9,8 @@ import (
 	"os"
 	"slices"
 
-	"github.com/limbo-toolkit/limbo/ledger"
-
 	"github.com/limbo-toolkit/limbo/internal/readlimit"
+	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 //go:embed paper.json

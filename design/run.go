@@ -18,10 +18,9 @@ import (
 
 	"github.com/limbo-toolkit/limbo/agent"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/internal/readlimit"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
-
-	"github.com/limbo-toolkit/limbo/internal/readlimit"
 )
 
 // ParseShard parses "I/N" (1 ≤ I ≤ N); "" is the whole run, 1/1.

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/limbo-toolkit/limbo/internal/outfile"
-
 	"github.com/limbo-toolkit/limbo/internal/readlimit"
 )
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
-
 	"github.com/limbo-toolkit/limbo/internal/readlimit"
 )
 

@@ -172,3 +172,37 @@ func TestSmallFilesBounded(t *testing.T) {
 		}
 	}
 }
+
+// Issue 28, item 7: a derived name may not shadow a column of the ledger,
+// even one the schema does not know (a user's extra CSV column).
+func TestPreregDeriveShadowsLedgerColumn(t *testing.T) {
+	dir := t.TempDir()
+	lines := readSample(t)
+	for i := range lines {
+		if i == 0 {
+			lines[i] += ",flag"
+		} else {
+			lines[i] += ",x"
+		}
+	}
+	in := filepath.Join(dir, "extra.csv")
+	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	pre := filepath.Join(dir, "p.yaml")
+	os.WriteFile(pre, []byte(`prereg: 1
+title: "t"
+alpha: 0.05
+derive:
+  - {name: flag, where: 'fault_fired'}
+hypotheses:
+  - id: H1
+    statement: "s"
+    population: 'flag'
+    outcome: duplicated
+    estimand: {kind: rate, cluster: template}
+    rule: {direction: below, bound: 5, use: interval}
+`), 0o644)
+	code, _, stderr := runCmd(t, "prereg", "check", pre, "--in", in)
+	if code == 0 || !strings.Contains(stderr, "derive flag: the ledger has its own column flag") {
+		t.Errorf("exit %d, %q; want a failure naming the shadowed column", code, stderr)
+	}
+}
