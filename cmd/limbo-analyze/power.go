@@ -73,7 +73,7 @@ Examples:
 				return err
 			}
 			if pilot != "" {
-				d, err := readAnalysisData(e, pilot, "", false, nil)
+				d, err := readAnalysisData(e, pilot, "", false, preregColumns(o.Prereg, pilot, ""))
 				if err != nil {
 					return err
 				}
