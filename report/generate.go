@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/design"
@@ -33,9 +36,10 @@ type Job struct {
 	// Analyze computes the tables and hypotheses of the data.
 	Analyze func(*analysis.Data) *analysis.Results
 	// Extra, if set, adds more files to the report's unit (a
-	// preregistration's results) and returns their names; the ledger is
-	// then read with every column, since it may use any.
-	Extra func(u *outfile.Unit, d *analysis.Data) ([]string, error)
+	// preregistration's results) in dir, the report's staging directory,
+	// and returns their names; the ledger is then read with every column,
+	// since it may use any.
+	Extra func(u *outfile.Unit, dir string, d *analysis.Data) ([]string, error)
 	// Warn receives every warning of the analysis and of the figures.
 	Warn func(msg string)
 }
@@ -46,16 +50,35 @@ type Written struct {
 }
 
 // Generate writes the report of job into job.Out as one unit: every file
-// (WriteAllTo, the figures, job.Extra's) is staged beside its final path
-// and all are renamed into place together once all are written, so a
-// failure leaves the directory as it was, and removes it if this run
-// created it. A figure that cannot be drawn is left out with a warning;
-// a failure to write one fails the report.
+// (WriteAllTo, the figures, job.Extra's) is written into a staging
+// directory beside job.Out, which replaces job.Out whole once all are
+// written (outfile.CreateDir), so that the directory holds exactly one
+// run's outputs, never an earlier report's stale files, and a failure
+// leaves it as it was. Files that are not a report's refuse the directory
+// beforehand (ForeignFiles). A figure that cannot be drawn is left out
+// with a warning; a failure to write one fails the report.
 func Generate(job Job) (Written, error) {
+	if foreign, err := ForeignFiles(job.Out); err != nil {
+		return Written{}, err
+	} else if len(foreign) > 0 {
+		return Written{}, &ForeignError{Dir: job.Out, Files: foreign}
+	}
+	if job.In != "" {
+		// The directory is replaced whole: an input inside it would go.
+		if err := outfile.CheckNotInput(job.Out, ledger.Files(job.In)...); err != nil {
+			return Written{}, err
+		}
+	}
 	d, meta, err := loadData(job)
 	if err != nil {
 		return Written{}, err
 	}
+	dir, err := outfile.CreateDir(job.Out)
+	if err != nil {
+		return Written{}, err
+	}
+	defer dir.Abort() // no-op after Commit
+	stage := dir.Path()
 	res := job.Analyze(d)
 	for _, w := range res.Warnings {
 		job.Warn(w)
@@ -66,7 +89,7 @@ func Generate(job Job) (Written, error) {
 	}
 	u := outfile.NewUnit(ins...)
 	defer u.Abort() // no-op after Commit
-	figs, skipped, err := DrawFigures(u, res, filepath.Join(job.Out, "figures"))
+	figs, skipped, err := DrawFigures(u, res, filepath.Join(stage, "figures"))
 	if err != nil {
 		var pe *fs.PathError
 		var ie *outfile.InputError
@@ -78,18 +101,21 @@ func Generate(job Job) (Written, error) {
 	for _, s := range skipped {
 		job.Warn(s)
 	}
-	files, err := WriteAllTo(u, job.Out, res, meta, figs)
+	files, err := WriteAllTo(u, stage, res, meta, figs)
 	if err != nil {
 		return Written{}, err
 	}
 	if job.Extra != nil {
-		more, err := job.Extra(u, d)
+		more, err := job.Extra(u, stage, d)
 		if err != nil {
 			return Written{}, err
 		}
 		files = append(files, more...)
 	}
 	if err := u.Commit(); err != nil {
+		return Written{}, err
+	}
+	if err := dir.Commit(); err != nil {
 		return Written{}, err
 	}
 	return Written{Files: len(files), Figures: len(figs), Episodes: meta.Episodes}, nil
@@ -163,4 +189,54 @@ func Tools() []analysis.Tool {
 		out = append(out, analysis.Tool{Name: s.Name, Write: s.Write, Description: s.Description})
 	}
 	return out
+}
+
+// reportNames are the entries of a report directory that a report writes:
+// files, and directories whose whole content is the report's.
+var reportNames = []string{
+	"report.md", "report.html",
+	"hypotheses.txt", "hypotheses.md", "hypotheses.csv", "hypotheses.json",
+	"prereg.md", "prereg.csv", "prereg.json",
+	"tables/", "figure-data/", "figures/",
+}
+
+// ForeignFiles lists the entries of the existing directory dir that no
+// report writes (see Generate: a report replaces its directory whole, so
+// they would be lost), sorted; none when dir does not exist. Our
+// temporary files do not count.
+func ForeignFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() {
+			name += "/"
+		}
+		if strings.HasPrefix(e.Name(), outfile.TempPrefix) || slices.Contains(reportNames, name) {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// ForeignError refuses a report directory that holds files no report
+// writes.
+type ForeignError struct {
+	Dir   string
+	Files []string
+}
+
+func (e *ForeignError) Error() string {
+	more := ""
+	if len(e.Files) > 1 {
+		more = fmt.Sprintf(" (and %d more)", len(e.Files)-1)
+	}
+	return fmt.Sprintf("%s holds %s%s, which is not part of a report; a report replaces its directory whole: write it to a new or empty directory, or one an earlier report wrote", e.Dir, e.Files[0], more)
 }

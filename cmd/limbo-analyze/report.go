@@ -88,6 +88,9 @@ Examples:
 					return err
 				}
 			}
+			if foreign, err := report.ForeignFiles(o.out); err == nil && len(foreign) > 0 {
+				return usageError{fmt.Errorf("report: --out %w", &report.ForeignError{Dir: o.out, Files: foreign})}
+			}
 			return runReport(o, e)
 		},
 	}
@@ -123,7 +126,7 @@ func runReport(o reportOptions, e *env) error {
 		if err != nil {
 			return err
 		}
-		job.Extra = func(u *outfile.Unit, d *analysis.Data) ([]string, error) {
+		job.Extra = func(u *outfile.Unit, dir string, d *analysis.Data) ([]string, error) {
 			seed := ""
 			if o.in == "" {
 				seed = strconv.FormatUint(o.seed, 10) // the simulation in process
@@ -132,7 +135,7 @@ func runReport(o reportOptions, e *env) error {
 			if err != nil {
 				return nil, err
 			}
-			return pres.WriteFiles(u, o.out)
+			return pres.WriteFiles(u, dir)
 		}
 	}
 	w, err := report.Generate(job)
