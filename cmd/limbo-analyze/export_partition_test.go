@@ -189,3 +189,47 @@ func TestExportPartitionByMistakes(t *testing.T) {
 		t.Errorf("%d entries left, want only the input", len(ents))
 	}
 }
+
+// Issue 28, item 9: a Parquet episode table re-exported to Parquet carries
+// its calls and effects siblings; where they cannot go (CSV, a dataset's
+// siblings into one file) a note on stderr says so.
+func TestReexportCarriesCallsAndEffects(t *testing.T) {
+	const raw = "../../testdata/ledger/sample.jsonl"
+	dir := t.TempDir()
+	x := filepath.Join(dir, "x.parquet")
+	if code, _, stderr := runCmd(t, "export", "--in", raw, "--out", x); code != 0 {
+		t.Fatalf("export: %s", stderr)
+	}
+	y := filepath.Join(dir, "y.parquet")
+	code, _, stderr := runCmd(t, "export", "--in", x, "--out", y)
+	if code != 0 || strings.Contains(stderr, "not carried") {
+		t.Fatalf("re-export: exit %d: %s", code, stderr)
+	}
+	xc, xe := ledger.SiblingPaths(x)
+	yc, ye := ledger.SiblingPaths(y)
+	for _, p := range [][2]string{{xc, yc}, {xe, ye}} {
+		if _, err := os.Stat(p[1]); err != nil {
+			t.Fatalf("%s not written: %v", p[1], err)
+		}
+		if a, b := parquetRows(t, []string{p[0]}), parquetRows(t, []string{p[1]}); a != b || a == 0 {
+			t.Errorf("%s has %d rows, %s %d", p[1], b, p[0], a)
+		}
+	}
+	if code, _, stderr := runCmd(t, "validate", y); code != 0 {
+		t.Errorf("validate the re-export: exit %d: %s", code, stderr)
+	}
+	ds := filepath.Join(dir, "ds")
+	if code, _, stderr := runCmd(t, "export", "--in", raw, "--out", ds, "--partition-by", "model"); code != 0 {
+		t.Fatalf("partitioned export: %s", stderr)
+	}
+	for _, args := range [][]string{
+		{"export", "--in", x, "--out", filepath.Join(dir, "x.csv")},
+		{"export", "--in", ds, "--out", filepath.Join(dir, "flat.parquet")},
+		{"export", "--in", x, "--out", filepath.Join(dir, "ds2"), "--partition-by", "model"},
+	} {
+		code, _, stderr := runCmd(t, args...)
+		if code != 0 || !strings.Contains(stderr, "were not carried over") {
+			t.Errorf("%v: exit %d, %q; want 0 and a note", args, code, stderr)
+		}
+	}
+}
