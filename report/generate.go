@@ -78,7 +78,34 @@ func Generate(job Job) (Written, error) {
 		return Written{}, err
 	}
 	defer dir.Abort() // no-op after Commit
-	stage := dir.Path()
+	stage := filepath.Clean(dir.Path())
+	w, err := generate(job, d, meta, stage)
+	if err != nil {
+		return Written{}, &stagedError{err: err, stage: stage, out: job.Out}
+	}
+	if err := dir.Commit(); err != nil {
+		return Written{}, err
+	}
+	return w, nil
+}
+
+// stagedError names the report's directory where err names its staging
+// directory, whose name the user never gave.
+type stagedError struct {
+	err        error
+	stage, out string
+}
+
+func (e *stagedError) Error() string {
+	return strings.ReplaceAll(e.err.Error(), e.stage, filepath.Clean(e.out))
+}
+
+func (e *stagedError) Unwrap() error { return e.err }
+
+// generate writes the report's unit into the staging directory stage.
+func generate(job Job, d *analysis.Data, meta Meta, stage string) (Written, error) {
+	warn := job.Warn
+	job.Warn = func(msg string) { warn(strings.ReplaceAll(msg, stage, filepath.Clean(job.Out))) }
 	res := job.Analyze(d)
 	for _, w := range res.Warnings {
 		job.Warn(w)
@@ -113,9 +140,6 @@ func Generate(job Job) (Written, error) {
 		files = append(files, more...)
 	}
 	if err := u.Commit(); err != nil {
-		return Written{}, err
-	}
-	if err := dir.Commit(); err != nil {
 		return Written{}, err
 	}
 	return Written{Files: len(files), Figures: len(figs), Episodes: meta.Episodes}, nil
