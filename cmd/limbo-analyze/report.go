@@ -51,11 +51,12 @@ func newReportCmd(e *env) *cobra.Command {
 Without --in it first simulates the paper's design in-process with --seed
 (default 1, as simulate), so one command regenerates the whole study. The
 report holds no timestamps: the same ledger or seed gives the same bytes.
-The report is written as one unit: every file is staged beside its final
-path and all are renamed into place together once all are written, so a
-failure (a full disk, a file-size limit) leaves DIR as it was — and no DIR at
-all if this run would have created it. Files in DIR that the report does not
-write are left alone.
+The report is written as one unit: it is built in a staging directory beside
+DIR that replaces DIR whole once every file is written, so DIR holds exactly
+this run's files (none an earlier report left), and a failure (a full disk, a
+file-size limit) leaves DIR as it was — and no DIR at all if this run would
+have created it. A DIR holding files a report does not write is refused
+(exit 2) and left alone.
 
 Examples:
   limbo-analyze report --out out/report
