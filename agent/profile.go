@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"sort"
+
+	"github.com/limbo-toolkit/limbo/internal/readlimit"
 )
 
 //go:embed profiles.json
@@ -205,9 +207,9 @@ func LoadProfiles(path string) (*Profiles, error) {
 // DecodeProfiles parses and validates a profile file; errors name the file,
 // the line of a syntax error, and the model and field of a bad value.
 func DecodeProfiles(r io.Reader, name string) (*Profiles, error) {
-	data, err := io.ReadAll(r)
+	data, err := readlimit.Read(r, name, "agent profiles", readlimit.Manifest)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/limbo-toolkit/limbo/internal/readlimit"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -109,9 +110,9 @@ func Load(path string) (*Manifest, error) {
 // Decode parses and validates a manifest. Errors name the file and, for
 // syntax errors, the line.
 func Decode(r io.Reader, name string) (*Manifest, error) {
-	data, err := io.ReadAll(r)
+	data, err := readlimit.Read(r, name, "a design manifest", readlimit.Manifest)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/agent"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/internal/readlimit"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
@@ -61,7 +62,7 @@ func SidecarSeed(path string) string {
 	if path == "" {
 		return ""
 	}
-	b, err := os.ReadFile(MetaPath(path))
+	b, err := readlimit.ReadFile(MetaPath(path), "a run's sidecar", readlimit.Manifest)
 	if err != nil {
 		return ""
 	}

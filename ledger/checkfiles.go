@@ -43,7 +43,7 @@ func (st ExportStats) Notes(out string, partitioned bool) []string {
 		if st.DroppedNested {
 			notes = append(notes, fmt.Sprintf("note: calls and effects of the raw lines are kept only in Parquet output (X.calls.parquet, X.effects.parquet); %s has the graded episodes", out))
 		}
-		return notes
+		return append(notes, st.siblingsNote(out)...)
 	}
 	notes := []string{fmt.Sprintf("wrote %s in %d %s to %s", eps, st.Partitions, Plural(st.Partitions, "partition", "partitions"), out)}
 	if st.Nested {
@@ -53,5 +53,14 @@ func (st ExportStats) Notes(out string, partitioned bool) []string {
 	if st.DroppedNested {
 		notes = append(notes, fmt.Sprintf("note: calls and effects of the raw lines are kept only in Parquet output; %s has the graded episodes", out))
 	}
-	return notes
+	return append(notes, st.siblingsNote(out)...)
+}
+
+// siblingsNote says which calls and effects tables beside the input were
+// not carried to out.
+func (st ExportStats) siblingsNote(out string) []string {
+	if st.SiblingsDropped == "" {
+		return nil
+	}
+	return []string{fmt.Sprintf("note: the calls and effects beside the input (%s) were not carried over: only an export to one Parquet file from a Parquet file carries them, or from the raw JSONL ledger; %s has the episodes", st.SiblingsDropped, out)}
 }

@@ -1,6 +1,11 @@
 package ledger
 
-import "github.com/limbo-toolkit/limbo/internal/outfile"
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/limbo-toolkit/limbo/internal/outfile"
+)
 
 // ExportOptions are the settings of Export.
 type ExportOptions struct {
@@ -31,6 +36,35 @@ type ExportStats struct {
 	// DroppedNested reports raw lines whose calls and effects were not
 	// written because the output is not Parquet.
 	DroppedNested bool
+	// SiblingsDropped names (comma-separated) the calls and effects tables beside the input
+	// (X.calls.parquet and X.effects.parquet, or DIR.calls and
+	// DIR.effects) that were not carried to the output: only a Parquet
+	// episode table exported to one Parquet file carries them.
+	SiblingsDropped string
+}
+
+// inputSiblings returns the calls and effects tables beside the ledger
+// in, if both exist: X.calls.parquet and X.effects.parquet beside a
+// Parquet file, DIR.calls and DIR.effects beside a dataset directory.
+func inputSiblings(in string) (calls, effects string, dir bool) {
+	fi, err := os.Stat(in)
+	if err != nil {
+		return "", "", false
+	}
+	if fi.IsDir() {
+		calls, effects = PartitionSiblings(in)
+		dir = true
+	} else if filepath.Ext(in) == ".parquet" {
+		calls, effects = SiblingPaths(in)
+	} else {
+		return "", "", false
+	}
+	for _, p := range []string{calls, effects} {
+		if _, err := os.Stat(p); err != nil {
+			return "", "", false
+		}
+	}
+	return calls, effects, dir
 }
 
 // Export reads the ledger in (a file, directory or glob; raw lines graded
@@ -116,6 +150,27 @@ func Export(in, out string, o ExportOptions) (ExportStats, error) {
 	if err := w.Close(); err != nil {
 		return st, err
 	}
+	if cin, ein, isDir := inputSiblings(in); cin != "" && calls == nil {
+		if format != "parquet" || isDir {
+			st.SiblingsDropped = cin + ", " + ein
+		} else {
+			// The episode table's calls and effects go with it.
+			cp, epath := SiblingPaths(out)
+			if calls, err = CreateCallsIn(u, cp); err != nil {
+				return st, err
+			}
+			if effects, err = CreateEffectsIn(u, epath); err != nil {
+				return st, err
+			}
+			ro := ReadOptions{Warn: o.Read.Warn, Strict: o.Read.Strict}
+			if err := ReadCalls(cin, ro, calls.Write); err != nil {
+				return st, err
+			}
+			if err := ReadEffects(ein, ro, effects.Write); err != nil {
+				return st, err
+			}
+		}
+	}
 	if calls != nil {
 		st.Nested = true
 		if err := calls.Close(); err != nil {
@@ -162,6 +217,9 @@ func exportPartitioned(in, out string, o ExportOptions, extra []string) (ExportS
 	}
 	st.Partitions = w.Partitions()
 	st.Nested = w.Nested()
+	if cin, ein, _ := inputSiblings(in); cin != "" && !st.Nested {
+		st.SiblingsDropped = cin + ", " + ein
+	}
 	return st, w.Close()
 }
 

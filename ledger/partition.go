@@ -201,8 +201,20 @@ func partitionSegment(c string, v Value) (string, error) {
 	if msg := partitionValueProblem(c, v.Kind, s); msg != "" {
 		return "", Problem{Field: c, Msg: msg}
 	}
-	return EscapePartitionValue(c) + "=" + EscapePartitionValue(s), nil
+	seg := EscapePartitionValue(c) + "=" + EscapePartitionValue(s)
+	if len(seg) > maxSegment {
+		shown := s
+		if len(shown) > 40 {
+			shown = strings.ToValidUTF8(shown[:40], "") + "…"
+		}
+		return "", Problem{Field: c, Msg: fmt.Sprintf("value %q (%d bytes) is too long for a partition directory: %s=value takes %d bytes, and a file name may hold %d; partition by a column with shorter values", shown, len(s), c, len(seg), maxSegment)}
+	}
+	return seg, nil
 }
+
+// maxSegment is the longest directory name col=value (NAME_MAX on Linux
+// and macOS).
+const maxSegment = 255
 
 // partitionValueProblem says why s, the value of column c of kind k,
 // would not read back as written from a partition directory, or "". The

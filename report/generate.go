@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
@@ -35,9 +37,10 @@ type Job struct {
 	// Analyze computes the tables and hypotheses of the data.
 	Analyze func(*analysis.Data) *paper.Results
 	// Extra, if set, adds more files to the report's unit (a
-	// preregistration's results) and returns their names; the ledger is
-	// then read with every column, since it may use any.
-	Extra func(u *outfile.Unit, d *analysis.Data) ([]string, error)
+	// preregistration's results) in dir, the report's staging directory,
+	// and returns their names; the ledger is then read with every column,
+	// since it may use any.
+	Extra func(u *outfile.Unit, dir string, d *analysis.Data) ([]string, error)
 	// Warn receives every warning of the analysis and of the figures.
 	Warn func(msg string)
 }
@@ -48,38 +51,40 @@ type Written struct {
 }
 
 // Generate writes the report of job into job.Out as one unit: every file
-// (WriteAllTo, the figures, job.Extra's) is staged beside its final path
-// and all are renamed into place together once all are written, so a
-// failure leaves the directory as it was, and removes it if this run
-// created it. A figure that cannot be drawn is left out with a warning;
-// a failure to write one fails the report.
+// (WriteAllTo, the figures, job.Extra's) is written into a staging
+// directory beside job.Out, which replaces job.Out whole once all are
+// written (outfile.CreateDir), so that the directory holds exactly one
+// run's outputs, never an earlier report's stale files, and a failure
+// leaves it as it was. Files that are not a report's refuse the directory
+// beforehand (ForeignFiles). A figure that cannot be drawn is left out
+// with a warning; a failure to write one fails the report.
 //
-// The directory is locked (outfile.TryLockFile, on its identity) while the
-// report is written, from the start if it exists and otherwise from its
-// creation, so that two reports into one directory never mix their files:
-// the second refuses.
+// An existing job.Out is locked (outfile.TryLockFile, on its identity)
+// until it is replaced, so that a second report into it refuses rather
+// than replacing a report still being written.
 func Generate(job Job) (w Written, err error) {
-	var held *outfile.Lock
-	lock := func() error {
-		if held != nil {
-			return nil
-		}
-		l, err := outfile.TryLockFile(job.Out)
-		if errors.Is(err, outfile.ErrLocked) {
-			return fmt.Errorf("%s: another report is being written into it; wait for it, or write to another directory", job.Out)
-		}
-		if err == nil {
-			held = l
-		}
-		return err
-	}
-	defer func() {
-		if uerr := held.Unlock(); err == nil && uerr != nil {
-			err = uerr
-		}
-	}()
 	if _, serr := os.Stat(job.Out); serr == nil {
-		if err := lock(); err != nil {
+		held, lerr := outfile.TryLockFile(job.Out)
+		if errors.Is(lerr, outfile.ErrLocked) {
+			return Written{}, fmt.Errorf("%s: another report is being written into it; wait for it, or write to another directory", job.Out)
+		}
+		if lerr != nil {
+			return Written{}, lerr
+		}
+		defer func() {
+			if uerr := held.Unlock(); err == nil && uerr != nil {
+				err = uerr
+			}
+		}()
+	}
+	if foreign, err := ForeignFiles(job.Out); err != nil {
+		return Written{}, err
+	} else if len(foreign) > 0 {
+		return Written{}, &ForeignError{Dir: job.Out, Files: foreign}
+	}
+	if job.In != "" {
+		// The directory is replaced whole: an input inside it would go.
+		if err := outfile.CheckNotInput(job.Out, ledger.Files(job.In)...); err != nil {
 			return Written{}, err
 		}
 	}
@@ -87,6 +92,39 @@ func Generate(job Job) (w Written, err error) {
 	if err != nil {
 		return Written{}, err
 	}
+	dir, err := outfile.CreateDir(job.Out)
+	if err != nil {
+		return Written{}, err
+	}
+	defer dir.Abort() // no-op after Commit
+	stage := filepath.Clean(dir.Path())
+	w, err = generate(job, d, meta, stage)
+	if err != nil {
+		return Written{}, &stagedError{err: err, stage: stage, out: job.Out}
+	}
+	if err := dir.Commit(); err != nil {
+		return Written{}, err
+	}
+	return w, nil
+}
+
+// stagedError names the report's directory where err names its staging
+// directory, whose name the user never gave.
+type stagedError struct {
+	err        error
+	stage, out string
+}
+
+func (e *stagedError) Error() string {
+	return strings.ReplaceAll(e.err.Error(), e.stage, filepath.Clean(e.out))
+}
+
+func (e *stagedError) Unwrap() error { return e.err }
+
+// generate writes the report's unit into the staging directory stage.
+func generate(job Job, d *analysis.Data, meta Meta, stage string) (Written, error) {
+	warn := job.Warn
+	job.Warn = func(msg string) { warn(strings.ReplaceAll(msg, stage, filepath.Clean(job.Out))) }
 	res := job.Analyze(d)
 	for _, w := range res.Warnings {
 		job.Warn(w)
@@ -97,7 +135,7 @@ func Generate(job Job) (w Written, err error) {
 	}
 	u := outfile.NewUnit(ins...)
 	defer u.Abort() // no-op after Commit
-	figs, skipped, err := DrawFigures(u, res, filepath.Join(job.Out, "figures"))
+	figs, skipped, err := DrawFigures(u, res, filepath.Join(stage, "figures"))
 	if err != nil {
 		var pe *fs.PathError
 		var ie *outfile.InputError
@@ -109,20 +147,16 @@ func Generate(job Job) (w Written, err error) {
 	for _, s := range skipped {
 		job.Warn(s)
 	}
-	files, err := WriteAllTo(u, job.Out, res, meta, figs)
+	files, err := WriteAllTo(u, stage, res, meta, figs)
 	if err != nil {
 		return Written{}, err
 	}
 	if job.Extra != nil {
-		more, err := job.Extra(u, d)
+		more, err := job.Extra(u, stage, d)
 		if err != nil {
 			return Written{}, err
 		}
 		files = append(files, more...)
-	}
-	// Staging made the directory, if it was missing.
-	if err := lock(); err != nil {
-		return Written{}, err
 	}
 	if err := u.Commit(); err != nil {
 		return Written{}, err
@@ -198,4 +232,54 @@ func Tools() []paper.Tool {
 		out = append(out, paper.Tool{Name: s.Name, Write: s.Write, Description: s.Description})
 	}
 	return out
+}
+
+// reportNames are the entries of a report directory that a report writes:
+// files, and directories whose whole content is the report's.
+var reportNames = []string{
+	"report.md", "report.html",
+	"hypotheses.txt", "hypotheses.md", "hypotheses.csv", "hypotheses.json",
+	"prereg.md", "prereg.csv", "prereg.json",
+	"tables/", "figure-data/", "figures/",
+}
+
+// ForeignFiles lists the entries of the existing directory dir that no
+// report writes (see Generate: a report replaces its directory whole, so
+// they would be lost), sorted; none when dir does not exist. Our
+// temporary files do not count.
+func ForeignFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() {
+			name += "/"
+		}
+		if strings.HasPrefix(e.Name(), outfile.TempPrefix) || slices.Contains(reportNames, name) {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// ForeignError refuses a report directory that holds files no report
+// writes.
+type ForeignError struct {
+	Dir   string
+	Files []string
+}
+
+func (e *ForeignError) Error() string {
+	more := ""
+	if len(e.Files) > 1 {
+		more = fmt.Sprintf(" (and %d more)", len(e.Files)-1)
+	}
+	return fmt.Sprintf("%s holds %s%s, which is not part of a report; a report replaces its directory whole: write it to a new or empty directory, or one an earlier report wrote", e.Dir, e.Files[0], more)
 }

@@ -69,7 +69,7 @@ func TestGenerateAllOrNothing(t *testing.T) {
 	j := job(out, &warns)
 	boom := errors.New("boom")
 	var cols []string
-	j.Extra = func(u *outfile.Unit, d *analysis.Data) ([]string, error) {
+	j.Extra = func(u *outfile.Unit, _ string, d *analysis.Data) ([]string, error) {
 		cols = d.Columns
 		return nil, boom
 	}

@@ -157,6 +157,14 @@ func (o *Options) Check() error {
 	switch {
 	case o.Reps < 1:
 		return fmt.Errorf("power: --reps must be ≥ 1, got %d", o.Reps)
+	case o.Reps > MaxReps:
+		return fmt.Errorf("power: --reps %d: at most %d", o.Reps, MaxReps)
+	case o.Jobs < 0:
+		return fmt.Errorf("power: --jobs must be ≥ 0 (0 = number of CPUs), got %d", o.Jobs)
+	case o.Jobs > MaxJobs:
+		return fmt.Errorf("power: --jobs %d: at most %d", o.Jobs, MaxJobs)
+	case len(o.Sizes) > MaxSizes:
+		return fmt.Errorf("power: --sizes: %d sizes, at most %d", len(o.Sizes), MaxSizes)
 	case !(o.Target > 0 && o.Target < 1):
 		return fmt.Errorf("power: --target must be in (0, 1), got %v", o.Target)
 	case len(o.Sizes) == 0:
@@ -178,6 +186,41 @@ func (o *Options) Check() error {
 	return nil
 }
 
+// Bounds of a power analysis, so that a mistyped option is refused
+// rather than taking the machine's memory: every worker holds a
+// replication, the verdicts of every replication are kept, and a
+// replication holds its episodes in memory.
+const (
+	MaxJobs     = 256        // parallel workers
+	MaxReps     = 100_000    // replications per size
+	MaxSizes    = 100        // sizes
+	MaxEpisodes = 10_000_000 // episodes of one replication (size × base)
+)
+
+// LimitError says that an option exceeds one of the bounds above.
+type LimitError struct{ Msg string }
+
+func (e *LimitError) Error() string { return e.Msg }
+
+// checkEpisodes refuses a size whose replication would exceed
+// MaxEpisodes, before anything of that size is allocated.
+func (o *Options) checkEpisodes() error {
+	base := len(o.Pilot)
+	if o.Pilot == nil {
+		plan, err := design.Compile(o.Manifest)
+		if err != nil {
+			return err
+		}
+		base = plan.Len()
+	}
+	for _, f := range o.Sizes {
+		if n := f * float64(base); n > MaxEpisodes {
+			return &LimitError{fmt.Sprintf("power: --sizes %g: %.0f episodes per replication (%d at size 1), at most %d", f, n, base, MaxEpisodes)}
+		}
+	}
+	return nil
+}
+
 func (o *Options) check() error {
 	switch {
 	case o.Prereg == nil:
@@ -187,7 +230,10 @@ func (o *Options) check() error {
 	case o.Pilot != nil && len(o.Pilot) == 0:
 		return errors.New("power: the pilot ledger has no episodes")
 	}
-	return o.Check()
+	if err := o.Check(); err != nil {
+		return err
+	}
+	return o.checkEpisodes()
 }
 
 // ParseSizes reads a comma-separated list of multipliers such as
@@ -230,6 +276,8 @@ func replicate(o Options, gens []generator) ([][][]prereg.Verdict, error) {
 	if jobs < 1 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
+	// No more workers than replications to run.
+	jobs = min(jobs, len(gens)*o.Reps)
 	out := make([][][]prereg.Verdict, len(gens))
 	for i := range out {
 		out[i] = make([][]prereg.Verdict, o.Reps)

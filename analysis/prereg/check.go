@@ -84,6 +84,26 @@ func (f *File) uses() ([]colUse, []levelUse) {
 	return cols, lvls
 }
 
+// Columns returns the ledger columns f names (in where expressions,
+// outcomes, estimands and formulas), each once, sorted; derived columns
+// are not among them. The estimators may read others by default (a
+// pair key, a cluster), so this is what a ledger must have at least.
+func (f *File) Columns() []string {
+	cols, _ := f.uses()
+	derived := map[string]bool{}
+	for _, x := range f.Derive {
+		derived[x.Name] = true
+	}
+	var out []string
+	for _, c := range cols {
+		if !derived[c.name] && !slices.Contains(out, c.name) {
+			out = append(out, c.name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // CheckLedger checks f against a ledger and returns its errors
 // (CheckLedgerAll without the warnings).
 func (f *File) CheckLedger(d *analysis.Data, columns []string) error {

@@ -142,6 +142,12 @@ func (f *File) Rows(eps []*ledger.Episode) ([]frame.Row, error) {
 // withDerived returns d with the file's derived columns, each a bit per
 // episode computed on dictionary codes (analysis.Data.Keep).
 func (f *File) withDerived(d *analysis.Data) (*analysis.Data, error) {
+	extra := d.ExtraColumns()
+	for _, x := range f.Derive {
+		if slices.Contains(extra, x.Name) {
+			return nil, fmt.Errorf("%s:%d: derive %s: the ledger has its own column %s; a derived name may not shadow a ledger column (rename the derived column)", f.Path, x.Line, x.Name, x.Name)
+		}
+	}
 	for _, x := range f.Derive {
 		// Later derived columns may read earlier ones: d has them.
 		keep, bad, err := d.Keep(x.expr)

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -294,7 +296,22 @@ func (d *decoder) str(n *yaml.Node, what string, dst *string) {
 		d.errf(n.Line, "%s: want a string, found %s", what, describe(n))
 		return
 	}
+	if i := strings.IndexFunc(n.Value, badControl); i >= 0 {
+		d.errf(n.Line, "%s: control character %q at byte %d: write text without terminal escapes or other control characters", what, n.Value[i:i+utf8.RuneLen([]rune(n.Value[i:])[0])], i)
+		return
+	}
+	if strings.HasSuffix(what, "id") && strings.ContainsAny(n.Value, "\n\t\r") {
+		d.errf(n.Line, "%s %q: an id is one line without tabs", what, n.Value)
+		return
+	}
 	*dst = n.Value
+}
+
+// badControl reports the control characters no string of a
+// preregistration may hold: all but newline and tab (a multi-line
+// statement), since they would reach a terminal, Markdown or CSV raw.
+func badControl(r rune) bool {
+	return r != '\n' && r != '\t' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029')
 }
 
 func (d *decoder) num(n *yaml.Node, what string, dst *float64) {
@@ -568,10 +585,20 @@ func (d *decoder) rule(n *yaml.Node) *Rule {
 	return r
 }
 
+// reservedWords are the words of where expressions, which a derived
+// column may not be named.
+var reservedWords = []string{"true", "false", "and", "or", "not", "in"}
+
 // validate checks what the grammar cannot: references, required and
 // contradictory keys, expressions and formulas.
 func (d *decoder) validate(f *File) {
 	derived := map[string]bool{}
+	later := map[string]int{} // derived name → line, for references ahead
+	for _, x := range f.Derive {
+		if _, ok := later[x.Name]; !ok && x.Name != "" {
+			later[x.Name] = x.Line
+		}
+	}
 	for _, x := range f.Derive {
 		switch {
 		case x.Name == "":
@@ -580,6 +607,8 @@ func (d *decoder) validate(f *File) {
 			d.errf(x.Line, "derive: name %q: want letters, digits and _", x.Name)
 		case derived[x.Name]:
 			d.errf(x.Line, "derive: %q is defined twice", x.Name)
+		case slices.Contains(reservedWords, strings.ToLower(x.Name)):
+			d.errf(x.Line, "derive: name %q is a word of where expressions; choose another name", x.Name)
 		default:
 			if _, ok := ledger.LookupColumn(x.Name); ok {
 				d.errf(x.Line, "derive: %q is already a ledger column", x.Name)
@@ -601,6 +630,9 @@ func (d *decoder) validate(f *File) {
 			}
 			if c == x.Name {
 				d.errf(x.Line, "derive %s: refers to itself", x.Name)
+			} else if l, ok := later[c]; ok {
+				// A cycle of any length has a reference ahead.
+				d.errf(orLine(x.WhereLine, x.Line), "derive %s: refers to %s, derived later (line %d); a derived column may use only earlier ones", x.Name, c, l)
 			}
 		}
 		x.expr = w

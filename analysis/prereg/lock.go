@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/internal/readlimit"
 )
 
 // LockFile is the content of FILE.lock: what was registered, when, with
@@ -48,7 +49,7 @@ func Lock(path string, now time.Time, version string) (_ *LockFile, err error) {
 			err = uerr
 		}
 	}()
-	data, err := os.ReadFile(path)
+	data, err := readlimit.ReadFile(path, "a preregistration", readlimit.Prereg)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func CheckLock(path, sha string, ledgerCreated time.Time) (*LockStatus, error) {
 func CheckLockOrigin(path, sha string, o Origin) (*LockStatus, error) {
 	ledgerCreated := o.Created
 	st := &LockStatus{PredatesLedger: "unknown"}
-	b, err := os.ReadFile(LockPath(path))
+	b, err := readlimit.ReadFile(LockPath(path), "a preregistration's lock", readlimit.Lock)
 	if errors.Is(err, fs.ErrNotExist) {
 		st.Note = "no lock: the file was not locked with `prereg lock`"
 		return st, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -97,5 +98,22 @@ func TestLockRefusesInvalid(t *testing.T) {
 	}
 	if _, err := os.Stat(LockPath(path)); err == nil {
 		t.Error("a lock was written for an invalid file")
+	}
+}
+
+// Issue 28, size limits: a lock that never ends (here /dev/zero) fails at
+// once, naming the lock and its limit.
+func TestLockReadBounded(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "study.yaml")
+	if err := os.WriteFile(path, PaperBytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", LockPath(path)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := CheckLockOrigin(path, "", Origin{})
+	if err == nil || !strings.Contains(err.Error(), LockPath(path)+": larger than 1 MiB, the limit for a preregistration's lock") {
+		t.Errorf("CheckLockOrigin with a lock of /dev/zero: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/limbo-toolkit/limbo/internal/jsonnum"
 )
@@ -129,7 +130,7 @@ func (r *Result) writeText(w io.Writer, md bool) error {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCell(v.ID), analysis, mdCell(v.Statement), mdCell(strings.Join(parts, "; ")), mdCell(verdict))
 			continue
 		}
-		fmt.Fprintf(&b, "%s  %s  (%s)\n    statement: %s\n", v.ID, strings.ToUpper(string(v.Verdict)), analysis, v.Statement)
+		fmt.Fprintf(&b, "%s  %s  (%s)\n    statement: %s\n", v.ID, strings.ToUpper(string(v.Verdict)), analysis, oneLine(v.Statement))
 		if v.Reason != "" {
 			fmt.Fprintf(&b, "    reason:    %s\n", v.Reason)
 		}
@@ -166,7 +167,17 @@ func (r *Result) writeText(w io.Writer, md bool) error {
 	return err
 }
 
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+func mdCell(s string) string { return strings.ReplaceAll(oneLine(s), "|", `\|`) }
+
+// oneLine puts a multi-line text (a statement) on one line for a table
+// cell or a line of text: every run of newlines, tabs and other control
+// characters becomes one space.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	return strings.Join(strings.FieldsFunc(s, unicode.IsControl), " ")
+}
 
 func (p *Provenance) lines() [][2]string {
 	ledgerID := p.LedgerSHA256

@@ -3,11 +3,11 @@ package prereg
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/internal/readlimit"
 )
 
 // skeleton is what `prereg init` writes without --paper: one hypothesis to
@@ -32,7 +32,7 @@ func SkeletonBytes() []byte { return []byte(skeleton) }
 // ReadFile reads and parses the preregistration at path; its problems
 // come back as an ErrorList.
 func ReadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := readlimit.ReadFile(path, "a preregistration", readlimit.Prereg)
 	if err != nil {
 		return nil, err
 	}

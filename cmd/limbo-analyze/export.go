@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -61,6 +63,11 @@ Examples:
 			}
 			if o.maxPartitions < 1 {
 				return usagef("export: --max-partitions must be at least 1")
+			}
+			for i, c := range o.partitionBy {
+				if slices.Contains(o.partitionBy[:i], c) {
+					return usagef("export: --partition-by %s: column %s given twice", strings.Join(o.partitionBy, ","), c)
+				}
 			}
 			if o.format == "" && len(o.partitionBy) == 0 && !ledger.IsLedgerName(o.out) {
 				return usagef("export: cannot tell the output format from %q; give --format", o.out)

@@ -162,3 +162,74 @@ func parquetRows(t *testing.T, files []string) int {
 	}
 	return n
 }
+
+// Issue 28, item 11: a column given twice is a usage error; a value too
+// long for a directory name fails naming the row and the value (cut for
+// display), not as "mkdir: file name too long".
+func TestExportPartitionByMistakes(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCmd(t, "export", "--in", samplePath, "--out", filepath.Join(dir, "ds"), "--partition-by", "model,model")
+	if code != exitUsage || !strings.Contains(stderr, "column model given twice") {
+		t.Errorf("--partition-by model,model: exit %d, %q; want 2 and the column named", code, stderr)
+	}
+	lines := readSample(t)
+	long := strings.Repeat("m", 300)
+	lines[1] = strings.Replace(lines[1], ",gpt-4.1,", ","+long+",", 1)
+	if !strings.Contains(lines[1], long) {
+		t.Fatalf("no model to replace in %q", lines[1])
+	}
+	in := filepath.Join(dir, "long.csv")
+	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	code, _, stderr = runCmd(t, "export", "--in", in, "--out", filepath.Join(dir, "ds"), "--partition-by", "model")
+	want := "long.csv:2: model: value \"" + strings.Repeat("m", 40) + "…\" (300 bytes) is too long for a partition directory"
+	if code != exitFailure || !strings.Contains(stderr, want) || strings.Contains(stderr, long) {
+		t.Errorf("300-byte value: exit %d, %q; want 1 and %q", code, stderr, want)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d entries left, want only the input", len(ents))
+	}
+}
+
+// Issue 28, item 9: a Parquet episode table re-exported to Parquet carries
+// its calls and effects siblings; where they cannot go (CSV, a dataset's
+// siblings into one file) a note on stderr says so.
+func TestReexportCarriesCallsAndEffects(t *testing.T) {
+	const raw = "../../testdata/ledger/sample.jsonl"
+	dir := t.TempDir()
+	x := filepath.Join(dir, "x.parquet")
+	if code, _, stderr := runCmd(t, "export", "--in", raw, "--out", x); code != 0 {
+		t.Fatalf("export: %s", stderr)
+	}
+	y := filepath.Join(dir, "y.parquet")
+	code, _, stderr := runCmd(t, "export", "--in", x, "--out", y)
+	if code != 0 || strings.Contains(stderr, "not carried") {
+		t.Fatalf("re-export: exit %d: %s", code, stderr)
+	}
+	xc, xe := ledger.SiblingPaths(x)
+	yc, ye := ledger.SiblingPaths(y)
+	for _, p := range [][2]string{{xc, yc}, {xe, ye}} {
+		if _, err := os.Stat(p[1]); err != nil {
+			t.Fatalf("%s not written: %v", p[1], err)
+		}
+		if a, b := parquetRows(t, []string{p[0]}), parquetRows(t, []string{p[1]}); a != b || a == 0 {
+			t.Errorf("%s has %d rows, %s %d", p[1], b, p[0], a)
+		}
+	}
+	if code, _, stderr := runCmd(t, "validate", y); code != 0 {
+		t.Errorf("validate the re-export: exit %d: %s", code, stderr)
+	}
+	ds := filepath.Join(dir, "ds")
+	if code, _, stderr := runCmd(t, "export", "--in", raw, "--out", ds, "--partition-by", "model"); code != 0 {
+		t.Fatalf("partitioned export: %s", stderr)
+	}
+	for _, args := range [][]string{
+		{"export", "--in", x, "--out", filepath.Join(dir, "x.csv")},
+		{"export", "--in", ds, "--out", filepath.Join(dir, "flat.parquet")},
+		{"export", "--in", x, "--out", filepath.Join(dir, "ds2"), "--partition-by", "model"},
+	} {
+		code, _, stderr := runCmd(t, args...)
+		if code != 0 || !strings.Contains(stderr, "were not carried over") {
+			t.Errorf("%v: exit %d, %q; want 0 and a note", args, code, stderr)
+		}
+	}
+}

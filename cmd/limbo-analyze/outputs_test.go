@@ -253,10 +253,11 @@ func TestFileSizeLimit(t *testing.T) {
 		// 20 KB: e.parquet (13 KB) fits, e.calls.parquet (34 KB) does not.
 		{"export", 40, []string{"export", "--in", raw, "--out", "e.parquet"}, []string{"e.parquet", "e.calls.parquet", "e.effects.parquet"}},
 	}
-	// An earlier report in old/ (and a file of the user's) stays as it was.
+	// An earlier report in old/ stays as it was. (A file of the user's
+	// there is refused beforehand: TestReportReplacesEarlierReport.)
 	old := filepath.Join(dir, "old")
 	os.MkdirAll(old, 0o755)
-	for _, f := range []string{"report.md", "keep.txt"} {
+	for _, f := range []string{"report.md"} {
 		os.WriteFile(filepath.Join(old, f), []byte("earlier "+f), 0o644)
 	}
 	cases = append(cases, struct {
@@ -282,7 +283,7 @@ func TestFileSizeLimit(t *testing.T) {
 			}
 		})
 	}
-	for _, f := range []string{"report.md", "keep.txt"} {
+	for _, f := range []string{"report.md"} {
 		if b, err := os.ReadFile(filepath.Join(old, f)); string(b) != "earlier "+f {
 			t.Errorf("old/%s = %q (%v), want it untouched", f, b, err)
 		}
@@ -375,5 +376,56 @@ func TestCSVOverflowOneError(t *testing.T) {
 	}
 	if all := stdout + stderr; !strings.Contains(all, "delay_s: infinite") || strings.Contains(all, "warning") {
 		t.Errorf("output %q: want the one error, no warning", all)
+	}
+}
+
+// Issue 28, item 4: an output inside the input dataset, or an input inside
+// the output directory, is refused like an output that is the input (exit
+// 2, nothing written), since every later read of the dataset would read
+// the output too, or the output would replace the input.
+func TestOutputInsideInput(t *testing.T) {
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "ds")
+	if code, _, stderr := runCmd(t, "export", "--in", samplePath, "--out", ds, "--partition-by", "experiment"); code != 0 {
+		t.Fatalf("export: %s", stderr)
+	}
+	rows := func() int { return parquetRows(t, mustGlob(t, filepath.Join(ds, "*", "*.parquet"))) }
+	want := rows()
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(ds, link); err != nil {
+		t.Fatal(err)
+	}
+	raw := copyTo(t, rawSamplePath, filepath.Join(dir, "s.jsonl"))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"export into a partition", []string{"export", "--in", ds, "--out", filepath.Join(ds, "x=c", "extra.parquet")}, "inside the input"},
+		{"export into the dataset through a link", []string{"export", "--in", ds, "--out", filepath.Join(link, "extra.parquet")}, "inside the input"},
+		{"export partitioned into the dataset", []string{"export", "--in", ds, "--out", filepath.Join(ds, "sub"), "--partition-by", "model"}, "inside the input"},
+		{"report inside the dataset", []string{"report", "--in", ds, "--out", filepath.Join(ds, "rep")}, "inside the input"},
+		{"report over the dataset's parent", []string{"report", "--in", ds, "--out", dir}, "inside the output"},
+		{"export partitioned over the input's directory", []string{"export", "--in", raw, "--out", dir, "--partition-by", "model"}, "inside the output"},
+		{"export matching the input glob", []string{"export", "--in", filepath.Join(ds, "*", "*.parquet"), "--out", filepath.Join(ds, "experiment=x", "y.parquet")}, "matches the input pattern"},
+		{"view inside the dataset", []string{"view", ds, "--out", filepath.Join(ds, "site")}, "inside the input"},
+		{"figures inside the dataset", []string{"figures", "--in", ds, "--out", filepath.Join(ds, "figs")}, "inside the input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCmd(t, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tc.want)
+			}
+			if got := rows(); got != want {
+				t.Errorf("the dataset has %d rows after, %d before", got, want)
+			}
+			if _, err := os.Stat(filepath.Join(ds, "x=c")); err == nil {
+				t.Error("x=c was created inside the dataset")
+			}
+		})
+	}
+	// A sibling of the dataset is not inside it.
+	if code, _, stderr := runCmd(t, "export", "--in", ds, "--out", filepath.Join(dir, "flat.parquet")); code != 0 {
+		t.Errorf("export beside the dataset: exit %d: %s", code, stderr)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -72,7 +73,7 @@ Examples:
 				return err
 			}
 			if pilot != "" {
-				d, err := readAnalysisData(e, pilot, "", false, nil)
+				d, err := readAnalysisData(e, pilot, "", false, preregColumns(o.Prereg, pilot, ""))
 				if err != nil {
 					return err
 				}
@@ -86,6 +87,10 @@ Examples:
 			}
 			res, err := power.Run(o)
 			if err != nil {
+				var le *power.LimitError
+				if errors.As(err, &le) {
+					return usageError{err}
+				}
 				return err
 			}
 			if out != "" {

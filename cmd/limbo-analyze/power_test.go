@@ -26,6 +26,12 @@ func TestPowerCLI(t *testing.T) {
 		{"bad scale", append(small, "--scale", "cells"), 2, nil, []string{`--scale "cells"`}},
 		{"seeds not whole", append(small, "--scale", "seeds", "--sizes", "0.5,1"), 2, nil, []string{"--scale seeds counts whole runs"}},
 		{"bad reps", append(small, "--reps", "0"), 2, nil, []string{"--reps must be ≥ 1"}},
+		// Issue 28, item 6: bounds named in a usage error, not the machine's memory.
+		{"negative jobs", append(small, "--jobs", "-5"), 2, nil, []string{"--jobs must be ≥ 0"}},
+		{"too many jobs", append(small, "--jobs", "100000000"), 2, nil, []string{"--jobs 100000000: at most 256"}},
+		{"too many reps", append(small, "--reps", "1000000000"), 2, nil, []string{"--reps 1000000000: at most 100000"}},
+		{"size too large", append(small, "--sizes", "1e6"), 2, nil, []string{"--sizes 1e+06:", "at most 10000000"}},
+		{"pilot size too large", []string{"power", "--prereg", powerData + "pilot.yaml", "--pilot", powerData + "pilot.csv", "--reps", "3", "--sizes", "1e9"}, 2, nil, []string{"at most 10000000"}},
 		{"bad target", append(small, "--target", "1.2"), 2, nil, []string{"--target must be in (0, 1)"}},
 		{"bad format", append(small, "--format", "xml"), 2, nil, []string{`--format "xml"`}},
 		{"design and pilot", append(small, "--pilot", powerData+"pilot.csv"), 2, nil, []string{"--design and --scale do not apply"}},

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -150,5 +151,103 @@ hypotheses:
 	}
 	if _, err := os.Stat(filepath.Join(dir, "rep2")); err == nil {
 		t.Error("report wrote a directory although the preregistration was missing")
+	}
+}
+
+// Issue 28, item 7 and the size limits: a user-named file that is not a
+// ledger is read with a bound, so /dev/zero fails at once naming the file
+// and the limit instead of growing without end.
+func TestSmallFilesBounded(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"prereg", "check", "/dev/zero"}, "/dev/zero: larger than 64 MiB, the limit for a preregistration"},
+		{[]string{"prereg", "lock", "/dev/zero"}, "/dev/zero: larger than 64 MiB, the limit for a preregistration"},
+		{[]string{"simulate", "--design", "/dev/zero", "--out", filepath.Join(t.TempDir(), "x.jsonl")}, "/dev/zero: larger than 64 MiB, the limit for a design manifest"},
+		{[]string{"simulate", "--profiles", "/dev/zero", "--out", filepath.Join(t.TempDir(), "x.jsonl")}, "/dev/zero: larger than 64 MiB, the limit for agent profiles"},
+		{[]string{"power", "--design", "/dev/zero", "--reps", "1"}, "/dev/zero: larger than 64 MiB, the limit for a design manifest"},
+	} {
+		code, _, stderr := runCmd(t, c.args...)
+		if code != exitFailure || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 1 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// Issue 28, item 7: a derived name may not shadow a column of the ledger,
+// even one the schema does not know (a user's extra CSV column).
+func TestPreregDeriveShadowsLedgerColumn(t *testing.T) {
+	dir := t.TempDir()
+	lines := readSample(t)
+	for i := range lines {
+		if i == 0 {
+			lines[i] += ",flag"
+		} else {
+			lines[i] += ",x"
+		}
+	}
+	in := filepath.Join(dir, "extra.csv")
+	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	pre := filepath.Join(dir, "p.yaml")
+	os.WriteFile(pre, []byte(`prereg: 1
+title: "t"
+alpha: 0.05
+derive:
+  - {name: flag, where: 'fault_fired'}
+hypotheses:
+  - id: H1
+    statement: "s"
+    population: 'flag'
+    outcome: duplicated
+    estimand: {kind: rate, cluster: template}
+    rule: {direction: below, bound: 5, use: interval}
+`), 0o644)
+	code, _, stderr := runCmd(t, "prereg", "check", pre, "--in", in)
+	if code == 0 || !strings.Contains(stderr, "derive flag: the ledger has its own column flag") {
+		t.Errorf("exit %d, %q; want a failure naming the shadowed column", code, stderr)
+	}
+}
+
+// Issue 28, item 8: the preregistration commands do not demand a column
+// the file does not use (platform), and evaluate as on the whole ledger.
+func TestPreregUnusedColumnNotDemanded(t *testing.T) {
+	dir := t.TempDir()
+	lines := readSample(t)
+	header := strings.Split(lines[0], ",")
+	k := slices.Index(header, "platform")
+	for i, l := range lines {
+		cells := strings.Split(l, ",")
+		lines[i] = strings.Join(slices.Delete(cells, k, k+1), ",")
+	}
+	in := filepath.Join(dir, "noplatform.csv")
+	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	pre := filepath.Join(dir, "p.yaml")
+	os.WriteFile(pre, []byte(`prereg: 1
+title: "t"
+alpha: 0.05
+hypotheses:
+  - id: H1
+    statement: "s"
+    population: 'fault_fired'
+    outcome: duplicated
+    estimand: {kind: rate, cluster: template}
+    rule: {direction: below, bound: 50, use: interval}
+`), 0o644)
+	for _, args := range [][]string{
+		{"prereg", "check", pre, "--in", in},
+		{"hypotheses", "--prereg", pre, "--in", in, "--format", "csv"},
+		{"power", "--prereg", pre, "--pilot", in, "--reps", "2", "--sizes", "1"},
+	} {
+		code, _, stderr := runCmd(t, args...)
+		if code != 0 || strings.Contains(stderr, "platform") {
+			t.Errorf("%v: exit %d, %q; want 0 and platform not demanded", args, code, stderr)
+		}
+	}
+	_, a, _ := runCmd(t, "hypotheses", "--prereg", pre, "--in", in, "--format", "csv")
+	_, b, _ := runCmd(t, "hypotheses", "--prereg", pre, "--in", samplePath, "--format", "csv")
+	strip := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, in, ""), samplePath, "") }
+	if x, y := strip(a), strip(b); !strings.EqualFold(strings.SplitN(x, "sha256", 2)[0], strings.SplitN(y, "sha256", 2)[0]) {
+		t.Errorf("verdicts differ without platform:\n%s\nvs\n%s", a, b)
 	}
 }

@@ -51,11 +51,12 @@ func newReportCmd(e *env) *cobra.Command {
 Without --in it first simulates the paper's design in-process with --seed
 (default 1, as simulate), so one command regenerates the whole study. The
 report holds no timestamps: the same ledger or seed gives the same bytes.
-The report is written as one unit: every file is staged beside its final
-path and all are renamed into place together once all are written, so a
-failure (a full disk, a file-size limit) leaves DIR as it was — and no DIR at
-all if this run would have created it. Files in DIR that the report does not
-write are left alone.
+The report is written as one unit: it is built in a staging directory beside
+DIR that replaces DIR whole once every file is written, so DIR holds exactly
+this run's files (none an earlier report left), and a failure (a full disk, a
+file-size limit) leaves DIR as it was — and no DIR at all if this run would
+have created it. A DIR holding files a report does not write is refused
+(exit 2) and left alone.
 
 Examples:
   limbo-analyze report --out out/report
@@ -87,6 +88,9 @@ Examples:
 				if err := checkOutputs("report", []string{o.out}, ledger.Files(o.in)); err != nil {
 					return err
 				}
+			}
+			if foreign, err := report.ForeignFiles(o.out); err == nil && len(foreign) > 0 {
+				return usageError{fmt.Errorf("report: --out %w", &report.ForeignError{Dir: o.out, Files: foreign})}
 			}
 			return runReport(o, e)
 		},
@@ -123,7 +127,7 @@ func runReport(o reportOptions, e *env) error {
 		if err != nil {
 			return err
 		}
-		job.Extra = func(u *outfile.Unit, d *analysis.Data) ([]string, error) {
+		job.Extra = func(u *outfile.Unit, dir string, d *analysis.Data) ([]string, error) {
 			seed := ""
 			if o.in == "" {
 				seed = strconv.FormatUint(o.seed, 10) // the simulation in process
@@ -132,7 +136,7 @@ func runReport(o reportOptions, e *env) error {
 			if err != nil {
 				return nil, err
 			}
-			return pres.WriteFiles(u, o.out)
+			return pres.WriteFiles(u, dir)
 		}
 	}
 	w, err := report.Generate(job)

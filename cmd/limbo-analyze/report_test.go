@@ -136,3 +136,61 @@ func BenchmarkReport(b *testing.B) {
 		}
 	}
 }
+
+// Issue 28, item 5: a report written over an earlier one leaves exactly
+// one run's outputs: a report of a minimal ledger over a full one holds
+// the files a fresh run of it writes, no stale table or prereg.md; a
+// directory holding files no report writes is refused (exit 2).
+func TestReportReplacesEarlierReport(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "rep")
+	if code, _, stderr := runCmd(t, "report", "--in", analysisSample(t), "--out", out, "--prereg", "../../analysis/prereg/testdata/study.yaml"); code != 0 {
+		t.Fatalf("full report: exit %d: %s", code, stderr)
+	}
+	full := readTree(t, out)
+	// A minimal ledger: the columns of rates alone.
+	var lines []string
+	for i, l := range readSample(t) {
+		c := strings.Split(l, ",")
+		if i == 0 {
+			lines = append(lines, "episode_id,model,fault_fired,duplicated")
+			continue
+		}
+		lines = append(lines, strings.Join([]string{c[0], c[2], c[19], c[25]}, ","))
+	}
+	minimal := filepath.Join(dir, "minimal.csv")
+	os.WriteFile(minimal, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	if code, _, stderr := runCmd(t, "report", "--in", minimal, "--out", out); code != 0 {
+		t.Fatalf("minimal report over the full one: exit %d: %s", code, stderr)
+	}
+	fresh := filepath.Join(dir, "fresh")
+	if code, _, stderr := runCmd(t, "report", "--in", minimal, "--out", fresh); code != 0 {
+		t.Fatalf("fresh minimal report: exit %d: %s", code, stderr)
+	}
+	got, want := readTree(t, out), readTree(t, fresh)
+	if len(got) >= len(full) {
+		t.Errorf("%d files after the minimal report, %d after the full one", len(got), len(full))
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("stale %s left by the earlier report", name)
+		}
+	}
+	for name := range want {
+		if _, ok := got[name]; !ok {
+			t.Errorf("%s missing", name)
+		}
+	}
+	if h := hidden(t, dir); len(h) > 0 {
+		t.Errorf("temporary entries left: %v", h)
+	}
+	// A file that is not a report's refuses the directory, untouched.
+	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
+	code, _, stderr := runCmd(t, "report", "--in", minimal, "--out", out)
+	if code != exitUsage || !strings.Contains(stderr, "holds notes.txt, which is not part of a report") {
+		t.Errorf("foreign file: exit %d, %q; want 2 and the file named", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "notes.txt")); string(b) != "mine" {
+		t.Error("the foreign file was changed")
+	}
+}

@@ -80,6 +80,15 @@ Examples:
 				}
 				o.serve = addr
 			}
+			if o.out != "" {
+				var ins []string
+				for _, l := range o.ledgers {
+					ins = append(ins, ledger.Files(l)...)
+				}
+				if err := checkOutputs("view", []string{o.out}, ins); err != nil {
+					return err
+				}
+			}
 			return runView(cmd.Context(), o, e)
 		},
 	}

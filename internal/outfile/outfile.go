@@ -307,27 +307,147 @@ func SameFile(a, b string) bool {
 	return os.SameFile(fa, fb)
 }
 
-// InputError says that an output would overwrite (or remove) an input.
+// Relations of an output to an input (InputError.Relation).
+const (
+	// IsInput: the output is the input (the same file however spelled).
+	IsInput = "is"
+	// InsideInput: the output lies inside the input (a directory or
+	// dataset), so that every later read of the input would read it too.
+	InsideInput = "inside"
+	// ContainsInput: the input lies inside the output (a directory the
+	// command replaces), so that writing the output would destroy it.
+	ContainsInput = "contains"
+	// MatchesInput: the output matches the input's glob pattern, so that
+	// every later read of the input would read it too.
+	MatchesInput = "matches"
+)
+
+// InputError says that an output would overwrite (or remove) an input, or
+// be read as part of one.
 type InputError struct {
 	Output, Input string
+	// Relation is IsInput, InsideInput, ContainsInput or MatchesInput;
+	// "" means IsInput.
+	Relation string
+	// Via is the path that made the relation, when it is neither Output
+	// nor Input: the output's ancestor that is the input, or the input's
+	// ancestor that is the output.
+	Via string
 }
 
 func (e *InputError) Error() string {
+	switch e.Relation {
+	case InsideInput:
+		return fmt.Sprintf("output %s is inside the input %s; every later read of the input would read it too (write outside the input)", e.Output, e.Input)
+	case ContainsInput:
+		return fmt.Sprintf("the input %s is inside the output %s; writing the output would destroy it (write to another directory)", e.Input, e.Output)
+	case MatchesInput:
+		return fmt.Sprintf("output %s matches the input pattern %s; every later read of the input would read it too (write elsewhere)", e.Output, e.Input)
+	}
 	if filepath.Clean(e.Output) == filepath.Clean(e.Input) {
 		return fmt.Sprintf("output %s is the input; it would be destroyed (write to another file)", e.Output)
 	}
 	return fmt.Sprintf("output %s is the input %s (the same file through a link); it would be destroyed (write to another file)", e.Output, e.Input)
 }
 
-// CheckNotInput returns an *InputError if output is the same file as any
-// of inputs (see SameFile); nil otherwise.
+// CheckNotInput returns an *InputError if output is related to any of
+// inputs by file identity (device and inode, links resolved; see
+// SameFile): output is an input; output lies inside an input (one of the
+// output's existing ancestors is the input, a directory or dataset); an
+// input lies inside output (one of the input's ancestors is output, a
+// directory the command replaces); or output matches an input that is a
+// glob pattern. Inputs "" and "-" (stdin) are not files. It returns nil
+// otherwise.
 func CheckNotInput(output string, inputs ...string) error {
+	if output == "" || output == "-" {
+		return nil
+	}
 	for _, in := range inputs {
-		if in != "" && in != "-" && SameFile(output, in) {
-			return &InputError{Output: output, Input: in}
+		if in == "" || in == "-" {
+			continue
+		}
+		if err := related(output, in); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// related is CheckNotInput for one input.
+func related(output, in string) error {
+	if SameFile(output, in) {
+		return &InputError{Output: output, Input: in, Relation: IsInput}
+	}
+	if isGlob(in) {
+		if ok, _ := filepath.Match(filepath.Clean(in), filepath.Clean(output)); ok {
+			return &InputError{Output: output, Input: in, Relation: MatchesInput}
+		}
+		if abs, err := filepath.Abs(output); err == nil {
+			if absIn, err := filepath.Abs(in); err == nil {
+				if ok, _ := filepath.Match(absIn, abs); ok {
+					return &InputError{Output: output, Input: in, Relation: MatchesInput}
+				}
+			}
+		}
+		// The pattern's files are each an input.
+		matches, _ := filepath.Glob(in)
+		for _, m := range matches {
+			if err := related(output, m); err != nil {
+				var ie *InputError
+				if errors.As(err, &ie) {
+					ie.Input = in
+					ie.Via = m
+				}
+				return err
+			}
+		}
+		return nil
+	}
+	fi, err := os.Stat(in)
+	if err != nil {
+		return nil // an input that does not exist holds nothing
+	}
+	// The output inside the input: an ancestor of the output is the input.
+	if fi.IsDir() {
+		for _, a := range ancestors(output) {
+			if fa, err := os.Stat(a); err == nil && os.SameFile(fa, fi) {
+				return &InputError{Output: output, Input: in, Relation: InsideInput, Via: a}
+			}
+		}
+	}
+	// The input inside the output: an ancestor of the input is the output.
+	fo, err := os.Stat(output)
+	if err != nil || !fo.IsDir() {
+		return nil
+	}
+	for _, a := range ancestors(in) {
+		if fa, err := os.Stat(a); err == nil && os.SameFile(fa, fo) {
+			return &InputError{Output: output, Input: in, Relation: ContainsInput, Via: a}
+		}
+	}
+	return nil
+}
+
+// ancestors returns the directories above path, nearest first, up to the
+// root (made absolute, so that a relative path's ancestors include the
+// working directory's).
+func ancestors(path string) []string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = filepath.Clean(path)
+	}
+	var out []string
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		out = append(out, d)
+		if filepath.Dir(d) == d {
+			return out
+		}
+	}
+}
+
+// isGlob reports whether path is a glob pattern rather than a file name.
+func isGlob(path string) bool {
+	return strings.ContainsAny(path, "*?[")
 }
 
 // CheckDistinct refuses two outputs of one command that are the same file

@@ -382,3 +382,47 @@ func TestCreateSurvivesCleaner(t *testing.T) {
 		t.Fatalf("cleaner ran %d times, want 2", removed)
 	}
 }
+
+// Issue 28, item 4: the one rule for outputs and inputs, by identity: an
+// output inside an input directory (however spelled), an input inside an
+// output directory, an output matching an input glob.
+func TestCheckNotInputRelations(t *testing.T) {
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "ds")
+	part := filepath.Join(ds, "k=v")
+	os.MkdirAll(part, 0o755)
+	in := filepath.Join(part, "part-0.parquet")
+	os.WriteFile(in, []byte("x"), 0o644)
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(ds, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		out, in, rel string
+	}{
+		{in, in, IsInput},
+		{filepath.Join(part, "new.parquet"), ds, InsideInput},
+		{filepath.Join(ds, "a", "b", "new.parquet"), ds, InsideInput},
+		{filepath.Join(link, "new.parquet"), ds, InsideInput},
+		{filepath.Join(ds, "new"), link, InsideInput},
+		{dir, in, ContainsInput},
+		{ds, in, ContainsInput},
+		{link, in, ContainsInput},
+		{filepath.Join(part, "x.parquet"), filepath.Join(ds, "*", "*.parquet"), MatchesInput},
+		{dir, filepath.Join(ds, "*", "*.parquet"), ContainsInput},
+		{"", in, ""},
+		{filepath.Join(dir, "beside.parquet"), ds, ""},
+		{filepath.Join(dir, "dsx", "f.parquet"), ds, ""},
+		{part, filepath.Join(dir, "nothing"), ""},
+		{filepath.Join(ds, "f"), "-", ""},
+	} {
+		err := CheckNotInput(c.out, c.in)
+		var ie *InputError
+		switch {
+		case c.rel == "" && err != nil:
+			t.Errorf("CheckNotInput(%s, %s) = %v, want nil", c.out, c.in, err)
+		case c.rel != "" && (!errors.As(err, &ie) || ie.Relation != c.rel):
+			t.Errorf("CheckNotInput(%s, %s) = %v, want relation %q", c.out, c.in, err, c.rel)
+		}
+	}
+}

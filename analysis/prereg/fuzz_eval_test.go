@@ -1,0 +1,64 @@
+package prereg
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/ledger"
+)
+
+// FuzzEvaluate: a file that parses evaluates on a small ledger (the CLI's
+// 423 episodes) to a result or an error, checks against it, and renders
+// in every format — never a panic, never a hang.
+func FuzzEvaluate(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "malformed-ledger", "*.yaml"))
+	seeds = append(seeds, "paper.yaml", filepath.Join("testdata", "estimands.yaml"), filepath.Join("testdata", "study.yaml"))
+	for _, s := range seeds {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add(SkeletonBytes())
+	var eps []*ledger.Episode
+	err := ledger.ReadEpisodes(filepath.Join("..", "..", "testdata", "cli", "episodes.csv"), ledger.ReadOptions{Warn: func(ledger.Problem) {}}, func(e *ledger.Episode) error {
+		c := *e
+		eps = append(eps, &c)
+		return nil
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	d := analysis.NewData(eps)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			return
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			file.CheckLedgerAll(d, nil)
+			r, err := file.Evaluate(d)
+			if err != nil {
+				return
+			}
+			for _, format := range []string{"text", "md", "csv", "json"} {
+				var b bytes.Buffer
+				if err := r.Write(&b, format); err != nil {
+					t.Errorf("Write(%s): %v", format, err)
+				}
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("check and evaluation took over 20 s on %q", data)
+		}
+	})
+}
