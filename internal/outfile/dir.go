@@ -32,6 +32,14 @@ func CreateDir(path string) (*Dir, error) {
 	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
 		return nil, &os.PathError{Op: "create", Path: path, Err: errors.New("exists and is not a directory")}
 	}
+	// A link to a directory is followed: the directory it names is
+	// replaced, not the link (a user who links an output directory means
+	// its target).
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
+		}
+	}
 	clean := filepath.Clean(path)
 	parent, base := filepath.Split(clean)
 	if parent == "" {
