@@ -325,3 +325,38 @@ func (f *File) WhereLevelProblems(d *analysis.Data) ErrorList {
 	}
 	return out
 }
+
+// ReadColumns is the columns to read from the ledger at in (format as
+// ledger.FileColumns takes it) to evaluate f: nil, every column, when the
+// ledger has every schema column; otherwise the schema columns it has and
+// every column f names, so that a column f does not use (platform) is not
+// demanded and one it uses is named when missing (docs/ledger.md: a
+// command needs only the columns it uses). A ledger whose columns cannot
+// be listed without reading it (JSONL) gives nil.
+func (f *File) ReadColumns(in, format string) []string {
+	have, err := ledger.FileColumns(in, format)
+	if err != nil || have == nil {
+		return nil // the read names the problem
+	}
+	complete := true
+	for _, c := range ledger.EpisodeColumns {
+		if !slices.Contains(have, c.Name) {
+			complete = false
+		}
+	}
+	if complete {
+		return nil
+	}
+	var cols []string
+	for _, c := range have {
+		if _, ok := ledger.LookupColumn(c); ok {
+			cols = append(cols, c)
+		}
+	}
+	for _, c := range f.Columns() {
+		if !slices.Contains(cols, c) {
+			cols = append(cols, c)
+		}
+	}
+	return cols
+}

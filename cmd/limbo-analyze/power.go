@@ -73,7 +73,7 @@ Examples:
 				return err
 			}
 			if pilot != "" {
-				d, err := readAnalysisData(e, pilot, "", false, preregColumns(o.Prereg, pilot, ""))
+				d, err := readAnalysisData(e, pilot, "", false, o.Prereg.ReadColumns(pilot, ""))
 				if err != nil {
 					return err
 				}

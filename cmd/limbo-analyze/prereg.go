@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -120,7 +119,7 @@ func newPreregCheckCmd(e *env) *cobra.Command {
 				return err
 			}
 			if in != "" {
-				d, err := readAnalysisData(e, in, inFormat, false, preregColumns(f, in, inFormat))
+				d, err := readAnalysisData(e, in, inFormat, false, f.ReadColumns(in, inFormat))
 				if err != nil {
 					return err
 				}
@@ -171,7 +170,7 @@ func runPreregHypotheses(o hypothesesOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, preregColumns(f, o.in, o.inFormat))
+	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, f.ReadColumns(o.in, o.inFormat))
 	if err != nil {
 		return err
 	}
@@ -243,43 +242,4 @@ func ledgerOrigin(in, inFormat, created, seed string) (prereg.Origin, error) {
 		}
 	}
 	return prereg.Origin{SimulatedSeed: design.SidecarSeed(in)}, nil
-}
-
-// preregColumns is the columns to read from the ledger at in for f: nil
-// (every column) when the ledger has every schema column, as before;
-// otherwise the columns it has and those f names, so that a column f does
-// not use (platform) is not demanded and one it uses is named when
-// missing (docs/ledger.md: a command needs only the columns it uses).
-// JSONL, whose lines carry their own fields, reads every column.
-func preregColumns(f *prereg.File, in, format string) []string {
-	have, err := ledger.FileColumns(in, format)
-	if err != nil || have == nil {
-		return nil // the read names the problem
-	}
-	missing := false
-	for _, c := range ledger.EpisodeColumns {
-		if !slices.Contains(have, c.Name) {
-			missing = true
-		}
-	}
-	if !missing {
-		return nil
-	}
-	var cols []string
-	for _, c := range have {
-		if _, ok := ledger.LookupColumn(c); ok {
-			cols = append(cols, c)
-		}
-	}
-	for _, c := range f.Columns() {
-		if !slices.Contains(cols, c) {
-			cols = append(cols, c)
-		}
-	}
-	for _, c := range have { // extra columns, which a where may name
-		if !slices.Contains(cols, c) && slices.Contains(f.Columns(), c) {
-			cols = append(cols, c)
-		}
-	}
-	return cols
 }
