@@ -107,15 +107,3 @@ func (r row) Get(name string) (ledger.Value, bool) {
 type rowPtr struct{ row }
 
 func (r *rowPtr) Get(name string) (ledger.Value, bool) { return r.row.Get(name) }
-
-// harnessPair is the codes of the episode's harness and pair_key, which
-// identify them within its Data ({−1, −1} for columns not read).
-func (r row) harnessPair() [2]int32 {
-	k := [2]int32{-1, -1}
-	for j, c := range []*strCol{&r.d.strs[sHarness], &r.d.strs[sPairKey]} {
-		if c.active() {
-			k[j] = c.code(r.i)
-		}
-	}
-	return k
-}

@@ -172,7 +172,7 @@ func (m *lmm) eval(theta []float64) float64 {
 	lam0 := m.lam[0]
 	// D blocks: Λ₀ᵀ D Λ₀ + I.
 	var t1 [16]float64
-	tmpb := t1[:0]
+	var tmpb []float64
 	if b*b > len(t1) {
 		tmpb = make([]float64, b*b)
 	} else {
@@ -302,14 +302,14 @@ func fitLMM(s *Spec, L *layout, opt Options, res *Fitted) error {
 	if maxIter <= 0 {
 		maxIter = 10000
 	}
-	x, fx, ok := minimizeTheta(m.eval, th, L, maxIter)
+	x, _, ok := minimizeTheta(m.eval, th, L, maxIter)
 	if !ok {
 		res.Converged = false
 		res.Warnings = append(res.Warnings, Warning{Code: WarnNotConverged,
 			Message: fmt.Sprintf("optimiser did not converge in %d evaluations; rescale covariates or simplify the random terms", m.nEval)})
 	}
 	normaliseTheta(x, L)
-	fx = m.eval(x)
+	fx := m.eval(x)
 	if math.IsInf(fx, 1) {
 		return fmt.Errorf("mixed: the penalised least-squares system is singular at the optimum")
 	}

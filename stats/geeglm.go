@@ -166,11 +166,11 @@ func GEEGLM(X *mat.Dense, y []float64, cluster, wave []int, opt GEEOptions) (*GE
 	beta := slices.Clone(glm.Coef)
 	res := &GEEResult{NClusters: len(groups), N: n, Alpha: math.NaN(), Scale: 1}
 	g := &geeGLM{X: X, y: y, w: w, off: off, fam: fam, link: link, groups: groups, wave: wave, p: p, corr: opt.Corr}
-	alpha, phi := 0.0, 1.0
+	var alpha float64
 	var norm float64
 	for res.Iter = 1; res.Iter <= opt.MaxIter; res.Iter++ {
 		g.residuals(beta)
-		phi, alpha = g.moments(opt)
+		_, alpha = g.moments(opt)
 		if math.IsNaN(alpha) {
 			return nil, errors.New("GEE: working correlation undefined (no within-cluster pairs)")
 		}
@@ -202,7 +202,7 @@ func GEEGLM(X *mat.Dense, y []float64, cluster, wave []int, opt GEEOptions) (*GE
 		res.Warnings = append(res.Warnings, fmt.Sprintf("GEE: no convergence after %d iterations (score norm %.3g)", opt.MaxIter, norm))
 	}
 	g.residuals(beta)
-	phi, alpha = g.moments(opt)
+	phi, alpha := g.moments(opt)
 	if opt.Corr != Independence {
 		res.Alpha = alpha
 	}

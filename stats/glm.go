@@ -120,18 +120,17 @@ func GLM(X *mat.Dense, y []float64, opt GLMOptions) (*GLMResult, error) {
 }
 
 type glmFit struct {
-	fam               Family
-	link              Link
-	d                 *design
-	y, w, off         []float64
-	n, p              int
-	names             []string
-	eta, mu, wt, z    []float64
-	g                 *mat.SymDense
-	rhs               []float64
-	beta              []float64
-	dev, devOld       float64
-	boundary, invalid bool
+	fam            Family
+	link           Link
+	d              *design
+	y, w, off      []float64
+	n, p           int
+	names          []string
+	eta, mu, wt, z []float64
+	g              *mat.SymDense
+	rhs            []float64
+	beta           []float64
+	dev            float64
 }
 
 func (g *glmFit) valid(mu float64) bool {

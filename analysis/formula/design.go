@@ -450,10 +450,7 @@ func Group(r RandomTerm, fr *frame.Frame) (GroupIndex, error) {
 			keys[i][k] = c.Codes[i]
 		}
 	}
-	var distinct [][]int32
-	for _, k := range keys {
-		distinct = append(distinct, k)
-	}
+	distinct := slices.Clone(keys)
 	slices.SortFunc(distinct, slices.Compare[[]int32])
 	distinct = slices.CompactFunc(distinct, slices.Equal[[]int32])
 	if len(distinct) < 2 {
