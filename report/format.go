@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // Formats are the table formats, in the order the report writes them.
@@ -86,6 +87,8 @@ func PValue(p float64) string {
 		return dash
 	case p >= 1:
 		return "1"
+	case p < stats.PFloor: // underflowed: the bound, never "0"
+		return PBound
 	case p < 1e-3:
 		s := strconv.FormatFloat(p, 'e', 1, 64)
 		// 1.5e-09 → 1.5e-9
