@@ -52,6 +52,14 @@ func MeanCI(cells []MeanCell, clustered bool, level float64) MeanEstimate {
 		sw += c.SumW
 	}
 	est.SumW = sw
+	est.Clusters = int(est.N)
+	if clustered {
+		seen := map[int]bool{}
+		for _, c := range cells {
+			seen[c.Cluster] = true
+		}
+		est.Clusters = len(seen)
+	}
 	nan := math.NaN()
 	est.Mean, est.SD, est.SE, est.DF, est.Lo, est.Hi = nan, nan, nan, nan, nan, nan
 	if sw == 0 {
@@ -92,9 +100,6 @@ func MeanCI(cells []MeanCell, clustered bool, level float64) MeanEstimate {
 			meat += score[k] * score[k]
 		}
 		g = float64(len(order))
-		est.Clusters = len(order)
-	} else {
-		est.Clusters = int(est.N)
 	}
 	if g < 2 {
 		return est
