@@ -20,12 +20,12 @@ type PairedDifference struct {
 	// UnmatchedBase and UnmatchedOther count the episodes left without a
 	// partner (dropped, with a warning).
 	UnmatchedBase, UnmatchedOther int
-	Mean   float64 // mean of d (base − other)
-	SD     float64 // sample SD of d
-	SE     float64 // SD/√pairs
-	DF     float64 // pairs − 1
-	Lo, Hi float64 // 95% t interval of Mean
-	T      float64 // Mean/SE (the t test's statistic)
+	Mean                          float64 // mean of d (base − other)
+	SD                            float64 // sample SD of d
+	SE                            float64 // SD/√pairs
+	DF                            float64 // pairs − 1
+	Lo, Hi                        float64 // 95% t interval of Mean
+	T                             float64 // Mean/SE (the t test's statistic)
 	// V is the Wilcoxon signed-rank statistic (Test wilcoxon; NaN
 	// otherwise), Zeros the zero differences it drops and Exact whether
 	// its p is exact.
