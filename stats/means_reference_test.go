@@ -52,6 +52,17 @@ func meansReference(t *testing.T) map[string]map[string]float64 {
 	return ref
 }
 
+// relErr is |got − want|/|want| (the absolute error when want is 0).
+func relErr(got, want float64) float64 {
+	if got == want {
+		return 0
+	}
+	if want == 0 {
+		return math.Abs(got)
+	}
+	return math.Abs(got-want) / math.Abs(want)
+}
+
 func closeRel(got, want, tol float64) bool {
 	return math.Abs(got-want) <= tol*math.Max(math.Abs(want), 1e-300) || got == want
 }
@@ -81,7 +92,7 @@ func TestMeanCIReference(t *testing.T) {
 		}
 		return out
 	}
-	checked := 0
+	checked, worst := 0, 0.0
 	for _, k := range order {
 		for _, v := range []struct {
 			name      string
@@ -101,6 +112,7 @@ func TestMeanCIReference(t *testing.T) {
 			vals := map[string]float64{"mean": got.Mean, "sd": got.SD, "se": got.SE, "lo": got.Lo, "hi": got.Hi, "df": got.DF}
 			for q, w := range want {
 				checked++
+				worst = math.Max(worst, relErr(vals[q], w))
 				if !closeRel(vals[q], w, 1e-9) {
 					t.Errorf("%s/%s/%s %s = %.17g, R %.17g (rel %.2g)", k.set, k.group, v.name, q, vals[q], w, math.Abs(vals[q]-w)/math.Abs(w))
 				}
@@ -110,6 +122,7 @@ func TestMeanCIReference(t *testing.T) {
 	if checked < 50 {
 		t.Fatalf("only %d reference values checked", checked)
 	}
+	t.Logf("%d values, largest relative difference from R %.3g", checked, worst)
 }
 
 // TestPairedReference compares PairedT and WilcoxonSignedRank with R
@@ -129,6 +142,7 @@ func TestPairedReference(t *testing.T) {
 	if len(order) != 4 {
 		t.Fatalf("sets %v", order)
 	}
+	worstEst, worstP := 0.0, 0.0
 	for _, s := range order {
 		want := ref[s]
 		tt := PairedT(sets[s], 0.95)
@@ -140,6 +154,11 @@ func TestPairedReference(t *testing.T) {
 			{"t.mean", tt.Mean, 1e-9}, {"t.t", tt.T, 1e-9}, {"t.df", tt.DF, 1e-9}, {"t.lo", tt.Lo, 1e-9}, {"t.hi", tt.Hi, 1e-9},
 			{"t.p", tt.P, 1e-8}, {"w.v", w.V, 1e-9}, {"w.p", w.P, 1e-8},
 		} {
+			if c.tol == 1e-8 {
+				worstP = math.Max(worstP, relErr(c.got, want[c.q]))
+			} else {
+				worstEst = math.Max(worstEst, relErr(c.got, want[c.q]))
+			}
 			if !closeRel(c.got, want[c.q], c.tol) {
 				t.Errorf("%s %s = %.17g, R %.17g", s, c.q, c.got, want[c.q])
 			}
@@ -148,6 +167,7 @@ func TestPairedReference(t *testing.T) {
 			t.Errorf("%s: exact %v, want %v", s, w.Exact, wantExact)
 		}
 	}
+	t.Logf("largest relative difference from R: estimates %.3g, p-values %.3g", worstEst, worstP)
 	// R's sleep example, t.test(extra ~ group, paired = TRUE): group 1 − 2.
 	d := make([]float64, len(sets["sleep"]))
 	for i, v := range sets["sleep"] {
