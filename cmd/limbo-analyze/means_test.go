@@ -2,7 +2,7 @@ package main
 
 import "testing"
 
-// Hand checks of the goldens (R 4.2.2, sandwich 3.0, on testdata/cli/episodes.csv):
+// Hand checks of the goldens (R 4.2.2, sandwich 3.0.2, on testdata/cli/episodes.csv):
 //   - means_cluster.json, keys-everywhere: lm(tool_calls ~ 1, weights = weight)
 //     = 4.2035714285714247, vcovCL(cluster = ~task, type = "HC1") SE
 //     0.085700629291798627, G = 8, lo = 4.0009216421712743 (qt(0.975, 7)).
