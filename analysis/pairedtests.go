@@ -18,7 +18,7 @@ type PairedSpec struct {
 	Base    string   // the level every other level is compared with
 	PairBy  []string // columns that identify the same world, e.g. pair_key
 	Levels  []string // compare only these levels (default: all present)
-	Test    string   // exact (default), midp, chi2 or chi2cc
+	Test    string   // exact (default), midp, chi2 or chi2cc; t (numeric default) or wilcoxon
 	Adjust  string   // holm (default), bonferroni, bh or none
 }
 
@@ -55,6 +55,9 @@ type PairedComparison struct {
 type PairedResult struct {
 	Spec        PairedSpec
 	Comparisons []PairedComparison
+	// Differences, for a numeric outcome (Spec.Test t or wilcoxon), are
+	// the comparisons instead of Comparisons (see pairedDifferences).
+	Differences []PairedDifference
 	Warnings    []string
 }
 
@@ -71,8 +74,17 @@ type PairedResult struct {
 // log₁₀ p so that an adjusted p of an underflowed p is a bound too. With q.Weight, GainPP weights each pair by its base
 // episode's weight while b, c and p stay counts. Reading streams: a few
 // bytes per episode, episode ids read again only where a key and arm hold
-// several episodes.
+// several episodes. A numeric outcome (Test t or wilcoxon, or with Test
+// empty an outcome with a numeric value other than 0 and 1) is compared
+// by its differences in PairedResult.Differences instead: see
+// pairedDifferences.
 func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
+	if numeric, err := q.pairedNumeric(spec); err != nil || numeric {
+		if err != nil {
+			return nil, err
+		}
+		return q.pairedDifferences(spec)
+	}
 	var warn warnings
 	if spec.Test == "" {
 		spec.Test = "exact"

@@ -108,6 +108,9 @@ type pairedJSON struct {
 // underflowed prints as PBound for people; CSV and JSON carry the bound
 // 1e-300 (never 0) and log10_p, log10_p_adj beside p and p_adj.
 func Paired(r *analysis.PairedResult) *Output {
+	if r.Differences != nil {
+		return pairedDifferences(r)
+	}
 	s := r.Spec
 	res := pairedJSON{Test: s.Test, Adjust: s.Adjust, Warnings: r.Warnings}
 	head := []string{"base", "other", "pairs", "b", "c", "gain_pp", "p", "p_adj"}

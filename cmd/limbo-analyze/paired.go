@@ -18,11 +18,16 @@ type pairedOptions struct {
 	Adjust  string
 }
 
+// pairedFlags maps PairedSpec fields (and the query's Weight) to the
+// paired command's flags.
+var pairedFlags = map[string]string{"Outcome": "--outcome", "Arm": "--arm", "Base": "--base", "PairBy": "--pair-by",
+	"Levels": "--levels", "Test": "--test", "Adjust": "--adjust", "Weight": "--weight"}
+
 func newPairedCmd(e *env) *cobra.Command {
 	o := &pairedOptions{}
 	c := &cobra.Command{
 		Use:   "paired --in FILE --outcome COL --arm COL --base LEVEL --pair-by a,b,c",
-		Short: "McNemar tests of a base arm against every other arm on matched episodes",
+		Short: "McNemar (or paired t, Wilcoxon) tests of a base arm against every other arm on matched episodes",
 		Long: `paired compares the binary --outcome of the --base level of --arm with each
 other level on matched episodes. Within each --pair-by key, the base and the
 other arm's episodes are sorted by episode_id and paired k-th with k-th;
@@ -35,17 +40,28 @@ adjusts over exactly the comparisons reported (Holm by default). Unweighted
 unless --weight COL: gain_pp then weights each pair by its base episode's
 weight, while b, c and p stay unweighted counts.
 
+A numeric --outcome (tool_calls, agent_time_s, cost_usd, or any column with
+a number other than 0 and 1; --test t or wilcoxon forces it) is compared by
+its differences base − other on the same pairs: mean_diff with its 95% t
+interval, t on pairs−1 df and the paired t test's p (--test t, the default:
+R's t.test(paired = TRUE)), or with --test wilcoxon the signed-rank V and its
+p (R's wilcox.test(paired = TRUE): zero differences dropped, exact below 50
+pairs without ties or zeros, else the normal approximation with continuity
+and tie corrections). Numeric comparisons are unweighted.
+
 Examples:
   limbo-analyze paired --in runs.parquet --outcome duplicated --arm condition --base vanilla --pair-by pair_key,contract
-  limbo-analyze paired --in runs.csv --outcome eos --arm condition --base vanilla --pair-by pair_key --levels aware,guard --adjust bh --format json`,
+  limbo-analyze paired --in runs.csv --outcome eos --arm condition --base vanilla --pair-by pair_key --levels aware,guard --adjust bh --format json
+  limbo-analyze paired --in runs.csv --outcome agent_time_s --arm condition --base vanilla --pair-by pair_key --test wilcoxon`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
 				return err
 			}
 			q := o.query(e)
-			return emit(e, o.Format, report.Paired)(analysis.Paired(q, analysis.PairedSpec{Outcome: o.Outcome, Arm: o.Arm, Base: o.Base,
-				PairBy: o.PairBy, Levels: o.Levels, Test: o.Test, Adjust: o.Adjust}))
+			r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: o.Outcome, Arm: o.Arm, Base: o.Base,
+				PairBy: o.PairBy, Levels: o.Levels, Test: o.Test, Adjust: o.Adjust})
+			return emit(e, o.Format, report.Paired)(r, analysis.RenameField(err, pairedFlags))
 		},
 	}
 	addInputFlags(c, &o.inputOptions, `weight column for gain_pp, or "none" (default: unweighted)`)
@@ -55,7 +71,7 @@ Examples:
 	f.StringVar(&o.Base, "base", "", "the level of --arm every other level is compared with (required)")
 	f.StringSliceVar(&o.PairBy, "pair-by", nil, "columns that match episodes across arms (required)")
 	f.StringSliceVar(&o.Levels, "levels", nil, "compare only these levels of --arm (default: all present)")
-	f.StringVar(&o.Test, "test", "exact", "McNemar test: exact, midp, chi2 or chi2cc")
+	f.StringVar(&o.Test, "test", "", "binary outcome, McNemar: exact (default), midp, chi2 or chi2cc; numeric: t (default) or wilcoxon")
 	f.StringVar(&o.Adjust, "adjust", "holm", "multiplicity adjustment: holm, bonferroni, bh or none")
 	return c
 }

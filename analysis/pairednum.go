@@ -1,0 +1,241 @@
+package analysis
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/stats"
+)
+
+// PairedDifference is, for a numeric outcome, the base level against one
+// other level on matched pairs: the differences d = base − other.
+type PairedDifference struct {
+	Base, Other string
+	Pairs       int // matched pairs
+	// UnmatchedBase and UnmatchedOther count the episodes left without a
+	// partner (dropped, with a warning).
+	UnmatchedBase, UnmatchedOther int
+	Mean                          float64 // mean of d (base − other)
+	SD                            float64 // sample SD of d
+	SE                            float64 // SD/√pairs
+	DF                            float64 // pairs − 1
+	Lo, Hi                        float64 // 95% t interval of Mean
+	T                             float64 // Mean/SE (the t test's statistic)
+	// V is the Wilcoxon signed-rank statistic (Test wilcoxon; NaN
+	// otherwise), Zeros the zero differences it drops and Exact whether
+	// its p is exact.
+	V     float64
+	Zeros int
+	Exact bool
+	P     float64 // two-sided p of Test (NaN without pairs)
+	PAdj  float64 // P adjusted over the comparisons reported
+}
+
+// The tests of a numeric outcome.
+const (
+	pairedT        = "t"
+	pairedWilcoxon = "wilcoxon"
+)
+
+// errNumericOutcome stops the scan that finds a numeric outcome.
+var errNumericOutcome = errors.New("numeric outcome")
+
+// pairedNumeric reports whether Paired reads spec.Outcome as a number:
+// when Test is t or wilcoxon; when Test is empty and a value of the
+// outcome is a number other than 0 and 1 (a boolean column of the schema
+// is binary without reading). Test set to a McNemar test is binary.
+func (q *Query) pairedNumeric(spec PairedSpec) (bool, error) {
+	switch spec.Test {
+	case pairedT, pairedWilcoxon:
+		return true, nil
+	case "exact", "midp", "chi2", "chi2cc":
+		return false, nil
+	case "":
+	default:
+		return false, fieldf("Test", "%q: want exact, midp, chi2 or chi2cc (a binary outcome), t or wilcoxon (a numeric one)", spec.Test)
+	}
+	if k, ok := schemaKind(spec.Outcome); q.Frame != nil || spec.Outcome == "" || ok && (k == ledger.KindBool || k == ledger.KindString) {
+		return false, nil
+	}
+	_, err := q.scan(nil, spec.Outcome, "", func(r frame.Row, _ int64) error {
+		v, ok := r.Get(spec.Outcome)
+		if !ok || v.Null {
+			return nil
+		}
+		if _, err := frame.Binary(v); err == nil {
+			return nil
+		}
+		if _, ok := frame.Number(v); ok {
+			return errNumericOutcome
+		}
+		return nil
+	})
+	if errors.Is(err, errNumericOutcome) {
+		return true, nil
+	}
+	// Other errors (no such column, no match) are the binary path's too:
+	// it reports them as today.
+	return false, nil
+}
+
+// pairedDifferences is Paired on a numeric outcome: the episodes are
+// matched as for McNemar (within a PairBy key, base and other sorted by
+// episode_id and paired k-th with k-th) and each comparison tests the
+// differences base − other: Student's paired t (stats.PairedT, R's
+// t.test(paired = TRUE)) or Wilcoxon's signed-rank test
+// (stats.WilcoxonSignedRank, R's wilcox.test(paired = TRUE)), the t
+// interval of the mean difference reported with either.
+func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
+	var warn warnings
+	if spec.Test == "" {
+		spec.Test = pairedT
+	}
+	if spec.Adjust == "" {
+		spec.Adjust = "holm"
+	}
+	switch {
+	case spec.Outcome == "":
+		return nil, fieldf("Outcome", "is required")
+	case spec.Arm == "":
+		return nil, fieldf("Arm", "is required")
+	case spec.Base == "":
+		return nil, fieldf("Base", "is required")
+	case len(spec.PairBy) == 0:
+		return nil, fieldf("PairBy", "is required (the columns that identify the same world, e.g. pair_key)")
+	case slices.Contains(spec.PairBy, spec.Arm):
+		return nil, fieldf("PairBy", "must not contain the Arm column %s", spec.Arm)
+	case slices.Contains(spec.Levels, spec.Base):
+		return nil, fieldf("Levels", "must not contain the Base level %s", spec.Base)
+	case q.Weight != "":
+		return nil, fieldf("Weight", "the paired t and Wilcoxon tests are unweighted")
+	}
+	switch spec.Adjust {
+	case "holm", "bonferroni", "bh", "none":
+	default:
+		return nil, fieldf("Adjust", "%q: want holm, bonferroni, bh or none", spec.Adjust)
+	}
+	fs := pairSpec("", spec.Arm, spec.PairBy, "")
+	fs.Columns = append(fs.Columns, spec.Outcome)
+	fs.Check = numberCheck(spec.Outcome)
+	fr, err := q.readFrame(fs, &warn)
+	if err != nil {
+		return nil, err
+	}
+	arm, ids, y := fr.Col(spec.Arm), fr.Col("episode_id"), fr.Col(spec.Outcome)
+	base, err := armLevel(arm, "--base", spec.Base)
+	if err != nil {
+		return nil, err
+	}
+	var others []int32
+	if len(spec.Levels) > 0 {
+		for _, l := range spec.Levels {
+			c, err := armLevel(arm, "--levels", l)
+			if err != nil {
+				return nil, err
+			}
+			if !slices.Contains(others, c) {
+				others = append(others, c)
+			}
+		}
+		slices.Sort(others)
+	} else {
+		for i := range arm.Levels {
+			if int32(i) != base {
+				others = append(others, int32(i))
+			}
+		}
+	}
+	if len(others) == 0 {
+		return nil, fmt.Errorf("arm %s has only the base level %q after the filter; nothing to compare", spec.Arm, spec.Base)
+	}
+	// Rows by key (the PairBy codes), then arm, then episode_id.
+	keyCols := make([]*frame.Column, len(spec.PairBy))
+	for j, c := range spec.PairBy {
+		keyCols[j] = fr.Col(c)
+	}
+	rows := make([]int, fr.Len())
+	for i := range rows {
+		rows[i] = i
+	}
+	slices.SortStableFunc(rows, func(a, b int) int {
+		for _, c := range keyCols {
+			if d := cmp.Compare(c.Codes[a], c.Codes[b]); d != 0 {
+				return d
+			}
+		}
+		if d := cmp.Compare(arm.Codes[a], arm.Codes[b]); d != 0 {
+			return d
+		}
+		return cmp.Compare(ids.Level(a), ids.Level(b))
+	})
+	sameKey := func(a, b int) bool {
+		for _, c := range keyCols {
+			if c.Codes[a] != c.Codes[b] {
+				return false
+			}
+		}
+		return true
+	}
+	res := &PairedResult{Spec: spec}
+	ps := make([]float64, len(others))
+	for k, oc := range others {
+		c := PairedDifference{Base: spec.Base, Other: arm.Levels[oc]}
+		var d []float64
+		for lo := 0; lo < len(rows); {
+			hi := lo + 1
+			for hi < len(rows) && sameKey(rows[lo], rows[hi]) {
+				hi++
+			}
+			var bs, os []int
+			for _, i := range rows[lo:hi] {
+				switch arm.Codes[i] {
+				case base:
+					bs = append(bs, i)
+				case oc:
+					os = append(os, i)
+				}
+			}
+			m := min(len(bs), len(os))
+			for j := range m {
+				d = append(d, y.Value(bs[j])-y.Value(os[j]))
+			}
+			c.UnmatchedBase += len(bs) - m
+			c.UnmatchedOther += len(os) - m
+			lo = hi
+		}
+		c.Pairs = len(d)
+		t := stats.PairedT(d, 0.95)
+		c.Mean, c.SD, c.SE, c.DF, c.Lo, c.Hi, c.T, c.P, c.V = t.Mean, t.SD, t.SE, t.DF, t.Lo, t.Hi, t.T, t.P, math.NaN()
+		if spec.Test == pairedWilcoxon {
+			w := stats.WilcoxonSignedRank(d)
+			c.V, c.Zeros, c.Exact, c.P = w.V, w.Zeros, w.Exact, w.P
+			if w.Zeros > 0 {
+				warn.addf("%s vs %s: %d zero difference(s) dropped by the signed-rank test", spec.Base, c.Other, w.Zeros)
+			}
+		}
+		switch {
+		case c.Pairs == 0:
+			warn.addf("%s vs %s: no matched pairs; the difference and p are undefined", spec.Base, c.Other)
+		case c.Pairs == 1:
+			warn.addf("%s vs %s: one matched pair; the SD, interval and t test are undefined", spec.Base, c.Other)
+		case spec.Test == pairedT && math.IsNaN(c.P):
+			warn.addf("%s vs %s: every difference is %v; the t test is undefined", spec.Base, c.Other, c.Mean)
+		}
+		if c.UnmatchedBase+c.UnmatchedOther > 0 {
+			warn.addf("%s vs %s: %d %s and %d %s episode(s) without a partner dropped", spec.Base, c.Other, c.UnmatchedBase, spec.Base, c.UnmatchedOther, c.Other)
+		}
+		ps[k] = c.P
+		res.Differences = append(res.Differences, c)
+	}
+	adj := adjustP(spec.Adjust, ps)
+	for k := range res.Differences {
+		res.Differences[k].PAdj = adj[k]
+	}
+	res.Warnings = warn.items()
+	return res, nil
+}
