@@ -1,0 +1,18 @@
+package main
+
+// specFlags maps the spec and configuration fields that library errors
+// name (analysis.RenameField) to the flags that set them, so that a
+// command's errors speak of its flags. A field has the same flag in every
+// command that has it.
+var specFlags = map[string]string{
+	// The query of every analysis.
+	"Where": "--where", "Weight": "--weight",
+	// rates, paired, tost.
+	"Outcome": "--outcome", "By": "--by", "Cluster": "--cluster", "ICCBy": "--icc-by", "Level": "--level",
+	"Arm": "--arm", "Base": "--base", "Levels": "--levels", "PairBy": "--pair-by", "Test": "--test", "Adjust": "--adjust",
+	"A": "--a", "B": "--b", "Margin": "--margin", "Method": "--method", "PairedBy": "--paired-by",
+	// model and shapley.
+	"Fit": "--fit", "Family": "--family", "Link": "--link", "Formula": "--formula", "Group": "--group", "Corr": "--corr",
+	"Cov": "--cov", "Convention": "--convention", "Order": "--order", "NAGQ": "--nagq", "ML": "--ml", "Firth": "--firth",
+	"Refs": "--ref", "R2": "--r2",
+}
