@@ -15,4 +15,6 @@ var specFlags = map[string]string{
 	"Fit": "--fit", "Family": "--family", "Link": "--link", "Formula": "--formula", "Group": "--group", "Corr": "--corr",
 	"Cov": "--cov", "Convention": "--convention", "Order": "--order", "NAGQ": "--nagq", "ML": "--ml", "Firth": "--firth",
 	"Refs": "--ref", "R2": "--r2",
+	// power.
+	"Reps": "--reps", "Jobs": "--jobs", "Sizes": "--sizes", "Target": "--target", "Scale": "--scale",
 }
