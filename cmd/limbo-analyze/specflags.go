@@ -17,4 +17,10 @@ var specFlags = map[string]string{
 	"Refs": "--ref", "R2": "--r2",
 	// power.
 	"Reps": "--reps", "Jobs": "--jobs", "Sizes": "--sizes", "Target": "--target", "Scale": "--scale",
+	// simulate, merge, serve and drive.
+	"Out": "--out", "Shard": "--shard", "Episodes": "--episodes", "Design": "--design",
+	"Transport": "--transport", "Addr": "--addr", "AllowRemote": "--allow-remote", "Ledger": "--ledger", "PlanFile": "--plan",
+	"Template": "--template", "FaultMode": "--fault", "Contract": "--contract", "Harness": "--harness", "Parallel": "--parallel",
+	"Timeout": "--timeout", "Grace": "--grace", "Server": "--server",
+	"ThinkS": "--think-s", "MaxCalls": "--max-calls", "MaxTimeS": "--max-time-s", "MaxArgBytes": "--max-arg-bytes",
 }
