@@ -61,10 +61,10 @@ func (q *Query) scanColumnsChecked(columns, checked []string, fn func(b *ledger.
 	}
 	where, err := formula.ParseWhere(q.Where)
 	if err != nil {
-		return 0, specf("--where: %v", err)
+		return 0, fieldErr("Where", "{Where}: %v", err)
 	}
 	if err := where.Check(schemaKind); err != nil {
-		return 0, specf("--where: %v", err)
+		return 0, fieldErr("Where", "{Where}: %v", err)
 	}
 	// Names outside the schema are a user's extra columns, which
 	// ledger.ScanParquet reads when the file has them as text (and

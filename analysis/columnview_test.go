@@ -79,7 +79,7 @@ func evenBits(n int) []uint64 {
 
 // TestQueryFrame: Rates over a frame the caller built from the episodes is
 // Rates over the episodes; a frame that lacks what the analysis reads, a
-// --where on it and an analysis that reads episodes are spec errors.
+// Where on it and an analysis that reads episodes are spec errors.
 func TestQueryFrame(t *testing.T) {
 	eps := genSample(7)
 	spec := RatesSpec{Outcome: "duplicated", By: []string{"model"}, Cluster: "template"}
@@ -106,7 +106,7 @@ func TestQueryFrame(t *testing.T) {
 		run  func() error
 		want string
 	}{
-		{"where", func() error { return errOf(Rates(Query{Frame: fr, Where: "fault_fired"}, spec)) }, "--where"},
+		{"where", func() error { return errOf(Rates(Query{Frame: fr, Where: "fault_fired"}, spec)) }, "Where \"fault_fired\" cannot filter"},
 		{"another source", func() error { return errOf(Rates(Query{Frame: fr, Episodes: eps}, spec)) }, "a source of its own"},
 		{"missing column", func() error {
 			return errOf(Rates(Query{Frame: fr}, RatesSpec{Outcome: "duplicated", By: []string{"harness"}}))

@@ -62,17 +62,17 @@ func Rates(q Query, spec RatesSpec) (*RatesResult, error) {
 	var warn warnings
 	switch {
 	case spec.Outcome == "":
-		return nil, specf("--outcome is required")
+		return nil, fieldErr("Outcome", "{Outcome} is required")
 	case len(spec.ICCBy) > 0 && spec.Cluster == "":
-		return nil, specf("--icc-by needs --cluster")
+		return nil, fieldErr("ICCBy", "{ICCBy} needs {Cluster}")
 	case spec.Level == 0:
 		spec.Level = 0.95
 	case !(spec.Level > 0 && spec.Level < 1):
-		return nil, specf("--level %v: want a confidence level in (0, 1)", spec.Level)
+		return nil, fieldErr("Level", "{Level} %v: want a confidence level in (0, 1)", spec.Level)
 	}
 	for i, c := range spec.By {
 		if slices.Contains(spec.By[:i], c) {
-			return nil, specf("--by lists %s twice", c)
+			return nil, fieldErr("By", "{By} lists %s twice", c)
 		}
 	}
 	weight := q.Weight

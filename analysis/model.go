@@ -176,11 +176,11 @@ type ModelResult struct {
 // ParseFormula parses a model formula, as a SpecError on failure.
 func ParseFormula(s string) (*formula.Formula, error) {
 	if s == "" {
-		return nil, specf("--formula is required, e.g. --formula \"eos ~ contract + fault_mode\"")
+		return nil, fieldErr("Formula", "{Formula} is required, e.g. {Formula} \"eos ~ contract + fault_mode\"")
 	}
 	f, err := formula.Parse(s)
 	if err != nil {
-		return nil, specf("--formula: %v", err)
+		return nil, fieldErr("Formula", "{Formula}: %v", err)
 	}
 	return f, nil
 }
@@ -217,54 +217,54 @@ func (spec *ModelSpec) check(f *formula.Formula, weighted bool) error {
 		spec.Convention = stats.Statsmodels
 	}
 	if spec.NAGQ < 0 {
-		return specf("--nagq %d: want 1 (Laplace) or more quadrature nodes", spec.NAGQ)
+		return fieldErr("NAGQ", "{NAGQ} %d: want 1 (Laplace) or more quadrature nodes", spec.NAGQ)
 	}
 	spec.NAGQ = max(spec.NAGQ, 1)
 	switch spec.Family {
 	case "logit":
 		if len(f.Random) > 0 {
-			return specf("random intercepts %s need --family glmm", RandomTerms(f))
+			return fieldErr("Family", "random intercepts %s need {Family} glmm", RandomTerms(f))
 		}
 	case "gee":
 		if len(f.Random) > 0 {
-			return specf("random intercepts %s need --family glmm (GEE takes --group)", RandomTerms(f))
+			return fieldErr("Family", "random intercepts %s need {Family} glmm (GEE takes {Group})", RandomTerms(f))
 		}
 		if spec.Group == "" {
-			return specf("--family gee needs --group COL (the cluster, e.g. task)")
+			return fieldErr("Group", "{Family} gee needs {Group} COL (the cluster, e.g. task)")
 		}
 		switch spec.Corr {
 		case "exchangeable", "independence":
 		default:
-			return specf("--corr %q: want exchangeable or independence", spec.Corr)
+			return fieldErr("Corr", "{Corr} %q: want exchangeable or independence", spec.Corr)
 		}
 		switch spec.Cov {
 		case "robust", "bias-reduced", "kc", "naive":
 		default:
-			return specf("--cov %q: want robust, bias-reduced, kc or naive", spec.Cov)
+			return fieldErr("Cov", "{Cov} %q: want robust, bias-reduced, kc or naive", spec.Cov)
 		}
 		switch spec.Convention {
 		case "statsmodels", "geepack":
 		default:
-			return specf("--convention %q: want statsmodels or geepack", spec.Convention)
+			return fieldErr("Convention", "{Convention} %q: want statsmodels or geepack", spec.Convention)
 		}
 	case "glmm":
 		if len(f.Random) == 0 {
-			return specf("--family glmm needs at least one random intercept (1|group) in the formula")
+			return fieldErr("Family", "{Family} glmm needs at least one random intercept (1|group) in the formula")
 		}
 		if spec.NAGQ > 1 && len(f.Random) > 1 {
-			return specf("--nagq %d needs a single random intercept; the formula has %d", spec.NAGQ, len(f.Random))
+			return fieldErr("NAGQ", "{NAGQ} %d needs a single random intercept; the formula has %d", spec.NAGQ, len(f.Random))
 		}
 	default:
-		return specf("--family %q: want logit, gee or glmm", spec.Family)
+		return fieldErr("Family", "{Family} %q: want logit, gee or glmm", spec.Family)
 	}
 	if weighted && spec.Family != "logit" {
-		return specf("--weight: --family %s is unweighted", spec.Family)
+		return fieldErr("Weight", "{Weight}: {Family} %s is unweighted", spec.Family)
 	}
 	if spec.Firth && spec.Family != "logit" {
-		return specf("--firth applies to --family logit")
+		return fieldErr("Firth", "{Firth} applies to {Family} logit")
 	}
 	if spec.Group != "" && spec.Family != "gee" {
-		return specf("--group applies to --family gee (use (1|%s) for a GLMM)", spec.Group)
+		return fieldErr("Group", "{Group} applies to {Family} gee (use (1|%s) for a GLMM)", spec.Group)
 	}
 	if spec.Order != "" || spec.Link != "" || spec.ML {
 		return fieldf("Family", "%s is a logistic model of before families; Order, Link and ML need Family binomial, poisson or gaussian", spec.Family)

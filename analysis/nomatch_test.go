@@ -42,7 +42,7 @@ func TestNoMatchNamesMissingLevel(t *testing.T) {
 		for name, q := range sources {
 			q.Where = tc.where
 			_, err := Rates(q, RatesSpec{Outcome: "duplicated"})
-			if err == nil || !strings.HasSuffix(err.Error(), tc.want) || !strings.Contains(err.Error(), "no episode matches --where") {
+			if err == nil || !strings.HasSuffix(err.Error(), tc.want) || !strings.Contains(err.Error(), "no episode matches Where") {
 				t.Errorf("%s, --where %s: %v\nwant …%s", name, tc.where, err, tc.want)
 			}
 		}

@@ -2,11 +2,11 @@ package analysis
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/stats"
 )
 
@@ -94,40 +94,40 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 	}
 	switch {
 	case spec.Outcome == "":
-		return nil, specf("--outcome is required")
+		return nil, fieldErr("Outcome", "{Outcome} is required")
 	case spec.Arm == "":
-		return nil, specf("--arm is required")
+		return nil, fieldErr("Arm", "{Arm} is required")
 	case spec.Base == "":
-		return nil, specf("--base is required")
+		return nil, fieldErr("Base", "{Base} is required")
 	case len(spec.PairBy) == 0:
-		return nil, specf("--pair-by is required (the columns that identify the same world, e.g. pair_key)")
+		return nil, fieldErr("PairBy", "{PairBy} is required (the columns that identify the same world, e.g. pair_key)")
 	case slices.Contains(spec.PairBy, spec.Arm):
-		return nil, specf("--pair-by must not contain the --arm column %s", spec.Arm)
+		return nil, fieldErr("PairBy", "{PairBy} must not contain the {Arm} column %s", spec.Arm)
 	case slices.Contains(spec.Levels, spec.Base):
-		return nil, specf("--levels must not contain the --base level %s", spec.Base)
+		return nil, fieldErr("Levels", "{Levels} must not contain the {Base} level %s", spec.Base)
 	}
 	switch spec.Test {
 	case "exact", "midp", "chi2", "chi2cc":
 	default:
-		return nil, specf("--test %q: want exact, midp, chi2 or chi2cc", spec.Test)
+		return nil, fieldErr("Test", "{Test} %q: want exact, midp, chi2 or chi2cc", spec.Test)
 	}
 	switch spec.Adjust {
 	case "holm", "bonferroni", "bh", "none":
 	default:
-		return nil, specf("--adjust %q: want holm, bonferroni, bh or none", spec.Adjust)
+		return nil, fieldErr("Adjust", "{Adjust} %q: want holm, bonferroni, bh or none", spec.Adjust)
 	}
 	pr, err := q.readPairing(spec.Outcome, spec.Arm, spec.PairBy, q.Weight, spec.Base, spec.Levels, &warn)
 	if err != nil {
 		return nil, err
 	}
-	base, err := armLevel(pr.arm, "--base", spec.Base)
+	base, err := armLevel(pr.arm, "Base", spec.Base)
 	if err != nil {
 		return nil, err
 	}
 	var others []int32
 	if len(spec.Levels) > 0 {
 		for _, l := range spec.Levels {
-			c, err := armLevel(pr.arm, "--levels", l)
+			c, err := armLevel(pr.arm, "Levels", l)
 			if err != nil {
 				return nil, err
 			}
@@ -144,7 +144,7 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 		}
 	}
 	if len(others) == 0 {
-		return nil, fmt.Errorf("--arm %s has only the base level %q after --where; nothing to compare", spec.Arm, spec.Base)
+		return nil, fieldtext.New("Arm", "{Arm} %s has only the base level %q after {Where}; nothing to compare", spec.Arm, spec.Base)
 	}
 	if q.Weight != "" {
 		warn.addf("weighted by %s: gain_pp weights each pair by its base episode; b, c, pairs and p are unweighted", q.Weight)
@@ -349,22 +349,22 @@ func TOST(q Query, spec TOSTSpec) (*TOSTResult, error) {
 	}
 	switch {
 	case spec.Outcome == "":
-		return nil, specf("--outcome is required")
+		return nil, fieldErr("Outcome", "{Outcome} is required")
 	case spec.Arm == "":
-		return nil, specf("--arm is required")
+		return nil, fieldErr("Arm", "{Arm} is required")
 	case spec.A == "" || spec.B == "":
-		return nil, specf("--a and --b (the two levels of --arm) are required")
+		return nil, fieldErr("A", "{A} and {B} (the two levels of {Arm}) are required")
 	case spec.A == spec.B:
-		return nil, specf("--a and --b are the same level %q", spec.A)
+		return nil, fieldErr("B", "{A} and {B} are the same level %q", spec.A)
 	case !(spec.Margin > 0 && spec.Margin < 1):
-		return nil, specf("--margin %v: want a difference in (0, 1), e.g. 0.05", spec.Margin)
+		return nil, fieldErr("Margin", "{Margin} %v: want a difference in (0, 1), e.g. 0.05", spec.Margin)
 	case q.Weight != "":
-		return nil, specf("--weight: tost is unweighted (its tests take counts)")
+		return nil, fieldErr("Weight", "{Weight}: tost is unweighted (its tests take counts)")
 	}
 	switch spec.Method {
 	case "wald", "agresti-caffo", "score":
 	default:
-		return nil, specf("--method %q: want wald, agresti-caffo or score", spec.Method)
+		return nil, fieldErr("Method", "{Method} %q: want wald, agresti-caffo or score", spec.Method)
 	}
 	var r stats.TOSTResult
 	res := &TOSTResult{Spec: spec}
@@ -373,17 +373,17 @@ func TOST(q Query, spec TOSTSpec) (*TOSTResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		la, err := armLevel(pr.arm, "--a", spec.A)
+		la, err := armLevel(pr.arm, "A", spec.A)
 		if err != nil {
 			return nil, err
 		}
-		lb, err := armLevel(pr.arm, "--b", spec.B)
+		lb, err := armLevel(pr.arm, "B", spec.B)
 		if err != nil {
 			return nil, err
 		}
 		tb := pr.table(la, lb)
 		if tb.pairs() == 0 {
-			return nil, fmt.Errorf("no matched pairs of %s and %s on %v after --where; nothing to test", spec.A, spec.B, spec.PairedBy)
+			return nil, fieldtext.New("PairedBy", "no matched pairs of %s and %s on %v after {Where}; nothing to test", spec.A, spec.B, spec.PairedBy)
 		}
 		if tb.unmatched1+tb.unmatched2 > 0 {
 			warn.addf("%d %s and %d %s episode(s) without a partner dropped", tb.unmatched1, spec.A, tb.unmatched2, spec.B)
@@ -398,11 +398,11 @@ func TOST(q Query, spec TOSTSpec) (*TOSTResult, error) {
 			return nil, err
 		}
 		arm := fr.Col(spec.Arm)
-		la, err := armLevel(arm, "--a", spec.A)
+		la, err := armLevel(arm, "A", spec.A)
 		if err != nil {
 			return nil, err
 		}
-		lb, err := armLevel(arm, "--b", spec.B)
+		lb, err := armLevel(arm, "B", spec.B)
 		if err != nil {
 			return nil, err
 		}

@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -204,10 +205,10 @@ func (p *pairing) table(l1, l2 int32) pairTable {
 
 // armLevel returns the code of level in the arm column, or an error listing
 // the levels present.
-func armLevel(arm *frame.Column, flag, level string) (int32, error) {
+func armLevel(arm *frame.Column, field, level string) (int32, error) {
 	i := slices.Index(arm.Levels, level)
 	if i < 0 {
-		return 0, fmt.Errorf("%s %s: no episode has %s = %q after --where; levels present: %s", flag, level, arm.Name, level, strings.Join(arm.Levels, ", "))
+		return 0, fieldtext.New(field, "{"+field+"} %s: no episode has %s = %q after {Where}; levels present: %s", level, arm.Name, level, strings.Join(arm.Levels, ", "))
 	}
 	return int32(i), nil
 }
@@ -676,7 +677,7 @@ func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base s
 			sw += x
 		}
 		if sw == 0 {
-			return nil, fmt.Errorf("all weights (%s) are zero after --where; nothing can be estimated (use --weight none to ignore them)", weight)
+			return nil, fieldtext.New("Weight", "all weights (%s) are zero after {Where}; nothing can be estimated (use {Weight} none to ignore them)", weight)
 		}
 	}
 	// The second pass reads only episode_id, for the episodes that share a

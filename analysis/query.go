@@ -11,6 +11,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -60,17 +61,18 @@ type Query struct {
 }
 
 // SpecError is a mistake in a query or a spec (an unknown option, a
-// malformed --where, a column listed twice), as opposed to a failure that
+// malformed Where, a column listed twice), as opposed to a failure that
 // depends on the data. A command reports it as a usage error.
 type SpecError struct {
 	Err error
 	// Field names the spec field at fault ("Order"), when the error is
-	// about one; a command maps it to its own option.
+	// about one; a command maps it to its own option with RenameField.
 	Field string
 }
 
 func (e *SpecError) Error() string {
-	if e.Field != "" {
+	var ft *fieldtext.Error
+	if e.Field != "" && !errors.As(e.Err, &ft) {
 		return e.Field + ": " + e.Err.Error()
 	}
 	return e.Err.Error()
@@ -81,22 +83,26 @@ func specf(format string, args ...any) error {
 	return &SpecError{Err: fmt.Errorf(format, args...)}
 }
 
-// RenameField returns err with the Field of a SpecError replaced by its
-// name in names (a command's option for the spec field), as the prefix of
-// the message; other errors unchanged.
+// RenameField returns err with the spec fields its message names (the
+// Field of a SpecError, and the other fields an error of the engine
+// names) called by their names in names: a command's options, or the keys
+// of a preregistration. A field not in names keeps its Go name. The
+// result's text is err's so renamed, and it unwraps to err (errors.As
+// still finds a *SpecError); an error that names no field is returned
+// unchanged.
 func RenameField(err error, names map[string]string) error {
-	var se *SpecError
-	if errors.As(err, &se) && se.Field != "" {
-		if n, ok := names[se.Field]; ok {
-			return &SpecError{Err: fmt.Errorf("%s: %w", n, se.Err)}
-		}
-	}
-	return err
+	return fieldtext.Rename(err, names)
+}
+
+// fieldErr is a SpecError about field whose message names spec fields
+// by {Name} placeholders (see RenameField).
+func fieldErr(field, format string, args ...any) error {
+	return &SpecError{Err: fieldtext.New(field, format, args...), Field: field}
 }
 
 // fieldf is a SpecError about the spec field named field.
 func fieldf(field, format string, args ...any) error {
-	return &SpecError{Err: fmt.Errorf(format, args...), Field: field}
+	return fieldErr(field, "{"+field+"}: "+format, args...)
 }
 
 // name is how errors name the query's input.
@@ -209,10 +215,10 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.
 	}
 	where, err := formula.ParseWhere(q.Where)
 	if err != nil {
-		return 0, specf("--where: %v", err)
+		return 0, fieldErr("Where", "{Where}: %v", err)
 	}
 	if err := where.Check(schemaKind); err != nil {
-		return 0, specf("--where: %v", err)
+		return 0, fieldErr("Where", "{Where}: %v", err)
 	}
 	cols := neededColumns(slices.Concat(columns, where.Columns(), []string{outcome, weight}))
 	var kept int64
@@ -223,7 +229,7 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.
 		if first {
 			first = false
 			if err := frame.CheckColumns(ep, where.Columns()); err != nil {
-				return fmt.Errorf("--where: %w", err)
+				return fieldtext.New("Where", "{Where}: %w", err)
 			}
 		}
 		ok, err := where.Keep(ep)
@@ -267,7 +273,9 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.
 // of E1 did not select nothing because of E1s). The values are read
 // here, after the scan, only on this error path.
 func (q *Query) noMatch(where *formula.Where, read int64) error {
-	msg := fmt.Sprintf("%s: no episode matches --where %q (%d read)", q.name(), q.Where, read)
+	noMatch := func(more string) error {
+		return fieldtext.New("Where", "%s: no episode matches {Where} %q (%d read)%s", q.name(), q.Where, read, more)
+	}
 	var levels []formula.Level
 	var cols []string
 	for _, l := range where.Levels() {
@@ -279,7 +287,7 @@ func (q *Query) noMatch(where *formula.Where, read int64) error {
 		}
 	}
 	if len(levels) == 0 {
-		return errors.New(msg)
+		return noMatch("")
 	}
 	const most = 1000 // distinct values kept per column: enough to list a few and to tell numbers
 	values := make([]map[string]bool, len(cols))
@@ -295,7 +303,7 @@ func (q *Query) noMatch(where *formula.Where, read int64) error {
 		return nil
 	})
 	if err != nil {
-		return errors.New(msg) // the scan read these rows: not expected
+		return noMatch("") // the scan read these rows: not expected
 	}
 	for j, c := range cols {
 		have := values[j]
@@ -315,10 +323,9 @@ func (q *Query) noMatch(where *formula.Where, read int64) error {
 		if len(missing) > 1 {
 			what = "none of the values " + strings.Join(missing, ", ")
 		}
-		msg += fmt.Sprintf(": column %s has %s (%s)", c, what, valuesHint(c, named, have))
-		return errors.New(msg)
+		return noMatch(fmt.Sprintf(": column %s has %s (%s)", c, what, valuesHint(c, named, have)))
 	}
-	return errors.New(msg)
+	return noMatch("")
 }
 
 // valuesHint lists a few of the values a column has, sorted (numerically
@@ -466,7 +473,7 @@ func (q *Query) builtFrame(spec frame.Spec) (*frame.Frame, error) {
 	case len(q.Inputs) > 0 || q.Episodes != nil || q.Rows != nil || q.Data != nil:
 		return nil, specf("Query.Frame is a source of its own: Inputs, Episodes, Rows and Data must be empty")
 	case q.Where != "":
-		return nil, specf("Query.Frame: --where %q cannot filter a built frame (leave the rows out when building it)", q.Where)
+		return nil, fieldErr("Where", "Query.Frame: {Where} %q cannot filter a built frame (leave the rows out when building it)", q.Where)
 	case !spec.Collapse || spec.CollapseLimit != 0:
 		return nil, specf("Query.Frame: this analysis reads episodes, not a built frame")
 	case spec.Outcome != "" && !fr.HasOutcome:
@@ -507,7 +514,7 @@ func checkWeights(fr *frame.Frame, col string) error {
 		return nil
 	}
 	if fr.Total().SumW == 0 {
-		return fmt.Errorf("all weights (%s) are zero after --where; nothing can be estimated (use --weight none to ignore them)", col)
+		return fieldtext.New("Weight", "all weights (%s) are zero after {Where}; nothing can be estimated (use {Weight} none to ignore them)", col)
 	}
 	return nil
 }
@@ -517,9 +524,9 @@ func checkOutcome(fr *frame.Frame, outcome string) error {
 	t := fr.Total()
 	switch t.Events {
 	case 0:
-		return fmt.Errorf("outcome %s is always false (0 of %d rows after --where); nothing to fit", outcome, t.N)
+		return fieldtext.New("Outcome", "outcome %s is always false (0 of %d rows after {Where}); nothing to fit", outcome, t.N)
 	case t.N:
-		return fmt.Errorf("outcome %s is always true (%d of %d rows after --where); nothing to fit", outcome, t.N, t.N)
+		return fieldtext.New("Outcome", "outcome %s is always true (%d of %d rows after {Where}); nothing to fit", outcome, t.N, t.N)
 	}
 	return nil
 }

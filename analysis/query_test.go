@@ -122,7 +122,7 @@ func TestSpecErrors(t *testing.T) {
 		{"where syntax", errOf(Rates(Query{Inputs: q.Inputs, Where: "fault_fired &"}, RatesSpec{Outcome: "eos"})), true, "use && or ||"},
 		{"where types", errOf(Rates(Query{Inputs: q.Inputs, Where: "condition == 3"}, RatesSpec{Outcome: "eos"})), true, "cannot compare"},
 		{"no input", errOf(Rates(Query{}, RatesSpec{Outcome: "eos"})), true, "no input"},
-		{"by twice", errOf(Rates(q, RatesSpec{Outcome: "eos", By: []string{"model", "model"}})), true, "--by lists model twice"},
+		{"by twice", errOf(Rates(q, RatesSpec{Outcome: "eos", By: []string{"model", "model"}})), true, "By lists model twice"},
 		{"paired test", errOf(Paired(q, PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}, Test: "fisher"})), true, "want exact, midp"},
 		{"tost weighted", errOf(TOST(Query{Inputs: q.Inputs, Weight: "weight"}, TOSTSpec{Outcome: "eos", Arm: "condition", A: "guard", B: "aware"})), true, "unweighted"},
 		{"model family", errOf(Model(q, ModelSpec{Family: "probit", Formula: "eos ~ model"})), true, "want binomial, poisson or gaussian"},

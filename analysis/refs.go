@@ -1,23 +1,22 @@
 package analysis
 
 import (
-	"fmt"
 	"strings"
 )
 
-// ParseRefs parses reference levels given as "column=level" (the --ref
-// flags of model and shapley) into the map ModelSpec.Refs and
+// ParseRefs parses reference levels given as "column=level" (as the
+// repeated --ref flags of model and shapley give them) into the map ModelSpec.Refs and
 // ShapleySpec.Refs take. An item without "=" or a column, or a column
-// named twice, is an error naming the flag.
+// named twice, is a *SpecError about the field Refs.
 func ParseRefs(refs []string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, r := range refs {
 		col, lvl, ok := strings.Cut(r, "=")
 		if !ok || col == "" {
-			return nil, fmt.Errorf("--ref %q: want column=level", r)
+			return nil, fieldErr("Refs", "{Refs} %q: want column=level", r)
 		}
 		if _, dup := out[col]; dup {
-			return nil, fmt.Errorf("--ref %s given twice", col)
+			return nil, fieldErr("Refs", "{Refs} %s given twice", col)
 		}
 		out[col] = lvl
 	}

@@ -15,9 +15,9 @@ func TestParseRefs(t *testing.T) {
 		{[]string{"model=m1", "contract=native"}, map[string]string{"model": "m1", "contract": "native"}, ""},
 		{[]string{"cue="}, map[string]string{"cue": ""}, ""},
 		{[]string{"a=b=c"}, map[string]string{"a": "b=c"}, ""},
-		{[]string{"model"}, nil, `--ref "model": want column=level`},
-		{[]string{"=m1"}, nil, `--ref "=m1": want column=level`},
-		{[]string{"model=a", "model=b"}, nil, "--ref model given twice"},
+		{[]string{"model"}, nil, `Refs "model": want column=level`},
+		{[]string{"=m1"}, nil, `Refs "=m1": want column=level`},
+		{[]string{"model=a", "model=b"}, nil, "Refs model given twice"},
 	}
 	for _, tc := range tests {
 		got, err := ParseRefs(tc.in)

@@ -77,7 +77,7 @@ func Shapley(q Query, spec ShapleySpec) (*ShapleyDecomposition, error) {
 	switch spec.R2 {
 	case "mcfadden", "nagelkerke", "tjur", "coxsnell":
 	default:
-		return nil, specf("--r2 %q: want mcfadden, nagelkerke, tjur or coxsnell", spec.R2)
+		return nil, fieldErr("R2", "{R2} %q: want mcfadden, nagelkerke, tjur or coxsnell", spec.R2)
 	}
 	fr, d, err := q.modelDesign(f, nil, q.Weight, true, 0, spec.Refs, &warn)
 	if err != nil {

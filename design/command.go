@@ -1,11 +1,10 @@
 package design
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"runtime"
 
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -25,22 +24,23 @@ type SimulateConfig struct {
 // Check validates the configuration before anything is read: the flags'
 // values, the output names, no two outputs the same file and no output
 // one of the inputs (an *outfile.InputError). Every error is a usage
-// error, phrased in terms of the flags.
+// error; it names the configuration's fields (Out, Jobs, Shard,
+// Episodes), which a command maps to its flags.
 func (c *SimulateConfig) Check() error {
 	switch {
 	case c.Out == "":
-		return errors.New("--out is required")
+		return fieldtext.New("Out", "{Out} is required")
 	case c.Jobs < 0:
-		return errors.New("--jobs must be ≥ 0")
+		return fieldtext.New("Jobs", "{Jobs} must be ≥ 0")
 	}
 	if _, _, err := ParseShard(c.Shard); err != nil {
-		return fmt.Errorf("--shard: %w", err)
+		return fieldtext.New("Shard", "{Shard}: %w", err)
 	}
 	if c.Out != "-" && !ledger.IsJSONLName(c.Out) {
-		return fmt.Errorf("--out %s: the raw ledger is JSONL; name it .jsonl (or - for stdout)", c.Out)
+		return fieldtext.New("Out", "{Out} %s: the raw ledger is JSONL; name it .jsonl (or - for stdout)", c.Out)
 	}
 	if c.Episodes != "" && !ledger.IsLedgerName(c.Episodes) {
-		return fmt.Errorf("--episodes %s: want a .parquet, .csv or .jsonl name", c.Episodes)
+		return fieldtext.New("Episodes", "{Episodes} %s: want a .parquet, .csv or .jsonl name", c.Episodes)
 	}
 	outs := map[string]string{"--out": c.Out, "--episodes": c.Episodes}
 	if c.Out != "-" {

@@ -25,11 +25,11 @@ func TestSimulateConfigCheck(t *testing.T) {
 	}{
 		{"defaults", func(*SimulateConfig) {}, ""},
 		{"stdout", func(c *SimulateConfig) { c.Out = "-" }, ""},
-		{"no out", func(c *SimulateConfig) { c.Out = "" }, "--out is required"},
-		{"negative jobs", func(c *SimulateConfig) { c.Jobs = -1 }, "--jobs must be ≥ 0"},
-		{"bad shard", func(c *SimulateConfig) { c.Shard = "0/4" }, "--shard: "},
-		{"csv out", func(c *SimulateConfig) { c.Out = "run.csv" }, "--out run.csv: the raw ledger is JSONL; name it .jsonl (or - for stdout)"},
-		{"bad episodes name", func(c *SimulateConfig) { c.Episodes = "run.txt" }, "--episodes run.txt: want a .parquet, .csv or .jsonl name"},
+		{"no out", func(c *SimulateConfig) { c.Out = "" }, "Out is required"},
+		{"negative jobs", func(c *SimulateConfig) { c.Jobs = -1 }, "Jobs must be ≥ 0"},
+		{"bad shard", func(c *SimulateConfig) { c.Shard = "0/4" }, "Shard: "},
+		{"csv out", func(c *SimulateConfig) { c.Out = "run.csv" }, "Out run.csv: the raw ledger is JSONL; name it .jsonl (or - for stdout)"},
+		{"bad episodes name", func(c *SimulateConfig) { c.Episodes = "run.txt" }, "Episodes run.txt: want a .parquet, .csv or .jsonl name"},
 		{"episodes over out", func(c *SimulateConfig) { c.Episodes = c.Out }, "--episodes and --out"},
 		{"out over profiles", func(c *SimulateConfig) { c.Profiles, c.Episodes = profiles, profiles }, "output " + profiles},
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
@@ -113,10 +114,10 @@ func CheckShards(shards []Shard) error {
 func CheckMergeOutput(out string, shards []string) error {
 	for _, a := range shards {
 		if filepath.Clean(a) == filepath.Clean(out) || outfile.SameFile(a, out) {
-			return fmt.Errorf("--out %s is one of the shards", out)
+			return fieldtext.New("Out", "{Out} %s is one of the shards", out)
 		}
 		if ma, mo := MetaPath(a), MetaPath(out); out != "-" && (filepath.Clean(ma) == filepath.Clean(mo) || outfile.SameFile(ma, mo)) {
-			return fmt.Errorf("--out %s would replace the sidecar of shard %s", out, a)
+			return fieldtext.New("Out", "{Out} %s would replace the sidecar of shard %s", out, a)
 		}
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/limbo-toolkit/limbo/agent"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/internal/readlimit"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -82,7 +83,7 @@ func LoadSimulator(designArg, profilesArg string, seed uint64) (*Simulator, erro
 	m, err := Load(designArg)
 	if err != nil {
 		if _, serr := os.Stat(designArg); errors.Is(serr, fs.ErrNotExist) {
-			return nil, fmt.Errorf("--design %s: not a built-in design (paper) and no such manifest file", designArg)
+			return nil, fieldtext.New("Design", "{Design} %s: not a built-in design (paper) and no such manifest file", designArg)
 		}
 		return nil, err
 	}

@@ -15,9 +15,9 @@ func TestEpisodeCheckFlags(t *testing.T) {
 		err  string
 	}{
 		{func(*Episode) {}, ""},
-		{func(e *Episode) { e.Template = "T99" }, `--template "T99": want one of T01, `},
-		{func(e *Episode) { e.FaultMode = "timeout_maybe" }, `--fault "timeout_maybe": want one of none, `},
-		{func(e *Episode) { e.Contract = "strict" }, `--contract "strict": want native or `},
+		{func(e *Episode) { e.Template = "T99" }, `Template "T99": want one of T01, `},
+		{func(e *Episode) { e.FaultMode = "timeout_maybe" }, `FaultMode "timeout_maybe": want one of none, `},
+		{func(e *Episode) { e.Contract = "strict" }, `Contract "strict": want native or `},
 	}
 	for _, tt := range tests {
 		e := ok

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -46,17 +46,17 @@ var singleEpisodeFlags = []string{"instance", "focal-index", "fault", "contract"
 func (c *ServeConfig) Check(set func(flag string) bool) error {
 	switch {
 	case c.Transport != "stdio" && c.Transport != "http":
-		return fmt.Errorf("--transport must be stdio or http, got %q", c.Transport)
+		return fieldtext.New("Transport", "{Transport} must be stdio or http, got %q", c.Transport)
 	case c.Transport == "http" && localhttp.CheckAddr(c.Addr, true) != nil:
-		return fmt.Errorf("--addr %w", localhttp.CheckAddr(c.Addr, true)) // malformed, whatever the host
+		return fieldtext.New("Addr", "{Addr} %w", localhttp.CheckAddr(c.Addr, true)) // malformed, whatever the host
 	case c.Transport == "http" && localhttp.CheckAddr(c.Addr, c.AllowRemote) != nil:
-		return fmt.Errorf("--addr %s is not a loopback address; pass --allow-remote to bind it", c.Addr)
+		return fieldtext.New("Addr", "{Addr} %s is not a loopback address; pass {AllowRemote} to bind it", c.Addr)
 	case c.Ledger == "" && !c.PrintTask && !c.PrintPlan:
-		return errors.New("--ledger is required")
+		return fieldtext.New("Ledger", "{Ledger} is required")
 	case c.Ledger != "" && !ledger.IsJSONLName(c.Ledger):
-		return fmt.Errorf("--ledger %s: the served ledger is JSONL; name it .jsonl", c.Ledger)
+		return fieldtext.New("Ledger", "{Ledger} %s: the served ledger is JSONL; name it .jsonl", c.Ledger)
 	case set("template") && c.PlanFile != "":
-		return errors.New("--plan and --template exclude each other")
+		return fieldtext.New("PlanFile", "{PlanFile} and {Template} exclude each other")
 	}
 	for _, name := range singleEpisodeFlags {
 		if set(name) && !set("template") {
@@ -134,22 +134,22 @@ type DriveConfig struct {
 func (c *DriveConfig) Check() error {
 	switch {
 	case c.Harness == "":
-		return errors.New("--harness is required")
+		return fieldtext.New("Harness", "{Harness} is required")
 	case c.Out == "":
-		return errors.New("--out is required")
+		return fieldtext.New("Out", "{Out} is required")
 	case !ledger.IsJSONLName(c.Out):
-		return fmt.Errorf("--out %s: the driven ledger is JSONL; name it .jsonl", c.Out)
+		return fieldtext.New("Out", "{Out} %s: the driven ledger is JSONL; name it .jsonl", c.Out)
 	case c.Parallel < 1 || c.Parallel > 256:
-		return fmt.Errorf("--parallel must be 1–256, got %d", c.Parallel)
+		return fieldtext.New("Parallel", "{Parallel} must be 1–256, got %d", c.Parallel)
 	case c.Timeout <= 0 || c.Grace <= 0:
-		return errors.New("--timeout and --grace must be positive")
+		return fieldtext.New("Timeout", "{Timeout} and {Grace} must be positive")
 	}
 	if err := c.Limits.Check(); err != nil {
 		return err
 	}
 	if c.Shard != "" {
 		if _, _, err := design.ParseShard(c.Shard); err != nil {
-			return fmt.Errorf("--shard: %w", err)
+			return fieldtext.New("Shard", "{Shard}: %w", err)
 		}
 	}
 	return nil
@@ -176,7 +176,7 @@ func (c *DriveConfig) Drive(ctx context.Context, log io.Writer, name, version st
 	exe := c.Server
 	if exe == "" {
 		if exe, err = os.Executable(); err != nil {
-			return fmt.Errorf("locating the server executable: %w (pass --server)", err)
+			return fieldtext.New("Server", "locating the server executable: %w (pass {Server})", err)
 		}
 	}
 	serverArgs := c.Limits.Args()

@@ -23,18 +23,18 @@ func TestServeConfigCheck(t *testing.T) {
 		err  string
 	}{
 		{"defaults", func(*ServeConfig) {}, nil, ""},
-		{"transport", func(c *ServeConfig) { c.Transport = "grpc" }, nil, `--transport must be stdio or http, got "grpc"`},
-		{"remote addr", func(c *ServeConfig) { c.Transport, c.Addr = "http", "0.0.0.0:80" }, nil, "--addr 0.0.0.0:80 is not a loopback address; pass --allow-remote to bind it"},
+		{"transport", func(c *ServeConfig) { c.Transport = "grpc" }, nil, `Transport must be stdio or http, got "grpc"`},
+		{"remote addr", func(c *ServeConfig) { c.Transport, c.Addr = "http", "0.0.0.0:80" }, nil, "Addr 0.0.0.0:80 is not a loopback address; pass AllowRemote to bind it"},
 		{"remote allowed", func(c *ServeConfig) { c.Transport, c.Addr, c.AllowRemote = "http", "0.0.0.0:80", true }, nil, ""},
-		{"no ledger", func(c *ServeConfig) { c.Ledger = "" }, nil, "--ledger is required"},
+		{"no ledger", func(c *ServeConfig) { c.Ledger = "" }, nil, "Ledger is required"},
 		{"print task needs no ledger", func(c *ServeConfig) { c.Ledger, c.PrintTask = "", true }, nil, ""},
 		{"print plan needs no ledger", func(c *ServeConfig) { c.Ledger, c.PrintPlan = "", true }, nil, ""},
-		{"csv ledger", func(c *ServeConfig) { c.Ledger = "run.csv" }, nil, "--ledger run.csv: the served ledger is JSONL; name it .jsonl"},
-		{"plan and template", func(c *ServeConfig) { c.PlanFile = "p.json" }, []string{"template"}, "--plan and --template exclude each other"},
+		{"csv ledger", func(c *ServeConfig) { c.Ledger = "run.csv" }, nil, "Ledger run.csv: the served ledger is JSONL; name it .jsonl"},
+		{"plan and template", func(c *ServeConfig) { c.PlanFile = "p.json" }, []string{"template"}, "PlanFile and Template exclude each other"},
 		{"fault without template", func(*ServeConfig) {}, []string{"fault"}, "--fault describes a single episode and needs --template"},
-		{"bad template", func(c *ServeConfig) { c.One.Template = "T99" }, []string{"template"}, `--template "T99": want one of`},
+		{"bad template", func(c *ServeConfig) { c.One.Template = "T99" }, []string{"template"}, `Template "T99": want one of`},
 		{"bad template unused", func(c *ServeConfig) { c.One.Template = "T99" }, nil, ""},
-		{"negative limits", func(c *ServeConfig) { c.Limits.MaxCalls = -1 }, nil, "--think-s, --max-calls, --max-time-s and --max-arg-bytes must not be negative"},
+		{"negative limits", func(c *ServeConfig) { c.Limits.MaxCalls = -1 }, nil, "ThinkS, MaxCalls, MaxTimeS and MaxArgBytes must not be negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,14 +82,14 @@ func TestDriveConfigCheck(t *testing.T) {
 		err  string
 	}{
 		{"defaults", func(*DriveConfig) {}, ""},
-		{"no harness", func(c *DriveConfig) { c.Harness = "" }, "--harness is required"},
-		{"no out", func(c *DriveConfig) { c.Out = "" }, "--out is required"},
-		{"parquet out", func(c *DriveConfig) { c.Out = "run.parquet" }, "--out run.parquet: the driven ledger is JSONL; name it .jsonl"},
-		{"parallel 0", func(c *DriveConfig) { c.Parallel = 0 }, "--parallel must be 1–256, got 0"},
-		{"parallel 257", func(c *DriveConfig) { c.Parallel = 257 }, "--parallel must be 1–256, got 257"},
-		{"no grace", func(c *DriveConfig) { c.Grace = 0 }, "--timeout and --grace must be positive"},
-		{"negative limits", func(c *DriveConfig) { c.Limits.ThinkS = -1 }, "--think-s, --max-calls"},
-		{"bad shard", func(c *DriveConfig) { c.Shard = "5/4" }, "--shard: "},
+		{"no harness", func(c *DriveConfig) { c.Harness = "" }, "Harness is required"},
+		{"no out", func(c *DriveConfig) { c.Out = "" }, "Out is required"},
+		{"parquet out", func(c *DriveConfig) { c.Out = "run.parquet" }, "Out run.parquet: the driven ledger is JSONL; name it .jsonl"},
+		{"parallel 0", func(c *DriveConfig) { c.Parallel = 0 }, "Parallel must be 1–256, got 0"},
+		{"parallel 257", func(c *DriveConfig) { c.Parallel = 257 }, "Parallel must be 1–256, got 257"},
+		{"no grace", func(c *DriveConfig) { c.Grace = 0 }, "Timeout and Grace must be positive"},
+		{"negative limits", func(c *DriveConfig) { c.Limits.ThinkS = -1 }, "ThinkS, MaxCalls"},
+		{"bad shard", func(c *DriveConfig) { c.Shard = "5/4" }, "Shard: "},
 		{"good shard", func(c *DriveConfig) { c.Shard = "2/4" }, ""},
 	}
 	for _, tc := range tests {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
@@ -65,11 +66,11 @@ func (s PlanSource) Load() (*Plan, error) {
 func (e Episode) CheckFlags() error {
 	switch {
 	case !slices.Contains(sandbox.Templates(), e.Template):
-		return fmt.Errorf("--template %q: want one of %s", e.Template, strings.Join(sandbox.Templates(), ", "))
+		return fieldtext.New("Template", "{Template} %q: want one of %s", e.Template, strings.Join(sandbox.Templates(), ", "))
 	case !ledger.FaultModes.Has(e.FaultMode):
-		return fmt.Errorf("--fault %q: want one of %s", e.FaultMode, strings.Join(ledger.FaultModes.Values, ", "))
+		return fieldtext.New("FaultMode", "{FaultMode} %q: want one of %s", e.FaultMode, strings.Join(ledger.FaultModes.Values, ", "))
 	case !ledger.Contracts.Has(e.Contract):
-		return fmt.Errorf("--contract %q: want %s", e.Contract, strings.Join(ledger.Contracts.Values, " or "))
+		return fieldtext.New("Contract", "{Contract} %q: want %s", e.Contract, strings.Join(ledger.Contracts.Values, " or "))
 	}
 	return nil
 }
@@ -77,7 +78,7 @@ func (e Episode) CheckFlags() error {
 // Check rejects negative budgets (the caller reports a usage error).
 func (l Limits) Check() error {
 	if l.ThinkS < 0 || l.MaxCalls < 0 || l.MaxTimeS < 0 || l.MaxArgBytes < 0 {
-		return errors.New("--think-s, --max-calls, --max-time-s and --max-arg-bytes must not be negative")
+		return fieldtext.New("ThinkS", "{ThinkS}, {MaxCalls}, {MaxTimeS} and {MaxArgBytes} must not be negative")
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -49,7 +50,7 @@ func ShardPlan(plan *Plan, shard, toolkit string) (*Plan, *ShardMeta, error) {
 		return nil, nil, err
 	}
 	if n > plan.Len() {
-		return nil, nil, fmt.Errorf("--shard %s: %d shards for a plan of %d episodes would leave shards empty; use at most %d", shard, n, plan.Len(), plan.Len())
+		return nil, nil, fieldtext.New("Shard", "{Shard} %s: %d shards for a plan of %d episodes would leave shards empty; use at most %d", shard, n, plan.Len(), plan.Len())
 	}
 	data, err := plan.Marshal()
 	if err != nil {
@@ -87,11 +88,11 @@ func (m *ShardMeta) CheckExisting(out string) error {
 		return err
 	}
 	if old.PlanSHA256 != m.PlanSHA256 || old.Shard != m.Shard {
-		return fmt.Errorf("%s: holds shard %s of plan %.12s…, not shard %s of this plan (%.12s…); use another --out",
+		return fieldtext.New("Out", "%s: holds shard %s of plan %.12s…, not shard %s of this plan (%.12s…); use another {Out}",
 			mp, old.Shard, old.PlanSHA256, m.Shard, m.PlanSHA256)
 	}
 	if old.Toolkit != m.Toolkit {
-		return fmt.Errorf("%s: shard %s was driven by toolkit %s, this is %s; finish it with %s, or drive the shard again into another --out",
+		return fieldtext.New("Out", "%s: shard %s was driven by toolkit %s, this is %s; finish it with %s, or drive the shard again into another {Out}",
 			mp, m.Shard, old.Toolkit, m.Toolkit, old.Toolkit)
 	}
 	return nil
@@ -298,7 +299,7 @@ func drivenLines(path string, m *ShardMeta) (map[string][]byte, error) {
 		return nil, err
 	}
 	if len(data) > 0 && data[len(data)-1] != '\n' {
-		return nil, fmt.Errorf("%s: last line is incomplete (interrupted drive? run drive --shard %s again to repair and finish it)", path, m.Shard)
+		return nil, fieldtext.New("Shard", "%s: last line is incomplete (interrupted drive? run drive {Shard} %s again to repair and finish it)", path, m.Shard)
 	}
 	got := make(map[string][]byte, len(m.EpisodeIDs))
 	firstLine := map[string]int{}
@@ -317,7 +318,7 @@ func drivenLines(path string, m *ShardMeta) (map[string][]byte, error) {
 			return nil, fmt.Errorf("%s:%d: episode_id: %q is not a planned episode of shard %s", path, n+1, id, m.Shard)
 		}
 		if err := planned[id].CheckLine(line); err != nil {
-			return nil, fmt.Errorf("%s:%d: episode %s: %v: not the planned episode (a line edited, or of another run); drive shard %s again into another --out",
+			return nil, fieldtext.New("Out", "%s:%d: episode %s: %v: not the planned episode (a line edited, or of another run); drive shard %s again into another {Out}",
 				path, n+1, id, err, m.Shard)
 		}
 		if prev, dup := firstLine[id]; dup {
@@ -329,7 +330,7 @@ func drivenLines(path string, m *ShardMeta) (map[string][]byte, error) {
 	if len(got) != len(m.EpisodeIDs) {
 		for _, id := range m.EpisodeIDs {
 			if got[id] == nil {
-				return nil, fmt.Errorf("%s: incomplete shard %s: %d of %d planned episodes recorded; missing %q (run drive --shard %s again)",
+				return nil, fieldtext.New("Shard", "%s: incomplete shard %s: %d of %d planned episodes recorded; missing %q (run drive {Shard} %s again)",
 					path, m.Shard, len(got), len(m.EpisodeIDs), id, m.Shard)
 			}
 		}

@@ -169,7 +169,7 @@ func TestShardMetaCheckExisting(t *testing.T) {
 	if err := same.CheckExisting(p); err != nil {
 		t.Errorf("same shard: %v", err)
 	}
-	if err := next.CheckExisting(p); err == nil || !strings.Contains(err.Error(), "use another --out") {
+	if err := next.CheckExisting(p); err == nil || !strings.Contains(err.Error(), "use another Out") {
 		t.Errorf("other shard: %v", err)
 	}
 	if _, _, err := ShardPlan(plan, fmt.Sprintf("1/%d", plan.Len()+1), ""); err == nil {

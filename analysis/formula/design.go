@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -113,7 +114,7 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 			found = found || t.Has(col)
 		}
 		if !found {
-			return nil, fmt.Errorf("--ref %s: %s is not a term of the formula %s", col, col, f)
+			return nil, fieldtext.New("Refs", "{Refs} %s: %s is not a term of the formula %s", col, col, f)
 		}
 	}
 	if f.Intercept {
@@ -138,7 +139,7 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 				if r, ok := opt.Ref[v.Column]; ok {
 					i := slices.Index(c.Levels, r)
 					if i < 0 {
-						return nil, fmt.Errorf("--ref %s=%s: no such level; levels are %s%s", v.Column, r, listLevels(c.Levels), sameNumber(r, c.Levels))
+						return nil, fieldtext.New("Refs", "{Refs} %s=%s: no such level; levels are %s%s", v.Column, r, listLevels(c.Levels), sameNumber(r, c.Levels))
 					}
 					vi.ref = i
 				} else if len(vi.present) > 0 {
@@ -150,7 +151,7 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 				}
 				if r, ok := opt.Ref[v.Column]; ok {
 					// Ignoring it would fit another model than the one asked for.
-					return nil, fmt.Errorf("--ref %s=%s: %s enters the formula as a number (its values are all numbers: %s), so it has no reference level; write C(%s) in the formula to make it a factor",
+					return nil, fieldtext.New("Refs", "{Refs} %s=%s: %s enters the formula as a number (its values are all numbers: %s), so it has no reference level; write C(%s) in the formula to make it a factor",
 						v.Column, r, v.Column, listLevels(c.Levels), v.Column)
 				}
 			}

@@ -211,11 +211,11 @@ func TestRefOnNumericText(t *testing.T) {
 	for _, tc := range []struct {
 		formula, ref, want string
 	}{
-		{"eos ~ difficulty", "03", "--ref difficulty=03: difficulty enters the formula as a number (its values are all numbers: 1, 2, 3), so it has no reference level; write C(difficulty) in the formula to make it a factor"},
-		{"eos ~ difficulty + tier", "2", "--ref difficulty=2: difficulty enters the formula as a number"},
-		{"eos ~ instance", "2", "--ref instance=2: instance enters the formula as a number (its values are all numbers: 1, 2, 10)"},
-		{"eos ~ C(difficulty)", "03", "--ref difficulty=03: no such level; levels are 1, 2, 3 (did you mean 3?)"},
-		{"eos ~ C(difficulty)", "07", "--ref difficulty=07: no such level; levels are 1, 2, 3"},
+		{"eos ~ difficulty", "03", "Refs difficulty=03: difficulty enters the formula as a number (its values are all numbers: 1, 2, 3), so it has no reference level; write C(difficulty) in the formula to make it a factor"},
+		{"eos ~ difficulty + tier", "2", "Refs difficulty=2: difficulty enters the formula as a number"},
+		{"eos ~ instance", "2", "Refs instance=2: instance enters the formula as a number (its values are all numbers: 1, 2, 10)"},
+		{"eos ~ C(difficulty)", "03", "Refs difficulty=03: no such level; levels are 1, 2, 3 (did you mean 3?)"},
+		{"eos ~ C(difficulty)", "07", "Refs difficulty=07: no such level; levels are 1, 2, 3"},
 		{"eos ~ C(difficulty)", "2", ""},
 	} {
 		f, err := Parse(tc.formula)

@@ -14,6 +14,7 @@ import (
 	"github.com/limbo-toolkit/limbo/agent"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 	"github.com/limbo-toolkit/limbo/stats"
@@ -151,36 +152,37 @@ func Run(o Options) (*Result, error) {
 	return res, nil
 }
 
-// Check validates the options a user sets on the command line: reps,
-// target, sizes and scale. Run calls it too.
+// Check validates the options a user sets on the command line: Reps,
+// Jobs, Target, Sizes and Scale; its errors name those fields. Run calls
+// it too.
 func (o *Options) Check() error {
 	switch {
 	case o.Reps < 1:
-		return fmt.Errorf("power: --reps must be ≥ 1, got %d", o.Reps)
+		return fieldtext.New("Reps", "power: {Reps} must be ≥ 1, got %d", o.Reps)
 	case o.Reps > MaxReps:
-		return fmt.Errorf("power: --reps %d: at most %d", o.Reps, MaxReps)
+		return fieldtext.New("Reps", "power: {Reps} %d: at most %d", o.Reps, MaxReps)
 	case o.Jobs < 0:
-		return fmt.Errorf("power: --jobs must be ≥ 0 (0 = number of CPUs), got %d", o.Jobs)
+		return fieldtext.New("Jobs", "power: {Jobs} must be ≥ 0 (0 = number of CPUs), got %d", o.Jobs)
 	case o.Jobs > MaxJobs:
-		return fmt.Errorf("power: --jobs %d: at most %d", o.Jobs, MaxJobs)
+		return fieldtext.New("Jobs", "power: {Jobs} %d: at most %d", o.Jobs, MaxJobs)
 	case len(o.Sizes) > MaxSizes:
-		return fmt.Errorf("power: --sizes: %d sizes, at most %d", len(o.Sizes), MaxSizes)
+		return fieldtext.New("Sizes", "power: {Sizes}: %d sizes, at most %d", len(o.Sizes), MaxSizes)
 	case !(o.Target > 0 && o.Target < 1):
-		return fmt.Errorf("power: --target must be in (0, 1), got %v", o.Target)
+		return fieldtext.New("Target", "power: {Target} must be in (0, 1), got %v", o.Target)
 	case len(o.Sizes) == 0:
-		return errors.New("power: --sizes: empty")
+		return fieldtext.New("Sizes", "power: {Sizes}: empty")
 	case o.Pilot == nil && !slices.Contains(design.ScaleKinds, o.Scale):
-		return fmt.Errorf("power: --scale %q: want one of %v", o.Scale, design.ScaleKinds)
+		return fieldtext.New("Scale", "power: {Scale} %q: want one of %v", o.Scale, design.ScaleKinds)
 	}
 	for i, f := range o.Sizes {
 		if !(f > 0) || math.IsInf(f, 0) {
-			return fmt.Errorf("power: --sizes: %v: want a number > 0", f)
+			return fieldtext.New("Sizes", "power: {Sizes}: %v: want a number > 0", f)
 		}
 		if o.Pilot == nil && o.Scale == design.ScaleSeeds && f != math.Trunc(f) {
-			return fmt.Errorf("power: --sizes: %v: --scale seeds counts whole runs of the design", f)
+			return fieldtext.New("Sizes", "power: {Sizes}: %v: {Scale} seeds counts whole runs of the design", f)
 		}
 		if i > 0 && f <= o.Sizes[i-1] {
-			return fmt.Errorf("power: --sizes must be distinct and ascending, got %v after %v", f, o.Sizes[i-1])
+			return fieldtext.New("Sizes", "power: {Sizes} must be distinct and ascending, got %v after %v", f, o.Sizes[i-1])
 		}
 	}
 	return nil
@@ -198,9 +200,15 @@ const (
 )
 
 // LimitError says that an option exceeds one of the bounds above.
-type LimitError struct{ Msg string }
+type LimitError struct {
+	Msg string
+	err error // the message naming its option field (Msg's text)
+}
 
 func (e *LimitError) Error() string { return e.Msg }
+
+// Unwrap returns the error whose text Msg is, when it names an option.
+func (e *LimitError) Unwrap() error { return e.err }
 
 // checkEpisodes refuses a size whose replication would exceed
 // MaxEpisodes, before anything of that size is allocated.
@@ -215,7 +223,8 @@ func (o *Options) checkEpisodes() error {
 	}
 	for _, f := range o.Sizes {
 		if n := f * float64(base); n > MaxEpisodes {
-			return &LimitError{fmt.Sprintf("power: --sizes %g: %.0f episodes per replication (%d at size 1), at most %d", f, n, base, MaxEpisodes)}
+			ft := fieldtext.New("Sizes", "power: {Sizes} %g: %.0f episodes per replication (%d at size 1), at most %d", f, n, base, MaxEpisodes)
+			return &LimitError{Msg: ft.Error(), err: ft}
 		}
 	}
 	return nil

@@ -261,11 +261,11 @@ func TestOptionErrors(t *testing.T) {
 		edit func(*Options)
 		want string
 	}{
-		{"no reps", func(o *Options) { o.Reps = 0 }, "--reps must be ≥ 1"},
-		{"target 1", func(o *Options) { o.Target = 1 }, "--target must be in (0, 1)"},
-		{"no sizes", func(o *Options) { o.Sizes = nil }, "--sizes: empty"},
+		{"no reps", func(o *Options) { o.Reps = 0 }, "Reps must be ≥ 1"},
+		{"target 1", func(o *Options) { o.Target = 1 }, "Target must be in (0, 1)"},
+		{"no sizes", func(o *Options) { o.Sizes = nil }, "Sizes: empty"},
 		{"descending", func(o *Options) { o.Sizes = []float64{2, 1} }, "distinct and ascending"},
-		{"scale", func(o *Options) { o.Scale = "cells" }, `--scale "cells"`},
+		{"scale", func(o *Options) { o.Scale = "cells" }, `Scale "cells"`},
 		{"seeds not whole", func(o *Options) { o.Scale = design.ScaleSeeds; o.Sizes = []float64{0.5, 1} }, "counts whole runs"},
 		{"both", func(o *Options) { o.Pilot = []*ledger.Episode{{}} }, "not both or neither"},
 		{"instances beyond the sandbox", func(o *Options) { o.Scale = design.ScaleInstances; o.Sizes = []float64{2} }, "the sandbox has 13"},

@@ -452,8 +452,21 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// engineReason is an engine error as the reason a verdict is not computable.
+// engineKeys maps the spec fields that engine errors name
+// (analysis.RenameField) to the preregistration's keys that set them.
+var engineKeys = map[string]string{
+	"Outcome": "outcome", "Where": "where", "Weight": "estimand.weight",
+	"Arm": "estimand.arm", "A": "estimand.a", "B": "estimand.b", "Base": "estimand.a", "Levels": "estimand.b",
+	"PairBy": "estimand.pair_by", "PairedBy": "estimand.pair_by", "Test": "estimand.test", "Method": "estimand.method",
+	"Cluster": "estimand.cluster", "Level": "estimand.level", "Margin": "rule.margin",
+	"Family": "estimand.model", "Formula": "estimand.formula", "Group": "estimand.group", "Corr": "estimand.corr",
+	"Refs": "estimand.refs", "R2": "estimand.r2",
+}
+
+// engineReason is an engine error, in the preregistration's keys, as the
+// reason a verdict is not computable.
 func engineReason(err error) string {
+	err = analysis.RenameField(err, engineKeys)
 	var se *analysis.SpecError
 	if errors.As(err, &se) {
 		return "the specification does not fit this ledger: " + err.Error()

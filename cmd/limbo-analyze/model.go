@@ -91,7 +91,7 @@ Examples:
 			r, err := analysis.Model(q, analysis.ModelSpec{Fit: analysis.ModelFit(o.Fit), Family: analysis.ModelFamily(o.Family), Link: analysis.Link(o.Link),
 				Formula: o.Formula, Refs: refs, Firth: o.Firth, Group: o.Group, Corr: analysis.Corr(o.Corr), Cov: analysis.GEECov(o.Cov),
 				Convention: analysis.Convention(o.Convention), Order: o.Order, NAGQ: o.NAGQ, ML: o.ML})
-			return emit(e, o.Format, report.Model)(r, analysis.RenameField(err, modelFlags))
+			return emit(e, o.Format, report.Model)(r, err)
 		},
 	}
 	addInputFlags(c, &o.inputOptions, `weight column (logit only), or "none" (default: unweighted)`)
@@ -112,7 +112,3 @@ Examples:
 	fl.BoolVar(&o.Firth, "firth", false, "Firth's penalised likelihood (finite estimates under separation)")
 	return c
 }
-
-// modelFlags maps the ModelSpec fields that errors name to the flags.
-var modelFlags = map[string]string{"Fit": "--fit", "Family": "--family", "Link": "--link", "Formula": "--formula", "Group": "--group", "Corr": "--corr",
-	"Cov": "--cov", "Convention": "--convention", "Order": "--order", "NAGQ": "--nagq", "ML": "--ml", "Weight": "--weight", "Firth": "--firth"}
