@@ -113,10 +113,13 @@ func TestRunDriveSidecarFirst(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "part.jsonl")
+	// Each episode's harness copies the sidecar it finds; the copy is
+	// renamed into place, since a harness still running when the drive
+	// stops is killed, and a killed cp would leave seen.json cut short.
 	seen := filepath.Join(dir, "seen.json")
 	_, err = RunDrive(context.Background(), DriveJob{
 		Ledger: out, Shard: "1/2", Toolkit: "test",
-		DriveOptions: DriveOptions{Plan: plan, Harness: "cp " + ShellQuote(design.MetaPath(out)) + " " + ShellQuote(seen) + "; exit 3",
+		DriveOptions: DriveOptions{Plan: plan, Harness: "cp " + ShellQuote(design.MetaPath(out)) + " " + ShellQuote(seen) + ".$$ && mv -f " + ShellQuote(seen) + ".$$ " + ShellQuote(seen) + "; exit 3",
 			Server: []string{"/bin/true"}, Parallel: 1, Timeout: time.Minute, Grace: 50 * time.Millisecond},
 	})
 	if err == nil {
