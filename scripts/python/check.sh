@@ -8,7 +8,9 @@
 # The environment lives under ${LIMBO_PY_CACHE:-$HOME/.cache/limbo-toolkit}
 # keyed by the hash of pyproject.toml, so a second run reuses it (pip's own
 # cache speeds a first one); the package itself is reinstalled every run.
-# Needs Python >= 3.10 with venv and Go.
+# Needs Python >= 3.10 with venv and Go. --setup-only makes the environment
+# and stops (CI runs it in the background, where its downloads overlap the
+# Go checks); other arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export GOTOOLCHAIN=${GOTOOLCHAIN:-$(awk '$1 == "toolchain" {print $2}' go.mod)}
@@ -29,6 +31,9 @@ if [ ! -f "$venv/.complete" ]; then
 	"$venv/bin/pip" install -q --upgrade pip
 	"$venv/bin/pip" install -q "./python[test]"
 	touch "$venv/.complete"
+fi
+if [ "${1:-}" = --setup-only ]; then
+	exit 0
 fi
 echo "== python: pip install ./python[test]"
 "$venv/bin/pip" install -q --force-reinstall --no-deps ./python
