@@ -25,6 +25,11 @@ type Source struct {
 	calls, effects string
 }
 
+// Siblings returns the file's calls and effects tables in the sibling
+// datasets of a partitioned raw export (DIR.calls/…, DIR.effects/…, at
+// the file's own relative path), each "" if absent.
+func (s Source) Siblings() (calls, effects string) { return s.calls, s.effects }
+
 // PartitionValue is one col=value directory of a Hive-style path.
 type PartitionValue struct{ Column, Value string }
 
@@ -246,6 +251,10 @@ func naturalCompare(a, b string) int {
 	}
 	return strings.Compare(a, b)
 }
+
+// IsMultiInput reports whether path names a directory or a glob (read
+// file by file, ExpandInput) rather than one ledger file.
+func IsMultiInput(path string) bool { return multiInput(path) }
 
 // multiInput reports whether path names a directory or a glob rather than
 // one ledger file.
