@@ -264,7 +264,7 @@ func Build(paths []string, opt Options) (*Site, error) {
 			format = formatOf(p)
 		}
 		var err error
-		if format == "parquet" {
+		if format == "parquet" && !ledger.IsMultiInput(p) {
 			err = readParquet(b, fi, p, ropt)
 		} else {
 			err = ledger.ReadGraded(p, ropt, func(e *ledger.Episode, raw *ledger.RawEpisode) error {

@@ -555,12 +555,12 @@ func TestPartitionedExport(t *testing.T) {
 		w.Reason = strings.Replace(w.Reason, "reported completed anyway", "reported success anyway", 1)
 		want[fromJSONL.Data.IDs[i]] = w
 	}
-	for _, in := range []string{ds} {
+	for _, in := range []string{ds, ds + "/experiment=*", ds + "/*/*/*.parquet", ds + "/experiment=E1/*"} {
 		s, err := view.Build([]string{in}, view.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Data.Meta.Shown != len(raws) || s.Data.Meta.Timeline != len(raws) {
+		if s.Data.Meta.Timeline != s.Data.Meta.Shown || (in != ds+"/experiment=E1/*" && s.Data.Meta.Shown != len(raws)) || s.Data.Meta.Shown == 0 {
 			t.Fatalf("%s: %d episodes, %d timelines; want %d of each", in, s.Data.Meta.Shown, s.Data.Meta.Timeline, len(raws))
 		}
 		for i, d := range s.Data.Details {
