@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,4 +122,64 @@ func TestReadmeUsage(t *testing.T) {
 			t.FailNow() // no binary
 		}
 	}
+	checkReadmeTable3(t, dir)
+}
+
+// readmeTable3 is the README's claim that rates with the table's clusters
+// and scope gives a column of Table 3: the command, then the figures.
+var readmeTable3 = regexp.MustCompile("`rates (--outcome[^`]+)` gives Table 3's redelivery column \\(n_eff ([0-9.]+), ([0-9]+) \\[([0-9]+),([0-9]+)\\] for ([^)]+)\\)")
+
+// checkReadmeTable3 runs the README's rates example on the run its Usage
+// section simulated and checks the figures the README quotes.
+func checkReadmeTable3(t *testing.T, dir string) {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := readmeTable3.FindStringSubmatch(strings.Join(strings.Fields(string(b)), " "))
+	if m == nil {
+		t.Fatal("README.md: the rates example that gives Table 3's redelivery column is gone or reworded: update the test")
+	}
+	args, err := splitShell("rates --in out/run.parquet --format csv " + m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command("./limbo-analyze", args...)
+	c.Dir = dir
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("README: rates %s: %v", m[1], err)
+	}
+	// CSV: a header, then one row per level.
+	rows := strings.Split(strings.TrimSpace(string(out)), "\n")
+	head := strings.Split(rows[0], ",")
+	col := func(name string) int { return slices.Index(head, name) }
+	for _, r := range rows[1:] {
+		f := strings.Split(r, ",")
+		if !slices.Contains(f, m[6]) {
+			continue
+		}
+		num := func(name string) float64 {
+			if col(name) < 0 {
+				t.Fatalf("rates CSV has no column %q: %s", name, rows[0])
+			}
+			v, err := strconv.ParseFloat(f[col(name)], 64)
+			if err != nil {
+				t.Fatalf("rates CSV %s: %v", name, err)
+			}
+			return v
+		}
+		got := []string{
+			strconv.FormatFloat(num("n_eff"), 'f', 1, 64),
+			strconv.Itoa(int(math.Round(100 * num("p")))),
+			strconv.Itoa(int(math.Round(100 * num("lo")))),
+			strconv.Itoa(int(math.Round(100 * num("hi")))),
+		}
+		if want := m[2:6]; !slices.Equal(got, want) {
+			t.Errorf("README: rates %s: %s: n_eff, rate, lo, hi = %v; the README says %v", m[1], m[6], got, want)
+		}
+		return
+	}
+	t.Errorf("README: rates %s: no row for %s:\n%s", m[1], m[6], out)
 }
