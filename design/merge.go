@@ -14,6 +14,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/internal/readlimit"
 )
 
 // Merging lives here, beside the sidecar it reads: whether shards belong
@@ -33,10 +34,14 @@ type Shard struct {
 // declares the slice ShardRange gives its shard.
 func ReadShard(path string) (Shard, error) {
 	mp := MetaPath(path)
-	b, err := os.ReadFile(mp)
+	b, err := readlimit.ReadFile(mp, "a run's sidecar", readlimit.Manifest)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return Shard{}, fmt.Errorf("%s: no sidecar %s (merge needs the .meta.json simulate writes beside each shard)", path, mp)
+		}
+		var big *readlimit.TooLargeError
+		if errors.As(err, &big) {
+			return Shard{}, err
 		}
 		return Shard{}, fmt.Errorf("%s: %w", mp, err)
 	}

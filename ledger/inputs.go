@@ -25,6 +25,11 @@ type Source struct {
 	calls, effects string
 }
 
+// Siblings returns the file's calls and effects tables in the sibling
+// datasets of a partitioned raw export (DIR.calls/…, DIR.effects/…, at
+// the file's own relative path), each "" if absent.
+func (s Source) Siblings() (calls, effects string) { return s.calls, s.effects }
+
 // PartitionValue is one col=value directory of a Hive-style path.
 type PartitionValue struct{ Column, Value string }
 
@@ -60,7 +65,7 @@ func ExpandInput(path string) ([]Source, error) {
 	case err == nil && !fi.IsDir():
 		return []Source{{Path: path}}, nil
 	case err == nil:
-		srcs, err := walkDataset(path, nil)
+		srcs, err := walkDataset(path, path, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -86,6 +91,20 @@ func ExpandInput(path string) ([]Source, error) {
 		}
 		fixed++
 	}
+	// The dataset's root, whose sibling datasets (PartitionSiblings) hold
+	// the calls and effects of its files: the directory of the pattern's
+	// fixed segments less the col=value directories at their end.
+	rootSegs := strings.Split(filepath.ToSlash(path), "/")[:fixed]
+	for len(rootSegs) > 0 {
+		if _, ok := parsePartitionDir(rootSegs[len(rootSegs)-1]); !ok {
+			break
+		}
+		rootSegs = rootSegs[:len(rootSegs)-1]
+	}
+	root := filepath.FromSlash(strings.Join(rootSegs, "/"))
+	if root == "" && filepath.IsAbs(path) {
+		root = string(filepath.Separator)
+	}
 	var srcs []Source
 	for _, m := range matches {
 		segs := strings.Split(filepath.ToSlash(m), "/")
@@ -103,7 +122,7 @@ func ExpandInput(path string) ([]Source, error) {
 			if pv, ok := parsePartitionDir(segs[len(segs)-1]); ok {
 				part = append(part, pv)
 			}
-			sub, err := walkDataset(m, part)
+			sub, err := walkDataset(m, root, part)
 			if err != nil {
 				return nil, err
 			}
@@ -113,7 +132,8 @@ func ExpandInput(path string) ([]Source, error) {
 		if isSiblingTable(m) {
 			continue
 		}
-		srcs = append(srcs, Source{Path: m, Partition: part})
+		calls, effects := siblingsIn(root, m)
+		srcs = append(srcs, Source{Path: m, Partition: part, calls: calls, effects: effects})
 	}
 	if len(srcs) == 0 {
 		return nil, Problem{File: path, Msg: "no ledger file matches the pattern"}
@@ -122,9 +142,32 @@ func ExpandInput(path string) ([]Source, error) {
 	return srcs, nil
 }
 
+// siblingsIn returns the calls and effects tables of the file p of the
+// dataset at root, at p's path relative to root in root's sibling
+// datasets (PartitionSiblings), each "" if absent.
+func siblingsIn(root, p string) (calls, effects string) {
+	if root == "" {
+		return "", "" // a pattern with no fixed directory: no sibling datasets
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "", ""
+	}
+	var sib [2]string
+	c, x := PartitionSiblings(root)
+	for j, d := range [2]string{c, x} {
+		if _, err := os.Stat(filepath.Join(d, rel)); err == nil {
+			sib[j] = filepath.Join(d, rel)
+		}
+	}
+	return sib[0], sib[1]
+}
+
 // walkDataset lists the ledger files below root, each with the partition
-// directories on its way (after those in inherited).
-func walkDataset(root string, inherited []PartitionValue) ([]Source, error) {
+// directories on its way (after those in inherited) and its calls and
+// effects tables in the sibling datasets of sibRoot (root itself, or the
+// dataset a glob's match lies in).
+func walkDataset(root, sibRoot string, inherited []PartitionValue) ([]Source, error) {
 	var srcs []Source
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -146,12 +189,7 @@ func walkDataset(root string, inherited []PartitionValue) ([]Source, error) {
 		}
 		part := slices.Clone(inherited)
 		var sib [2]string
-		c, x := PartitionSiblings(root)
-		for j, d := range [2]string{c, x} {
-			if _, err := os.Stat(filepath.Join(d, rel)); err == nil {
-				sib[j] = filepath.Join(d, rel)
-			}
-		}
+		sib[0], sib[1] = siblingsIn(sibRoot, p)
 		segs := strings.Split(filepath.ToSlash(rel), "/")
 		for _, s := range segs[:len(segs)-1] {
 			if pv, ok := parsePartitionDir(s); ok {
@@ -246,6 +284,10 @@ func naturalCompare(a, b string) int {
 	}
 	return strings.Compare(a, b)
 }
+
+// IsMultiInput reports whether path names a directory or a glob (read
+// file by file, ExpandInput) rather than one ledger file.
+func IsMultiInput(path string) bool { return multiInput(path) }
 
 // multiInput reports whether path names a directory or a glob rather than
 // one ledger file.

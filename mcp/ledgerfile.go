@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/internal/readlimit"
 
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -334,7 +335,7 @@ func WriteCreated(ledgerPath string, t time.Time) error {
 // malformed sidecar is an error naming the file and the field.
 func ReadCreated(ledgerPath string) (t time.Time, path string, ok bool, err error) {
 	path = CreatedPath(ledgerPath)
-	b, err := os.ReadFile(path)
+	b, err := readlimit.ReadFile(path, "a ledger's creation sidecar", readlimit.Lock)
 	if errors.Is(err, os.ErrNotExist) {
 		return time.Time{}, path, false, nil
 	}

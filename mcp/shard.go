@@ -16,6 +16,7 @@ import (
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/internal/readlimit"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -160,7 +161,7 @@ func ReadShardMeta(path string) (*ShardMeta, error) {
 // IsDrivenShard reports whether the sidecar of the shard ledger was
 // written by drive.
 func IsDrivenShard(shard string) bool {
-	b, err := os.ReadFile(design.MetaPath(shard))
+	b, err := readlimit.ReadFile(design.MetaPath(shard), "a drive sidecar", maxPlanBytes)
 	if err != nil {
 		return false
 	}

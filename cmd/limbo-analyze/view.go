@@ -46,7 +46,8 @@ charges for one logical charge: calls 2 and 5"). ← and → (or k and j) move t
 the previous and next episode of the filtered list; Esc goes back to it.
 
 Raw JSONL ledgers are graded on read. A Parquet export is read with its
-calls and effects tables (X.calls.parquet, X.effects.parquet) beside it; an
+calls and effects tables (X.calls.parquet, X.effects.parquet) beside it, a
+partitioned export DIR with DIR.calls/ and DIR.effects/ beside it; an
 episode table without calls (CSV, graded JSONL, Parquet alone) gives the list
 and the grades only, and the pages say so. Beyond --max-episodes the site
 keeps every k-th episode and says it is a sample.

@@ -264,7 +264,7 @@ func Build(paths []string, opt Options) (*Site, error) {
 			format = formatOf(p)
 		}
 		var err error
-		if format == "parquet" {
+		if format == "parquet" && !ledger.IsMultiInput(p) {
 			err = readParquet(b, fi, p, ropt)
 		} else {
 			err = ledger.ReadGraded(p, ropt, func(e *ledger.Episode, raw *ledger.RawEpisode) error {
@@ -279,6 +279,9 @@ func Build(paths []string, opt Options) (*Site, error) {
 				k.detail = DetailOf(&tr, raw.FinalReport)
 				return nil
 			})
+			if err == nil && ledger.IsMultiInput(p) {
+				err = traceDataset(b, fi, p, ropt)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -378,12 +381,56 @@ func readParquet(b *builder, fi int, p string, ropt ledger.ReadOptions) error {
 	if _, err := os.Stat(callsPath); err != nil {
 		return nil // an episode table alone: grades only
 	}
+	if _, err := os.Stat(effectsPath); err != nil {
+		effectsPath = ""
+	}
+	return trace(b, fi, nil, callsPath, effectsPath, ropt)
+}
+
+// traceDataset traces the kept episodes of the directory or glob p (the
+// fi-th ledger, already read) whose files have calls and effects tables
+// in the sibling datasets of a partitioned raw export (DIR.calls/,
+// DIR.effects/, ledger.PartitionSiblings), file by file.
+func traceDataset(b *builder, fi int, p string, ropt ledger.ReadOptions) error {
+	srcs, err := ledger.ExpandInput(p)
+	if err != nil {
+		return err
+	}
+	for _, s := range srcs {
+		callsPath, effectsPath := s.Siblings()
+		if callsPath == "" {
+			continue
+		}
+		// The episodes of this file: a sibling table belongs to it alone.
+		ids := map[string]bool{}
+		o := ropt
+		o.Columns = []string{"episode_id"}
+		if err := ledger.ReadEpisodes(s.Path, o, func(e *ledger.Episode) error {
+			ids[e.EpisodeID] = true
+			return nil
+		}); err != nil {
+			return err
+		}
+		if err := trace(b, fi, ids, callsPath, effectsPath, ropt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// trace reads a calls table and an effects table ("" for none) into the
+// kept episodes of the fi-th ledger (those in only, or all of them for
+// nil) and traces them.
+func trace(b *builder, fi int, only map[string]bool, callsPath, effectsPath string, ropt ledger.ReadOptions) error {
 	// The file's kept episodes (thinning may have dropped some since).
 	raws := map[string]*ledger.RawEpisode{}
 	for i := range b.eps {
-		if b.eps[i].file == fi {
-			raws[b.eps[i].ep.EpisodeID] = &ledger.RawEpisode{Episode: b.eps[i].ep}
+		if k := &b.eps[i]; k.file == fi && k.detail == nil && (only == nil || only[k.ep.EpisodeID]) {
+			raws[k.ep.EpisodeID] = &ledger.RawEpisode{Episode: k.ep}
 		}
+	}
+	if len(raws) == 0 {
+		return nil
 	}
 	if err := ledger.ReadCalls(callsPath, ropt, func(c *ledger.Call) error {
 		if r := raws[c.EpisodeID]; r != nil {
@@ -393,7 +440,7 @@ func readParquet(b *builder, fi int, p string, ropt ledger.ReadOptions) error {
 	}); err != nil {
 		return err
 	}
-	if _, err := os.Stat(effectsPath); err == nil {
+	if effectsPath != "" {
 		if err := ledger.ReadEffects(effectsPath, ropt, func(x *ledger.Effect) error {
 			if r := raws[x.EpisodeID]; r != nil {
 				r.Effects = append(r.Effects, *x)
@@ -405,10 +452,10 @@ func readParquet(b *builder, fi int, p string, ropt ledger.ReadOptions) error {
 	}
 	for i := range b.eps {
 		k := &b.eps[i]
-		if k.file != fi {
+		r := raws[k.ep.EpisodeID]
+		if k.file != fi || r == nil || k.detail != nil {
 			continue
 		}
-		r := raws[k.ep.EpisodeID]
 		// Calls and effects in seq order, as a raw line holds them.
 		slices.SortStableFunc(r.Calls, func(a, b ledger.Call) int { return cmpInt(a.Seq, b.Seq) })
 		tr, err := sandbox.TraceOf(r, &k.ep)

@@ -522,3 +522,53 @@ func TestSeveralFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionedExport: a raw ledger exported partitioned (export
+// --partition-by) keeps its calls and effects in DIR.calls/ and
+// DIR.effects/; viewing DIR gives every episode's timeline, the raw
+// ledger's less the final report's text, as for a Parquet file.
+func TestPartitionedExport(t *testing.T) {
+	raws := worlds(t, 1499)
+	dir := t.TempDir()
+	jsonl := filepath.Join(dir, "run.jsonl")
+	writeJSONL(t, jsonl, raws)
+	ds := filepath.Join(dir, "run-ds")
+	st, err := ledger.Export(jsonl, ds, ledger.ExportOptions{
+		Read:        ledger.ReadOptions{Grader: sandbox.Grade},
+		PartitionBy: []string{"experiment", "fault_mode"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Nested || st.Partitions < 2 {
+		t.Fatalf("export: %+v, want calls and effects in several partitions", st)
+	}
+	fromJSONL, err := view.Build([]string{jsonl}, view.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]view.Detail{}
+	for i, d := range fromJSONL.Data.Details {
+		w := *d
+		w.Index = 0
+		w.Report = nil // the export does not carry the final report's text
+		w.Reason = strings.Replace(w.Reason, "reported completed anyway", "reported success anyway", 1)
+		want[fromJSONL.Data.IDs[i]] = w
+	}
+	for _, in := range []string{ds, ds + "/experiment=*", ds + "/*/*/*.parquet", ds + "/experiment=E1/*"} {
+		s, err := view.Build([]string{in}, view.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Data.Meta.Timeline != s.Data.Meta.Shown || (in != ds+"/experiment=E1/*" && s.Data.Meta.Shown != len(raws)) || s.Data.Meta.Shown == 0 {
+			t.Fatalf("%s: %d episodes, %d timelines; want %d of each", in, s.Data.Meta.Shown, s.Data.Meta.Timeline, len(raws))
+		}
+		for i, d := range s.Data.Details {
+			got := *d
+			got.Index = 0
+			if w := want[s.Data.IDs[i]]; !reflect.DeepEqual(got, w) {
+				t.Errorf("%s: %s: timeline differs from the raw ledger's:\n got %+v\nwant %+v", in, s.Data.IDs[i], got, w)
+			}
+		}
+	}
+}
