@@ -102,14 +102,20 @@ func (e *Expr) operand(prec int) string {
 }
 
 // expr parses a + b - c with the usual precedence.
-func (p *fparser) expr() (*Expr, error) {
-	left, err := p.exprTerm()
+func (p *fparser) expr() (*Expr, error) { return p.binary(p.exprTerm, "+", "-") }
+
+func (p *fparser) exprTerm() (*Expr, error) { return p.binary(p.exprUnary, "*", "/") }
+
+// binary parses operands of the next tighter level joined by any of ops,
+// left-associative.
+func (p *fparser) binary(operand func() (*Expr, error), ops ...string) (*Expr, error) {
+	left, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.isOp("+") || p.isOp("-") {
+	for p.isAnyOp(ops) {
 		op := p.next().text
-		right, err := p.exprTerm()
+		right, err := operand()
 		if err != nil {
 			return nil, err
 		}
@@ -118,20 +124,13 @@ func (p *fparser) expr() (*Expr, error) {
 	return left, nil
 }
 
-func (p *fparser) exprTerm() (*Expr, error) {
-	left, err := p.exprUnary()
-	if err != nil {
-		return nil, err
-	}
-	for p.isOp("*") || p.isOp("/") {
-		op := p.next().text
-		right, err := p.exprUnary()
-		if err != nil {
-			return nil, err
+func (p *fparser) isAnyOp(ops []string) bool {
+	for _, op := range ops {
+		if p.isOp(op) {
+			return true
 		}
-		left = &Expr{Op: op, Args: []*Expr{left, right}}
 	}
-	return left, nil
+	return false
 }
 
 func (p *fparser) exprUnary() (*Expr, error) {
