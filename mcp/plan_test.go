@@ -281,3 +281,48 @@ func FuzzParsePlan(f *testing.F) {
 		}
 	})
 }
+
+// TestPromptDetails: an instruction that says its data is "given below"
+// is followed by that data (the posts' texts, the rows), every step's, so
+// a real agent is told what to write.
+func TestPromptDetails(t *testing.T) {
+	for _, c := range []struct {
+		template string
+		want     []string
+	}{
+		{"T01", []string{
+			"\n\nmastodon: Aurora 2.0 is out today. Release notes: https://example.com/releases/2.0\n",
+			"\nlinkedin: We are proud to announce Aurora 2.0",
+			"\nweibo: Aurora 2.0 今天发布！",
+		}},
+		{"T09", []string{
+			"\n\n" + `{"id":"B0501-01","qty":40,"sku":"SKU-1101","source":"warehouse-north"}` + "\n",
+			"\n" + `{"id":"B0501-04","qty":8,"sku":"SKU-3090","source":"warehouse-north"}` + "\n\n" + sentenceExactlyOnce,
+		}},
+	} {
+		task, err := sandbox.NewTask(c.template, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := Prompt(&Episode{Condition: "vanilla", Cue: "default"}, task)
+		if len(task.Details) != len(task.Steps) && c.template == "T01" {
+			t.Errorf("%s: %d detail lines for %d steps", c.template, len(task.Details), len(task.Steps))
+		}
+		for _, w := range c.want {
+			if !strings.Contains(p, w) {
+				t.Errorf("%s: prompt lacks %q:\n%s", c.template, w, p)
+			}
+		}
+		if !strings.HasPrefix(p, task.Instruction+"\n\n") || !strings.HasSuffix(p, sentenceFinish) {
+			t.Errorf("%s: prompt %q lacks the instruction or the finish sentence", c.template, p)
+		}
+	}
+	// An instruction that says everything gets no block.
+	task, err := sandbox.NewTask("T03", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := Prompt(&Episode{Condition: "vanilla"}, task); strings.Contains(p, "\n") {
+		t.Errorf("T03: prompt has a details block: %q", p)
+	}
+}

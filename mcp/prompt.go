@@ -23,8 +23,9 @@ const (
 )
 
 // Prompt is the instruction a real agent gets for the episode: the task's
-// instruction, the condition's sentence, the exactly-once sentence (left
-// out under cue plain) and how to end.
+// instruction with the data it refers to (Task.Details), the condition's
+// sentence, the exactly-once sentence (left out under cue plain) and how
+// to end.
 func Prompt(ep *Episode, task *sandbox.Task) string {
 	parts := []string{strings.TrimSpace(task.Instruction)}
 	if c, err := agent.ParseCondition(ep.Condition); err == nil {
@@ -46,5 +47,10 @@ func Prompt(ep *Episode, task *sandbox.Task) string {
 		parts = append(parts, sentenceExactlyOnce)
 	}
 	parts = append(parts, sentenceFinish)
-	return strings.Join(parts, " ")
+	if len(task.Details) == 0 {
+		return strings.Join(parts, " ")
+	}
+	// The data the instruction says is "given below", a line each, between
+	// the instruction and the sentences that follow it.
+	return parts[0] + "\n\n" + strings.Join(task.Details, "\n") + "\n\n" + strings.Join(parts[1:], " ")
 }

@@ -94,8 +94,13 @@ type Task struct {
 	ID          string // "T01#0"
 	Service     string
 	Instruction string
-	Steps       []Step
-	Setup       Setup // state the world starts from (not effects)
+	// Details are the lines of data the instruction refers to as "given
+	// below" (the posts' texts, the rows to import), one per line, in step
+	// order; a prompt prints them after the instruction. Empty when the
+	// instruction says everything.
+	Details []string
+	Steps   []Step
+	Setup   Setup // state the world starts from (not effects)
 
 	handoffs bool // some step needs an earlier step's receipt
 	argBytes int  // canonical JSON bytes of the steps' arguments (0 if unknown): sizes a world's argument buffer

@@ -192,3 +192,24 @@ func TestHandoffDataErrors(t *testing.T) {
 		t.Error("a rejected data file must leave the suite unchanged")
 	}
 }
+
+// TestBelowDataErrors: an instruction that says "given below" must name
+// the arguments to list, every step must have them, and a list without
+// the words is refused; each error names the template and field below.
+func TestBelowDataErrors(t *testing.T) {
+	const steps = `"steps":[{"tool":"social_publish","args":{"platform":"x","text":"a"}},{"tool":"social_publish","args":{"platform":"weibo","body":"b"}}]`
+	for _, c := range []struct{ instruction, below, want string }{
+		{"post the texts given below", `[]`, `says "given below"`},
+		{"post two texts", `["text"]`, `does not say "given below"`},
+		{"post the texts given below", `["text"]`, `steps[1] has no argument "text"`},
+	} {
+		js := `{"templates":[{"id":"X","service":"social","instances":1,"instruction":"` + c.instruction + `","below":` + c.below + `,` + steps + `}]}`
+		_, err := UseTaskData([]byte(js))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "(X): field below") {
+			t.Errorf("%q below %s: error %v, want one naming the template, field below and %q", c.instruction, c.below, err, c.want)
+		}
+	}
+	if len(Templates()) != 12 {
+		t.Error("a rejected data file must leave the suite unchanged")
+	}
+}

@@ -38,6 +38,9 @@ type templateData struct {
 		Args map[string]any `json:"args"`
 	} `json:"steps"`
 	Handoffs *handoffData `json:"handoffs"`
+	// Below names the step arguments an instruction that says "given
+	// below" refers to; each step's values are listed as Task.Details.
+	Below []string `json:"below"`
 }
 
 // handoffData makes a template's later instances hand results on: from
@@ -138,6 +141,19 @@ func loadTaskData(js []byte) error {
 			ti, ok := toolIndex[t.Steps[j].Tool]
 			if !ok || !defs[ti].write || defs[ti].service == "oracle" {
 				return fmt.Errorf("%s (%s): steps[%d]: field tool: %q is not a write tool", where, t.ID, j, t.Steps[j].Tool)
+			}
+		}
+		if says := strings.Contains(t.Instruction, "given below"); says != (len(t.Below) > 0) {
+			if says {
+				return fmt.Errorf("%s (%s): field below: the instruction says \"given below\" but no step arguments are named to list", where, t.ID)
+			}
+			return fmt.Errorf("%s (%s): field below: the instruction does not say \"given below\", so nothing would introduce the listed arguments", where, t.ID)
+		}
+		for _, name := range t.Below {
+			for j := range t.Steps {
+				if _, ok := t.Steps[j].Args[name]; !ok {
+					return fmt.Errorf("%s (%s): field below: steps[%d] has no argument %q", where, t.ID, j, name)
+				}
 			}
 		}
 		if h := t.Handoffs; h != nil {
@@ -282,6 +298,9 @@ func buildTask(td *templateData, instance int) *Task {
 		})
 		t.argBytes += len(appendCanon(nil, args, ""))
 	}
+	for _, s := range t.Steps {
+		t.Details = append(t.Details, details(s.Args, td.Below)...)
+	}
 	if h := td.Handoffs; h != nil && instance >= h.FromInstance {
 		t.Instruction += " " + h.Note
 		t.handoffs = true
@@ -291,6 +310,41 @@ func buildTask(td *templateData, instance int) *Task {
 		}
 	}
 	return t
+}
+
+// details lists one step's named arguments as an agent would be shown
+// them: strings as they are, joined by ": " (mastodon: the post's text); a
+// list argument gives one line per element, each element as compact JSON
+// (a row to import).
+func details(args map[string]any, names []string) []string {
+	var parts []string
+	var lines []string
+	for _, name := range names {
+		switch v := args[name].(type) {
+		case string:
+			parts = append(parts, v)
+		case []any:
+			for _, el := range v {
+				lines = append(lines, compactJSON(el))
+			}
+		default:
+			parts = append(parts, compactJSON(v))
+		}
+	}
+	if len(parts) > 0 {
+		lines = append([]string{strings.Join(parts, ": ")}, lines...)
+	}
+	return lines
+}
+
+// compactJSON encodes a value decoded from the task data; such values
+// always encode, and fmt's form stands in should one not.
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 // subst replaces {name} placeholders in strings of v with the instance's
