@@ -32,6 +32,49 @@ type Grid struct {
 	Rows   [][]any
 	// Digits is the number of significant digits of floats in text (4).
 	Digits int
+	// Align says how each column lines up; a missing entry is AlignAuto.
+	Align []Align
+}
+
+// Align is how a column of a Grid lines up in text, Markdown and LaTeX.
+type Align int8
+
+const (
+	// AlignAuto puts a column that holds a number right, others left;
+	// Markdown states it (--: or :--).
+	AlignAuto Align = iota
+	// AlignLeft puts the column left and says so in Markdown (:--).
+	AlignLeft
+	// AlignRight puts the column right and says so in Markdown (--:).
+	AlignRight
+	// AlignNone puts the column left and leaves Markdown's alignment
+	// unstated (---), for the prose-like tables of prereg, power, prove
+	// and the schema.
+	AlignNone
+)
+
+// plainGrid is a grid of AlignNone columns.
+func plainGrid(header ...string) *Grid {
+	g := &Grid{Header: header, Align: make([]Align, len(header))}
+	for j := range g.Align {
+		g.Align[j] = AlignNone
+	}
+	return g
+}
+
+// align is column j's alignment, AlignAuto resolved from the cells.
+func (g *Grid) align(j int, numeric []bool) Align {
+	a := AlignAuto
+	if j < len(g.Align) {
+		a = g.Align[j]
+	}
+	if a == AlignAuto {
+		a = AlignLeft
+		if numeric[j] {
+			a = AlignRight
+		}
+	}
+	return a
 }
 
 // P is a p-value cell: PValue for people, full precision in CSV.
@@ -116,18 +159,34 @@ func (g *Grid) digits() int {
 	return g.Digits
 }
 
-// numeric reports which columns hold numbers (right-aligned).
+// numeric reports which columns are right-aligned: those marked so, and
+// under AlignAuto those that hold numbers.
 func (g *Grid) numeric() []bool {
-	right := make([]bool, len(g.Header))
+	num := make([]bool, len(g.Header))
 	for _, r := range g.Rows {
 		for i, v := range r {
 			switch v.(type) {
 			case float64, int, int64, P, PBelow, PP:
-				right[i] = true
+				num[i] = true
 			}
 		}
 	}
+	right := make([]bool, len(g.Header))
+	for j := range right {
+		right[j] = g.align(j, num) == AlignRight
+	}
 	return right
+}
+
+// markdownRule is the alignment row of column j.
+func (g *Grid) markdownRule(j int, right []bool) string {
+	switch {
+	case j < len(g.Align) && g.Align[j] == AlignNone:
+		return "---|"
+	case right[j]:
+		return " --: |"
+	}
+	return " :-- |"
 }
 
 // WriteCSV writes the grid with a header line, at full precision.
@@ -199,11 +258,7 @@ func (g *Grid) writeMarkdown(b *strings.Builder) {
 	}
 	b.WriteString("\n|")
 	for j := range g.Header {
-		if right[j] {
-			b.WriteString(" --: |")
-		} else {
-			b.WriteString(" :-- |")
-		}
+		b.WriteString(g.markdownRule(j, right))
 	}
 	b.WriteString("\n")
 	for _, r := range g.Rows {
@@ -315,6 +370,14 @@ func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// writeJSONEscaped is WriteJSON with <, > and & escaped (\u003c), as the
+// preregistration and power outputs have always been written.
+func writeJSONEscaped(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
 

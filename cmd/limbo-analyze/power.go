@@ -12,6 +12,7 @@ import (
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/plots"
+	"github.com/limbo-toolkit/limbo/report"
 )
 
 func newPowerCmd(e *env) *cobra.Command {
@@ -97,7 +98,7 @@ Examples:
 				return writePower(res, out, pre, des, pilot)
 			}
 			var buf bytes.Buffer
-			if err := res.Write(&buf, format); err != nil {
+			if err := report.Power(&buf, res, format); err != nil {
 				return err
 			}
 			_, err = e.stdout.Write(buf.Bytes())
@@ -123,7 +124,7 @@ Examples:
 func writePower(res *power.Result, dir string, ins ...string) error {
 	u := outfile.NewUnit(ins...)
 	defer u.Abort() // no-op after Commit
-	if _, err := res.WriteFiles(u, dir); err != nil {
+	if _, err := report.PowerFiles(u, dir, res); err != nil {
 		return err
 	}
 	if _, err := plots.RenderPower(u, res, dir); err != nil {

@@ -136,7 +136,7 @@ func runReport(o reportOptions, e *env) error {
 			if err != nil {
 				return nil, err
 			}
-			return pres.WriteFiles(u, dir)
+			return report.PreregFiles(u, dir, pres)
 		}
 	}
 	w, err := report.Generate(job)
