@@ -64,48 +64,8 @@ func powerSource(r *power.Result) string {
 	return "simulation of the design, sizes multiply the " + r.Scale
 }
 
-// powerDoc writes the prose and tables of a power analysis in one of
-// the formats for people.
-type powerDoc struct {
-	b      *strings.Builder
-	format string
-}
-
-// heading is a section title: "## " in Markdown, a comment in LaTeX.
-func (d powerDoc) heading(s string) {
-	switch d.format {
-	case "md":
-		d.b.WriteString("## ")
-	case "latex":
-		d.b.WriteString("% ")
-	}
-	d.b.WriteString(s + "\n")
-}
-
-// line is prose; LaTeX keeps it as comments, blank lines dropped.
-func (d powerDoc) line(s string) {
-	if d.format == "latex" {
-		if s != "" {
-			d.b.WriteString("% " + s + "\n")
-		}
-		return
-	}
-	d.b.WriteString(s + "\n")
-}
-
-func (d powerDoc) table(g *Grid) {
-	switch d.format {
-	case "md":
-		g.writeMarkdown(d.b)
-	case "latex":
-		g.writeLaTeX(d.b)
-	default:
-		g.WriteText(d.b) // a strings.Builder does not fail
-	}
-}
-
 func powerText(b *strings.Builder, r *power.Result, format string) {
-	d := powerDoc{b, format}
+	d := doc{b, format}
 	d.heading("Power: " + r.Title)
 	d.line("")
 	d.line(fmt.Sprintf("%s; %d replications per size, seed %d, target %s.", powerSource(r), r.Reps, r.Seed, powerShare(r.Target)))
@@ -187,11 +147,7 @@ func powerText(b *strings.Builder, r *power.Result, format string) {
 		d.line("- n/a: the estimand kind has no closed form here (rates, odds ratios, Shapley shares); read the simulation.")
 	}
 	for _, x := range r.Warnings {
-		if format == "latex" {
-			fmt.Fprintf(b, "%% warning: %s\n", strings.ReplaceAll(x, "\n", " "))
-			continue
-		}
-		fmt.Fprintf(b, "warning: %s\n", x)
+		d.warning(x)
 	}
 }
 

@@ -30,10 +30,10 @@ func samplePower() *power.Result {
 	}
 }
 
-// Markdown and LaTeX (new with the tables on Grid) are pinned; every
+// Every format is pinned (LaTeX is new with the tables on Grid); every
 // LaTeX tabular closes and the prose stays in comments.
 func TestPowerFormats(t *testing.T) {
-	for _, format := range []string{"md", "latex"} {
+	for _, format := range PowerFormats {
 		var b bytes.Buffer
 		if err := Power(&b, samplePower(), format); err != nil {
 			t.Fatal(err)
