@@ -9,7 +9,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 )
@@ -34,6 +33,17 @@ type Grid struct {
 	Digits int
 	// Align says how each column lines up; a missing entry is AlignAuto.
 	Align []Align
+	// Groups are spanning headers, one per column ("" for none): a run of
+	// adjacent columns with the same group shares it. Text prints it once
+	// over the run, LaTeX as a \multicolumn, Markdown folds it into each
+	// column's header ("group: label").
+	Groups []string
+	// Ruled draws a dash line under the header in text and trims trailing
+	// blanks, as the paper's tables print.
+	Ruled bool
+	// ColSpec is the LaTeX column specification ("lrp{6cm}"); "" derives
+	// it from the alignment.
+	ColSpec string
 }
 
 // Align is how a column of a Grid lines up in text, Markdown and LaTeX.
@@ -190,10 +200,16 @@ func (g *Grid) markdownRule(j int, right []bool) string {
 }
 
 // WriteCSV writes the grid with a header line, at full precision.
-func (g *Grid) WriteCSV(w io.Writer) error {
+func (g *Grid) WriteCSV(w io.Writer) error { return g.writeCSV(w, true) }
+
+// writeCSV writes the grid, with or without its header line (a stream of
+// tables shares one).
+func (g *Grid) writeCSV(w io.Writer, withHeader bool) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(g.Header); err != nil {
-		return err
+	if withHeader {
+		if err := cw.Write(g.Header); err != nil {
+			return err
+		}
 	}
 	for _, r := range g.Rows {
 		rec := make([]string, len(r))
@@ -208,7 +224,10 @@ func (g *Grid) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// WriteText aligns the columns: text left, numbers right.
+// WriteText aligns the columns (text left, numbers right, as Align
+// says), two spaces apart. Groups, if any, print once over their first
+// column above the header; a Ruled grid has a dash line under the header
+// and no trailing blanks.
 func (g *Grid) WriteText(w io.Writer) error {
 	d := g.digits()
 	cells := [][]string{g.Header}
@@ -220,41 +239,70 @@ func (g *Grid) WriteText(w io.Writer) error {
 		}
 		cells = append(cells, row)
 	}
-	width := make([]int, len(g.Header))
+	wd := make([]int, len(g.Header))
 	for _, r := range cells {
 		for i, c := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
+			wd[i] = max(wd[i], width(c))
 		}
 	}
-	var b strings.Builder
-	for _, r := range cells {
+	var out, b strings.Builder
+	if hasGroups(g.Groups) {
+		for j := range g.Header {
+			s := ""
+			if j < len(g.Groups) && g.Groups[j] != "" && (j == 0 || g.Groups[j-1] != g.Groups[j]) {
+				s = g.Groups[j]
+			}
+			if j > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(pad(s, wd[j], false))
+		}
+		out.WriteString(strings.TrimRight(b.String(), " ") + "\n")
+	}
+	for k, r := range cells {
 		b.Reset()
 		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
 			if i > 0 {
 				b.WriteString("  ")
 			}
-			if right[i] {
-				b.WriteString(pad + c)
-			} else if i < len(r)-1 {
-				b.WriteString(c + pad)
+			if right[i] || i < len(r)-1 {
+				b.WriteString(pad(c, wd[i], right[i]))
 			} else {
 				b.WriteString(c)
 			}
 		}
-		if _, err := fmt.Fprintln(w, b.String()); err != nil {
-			return err
+		l := b.String()
+		if g.Ruled {
+			l = strings.TrimRight(l, " ")
+		}
+		out.WriteString(l + "\n")
+		if k == 0 && g.Ruled {
+			total := 0
+			for _, x := range wd {
+				total += x + 2
+			}
+			out.WriteString(strings.Repeat("-", max(0, total-2)) + "\n")
 		}
 	}
-	return nil
+	_, err := io.WriteString(w, out.String())
+	return err
+}
+
+// markdownHeader is column j's header in Markdown, which has no spanning
+// headers: its group, if any, folds in ("group: label").
+func (g *Grid) markdownHeader(j int) string {
+	if j < len(g.Groups) && g.Groups[j] != "" {
+		return g.Groups[j] + ": " + g.Header[j]
+	}
+	return g.Header[j]
 }
 
 // writeMarkdown writes the grid as a pipe table, numbers right-aligned.
 func (g *Grid) writeMarkdown(b *strings.Builder) {
 	right := g.numeric()
 	b.WriteString("|")
-	for _, h := range g.Header {
-		b.WriteString(" " + mdEscape(h) + " |")
+	for j := range g.Header {
+		b.WriteString(" " + mdEscape(g.markdownHeader(j)) + " |")
 	}
 	b.WriteString("\n|")
 	for j := range g.Header {
@@ -270,14 +318,31 @@ func (g *Grid) writeMarkdown(b *strings.Builder) {
 	}
 }
 
-// writeLaTeX writes the grid as a booktabs tabular.
+// writeLaTeX writes the grid as a booktabs tabular, its groups as
+// \multicolumn headers over \cmidrule.
 func (g *Grid) writeLaTeX(b *strings.Builder) {
-	right := g.numeric()
-	spec := ""
-	for _, r := range right {
-		spec += map[bool]string{true: "r", false: "l"}[r]
+	spec := g.ColSpec
+	if spec == "" {
+		for _, r := range g.numeric() {
+			spec += map[bool]string{true: "r", false: "l"}[r]
+		}
 	}
 	fmt.Fprintf(b, "\\begin{tabular}{%s}\n\\toprule\n", spec)
+	if hasGroups(g.Groups) {
+		var parts, rules []string
+		for _, s := range spans(g.Groups) {
+			if s.label == "" {
+				for range s.to - s.from + 1 {
+					parts = append(parts, "")
+				}
+			} else {
+				parts = append(parts, fmt.Sprintf("\\multicolumn{%d}{c}{%s}", s.to-s.from+1, texEscape(s.label)))
+				rules = append(rules, fmt.Sprintf("\\cmidrule(lr){%d-%d}", s.from+1, s.to+1))
+			}
+		}
+		b.WriteString(strings.Join(parts, " & ") + " \\\\\n")
+		b.WriteString(strings.Join(rules, " ") + "\n")
+	}
 	row := func(cells []string) {
 		for j := range cells {
 			cells[j] = texEscape(cells[j])

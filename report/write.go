@@ -116,7 +116,8 @@ figure img{max-width:100%}`
 
 // htmlTable renders t as an HTML table with grouped headers.
 func htmlTable(b *strings.Builder, t *paper.Table) {
-	groups, head, body := grid(t, func(c paper.Cell, col paper.Column) string { return human(c, col.ShowCI) })
+	g := paperGrid(t)
+	groups, head := g.Groups, g.Header
 	nl := len(t.LabelHeader)
 	esc := html.EscapeString
 	b.WriteString("<table>\n")
@@ -139,9 +140,11 @@ func htmlTable(b *strings.Builder, t *paper.Table) {
 		fmt.Fprintf(b, "<th>%s</th>", esc(h))
 	}
 	b.WriteString("</tr>\n</thead>\n<tbody>\n")
-	for i, r := range body {
+	for i, r := range g.Rows {
 		b.WriteString("<tr>")
-		for j, s := range r {
+		for j, v := range r {
+			s := v.(string)
+			// HTML marks numbers per cell, by its kind.
 			if j >= nl && t.Rows[i].Cells[j-nl].Kind != paper.Text {
 				fmt.Fprintf(b, `<td class="num">%s</td>`, esc(s))
 			} else {
