@@ -55,8 +55,8 @@ Examples:
 			if o.Sizes, err = power.ParseSizes(sizes); err != nil {
 				return usagef("power: --sizes: %v", err)
 			}
-			if !slices.Contains([]string{"text", "md", "csv", "json"}, format) {
-				return usagef("power: --format %q: want text, md, csv or json", format)
+			if !slices.Contains(report.PowerFormats, format) {
+				return usagef("power: --format %q: want text, md, latex, csv or json", format)
 			}
 			if err := o.Check(); err != nil {
 				return usageError{err}
@@ -115,7 +115,7 @@ Examples:
 	f.Float64Var(&o.Target, "target", 0.8, "power to reach")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the replications")
 	f.IntVar(&o.Jobs, "jobs", 0, "parallel workers (0 = number of CPUs)")
-	f.StringVar(&format, "format", "text", "output format: text, md, csv or json")
+	f.StringVar(&format, "format", "text", "output format: text, md, latex, csv or json")
 	f.StringVar(&out, "out", "", "directory to write power.{txt,csv,json,png,svg} into")
 	return cmd
 }
