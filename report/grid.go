@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"math"
 	"strconv"
@@ -359,6 +360,49 @@ func (g *Grid) writeLaTeX(b *strings.Builder) {
 		row(cells)
 	}
 	b.WriteString("\\bottomrule\n\\end{tabular}\n")
+}
+
+// writeHTML writes the grid as an HTML table with its caption (if any),
+// the groups as a row of spanning headers, and class "num" on the cells
+// of right-aligned columns.
+func (g *Grid) writeHTML(b *strings.Builder, caption string) {
+	esc := html.EscapeString
+	right := g.numeric()
+	b.WriteString("<table>\n")
+	if caption != "" {
+		fmt.Fprintf(b, "<caption>%s</caption>\n", esc(caption))
+	}
+	b.WriteString("<thead>\n")
+	if hasGroups(g.Groups) {
+		b.WriteString("<tr>")
+		for _, s := range spans(g.Groups) {
+			if s.label == "" {
+				for range s.to - s.from + 1 {
+					b.WriteString("<th></th>")
+				}
+			} else {
+				fmt.Fprintf(b, `<th colspan="%d">%s</th>`, s.to-s.from+1, esc(s.label))
+			}
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("<tr>")
+	for _, h := range g.Header {
+		fmt.Fprintf(b, "<th>%s</th>", esc(h))
+	}
+	b.WriteString("</tr>\n</thead>\n<tbody>\n")
+	for _, r := range g.Rows {
+		b.WriteString("<tr>")
+		for j, v := range r {
+			if right[j] {
+				fmt.Fprintf(b, `<td class="num">%s</td>`, esc(TextCell(v, g.digits())))
+			} else {
+				fmt.Fprintf(b, "<td>%s</td>", esc(TextCell(v, g.digits())))
+			}
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</tbody>\n</table>\n")
 }
 
 // Output is a command result laid out for every format: JSON from Value,
