@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 )
@@ -523,3 +524,56 @@ func (o orderedObject) MarshalJSON() ([]byte, error) {
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
+
+func hasGroups(groups []string) bool {
+	for _, g := range groups {
+		if g != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// span is a run of adjacent columns, from to to (0-based, inclusive), that
+// share a group label.
+type span struct {
+	label    string
+	from, to int
+}
+
+// spans splits a header's column groups into runs of equal labels, for the
+// renderers that draw a group once over its columns.
+func spans(groups []string) []span {
+	var out []span
+	for j := 0; j < len(groups); {
+		k := j
+		for k+1 < len(groups) && groups[k+1] == groups[j] {
+			k++
+		}
+		out = append(out, span{groups[j], j, k})
+		j = k + 1
+	}
+	return out
+}
+
+func width(s string) int { return utf8.RuneCountInString(s) }
+
+func pad(s string, n int, right bool) string {
+	p := strings.Repeat(" ", max(0, n-width(s)))
+	if right {
+		return p + s
+	}
+	return s + p
+}
+
+// mdEscape keeps pipes inside cells.
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+var texReplacer = strings.NewReplacer(
+	`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`,
+	`{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`,
+	"–", "--", "≤", `$\leq$`, "≥", `$\geq$`, "δ", `$\delta$`, "Δ", `$\Delta$`, "²", `$^2$`,
+	"<", `$<$`, ">", `$>$`)
+
+// texEscape escapes LaTeX specials.
+func texEscape(s string) string { return texReplacer.Replace(s) }

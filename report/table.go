@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/jsonnum"
@@ -76,47 +75,6 @@ func paperGrid(t *paper.Table) *Grid {
 	return g
 }
 
-func hasGroups(groups []string) bool {
-	for _, g := range groups {
-		if g != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// span is a run of adjacent columns, from to to (0-based, inclusive), that
-// share a group label.
-type span struct {
-	label    string
-	from, to int
-}
-
-// spans splits a header's column groups into runs of equal labels, for the
-// renderers that draw a group once over its columns.
-func spans(groups []string) []span {
-	var out []span
-	for j := 0; j < len(groups); {
-		k := j
-		for k+1 < len(groups) && groups[k+1] == groups[j] {
-			k++
-		}
-		out = append(out, span{groups[j], j, k})
-		j = k + 1
-	}
-	return out
-}
-
-func width(s string) int { return utf8.RuneCountInString(s) }
-
-func pad(s string, n int, right bool) string {
-	p := strings.Repeat(" ", max(0, n-width(s)))
-	if right {
-		return p + s
-	}
-	return s + p
-}
-
 // Text renders t as an aligned plain-text table with warnings as
 // footnotes.
 func Text(w io.Writer, t *paper.Table) error {
@@ -134,9 +92,6 @@ func Text(w io.Writer, t *paper.Table) error {
 	_, err := io.WriteString(w, strings.Join(lines, "\n"))
 	return err
 }
-
-// mdEscape keeps pipes inside cells.
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // Markdown renders t as a pipe table (groups folded into the headers) with
 // warnings as a list.
@@ -156,15 +111,6 @@ func markdownBody(b *strings.Builder, t *paper.Table) {
 		}
 	}
 }
-
-var texReplacer = strings.NewReplacer(
-	`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`,
-	`{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`,
-	"–", "--", "≤", `$\leq$`, "≥", `$\geq$`, "δ", `$\delta$`, "Δ", `$\Delta$`, "²", `$^2$`,
-	"<", `$<$`, ">", `$>$`)
-
-// texEscape escapes LaTeX specials.
-func texEscape(s string) string { return texReplacer.Replace(s) }
 
 // LaTeX renders t as a booktabs tabular inside a table float, with the
 // column groups as \multicolumn headers and warnings as table notes.
