@@ -1,12 +1,10 @@
 package ledger
 
 import (
-	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/internal/outfile"
@@ -151,42 +149,6 @@ func (s *Summary) Finish() {
 	for k, set := range s.sets {
 		s.Distinct[k] = len(set)
 	}
-}
-
-// Write writes the summary as text (WriteText) or, with format "json",
-// as one line of JSON, for scripts.
-func (s *Summary) Write(w io.Writer, format string) error {
-	if format != "json" {
-		return s.WriteText(w)
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
-}
-
-// WriteText writes the summary as aligned text, columns sorted by name.
-func (s *Summary) WriteText(w io.Writer) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d rows\n", s.File, s.Rows)
-	keys := func(m map[string]int) []string {
-		ks := make([]string, 0, len(m))
-		for k := range m {
-			ks = append(ks, k)
-		}
-		slices.Sort(ks)
-		return ks
-	}
-	for _, k := range keys(s.BoolSums) {
-		fmt.Fprintf(&b, "  true  %-20s %d\n", k, s.BoolSums[k])
-	}
-	for _, k := range keys(s.Distinct) {
-		fmt.Fprintf(&b, "  distinct %-17s %d\n", k, s.Distinct[k])
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // Files returns the files a ledger path stands for: the path and, for a

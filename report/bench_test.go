@@ -45,7 +45,7 @@ func BenchmarkReport(b *testing.B) {
 			heap = ms.HeapAlloc
 		},
 		Analyze: func(d *analysis.Data) *paper.Results {
-			return paper.Analyze(d, paper.Options{Tools: Tools()})
+			return paper.Analyze(d, paper.Options{Tools: paper.NativeTools()})
 		},
 		Warn: func(string) {}}
 	dir := b.TempDir()

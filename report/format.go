@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -112,4 +113,29 @@ func header(col paper.Column) string {
 		return col.Group + ": " + col.Label
 	}
 	return col.Label
+}
+
+// FormatLog10P formats the p-value 10^lp in scientific notation with sig
+// significant digits (at least 1), as %.{sig−1}e does for a float64 but
+// without underflow (stats.McNemarExactLog10 gives such lp):
+// FormatLog10P(-411.5, 2) is "3.2e-412". p-values at or
+// above 1e-4 are printed in fixed notation with sig significant digits.
+func FormatLog10P(lp float64, sig int) string {
+	if sig < 1 {
+		sig = 1
+	}
+	if math.IsNaN(lp) {
+		return "NaN"
+	}
+	if lp >= -4 {
+		return fmt.Sprintf("%.*g", sig, math.Pow(10, math.Min(lp, 0)))
+	}
+	e := math.Floor(lp)
+	mant := math.Pow(10, lp-e)
+	// Rounding the mantissa can carry into the next power of ten.
+	if s := fmt.Sprintf("%.*f", sig-1, mant); s == fmt.Sprintf("%.*f", sig-1, 10.0) {
+		mant /= 10
+		e++
+	}
+	return fmt.Sprintf("%.*fe-%02d", sig-1, mant, int(-e))
 }

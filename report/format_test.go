@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 func nanTable() *paper.Table {
@@ -119,4 +121,42 @@ func TestDeltaSign(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FormatLog10P prints 10^lp exactly at any magnitude, as %e does where
+// float64 still holds the p-value.
+func TestFormatLog10P(t *testing.T) {
+	for _, tc := range []struct {
+		lp   float64
+		sig  int
+		want string
+	}{
+		{0, 3, "1"},
+		{math.Log10(0.0312), 3, "0.0312"},
+		{math.Log10(8.699e-06), 4, "8.699e-06"},
+		{math.Log10(8.699e-06), 2, "8.7e-06"},
+		{-299.5, 2, "3.2e-300"},
+		{-323.30621534311581, 3, "4.94e-324"},
+		{-1495.4324979661915, 2, "3.7e-1496"},
+		{-10.00000001, 2, "1.0e-10"},
+		{-9.999999999, 2, "1.0e-10"},
+		{math.NaN(), 2, "NaN"},
+	} {
+		if s := FormatLog10P(tc.lp, tc.sig); s != tc.want {
+			t.Errorf("FormatLog10P(%v, %d) = %q, want %q", tc.lp, tc.sig, s, tc.want)
+		}
+	}
+	for _, p := range []float64{3.3e-5, 1.234e-17, 9.996e-200} {
+		if got, want := FormatLog10P(math.Log10(p), 3), fmt.Sprintf("%.2e", p); got != want {
+			t.Errorf("FormatLog10P(log10 %g) = %q, %%e gives %q", p, got, want)
+		}
+	}
+}
+
+// The exact McNemar p-value of 0 against 2,000 discordant pairs underflows
+// float64; its log₁₀ prints.
+func ExampleFormatLog10P() {
+	lp := stats.McNemarExactLog10(0, 2000)
+	fmt.Println(FormatLog10P(lp, 2))
+	// Output: 1.7e-602
 }

@@ -6,17 +6,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
-	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
-	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
 // Job is one run of the whole report: its data (a ledger, or the paper's
@@ -29,7 +26,8 @@ type Job struct {
 	// (a command flushes its count of ledger warnings there).
 	ReadDone func()
 	Seed     uint64 // run seed of the simulation (without In)
-	// Simulate, if set, replaces SimulatePaper (tests use a small ledger).
+	// Simulate makes the data without In (paper.Simulate; tests use a
+	// small ledger); report itself only reads and renders.
 	Simulate func(seed uint64) (*analysis.Data, error)
 	Out      string // the report's directory
 	Meta     Meta   // versions; Source, Seed and Episodes are filled in
@@ -169,11 +167,10 @@ func generate(job Job, d *analysis.Data, meta Meta, stage string) (Written, erro
 func loadData(job Job) (*analysis.Data, Meta, error) {
 	meta := job.Meta
 	if job.In == "" {
-		sim := job.Simulate
-		if sim == nil {
-			sim = SimulatePaper
+		if job.Simulate == nil {
+			return nil, meta, errors.New("report: no ledger (Job.In) and no simulation (Job.Simulate)")
 		}
-		d, err := sim(job.Seed)
+		d, err := job.Simulate(job.Seed)
 		if err != nil {
 			return nil, meta, fmt.Errorf("simulate: %w", err)
 		}
@@ -197,41 +194,9 @@ func loadData(job Job) (*analysis.Data, Meta, error) {
 		return nil, meta, err
 	}
 	meta.Source = job.In
-	meta.Seed = RunSeed(job.In, d)
+	meta.Seed = paper.RunSeed(job.In, d)
 	meta.Episodes = d.Len()
 	return d, meta, nil
-}
-
-// SimulatePaper runs the paper's design in-process with seed on every
-// core and returns its graded episodes in design order.
-func SimulatePaper(seed uint64) (*analysis.Data, error) {
-	d := &analysis.Data{}
-	err := design.Episodes("paper", seed, runtime.GOMAXPROCS(0), func(ep *ledger.Episode) error {
-		d.Append(ep) // a copy: design.Episodes reuses ep
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return d, nil
-}
-
-// RunSeed is the run seed of the ledger at in: the one its sidecar
-// records, else the one all its episodes share ("" if none).
-func RunSeed(in string, d *analysis.Data) string {
-	if s := design.SidecarSeed(in); s != "" {
-		return s
-	}
-	return d.RunSeed()
-}
-
-// Tools is Table 11's source: the sandbox's native tool catalogue.
-func Tools() []paper.Tool {
-	var out []paper.Tool
-	for _, s := range sandbox.Catalogue(ledger.ContractNative) {
-		out = append(out, paper.Tool{Name: s.Name, Write: s.Write, Description: s.Description})
-	}
-	return out
 }
 
 // reportNames are the entries of a report directory that a report writes:

@@ -11,7 +11,6 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
-	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
 const sampleLedger = "../testdata/ledger/sample.csv"
@@ -19,8 +18,10 @@ const sampleLedger = "../testdata/ledger/sample.csv"
 // job is a report of the sample ledger into out, collecting warnings.
 func job(out string, warns *[]string) Job {
 	return Job{In: sampleLedger, Out: out, Meta: Meta{Toolkit: "test", Schema: ledger.SchemaVersion, Go: "go"},
-		Analyze: func(d *analysis.Data) *paper.Results { return paper.Analyze(d, paper.Options{Tools: Tools()}) },
-		Warn:    func(m string) { *warns = append(*warns, m) }}
+		Analyze: func(d *analysis.Data) *paper.Results {
+			return paper.Analyze(d, paper.Options{Tools: paper.NativeTools()})
+		},
+		Warn: func(m string) { *warns = append(*warns, m) }}
 }
 
 func TestGenerate(t *testing.T) {
@@ -90,41 +91,5 @@ func TestGenerateMissingLedger(t *testing.T) {
 	j.In = filepath.Join(t.TempDir(), "none.csv")
 	if _, err := Generate(j); err == nil || !strings.Contains(err.Error(), "none.csv") {
 		t.Fatalf("err = %v, want one naming the ledger", err)
-	}
-}
-
-func TestRunSeed(t *testing.T) {
-	d := analysis.NewData([]*ledger.Episode{{Seed: 7}, {Seed: 7}})
-	dir := t.TempDir()
-	withSidecar := filepath.Join(dir, "run.jsonl")
-	if err := os.WriteFile(filepath.Join(dir, "run.meta.json"), []byte(`{"seed": 42}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name, in string
-		d        *analysis.Data
-		want     string
-	}{
-		{"sidecar wins", withSidecar, d, "42"},
-		{"shared episode seed", filepath.Join(dir, "other.csv"), d, "7"},
-		{"mixed seeds", "", analysis.NewData([]*ledger.Episode{{Seed: 1}, {Seed: 2}}), ""},
-	}
-	for _, tc := range tests {
-		if got := RunSeed(tc.in, tc.d); got != tc.want {
-			t.Errorf("%s: RunSeed = %q, want %q", tc.name, got, tc.want)
-		}
-	}
-}
-
-func TestTools(t *testing.T) {
-	tools := Tools()
-	cat := sandbox.Catalogue(ledger.ContractNative)
-	if len(tools) != len(cat) || len(tools) == 0 {
-		t.Fatalf("%d tools, want the %d of the native catalogue", len(tools), len(cat))
-	}
-	for i, s := range cat {
-		if tools[i].Name != s.Name || tools[i].Write != s.Write || tools[i].Description != s.Description {
-			t.Errorf("tool %d = %+v, want %s", i, tools[i], s.Name)
-		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"math"
 	"strconv"
@@ -32,6 +33,60 @@ type Grid struct {
 	Rows   [][]any
 	// Digits is the number of significant digits of floats in text (4).
 	Digits int
+	// Align says how each column lines up; a missing entry is AlignAuto.
+	Align []Align
+	// Groups are spanning headers, one per column ("" for none): a run of
+	// adjacent columns with the same group shares it. Text prints it once
+	// over the run, LaTeX as a \multicolumn, Markdown folds it into each
+	// column's header ("group: label").
+	Groups []string
+	// Ruled draws a dash line under the header in text and trims trailing
+	// blanks, as the paper's tables print.
+	Ruled bool
+	// ColSpec is the LaTeX column specification ("lrp{6cm}"); "" derives
+	// it from the alignment.
+	ColSpec string
+}
+
+// Align is how a column of a Grid lines up in text, Markdown and LaTeX.
+type Align int8
+
+const (
+	// AlignAuto puts a column that holds a number right, others left;
+	// Markdown states it (--: or :--).
+	AlignAuto Align = iota
+	// AlignLeft puts the column left and says so in Markdown (:--).
+	AlignLeft
+	// AlignRight puts the column right and says so in Markdown (--:).
+	AlignRight
+	// AlignNone puts the column left and leaves Markdown's alignment
+	// unstated (---), for the prose-like tables of prereg, power, prove
+	// and the schema.
+	AlignNone
+)
+
+// plainGrid is a grid of AlignNone columns.
+func plainGrid(header ...string) *Grid {
+	g := &Grid{Header: header, Align: make([]Align, len(header))}
+	for j := range g.Align {
+		g.Align[j] = AlignNone
+	}
+	return g
+}
+
+// align is column j's alignment, AlignAuto resolved from the cells.
+func (g *Grid) align(j int, numeric []bool) Align {
+	a := AlignAuto
+	if j < len(g.Align) {
+		a = g.Align[j]
+	}
+	if a == AlignAuto {
+		a = AlignLeft
+		if numeric[j] {
+			a = AlignRight
+		}
+	}
+	return a
 }
 
 // P is a p-value cell: PValue for people, full precision in CSV.
@@ -116,25 +171,47 @@ func (g *Grid) digits() int {
 	return g.Digits
 }
 
-// numeric reports which columns hold numbers (right-aligned).
+// numeric reports which columns are right-aligned: those marked so, and
+// under AlignAuto those that hold numbers.
 func (g *Grid) numeric() []bool {
-	right := make([]bool, len(g.Header))
+	num := make([]bool, len(g.Header))
 	for _, r := range g.Rows {
 		for i, v := range r {
 			switch v.(type) {
 			case float64, int, int64, P, PBelow, PP:
-				right[i] = true
+				num[i] = true
 			}
 		}
+	}
+	right := make([]bool, len(g.Header))
+	for j := range right {
+		right[j] = g.align(j, num) == AlignRight
 	}
 	return right
 }
 
+// markdownRule is the alignment row of column j.
+func (g *Grid) markdownRule(j int, right []bool) string {
+	switch {
+	case j < len(g.Align) && g.Align[j] == AlignNone:
+		return "---|"
+	case right[j]:
+		return " --: |"
+	}
+	return " :-- |"
+}
+
 // WriteCSV writes the grid with a header line, at full precision.
-func (g *Grid) WriteCSV(w io.Writer) error {
+func (g *Grid) WriteCSV(w io.Writer) error { return g.writeCSV(w, true) }
+
+// writeCSV writes the grid, with or without its header line (a stream of
+// tables shares one).
+func (g *Grid) writeCSV(w io.Writer, withHeader bool) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(g.Header); err != nil {
-		return err
+	if withHeader {
+		if err := cw.Write(g.Header); err != nil {
+			return err
+		}
 	}
 	for _, r := range g.Rows {
 		rec := make([]string, len(r))
@@ -149,7 +226,10 @@ func (g *Grid) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// WriteText aligns the columns: text left, numbers right.
+// WriteText aligns the columns (text left, numbers right, as Align
+// says), two spaces apart. Groups, if any, print once over their first
+// column above the header; a Ruled grid has a dash line under the header
+// and no trailing blanks.
 func (g *Grid) WriteText(w io.Writer) error {
 	d := g.digits()
 	cells := [][]string{g.Header}
@@ -161,49 +241,74 @@ func (g *Grid) WriteText(w io.Writer) error {
 		}
 		cells = append(cells, row)
 	}
-	width := make([]int, len(g.Header))
+	wd := make([]int, len(g.Header))
 	for _, r := range cells {
 		for i, c := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
+			wd[i] = max(wd[i], width(c))
 		}
 	}
-	var b strings.Builder
-	for _, r := range cells {
+	var out, b strings.Builder
+	if hasGroups(g.Groups) {
+		for j := range g.Header {
+			s := ""
+			if j < len(g.Groups) && g.Groups[j] != "" && (j == 0 || g.Groups[j-1] != g.Groups[j]) {
+				s = g.Groups[j]
+			}
+			if j > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(pad(s, wd[j], false))
+		}
+		out.WriteString(strings.TrimRight(b.String(), " ") + "\n")
+	}
+	for k, r := range cells {
 		b.Reset()
 		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
 			if i > 0 {
 				b.WriteString("  ")
 			}
-			if right[i] {
-				b.WriteString(pad + c)
-			} else if i < len(r)-1 {
-				b.WriteString(c + pad)
+			if right[i] || i < len(r)-1 {
+				b.WriteString(pad(c, wd[i], right[i]))
 			} else {
 				b.WriteString(c)
 			}
 		}
-		if _, err := fmt.Fprintln(w, b.String()); err != nil {
-			return err
+		l := b.String()
+		if g.Ruled {
+			l = strings.TrimRight(l, " ")
+		}
+		out.WriteString(l + "\n")
+		if k == 0 && g.Ruled {
+			total := 0
+			for _, x := range wd {
+				total += x + 2
+			}
+			out.WriteString(strings.Repeat("-", max(0, total-2)) + "\n")
 		}
 	}
-	return nil
+	_, err := io.WriteString(w, out.String())
+	return err
+}
+
+// markdownHeader is column j's header in Markdown, which has no spanning
+// headers: its group, if any, folds in ("group: label").
+func (g *Grid) markdownHeader(j int) string {
+	if j < len(g.Groups) && g.Groups[j] != "" {
+		return g.Groups[j] + ": " + g.Header[j]
+	}
+	return g.Header[j]
 }
 
 // writeMarkdown writes the grid as a pipe table, numbers right-aligned.
 func (g *Grid) writeMarkdown(b *strings.Builder) {
 	right := g.numeric()
 	b.WriteString("|")
-	for _, h := range g.Header {
-		b.WriteString(" " + mdEscape(h) + " |")
+	for j := range g.Header {
+		b.WriteString(" " + mdEscape(g.markdownHeader(j)) + " |")
 	}
 	b.WriteString("\n|")
 	for j := range g.Header {
-		if right[j] {
-			b.WriteString(" --: |")
-		} else {
-			b.WriteString(" :-- |")
-		}
+		b.WriteString(g.markdownRule(j, right))
 	}
 	b.WriteString("\n")
 	for _, r := range g.Rows {
@@ -215,14 +320,31 @@ func (g *Grid) writeMarkdown(b *strings.Builder) {
 	}
 }
 
-// writeLaTeX writes the grid as a booktabs tabular.
+// writeLaTeX writes the grid as a booktabs tabular, its groups as
+// \multicolumn headers over \cmidrule.
 func (g *Grid) writeLaTeX(b *strings.Builder) {
-	right := g.numeric()
-	spec := ""
-	for _, r := range right {
-		spec += map[bool]string{true: "r", false: "l"}[r]
+	spec := g.ColSpec
+	if spec == "" {
+		for _, r := range g.numeric() {
+			spec += map[bool]string{true: "r", false: "l"}[r]
+		}
 	}
 	fmt.Fprintf(b, "\\begin{tabular}{%s}\n\\toprule\n", spec)
+	if hasGroups(g.Groups) {
+		var parts, rules []string
+		for _, s := range spans(g.Groups) {
+			if s.label == "" {
+				for range s.to - s.from + 1 {
+					parts = append(parts, "")
+				}
+			} else {
+				parts = append(parts, fmt.Sprintf("\\multicolumn{%d}{c}{%s}", s.to-s.from+1, texEscape(s.label)))
+				rules = append(rules, fmt.Sprintf("\\cmidrule(lr){%d-%d}", s.from+1, s.to+1))
+			}
+		}
+		b.WriteString(strings.Join(parts, " & ") + " \\\\\n")
+		b.WriteString(strings.Join(rules, " ") + "\n")
+	}
 	row := func(cells []string) {
 		for j := range cells {
 			cells[j] = texEscape(cells[j])
@@ -239,6 +361,49 @@ func (g *Grid) writeLaTeX(b *strings.Builder) {
 		row(cells)
 	}
 	b.WriteString("\\bottomrule\n\\end{tabular}\n")
+}
+
+// writeHTML writes the grid as an HTML table with its caption (if any),
+// the groups as a row of spanning headers, and class "num" on the cells
+// of right-aligned columns.
+func (g *Grid) writeHTML(b *strings.Builder, caption string) {
+	esc := html.EscapeString
+	right := g.numeric()
+	b.WriteString("<table>\n")
+	if caption != "" {
+		fmt.Fprintf(b, "<caption>%s</caption>\n", esc(caption))
+	}
+	b.WriteString("<thead>\n")
+	if hasGroups(g.Groups) {
+		b.WriteString("<tr>")
+		for _, s := range spans(g.Groups) {
+			if s.label == "" {
+				for range s.to - s.from + 1 {
+					b.WriteString("<th></th>")
+				}
+			} else {
+				fmt.Fprintf(b, `<th colspan="%d">%s</th>`, s.to-s.from+1, esc(s.label))
+			}
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("<tr>")
+	for _, h := range g.Header {
+		fmt.Fprintf(b, "<th>%s</th>", esc(h))
+	}
+	b.WriteString("</tr>\n</thead>\n<tbody>\n")
+	for _, r := range g.Rows {
+		b.WriteString("<tr>")
+		for j, v := range r {
+			if right[j] {
+				fmt.Fprintf(b, `<td class="num">%s</td>`, esc(TextCell(v, g.digits())))
+			} else {
+				fmt.Fprintf(b, "<td>%s</td>", esc(TextCell(v, g.digits())))
+			}
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</tbody>\n</table>\n")
 }
 
 // Output is a command result laid out for every format: JSON from Value,
@@ -318,6 +483,14 @@ func WriteJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// writeJSONEscaped is WriteJSON with <, > and & escaped (\u003c), as the
+// preregistration and power outputs have always been written.
+func writeJSONEscaped(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
 // jnum is a float that marshals as encoding/json does, NaN and ±Inf as
 // null.
 type jnum float64
@@ -351,3 +524,56 @@ func (o orderedObject) MarshalJSON() ([]byte, error) {
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
+
+func hasGroups(groups []string) bool {
+	for _, g := range groups {
+		if g != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// span is a run of adjacent columns, from to to (0-based, inclusive), that
+// share a group label.
+type span struct {
+	label    string
+	from, to int
+}
+
+// spans splits a header's column groups into runs of equal labels, for the
+// renderers that draw a group once over its columns.
+func spans(groups []string) []span {
+	var out []span
+	for j := 0; j < len(groups); {
+		k := j
+		for k+1 < len(groups) && groups[k+1] == groups[j] {
+			k++
+		}
+		out = append(out, span{groups[j], j, k})
+		j = k + 1
+	}
+	return out
+}
+
+func width(s string) int { return utf8.RuneCountInString(s) }
+
+func pad(s string, n int, right bool) string {
+	p := strings.Repeat(" ", max(0, n-width(s)))
+	if right {
+		return p + s
+	}
+	return s + p
+}
+
+// mdEscape keeps pipes inside cells.
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+var texReplacer = strings.NewReplacer(
+	`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`,
+	`{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`,
+	"–", "--", "≤", `$\leq$`, "≥", `$\geq$`, "δ", `$\delta$`, "Δ", `$\Delta$`, "²", `$^2$`,
+	"<", `$<$`, ">", `$>$`)
+
+// texEscape escapes LaTeX specials.
+func texEscape(s string) string { return texReplacer.Replace(s) }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -37,30 +36,14 @@ func Means(r *analysis.MeansResult) *Output {
 	s := r.Spec
 	by := s.By
 	res := meansJSON{Outcome: s.Outcome, Weight: r.Weight, Cluster: s.Cluster, Level: s.Level, Warnings: r.Warnings}
-	head := append(slices.Clone(by), "n", "mean", "sd", "se", "lo", "hi")
+	cols := []string{"n", "mean", "sd", "se", "lo", "hi"}
 	if s.Cluster != "" {
-		head = append(head, "clusters")
+		cols = append(cols, "clusters")
 	}
-	if len(by) == 0 {
-		head = append([]string{"group"}, head...)
-	}
-	t := &Grid{Header: head}
-	csvHead := append(slices.Clone(by), "n", "sum_w", "mean", "sd", "se", "clusters", "df", "lo", "hi")
-	if len(by) == 0 {
-		csvHead = append([]string{"group"}, csvHead...)
-	}
-	csvT := &Grid{Header: csvHead}
+	t := &Grid{Header: groupHeader(by, cols...)}
+	csvT := &Grid{Header: groupHeader(by, "n", "sum_w", "mean", "sd", "se", "clusters", "df", "lo", "hi")}
 	for _, g := range r.Rows {
-		obj := orderedObject{keys: []string{}, vals: []json.RawMessage{}}
-		var cells []any
-		for j, col := range by {
-			obj.keys = append(obj.keys, col)
-			obj.vals = append(obj.vals, typedLevel(r.Kinds[j], g.Levels[j]))
-			cells = append(cells, g.Levels[j])
-		}
-		if len(by) == 0 {
-			cells = append(cells, "all")
-		}
+		obj, cells := groupRow(by, r.Kinds, g.Levels)
 		res.Rows = append(res.Rows, meanRowJSON{Group: obj, N: g.N, SumW: jnum(g.SumW), Mean: jnum(g.Mean), SD: jnum(g.SD), SE: jnum(g.SE),
 			Clusters: g.Clusters, DF: jnum(g.DF), Lo: jnum(g.Lo), Hi: jnum(g.Hi)})
 		csvT.Add(append(slices.Clone(cells), g.N, g.SumW, g.Mean, g.SD, g.SE, g.Clusters, g.DF, g.Lo, g.Hi)...)

@@ -46,28 +46,43 @@ func typedLevel(k ledger.Kind, level string) json.RawMessage {
 	return b
 }
 
+// groupHeader is the header of a grouped result (rates, means): the by
+// columns, or "group" without any, then cols.
+func groupHeader(by []string, cols ...string) []string {
+	if len(by) == 0 {
+		return append([]string{"group"}, cols...)
+	}
+	return append(slices.Clone(by), cols...)
+}
+
+// groupRow is the start of a grouped result's row: the JSON object of
+// its levels (each of its column's kind) and the cells under groupHeader's
+// by columns ("all" without any).
+func groupRow(by []string, kinds []ledger.Kind, levels []string) (orderedObject, []any) {
+	obj := orderedObject{keys: []string{}, vals: []json.RawMessage{}}
+	var cells []any
+	for j, col := range by {
+		obj.keys = append(obj.keys, col)
+		obj.vals = append(obj.vals, typedLevel(kinds[j], levels[j]))
+		cells = append(cells, levels[j])
+	}
+	if len(by) == 0 {
+		cells = append(cells, "all")
+	}
+	return obj, cells
+}
+
 // Rates lays out a Rates result: one row per group.
 func Rates(r *analysis.RatesResult) *Output {
 	by := r.Spec.By
 	res := ratesJSON{ICC: jnum(r.ICC), Warnings: r.Warnings}
-	t := &Grid{Header: append(slices.Clone(by), "n", "events", "p", "n_eff", "lo", "hi")}
+	cols := []string{"n", "events", "p", "n_eff", "lo", "hi"}
 	if r.Spec.Cluster != "" {
-		t.Header = append(t.Header, "icc")
+		cols = append(cols, "icc")
 	}
-	if len(by) == 0 {
-		t.Header = append([]string{"group"}, t.Header...)
-	}
+	t := &Grid{Header: groupHeader(by, cols...)}
 	for _, g := range r.Rows {
-		obj := orderedObject{keys: []string{}, vals: []json.RawMessage{}}
-		var cells []any
-		for j, col := range by {
-			obj.keys = append(obj.keys, col)
-			obj.vals = append(obj.vals, typedLevel(r.Kinds[j], g.Levels[j]))
-			cells = append(cells, g.Levels[j])
-		}
-		if len(by) == 0 {
-			cells = append(cells, "all")
-		}
+		obj, cells := groupRow(by, r.Kinds, g.Levels)
 		res.Rows = append(res.Rows, rateRowJSON{Group: obj, N: g.N, Events: g.Events, P: jnum(g.P), NEff: jnum(g.NEff), Lo: jnum(g.Lo), Hi: jnum(g.Hi)})
 		cells = append(cells, g.N, g.Events, g.P, g.NEff, g.Lo, g.Hi)
 		if r.Spec.Cluster != "" {

@@ -114,45 +114,12 @@ caption{caption-side:bottom;text-align:left;font-size:0.85em;color:#555;padding-
 .verdict{font-weight:bold}
 figure img{max-width:100%}`
 
-// htmlTable renders t as an HTML table with grouped headers.
+// htmlTable renders t as an HTML table with grouped headers, then its
+// warnings.
 func htmlTable(b *strings.Builder, t *paper.Table) {
-	groups, head, body := grid(t, func(c paper.Cell, col paper.Column) string { return human(c, col.ShowCI) })
-	nl := len(t.LabelHeader)
-	esc := html.EscapeString
-	b.WriteString("<table>\n")
-	fmt.Fprintf(b, "<caption>%s</caption>\n<thead>\n", esc(t.Caption))
-	if hasGroups(groups) {
-		b.WriteString("<tr>")
-		for _, g := range spans(groups) {
-			if g.label == "" {
-				for range g.to - g.from + 1 {
-					b.WriteString("<th></th>")
-				}
-			} else {
-				fmt.Fprintf(b, `<th colspan="%d">%s</th>`, g.to-g.from+1, esc(g.label))
-			}
-		}
-		b.WriteString("</tr>\n")
-	}
-	b.WriteString("<tr>")
-	for _, h := range head {
-		fmt.Fprintf(b, "<th>%s</th>", esc(h))
-	}
-	b.WriteString("</tr>\n</thead>\n<tbody>\n")
-	for i, r := range body {
-		b.WriteString("<tr>")
-		for j, s := range r {
-			if j >= nl && t.Rows[i].Cells[j-nl].Kind != paper.Text {
-				fmt.Fprintf(b, `<td class="num">%s</td>`, esc(s))
-			} else {
-				fmt.Fprintf(b, "<td>%s</td>", esc(s))
-			}
-		}
-		b.WriteString("</tr>\n")
-	}
-	b.WriteString("</tbody>\n</table>\n")
+	paperGrid(t).writeHTML(b, t.Caption)
 	for _, w := range t.Warnings {
-		fmt.Fprintf(b, "<p class=\"warn\">Warning: %s</p>\n", esc(w))
+		fmt.Fprintf(b, "<p class=\"warn\">Warning: %s</p>\n", html.EscapeString(w))
 	}
 }
 

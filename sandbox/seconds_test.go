@@ -34,3 +34,9 @@ func TestParseSeconds(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinSeconds(t *testing.T) {
+	if got := JoinSeconds([]float64{30, 0.5, 7200}); got != "30,0.5,7200" {
+		t.Errorf("got %q", got)
+	}
+}

@@ -22,8 +22,9 @@
 //
 // McNemarExact, McNemarMidP, McNemarChi2, McNemarOR; HolmAdjust,
 // BonferroniAdjust, BHAdjust. McNemarExactLog10 and McNemarMidPLog10 give
-// log₁₀ p, finite where the p-value underflows float64; ReportP and
-// FormatLog10P turn it into a reportable bound or text (never "p = 0").
+// log₁₀ p, finite where the p-value underflows float64; ReportP turns it
+// into a reportable number or bound (never "p = 0"), and
+// report.FormatLog10P into text.
 //
 // # Equivalence
 //

@@ -64,8 +64,8 @@ func ExampleLogistic() {
 func ExampleMcNemarExactLog10() {
 	lp := stats.McNemarExactLog10(0, 2000)
 	p, below := stats.ReportP(lp)
-	fmt.Println(stats.McNemarExact(0, 2000), stats.FormatLog10P(lp, 2), p, below)
-	// Output: 0 1.7e-602 1e-300 true
+	fmt.Printf("%v %.2f %v %v\n", stats.McNemarExact(0, 2000), lp, p, below)
+	// Output: 0 -601.76 1e-300 true
 }
 
 // A difference of two rates with its Wald interval and TOST p-value

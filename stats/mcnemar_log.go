@@ -1,9 +1,6 @@
 package stats
 
-import (
-	"fmt"
-	"math"
-)
+import "math"
 
 // Exact p-values of large paired tables underflow: with b = 0 and c ≥ 1075
 // discordant pairs the exact McNemar p-value is below the smallest float64
@@ -13,9 +10,9 @@ import (
 //
 //   - compute lp := McNemarExactLog10(b, c) (or McNemarMidPLog10) beside, or
 //     instead of, McNemarExact;
-//   - in text, Markdown and LaTeX print FormatLog10P(lp, digits), which is
-//     exact at any magnitude ("8.7e-06", "3.1e-412"), or print the bound
-//     "< 1e-300" when ReportP says below;
+//   - in text, Markdown and LaTeX print report.FormatLog10P(lp, digits),
+//     which is exact at any magnitude ("8.7e-06", "3.1e-412"), or print
+//     the bound "< 1e-300" when ReportP says below;
 //   - in CSV and JSON write ReportP's p (never 0) and a log10_p column with
 //     lp, so that a reader can tell a bound from a value.
 
@@ -92,28 +89,4 @@ func ReportP(lp float64) (p float64, below bool) {
 		return math.Min(1, math.Pow(10, lp)), false
 	}
 	return PFloor, true
-}
-
-// FormatLog10P formats the p-value 10^lp in scientific notation with sig
-// significant digits (at least 1), as %.{sig−1}e does for a float64 but
-// without underflow: FormatLog10P(-411.5, 2) is "3.2e-412". p-values at or
-// above 1e-4 are printed in fixed notation with sig significant digits.
-func FormatLog10P(lp float64, sig int) string {
-	if sig < 1 {
-		sig = 1
-	}
-	if math.IsNaN(lp) {
-		return "NaN"
-	}
-	if lp >= -4 {
-		return fmt.Sprintf("%.*g", sig, math.Pow(10, math.Min(lp, 0)))
-	}
-	e := math.Floor(lp)
-	mant := math.Pow(10, lp-e)
-	// Rounding the mantissa can carry into the next power of ten.
-	if s := fmt.Sprintf("%.*f", sig-1, mant); s == fmt.Sprintf("%.*f", sig-1, 10.0) {
-		mant /= 10
-		e++
-	}
-	return fmt.Sprintf("%.*fe-%02d", sig-1, mant, int(-e))
 }

@@ -1,8 +1,6 @@
 package power
 
 import (
-	"bytes"
-	"flag"
 	"math"
 	"strings"
 	"testing"
@@ -10,11 +8,8 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/design"
-	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func readPrereg(t *testing.T, path string) *prereg.File {
 	t.Helper()
@@ -32,51 +27,6 @@ func loadDesign(t *testing.T, path string) *design.Manifest {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func render(t *testing.T, r *Result, format string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := r.Write(&b, format); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testfile.CheckGolden(t, "testdata/"+name, got, *update)
-}
-
-// TestDeterminism: the same seed gives the same bytes at --jobs 1 and 2,
-// in every format; the text output is pinned by a golden file.
-func TestDeterminism(t *testing.T) {
-	o := Options{Prereg: readPrereg(t, "testdata/small.yaml"), Manifest: loadDesign(t, "testdata/small.json"),
-		Scale: design.ScaleEpisodes, Sizes: []float64{0.5, 1, 2}, Reps: 6, Target: 0.8, Seed: 7}
-	var outs [2]*Result
-	for i, jobs := range []int{1, 2} {
-		o.Jobs = jobs
-		r, err := Run(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs[i] = r
-	}
-	for _, format := range []string{"text", "md", "csv", "json"} {
-		if a, b := render(t, outs[0], format), render(t, outs[1], format); !bytes.Equal(a, b) {
-			t.Errorf("%s: --jobs 1 and 2 differ:\n%s\n---\n%s", format, a, b)
-		}
-	}
-	golden(t, "small.golden.txt", render(t, outs[0], "text"))
-	// Another seed gives other replications.
-	o.Seed = 8
-	r, err := Run(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(render(t, r, "json"), render(t, outs[0], "json")) {
-		t.Error("seeds 7 and 8 give the same result")
-	}
 }
 
 // TestNullAndEffect: a null effect (instance parity) is "supported" in
@@ -116,66 +66,6 @@ func TestNullAndEffect(t *testing.T) {
 	}
 }
 
-// TestNeeded: evaluating the paper's preregistration on the episodes
-// Needed keeps gives the same result as on the whole design.
-func TestNeeded(t *testing.T) {
-	t.Parallel()
-	f, err := prereg.Paper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := design.Scale(design.Paper(), design.ScaleEpisodes, 0.1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := design.Compile(sc.Manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	needed, err := Needed(f, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var all, some []*ledger.Episode
-	err = design.Generate(design.NewSimulator(plan, (&Options{}).profiles(), 5), 0, plan.Len(), 2, true, func(c *design.Chunk) error {
-		for i := range c.Eps {
-			e := c.Eps[i]
-			all = append(all, &e)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, i := range needed {
-		some = append(some, all[i])
-		if x := all[i].Experiment; x != "E1" && x != "E1s" && x != "E3" {
-			t.Fatalf("episode %d of experiment %s kept; H1–H6 read E1, E1s and E3 only", i, x)
-		}
-	}
-	if len(some) == 0 || len(some) == len(all) {
-		t.Fatalf("kept %d of %d episodes", len(some), len(all))
-	}
-	a, err := f.EvaluateEpisodes(all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := f.EvaluateEpisodes(some)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ba, bb bytes.Buffer
-	if err := a.Write(&ba, "json"); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Write(&bb, "json"); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(ba.Bytes(), bb.Bytes()) {
-		t.Errorf("the needed episodes give another result:\n%s\n---\n%s", ba.Bytes(), bb.Bytes())
-	}
-}
-
 func readPilot(t *testing.T) []*ledger.Episode {
 	t.Helper()
 	d, err := analysis.Read("testdata/pilot.csv", ledger.ReadOptions{Warn: func(ledger.Problem) {}})
@@ -186,8 +76,8 @@ func readPilot(t *testing.T) []*ledger.Episode {
 }
 
 // TestPilot: the bootstrap draws whole templates with replacement and
-// round(f·n) worlds of each, relabels copies apart, is deterministic
-// across jobs, and gives the closed forms the pilot's inputs.
+// round(f·n) worlds of each, relabels copies apart, and gives the closed
+// forms the pilot's inputs (render_test.go pins its output across jobs).
 func TestPilot(t *testing.T) {
 	eps := readPilot(t)
 	b, err := newBootstrap(eps)
@@ -226,29 +116,18 @@ func TestPilot(t *testing.T) {
 			t.Errorf("×%g: %d episodes, want about %v", f, len(rep), want)
 		}
 	}
-	o := Options{Prereg: readPrereg(t, "testdata/pilot.yaml"), Pilot: eps, Sizes: []float64{1, 4}, Reps: 20, Target: 0.8, Seed: 3}
-	var js [2][]byte
-	for i, jobs := range []int{1, 2} {
-		o.Jobs = jobs
-		r, err := Run(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		js[i] = render(t, r, "json")
-		if i == 0 {
-			golden(t, "pilot.golden.txt", render(t, r, "text"))
-			g := r.Hypotheses[0]
-			if !(g.Points[1].Power > g.Points[0].Power) {
-				t.Errorf("H-guard: power ×1 %v, ×4 %v: want a rise", g.Points[0].Power, g.Points[1].Power)
-			}
-			c := r.Closed[0]
-			if c.Method != methodMcNemar || c.Inputs[0].Value != 68 {
-				t.Errorf("H-guard closed form: %s with inputs %v, want McNemar on the pilot's 68 pairs", c.Method, c.Inputs)
-			}
-		}
+	o := Options{Prereg: readPrereg(t, "testdata/pilot.yaml"), Pilot: eps, Sizes: []float64{1, 4}, Reps: 20, Target: 0.8, Seed: 3, Jobs: 1}
+	r, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !bytes.Equal(js[0], js[1]) {
-		t.Error("pilot: --jobs 1 and 2 differ")
+	g := r.Hypotheses[0]
+	if !(g.Points[1].Power > g.Points[0].Power) {
+		t.Errorf("H-guard: power ×1 %v, ×4 %v: want a rise", g.Points[0].Power, g.Points[1].Power)
+	}
+	c := r.Closed[0]
+	if c.Method != methodMcNemar || c.Inputs[0].Value != 68 {
+		t.Errorf("H-guard closed form: %s with inputs %v, want McNemar on the pilot's 68 pairs", c.Method, c.Inputs)
 	}
 }
 

@@ -1,4 +1,4 @@
-package prereg
+package prereg_test
 
 import (
 	"bytes"
@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/report"
 )
 
 // FuzzEvaluate: a file that parses evaluates on a small ledger (the CLI's
@@ -24,7 +26,7 @@ func FuzzEvaluate(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	f.Add(SkeletonBytes())
+	f.Add(prereg.SkeletonBytes())
 	var eps []*ledger.Episode
 	err := ledger.ReadEpisodes(filepath.Join("..", "..", "testdata", "cli", "episodes.csv"), ledger.ReadOptions{Warn: func(ledger.Problem) {}}, func(e *ledger.Episode) error {
 		c := *e
@@ -36,7 +38,7 @@ func FuzzEvaluate(f *testing.F) {
 	}
 	d := analysis.NewData(eps)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, err := Parse("fuzz.yaml", data)
+		file, err := prereg.Parse("fuzz.yaml", data)
 		if err != nil {
 			return
 		}
@@ -50,8 +52,8 @@ func FuzzEvaluate(f *testing.F) {
 			}
 			for _, format := range []string{"text", "md", "csv", "json"} {
 				var b bytes.Buffer
-				if err := r.Write(&b, format); err != nil {
-					t.Errorf("Write(%s): %v", format, err)
+				if err := report.Prereg(&b, r, format); err != nil {
+					t.Errorf("Prereg(%s): %v", format, err)
 				}
 			}
 		}()

@@ -1,7 +1,6 @@
 package prereg
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 )
@@ -50,27 +49,5 @@ func TestCheckRefusesHostile(t *testing.T) {
 	// allowed.
 	if _, err := Parse("h.yaml", hostile("derive:\n  - {name: a, where: 'fault_fired'}\n  - {name: b, where: 'a'}", "H1", "|\n      two\n      lines")); err != nil {
 		t.Errorf("valid file: %v", err)
-	}
-}
-
-// A multi-line statement stays one line in text and one row in the
-// Markdown table.
-func TestRenderMultiLineStatement(t *testing.T) {
-	r := &Result{Title: "t", Verdicts: []*HypothesisResult{{ID: "H1", Statement: "two\nlines | and\ta tab", Verdict: "supported"}}}
-	for _, format := range []string{"text", "md"} {
-		var b bytes.Buffer
-		if err := r.Write(&b, format); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(b.String(), "two\nlines") || !strings.Contains(b.String(), "two lines") {
-			t.Errorf("%s: the statement is not on one line:\n%s", format, b.String())
-		}
-		if format == "md" {
-			for _, l := range strings.Split(b.String(), "\n") {
-				if strings.HasPrefix(l, "| H1 ") && strings.Count(strings.ReplaceAll(l, `\|`, ""), "|") != 6 {
-					t.Errorf("md row broken: %q", l)
-				}
-			}
-		}
 	}
 }

@@ -2,11 +2,8 @@ package prereg
 
 import (
 	"fmt"
-	"io"
-	"path/filepath"
 
 	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/internal/readlimit"
 )
 
@@ -103,18 +100,4 @@ func (r *Result) Warnings() []string {
 		}
 	}
 	return out
-}
-
-// WriteFiles writes prereg.md, prereg.csv and prereg.json into dir as part
-// of u (a report directory) and returns their paths.
-func (r *Result) WriteFiles(u *outfile.Unit, dir string) ([]string, error) {
-	var files []string
-	for _, format := range []string{"md", "csv", "json"} {
-		name := filepath.Join(dir, "prereg."+format)
-		if err := u.Write(name, func(w io.Writer) error { return r.Write(w, format) }); err != nil {
-			return nil, err
-		}
-		files = append(files, name)
-	}
-	return files, nil
 }

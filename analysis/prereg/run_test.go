@@ -1,7 +1,6 @@
 package prereg
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,13 +12,10 @@ import (
 	"time"
 
 	"github.com/limbo-toolkit/limbo/analysis"
-
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 // Run attaches the ledger's identity, the seed and the lock's state; a
-// preregistration edited after its lock gets a warning; WriteFiles writes
-// the three renderings of the same result.
+// preregistration edited after its lock gets a warning.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "study.yaml")
@@ -71,31 +67,6 @@ func TestRun(t *testing.T) {
 	}
 	if w := r.Warnings(); len(w) == 0 || w[0] != "warning: "+path+" changed after it was locked" {
 		t.Errorf("warnings %q: want the lock mismatch first", w)
-	}
-
-	u := outfile.NewUnit()
-	files, err := r.WriteFiles(u, filepath.Join(dir, "report"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := u.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if len(files) != 3 {
-		t.Fatalf("wrote %v, want prereg.md, prereg.csv and prereg.json", files)
-	}
-	for i, format := range []string{"md", "csv", "json"} {
-		var want bytes.Buffer
-		if err := r.Write(&want, format); err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(files[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if filepath.Base(files[i]) != "prereg."+format || !bytes.Equal(got, want.Bytes()) {
-			t.Errorf("%s differs from Write(%q)", files[i], format)
-		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/plots"
+	"github.com/limbo-toolkit/limbo/report"
 )
 
 func newPowerCmd(e *env) *cobra.Command {
@@ -54,8 +55,8 @@ Examples:
 			if o.Sizes, err = power.ParseSizes(sizes); err != nil {
 				return usagef("power: --sizes: %v", err)
 			}
-			if !slices.Contains([]string{"text", "md", "csv", "json"}, format) {
-				return usagef("power: --format %q: want text, md, csv or json", format)
+			if !slices.Contains(report.PowerFormats, format) {
+				return usagef("power: --format %q: want text, md, latex, csv or json", format)
 			}
 			if err := o.Check(); err != nil {
 				return usageError{err}
@@ -97,7 +98,7 @@ Examples:
 				return writePower(res, out, pre, des, pilot)
 			}
 			var buf bytes.Buffer
-			if err := res.Write(&buf, format); err != nil {
+			if err := report.Power(&buf, res, format); err != nil {
 				return err
 			}
 			_, err = e.stdout.Write(buf.Bytes())
@@ -114,7 +115,7 @@ Examples:
 	f.Float64Var(&o.Target, "target", 0.8, "power to reach")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the replications")
 	f.IntVar(&o.Jobs, "jobs", 0, "parallel workers (0 = number of CPUs)")
-	f.StringVar(&format, "format", "text", "output format: text, md, csv or json")
+	f.StringVar(&format, "format", "text", "output format: text, md, latex, csv or json")
 	f.StringVar(&out, "out", "", "directory to write power.{txt,csv,json,png,svg} into")
 	return cmd
 }
@@ -123,7 +124,7 @@ Examples:
 func writePower(res *power.Result, dir string, ins ...string) error {
 	u := outfile.NewUnit(ins...)
 	defer u.Abort() // no-op after Commit
-	if _, err := res.WriteFiles(u, dir); err != nil {
+	if _, err := report.PowerFiles(u, dir, res); err != nil {
 		return err
 	}
 	if _, err := plots.RenderPower(u, res, dir); err != nil {

@@ -21,6 +21,7 @@ func TestPowerCLI(t *testing.T) {
 	}{
 		{"text", small, 0, []string{"H-effect", "Smallest size reaching power 0.800", "Closed forms"}, nil},
 		{"json", append(small, "--format", "json"), 0, []string{`"source": "simulation"`, `"smallest_size"`}, nil},
+		{"latex", append(small, "--format", "latex"), 0, []string{"% Power: ", "\\begin{tabular}{llllll}", "\\bottomrule"}, nil},
 		{"pilot", []string{"power", "--prereg", powerData + "pilot.yaml", "--pilot", powerData + "pilot.csv", "--reps", "3", "--sizes", "1", "--format", "csv"}, 0, []string{"closed_form,pilot"}, nil},
 		{"bad sizes", append(small, "--sizes", "1,0"), 2, nil, []string{`--sizes: "0": want a multiplier > 0`}},
 		{"bad scale", append(small, "--scale", "cells"), 2, nil, []string{`--scale "cells"`}},

@@ -17,6 +17,7 @@ import (
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
+	"github.com/limbo-toolkit/limbo/report"
 )
 
 func newPreregCmd(e *env) *cobra.Command {
@@ -179,7 +180,7 @@ func runPreregHypotheses(o hypothesesOptions, e *env) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := res.Write(&buf, o.format); err != nil {
+	if err := report.Prereg(&buf, res, o.format); err != nil {
 		return err
 	}
 	_, err = e.stdout.Write(buf.Bytes())

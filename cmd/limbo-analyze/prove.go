@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/limbo-toolkit/limbo/report"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
@@ -74,7 +75,7 @@ var errProofFailed = errors.New("prove: a proposition check failed")
 func runProve(o proveOptions, out io.Writer) error {
 	p1 := sandbox.CheckProposition1(o.grid)
 	p2 := sandbox.CheckProposition2(o.tail)
-	if err := sandbox.WriteProof(out, p1, p2); err != nil {
+	if err := report.Proof(out, p1, p2, "text"); err != nil {
 		return err
 	}
 	if !p1.Pass || !p2.Pass {

@@ -109,13 +109,13 @@ Examples:
 
 // simulatePaper is report's simulation without --in (a variable so that
 // tests can substitute a small ledger).
-var simulatePaper = report.SimulatePaper
+var simulatePaper = paper.Simulate
 
 func runReport(o reportOptions, e *env) error {
 	job := report.Job{In: o.in, Seed: o.seed, Out: o.out, Simulate: simulatePaper,
 		Meta: report.Meta{Toolkit: version, Schema: ledger.SchemaVersion, Go: runtime.Version()},
 		Analyze: func(d *analysis.Data) *paper.Results {
-			return paper.Analyze(d, paper.Options{Tools: report.Tools(), ICC: paper.ICC(o.icc)})
+			return paper.Analyze(d, paper.Options{Tools: paper.NativeTools(), ICC: paper.ICC(o.icc)})
 		},
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", msg) },
 	}
@@ -136,7 +136,7 @@ func runReport(o reportOptions, e *env) error {
 			if err != nil {
 				return nil, err
 			}
-			return pres.WriteFiles(u, dir)
+			return report.PreregFiles(u, dir, pres)
 		}
 	}
 	w, err := report.Generate(job)
@@ -151,8 +151,8 @@ func runReport(o reportOptions, e *env) error {
 	return nil
 }
 
-// runSeed is the run seed of the ledger at in (report.RunSeed).
-func runSeed(in string, d *analysis.Data) string { return report.RunSeed(in, d) }
+// runSeed is the run seed of the ledger at in (paper.RunSeed).
+func runSeed(in string, d *analysis.Data) string { return paper.RunSeed(in, d) }
 
 // checkOutDir rejects an output directory path that is an existing file,
 // before any work is done.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
-	"github.com/limbo-toolkit/limbo/report"
 )
 
 // readTree returns every file under dir by relative path.
@@ -108,7 +107,7 @@ func TestReportSeedByteStable(t *testing.T) {
 // paperEpisodes simulates the paper design once per test binary.
 func paperEpisodes(b *testing.B) *analysis.Data {
 	b.Helper()
-	d, err := report.SimulatePaper(defaultSeed)
+	d, err := paper.Simulate(defaultSeed)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -119,7 +118,7 @@ func paperEpisodes(b *testing.B) *analysis.Data {
 // 25,930 episodes (simulation excluded).
 func BenchmarkTablesAndHypotheses(b *testing.B) {
 	d := paperEpisodes(b)
-	tools := report.Tools()
+	tools := paper.NativeTools()
 	for b.Loop() {
 		paper.Analyze(d, paper.Options{Tools: tools})
 	}

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/report"
 )
 
 type schemaOptions struct{ format string }
@@ -28,17 +26,8 @@ Examples:
 			if len(args) > 0 {
 				return usagef("schema: unexpected argument %q", args[0])
 			}
-			switch o.format {
-			case "md":
-				_, err := fmt.Fprint(e.stdout, ledger.SchemaMarkdown())
-				return err
-			case "json":
-				b, err := json.MarshalIndent(ledger.Schema(), "", "  ")
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(e.stdout, "%s\n", b)
-				return err
+			if o.format == "md" || o.format == "json" {
+				return report.Schema(e.stdout, ledger.Schema(), o.format)
 			}
 			return usagef("schema: --format must be md or json, not %q", o.format)
 		},

@@ -82,7 +82,7 @@ func readAnalysisData(e *env, in, inFormat string, strict bool, cols []string) (
 }
 
 // toolCatalogue is Table 11's source: the sandbox's native catalogue.
-func toolCatalogue() []paper.Tool { return report.Tools() }
+func toolCatalogue() []paper.Tool { return paper.NativeTools() }
 
 func runTables(o tablesOptions, e *env) error {
 	ns := paper.TableNumbers

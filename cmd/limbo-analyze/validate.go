@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/report"
 )
 
 type validateOptions struct {
@@ -77,6 +78,6 @@ func runValidate(o validateOptions, e *env) error {
 			if c.Summary == nil {
 				return nil
 			}
-			return c.Summary.Write(e.stdout, o.format)
+			return report.Summary(e.stdout, c.Summary, o.format)
 		})
 }
