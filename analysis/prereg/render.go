@@ -53,7 +53,7 @@ func fmtP(p float64) string {
 	return strconv.FormatFloat(p, 'g', 2, 64)
 }
 
-func unitOf(kind string) string {
+func unitOf(kind Kind) string {
 	switch kind {
 	case KindRate, KindShapley:
 		return "%"
@@ -61,6 +61,20 @@ func unitOf(kind string) string {
 		return " pp"
 	}
 	return ""
+}
+
+// coefLabel names a coefficient estimate by its measure (statName):
+// OR, RR, ratio or β.
+func coefLabel(name string) string {
+	switch {
+	case strings.HasSuffix(name, "_or"):
+		return "OR"
+	case strings.HasSuffix(name, "_rr"):
+		return "RR"
+	case strings.HasSuffix(name, "_ratio"):
+		return "ratio"
+	}
+	return "β"
 }
 
 // Summary is a part's estimate as a person reads it.
@@ -71,6 +85,8 @@ func (p *PartResult) Summary() string {
 	switch p.Kind {
 	case KindOddsRatio:
 		b.WriteString("OR ")
+	case KindCoefficient:
+		b.WriteString(coefLabel(s.Name) + " ")
 	case KindShapley:
 		b.WriteString("share ")
 	case KindRateDiff, KindTOST:
@@ -104,7 +120,7 @@ func (r *Result) writeText(w io.Writer, md bool) error {
 	}
 	var notes []string
 	for _, v := range r.Verdicts {
-		analysis := v.Analysis
+		analysis := string(v.Analysis)
 		if v.SensitivityOf != "" {
 			analysis += " of " + v.SensitivityOf
 		}
@@ -237,7 +253,7 @@ func (r *Result) writeCSV(w io.Writer) error {
 				if i == 0 {
 					bound, rule, verdict, reason = num(pr.Bound), pr.Rule, string(pr.Verdict), pr.Reason
 				}
-				row := []string{v.ID, v.Analysis, v.SensitivityOf, string(v.Verdict), v.Reason, pr.Name, pr.Level, pr.Kind, s.Name,
+				row := []string{v.ID, string(v.Analysis), v.SensitivityOf, string(v.Verdict), v.Reason, pr.Name, pr.Level, string(pr.Kind), s.Name,
 					num(s.Value), num(s.Lo), num(s.Hi), num(s.P), strconv.FormatInt(s.N, 10), bound, rule, verdict, reason}
 				if err := cw.Write(append(row, prov...)); err != nil {
 					return err
@@ -294,9 +310,9 @@ func (r *Result) writeJSON(w io.Writer) error {
 		Checks     []string   `json:"checks,omitempty"`
 	}{Title: r.Title, Hypotheses: []jverdict{}, Checks: r.Checks}
 	for _, v := range r.Verdicts {
-		jv := jverdict{ID: v.ID, Statement: v.Statement, Analysis: v.Analysis, SensitivityOf: v.SensitivityOf, Verdict: string(v.Verdict), Reason: v.Reason, Provenance: r.Provenance}
+		jv := jverdict{ID: v.ID, Statement: v.Statement, Analysis: string(v.Analysis), SensitivityOf: v.SensitivityOf, Verdict: string(v.Verdict), Reason: v.Reason, Provenance: r.Provenance}
 		for _, p := range v.Parts {
-			jp := jpart{Name: p.Name, Level: p.Level, Kind: p.Kind, Estimate: toJ(p.Estimate), Bound: jnum(p.Bound), Extra: []jstat{}, Rule: p.Rule, Verdict: string(p.Verdict), Reason: p.Reason, Warnings: p.Warnings}
+			jp := jpart{Name: p.Name, Level: p.Level, Kind: string(p.Kind), Estimate: toJ(p.Estimate), Bound: jnum(p.Bound), Extra: []jstat{}, Rule: p.Rule, Verdict: string(p.Verdict), Reason: p.Reason, Warnings: p.Warnings}
 			if jp.Warnings == nil {
 				jp.Warnings = []string{}
 			}
