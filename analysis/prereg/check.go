@@ -56,10 +56,10 @@ func (f *File) uses() ([]colUse, []levelUse) {
 			e := p.Estimand
 			addWhere(p.Population, what+": population", orLine(p.PopLine, p.Line))
 			add(p.ForEach, what+": for_each", p.Line)
-			if e.Kind != KindOddsRatio && e.Kind != KindShapley {
+			if !e.Kind.fitsFormula() {
 				add(p.Outcome, what+": outcome", p.Line)
 			}
-			for _, c := range []struct{ name, key string }{{e.Weight, "weight"}, {e.Cluster, "cluster"}, {e.Arm, "arm"}, {e.Group, "group"}} {
+			for _, c := range []struct{ name, key string }{{e.Weight, "weight"}, {e.Cluster, "cluster"}, {e.Arm, "arm"}, {e.Group, "group"}, {e.Order, "order"}} {
 				add(c.name, what+": estimand."+c.key, e.Line)
 			}
 			for _, c := range e.PairBy {

@@ -693,9 +693,9 @@ func (d *decoder) validate(f *File) {
 		switch fam.Adjust {
 		case "holm", "bonferroni", "bh":
 		case "":
-			d.errf(fam.Line, "family %s: adjust is required (holm, bonferroni or bh)", fam.ID)
+			d.errf(fam.Line, "family %s: adjust is required (%s)", fam.ID, orList(Adjusts))
 		default:
-			d.errf(fam.Line, "family %s: adjust %q: want holm, bonferroni or bh", fam.ID, fam.Adjust)
+			d.errf(fam.Line, "family %s: adjust %q: want %s", fam.ID, fam.Adjust, orList(Adjusts))
 		}
 		families[fam.ID] = fam
 	}
@@ -727,7 +727,7 @@ func (d *decoder) validate(f *File) {
 				d.errf(h.Line, "hypothesis %s: combine partial needs at least two parts with a rule", h.ID)
 			}
 		default:
-			d.errf(h.Line, "hypothesis %s: combine %q: want all or partial", h.ID, h.Combine)
+			d.errf(h.Line, "hypothesis %s: combine %q: want %s", h.ID, h.Combine, orList(Combines))
 		}
 		ruled := false
 		for _, p := range h.Parts {
@@ -757,7 +757,7 @@ func (d *decoder) validate(f *File) {
 				d.errf(h.Line, "hypothesis %s: sensitivity_of %q is itself a sensitivity analysis", h.ID, h.SensitivityOf)
 			}
 		default:
-			d.errf(h.Line, "hypothesis %s: analysis %q: want primary or sensitivity", h.ID, h.Analysis)
+			d.errf(h.Line, "hypothesis %s: analysis %q: want %s", h.ID, h.Analysis, orList(Analyses))
 		}
 	}
 	for _, fam := range f.Families {
@@ -868,7 +868,7 @@ func (d *decoder) part1(f *File, h *Hypothesis, p *Part, families map[string]*Fa
 	switch p.IfNotComputable {
 	case IfNotComputableFail, IfNotComputableNotSupported:
 	default:
-		d.errf(p.Line, "%s: if_not_computable %q: want fail or not_supported", what, p.IfNotComputable)
+		d.errf(p.Line, "%s: if_not_computable %q: want %s", what, p.IfNotComputable, orList(IfNotComputables))
 	}
 	allowed, ok := kindKeys[e.Kind]
 	if !ok {
@@ -1306,7 +1306,7 @@ func (d *decoder) checkRule(f *File, what string, p *Part, derived map[string]bo
 			d.errf(line, "%s: the test's p-value is against %v, so rule.bound %v contradicts use test", what, e.null(), r.Bound)
 		}
 	default:
-		d.errf(line, "%s: rule.use %q: want point, interval or test", what, r.Use)
+		d.errf(line, "%s: rule.use %q: want %s", what, r.Use, orList(Uses))
 	}
 	if r.Sides != 0 && r.Use != UseTest {
 		d.errf(line, "%s: rule.sides applies only to use test", what)
