@@ -3,6 +3,7 @@ package prereg
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -284,7 +285,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 	e := p.Estimand
 	q.Weight = e.Weight
 	fail := func(err error) *PartResult {
-		pr.Verdict, pr.Reason = NotComputable, engineReason(err)
+		pr.Verdict, pr.Reason = NotComputable, engineReason(err, e.Kind)
 		if p.Rule == nil {
 			pr.Verdict = ""
 		}
@@ -448,7 +449,7 @@ func oneSided(r *Rule, pr *PartResult) {
 // numbers unchanged), its fit the binomial logit model with families, a
 // coefficient's fit, distribution and link the model with families.
 func (e *Estimand) modelSpec() analysis.ModelSpec {
-	spec := analysis.ModelSpec{Formula: e.Formula, Group: e.Group, Corr: e.Corr, Order: e.Order, Refs: e.Refs}
+	spec := analysis.ModelSpec{Formula: e.Formula, Group: e.Group, Corr: e.Corr, Order: e.Order, Cov: e.Cov, Refs: e.Refs}
 	switch {
 	case e.Model != "":
 		spec.Family = analysis.ModelFamily(e.Model)
@@ -532,12 +533,19 @@ var engineKeys = map[string]string{
 	"Cluster": "estimand.cluster", "Level": "estimand.level", "Margin": "rule.margin",
 	"Family": "estimand.model", "Formula": "estimand.formula", "Group": "estimand.group", "Corr": "estimand.corr",
 	"Refs": "estimand.refs", "R2": "estimand.r2",
+	"Fit": "estimand.fit", "Link": "estimand.link", "Order": "estimand.order", "ML": "estimand.reml", "Cov": "estimand.cov",
 }
 
 // engineReason is an engine error, in the preregistration's keys, as the
-// reason a verdict is not computable.
-func engineReason(err error) string {
-	err = analysis.RenameField(err, engineKeys)
+// reason a verdict is not computable. A coefficient's Family is its
+// distribution (an odds ratio's, its model).
+func engineReason(err error, kind Kind) string {
+	keys := engineKeys
+	if kind == KindCoefficient {
+		keys = maps.Clone(engineKeys)
+		keys["Family"] = "estimand.distribution"
+	}
+	err = analysis.RenameField(err, keys)
 	var se *analysis.SpecError
 	if errors.As(err, &se) {
 		return "the specification does not fit this ledger: " + err.Error()

@@ -128,6 +128,7 @@ type Estimand struct {
 	Group        string       // gee: cluster column
 	Corr         stats.Corr   // gee: exchangeable (default), independence, ar1
 	Order        string       // gee with corr ar1: the column ordering a cluster's rows
+	Cov          stats.GEECov // gee: robust (default), bias-reduced, kc or naive
 	// Fallback is the GEE working correlation used when Corr cannot be
 	// estimated (independence keeps robust standard errors valid).
 	Fallback stats.Corr
@@ -588,6 +589,7 @@ func (d *decoder) estimand(n *yaml.Node) Estimand {
 		"link":  func(v *yaml.Node) { d.str(v, "estimand.link", (*string)(&e.Link)) },
 		"scale": func(v *yaml.Node) { d.str(v, "estimand.scale", (*string)(&e.Scale)) },
 		"order": func(v *yaml.Node) { d.str(v, "estimand.order", &e.Order) },
+		"cov":   func(v *yaml.Node) { d.str(v, "estimand.cov", (*string)(&e.Cov)) },
 		"reml": func(v *yaml.Node) {
 			reml := true
 			if d.boolean(v, "estimand.reml", &reml) {
@@ -813,8 +815,8 @@ var kindKeys = map[Kind][]string{
 	KindRate:        {"weight", "cluster", "level"},
 	KindRateDiff:    {"weight", "cluster", "level", "arm", "a", "b"},
 	KindMcNemar:     {"arm", "a", "b", "pair_by", "test", "family"},
-	KindOddsRatio:   {"model", "fit", "formula", "term", "group", "corr", "order", "fallback", "refs", "family"},
-	KindCoefficient: {"fit", "distribution", "link", "scale", "formula", "term", "group", "corr", "order", "fallback", "reml", "refs", "family"},
+	KindOddsRatio:   {"model", "fit", "formula", "term", "group", "corr", "order", "cov", "fallback", "refs", "family"},
+	KindCoefficient: {"fit", "distribution", "link", "scale", "formula", "term", "group", "corr", "order", "cov", "fallback", "reml", "refs", "family"},
 	KindShapley:     {"formula", "term", "r2", "refs"},
 	KindTOST:        {"arm", "a", "b", "pair_by", "cluster", "method"},
 }
@@ -842,6 +844,7 @@ func (e *Estimand) setKeys() []string {
 	add("link", e.Link != "")
 	add("scale", e.Scale != "")
 	add("order", e.Order != "")
+	add("cov", e.Cov != "")
 	add("reml", e.hasREML)
 	add("formula", e.Formula != "")
 	add("term", e.Term != "")
@@ -1154,7 +1157,14 @@ func (d *decoder) model(line int, what string, e *Estimand) {
 		if e.Order != "" {
 			d.errf(line, "%s: estimand.order applies only to %s gee with corr ar1", what, key)
 		}
+		if e.Cov != "" {
+			d.errf(line, "%s: estimand.cov applies only to %s gee", what, key)
+		}
 		return
+	}
+	covs := []stats.GEECov{stats.Robust, stats.BiasReduced, stats.KC, stats.Naive}
+	if e.Cov != "" && !slices.Contains(covs, e.Cov) {
+		d.errf(line, "%s: estimand.cov %q: want %s", what, e.Cov, orList(covs))
 	}
 	if e.Group == "" {
 		d.errf(line, "%s: a gee needs estimand.group (its clusters)", what)
