@@ -139,7 +139,8 @@ type Estimand struct {
 	R2      R2         // shapley_share: mcfadden (default), nagelkerke, tjur, coxsnell
 	Method  TOSTMethod // tost without pairing or cluster: agresti-caffo, wald, score
 	Line    int
-	hasREML bool // the reml key was given
+	hasREML bool           // the reml key was given
+	lines   map[string]int // of each key given, for messages
 }
 
 // Decision directions.
@@ -569,8 +570,8 @@ func (d *decoder) part(n *yaml.Node) *Part {
 }
 
 func (d *decoder) estimand(n *yaml.Node) Estimand {
-	e := Estimand{Line: d.line(n), Level: math.NaN()}
-	d.mapping(n, "estimand", fields{
+	e := Estimand{Line: d.line(n), Level: math.NaN(), lines: map[string]int{}}
+	fs := fields{
 		"kind":    func(v *yaml.Node) { d.str(v, "estimand.kind", (*string)(&e.Kind)) },
 		"weight":  func(v *yaml.Node) { d.str(v, "estimand.weight", &e.Weight) },
 		"cluster": func(v *yaml.Node) { d.str(v, "estimand.cluster", &e.Cluster) },
@@ -604,8 +605,21 @@ func (d *decoder) estimand(n *yaml.Node) Estimand {
 		"refs":     func(v *yaml.Node) { d.strMap(v, "estimand.refs", &e.Refs) },
 		"r2":       func(v *yaml.Node) { d.str(v, "estimand.r2", (*string)(&e.R2)) },
 		"method":   func(v *yaml.Node) { d.str(v, "estimand.method", (*string)(&e.Method)) },
-	})
+	}
+	for k, h := range fs {
+		fs[k] = func(v *yaml.Node) { e.lines[k] = v.Line; h(v) }
+	}
+	d.mapping(n, "estimand", fs)
 	return e
+}
+
+// at is the line of the estimand's key, or the estimand's when the key
+// is absent (or the estimand was built in code).
+func (e *Estimand) at(key string) int {
+	if l := e.lines[key]; l > 0 {
+		return l
+	}
+	return e.Line
 }
 
 func (d *decoder) rule(n *yaml.Node) *Rule {
@@ -1012,10 +1026,10 @@ func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
 	}
 	key := e.fitKey()
 	if rt := formulaRandom(fm); rt != "" && e.fit() != analysis.FitGLMM {
-		d.errf(line, "%s: the formula has a random term %s, which only %s glmm fits", what, rt, key)
+		d.errf(e.at("formula"), "%s: the formula has a random term %s, which only %s glmm fits", what, rt, key)
 	}
 	if random && e.fit() == analysis.FitGLMM && formulaRandom(fm) == "" {
-		d.errf(line, "%s: %s glmm needs a random term such as (1|template) in the formula", what, key)
+		d.errf(e.at("formula"), "%s: %s glmm needs a random term such as (1|template) in the formula", what, key)
 	}
 	col := e.Term
 	if i := strings.IndexByte(col, '['); i > 0 && strings.HasSuffix(col, "]") && !strings.Contains(col, ":") {
@@ -1038,11 +1052,11 @@ func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
 			}
 		}
 		inter := strings.Join(parts, ":")
-		d.errf(line, "%s: estimand.term %q is a coefficient of the interaction %s, which %q does not have (its terms: %s; %s or %s adds it)",
+		d.errf(e.at("term"), "%s: estimand.term %q is a coefficient of the interaction %s, which %q does not have (its terms: %s; %s or %s adds it)",
 			what, e.Term, inter, e.Formula, strings.Join(names, ", "), strings.Join(parts, "*"), inter)
 		return
 	}
-	d.errf(line, "%s: estimand.term %q is not a term of %q%s", what, e.Term, e.Formula, didYouMean(col, names))
+	d.errf(e.at("term"), "%s: estimand.term %q is not a term of %q%s", what, e.Term, e.Formula, didYouMean(col, names))
 }
 
 // fit is the model estimand's fit: Fit, or the one Model names.
@@ -1106,44 +1120,48 @@ func (d *decoder) model(line int, what string, e *Estimand) {
 	case e.Kind == KindOddsRatio && e.Model == "" && e.Fit == "":
 		d.errf(line, "%s: estimand.model is required (logit, gee or glmm; or estimand.fit glm, gee or glmm)", what)
 	case e.Model != "" && !slices.Contains(Models, e.Model):
-		d.errf(line, "%s: estimand.model %q: want %s", what, e.Model, orList(Models))
+		d.errf(e.at("model"), "%s: estimand.model %q: want %s", what, e.Model, orList(Models))
 	case e.Kind == KindCoefficient && e.Fit == "":
 		d.errf(line, "%s: estimand.fit is required (%s)", what, orList(fits))
 	case e.Fit != "" && !slices.Contains(fits, e.Fit):
-		d.errf(line, "%s: estimand.fit %q: want %s", what, e.Fit, orList(fits))
+		d.errf(e.at("fit"), "%s: estimand.fit %q: want %s", what, e.Fit, orList(fits))
 	}
 	fit := e.fit()
 	if e.Kind == KindCoefficient {
 		dists := []stats.Family{stats.Binomial, stats.Poisson, stats.Gaussian}
 		switch {
 		case e.Distribution == "":
-			d.errf(line, "%s: estimand.distribution is required (%s)", what, orList(dists))
+			d.errf(e.at("distribution"), "%s: estimand.distribution is required (%s)", what, orList(dists))
 		case !e.Distribution.Valid():
-			d.errf(line, "%s: estimand.distribution %q: want %s%s", what, e.Distribution, orList(dists),
+			d.errf(e.at("distribution"), "%s: estimand.distribution %q: want %s%s", what, e.Distribution, orList(dists),
 				didYouMean(string(e.Distribution), []string{"binomial", "poisson", "gaussian"}))
 		}
 		links := []stats.Link{stats.LinkLogit, stats.LinkProbit, stats.LinkCloglog, stats.LinkLog, stats.LinkIdentity}
+		link := e.link()
+		if e.Link != "" && !(slices.Contains(links, e.Link) && e.Distribution.Valid() && e.Link.Allowed(e.Distribution)) {
+			// The scale's default follows the link the file meant to give.
+			link = ""
+		}
 		if e.Link != "" {
 			if !slices.Contains(links, e.Link) {
-				d.errf(line, "%s: estimand.link %q: want %s", what, e.Link, orList(links))
+				d.errf(e.at("link"), "%s: estimand.link %q: want %s", what, e.Link, orList(links))
 			} else if e.Distribution.Valid() && !e.Link.Allowed(e.Distribution) {
 				ok := slices.DeleteFunc(slices.Clone(links), func(l stats.Link) bool { return !l.Allowed(e.Distribution) })
-				d.errf(line, "%s: estimand.link %s does not apply to distribution %s (want %s)", what, e.Link, e.Distribution, orList(ok))
+				d.errf(e.at("link"), "%s: estimand.link %s does not apply to distribution %s (want %s)", what, e.Link, e.Distribution, orList(ok))
 			}
 		}
-		link := e.link()
 		switch {
 		case e.Scale != "" && !slices.Contains(Scales, e.Scale):
-			d.errf(line, "%s: estimand.scale %q: want %s", what, e.Scale, orList(Scales))
+			d.errf(e.at("scale"), "%s: estimand.scale %q: want %s", what, e.Scale, orList(Scales))
 		case e.Scale == ScaleRatio && link != "" && !slices.Contains(ratioLinks, link):
-			d.errf(line, "%s: estimand.scale ratio reads exp(β), which is no ratio under the %s link (ratios: %s links); use scale difference", what, link, orList(ratioLinks))
+			d.errf(e.at("scale"), "%s: estimand.scale ratio reads exp(β), which is no ratio under the %s link (ratios: %s links); use scale difference", what, link, orList(ratioLinks))
 		case e.Scale == "" && slices.Contains([]stats.Link{stats.LinkLogit, stats.LinkLog}, link):
 			e.Scale = ScaleRatio
 		case e.Scale == "":
 			e.Scale = ScaleDifference
 		}
 		if e.hasREML && !(fit == analysis.FitGLMM && e.Distribution == stats.Gaussian) {
-			d.errf(line, "%s: estimand.reml applies to a gaussian glmm (REML or ML), not a %s %s", what, orDefault(string(fit), "?"), orDefault(string(e.Distribution), "?"))
+			d.errf(e.at("reml"), "%s: estimand.reml applies to a gaussian glmm (REML or ML), not a %s %s", what, orDefault(string(fit), "?"), orDefault(string(e.Distribution), "?"))
 		}
 	}
 	if fit == "" {
@@ -1155,36 +1173,36 @@ func (d *decoder) model(line int, what string, e *Estimand) {
 			d.errf(line, "%s: group, corr and fallback apply only to %s gee", what, key)
 		}
 		if e.Order != "" {
-			d.errf(line, "%s: estimand.order applies only to %s gee with corr ar1", what, key)
+			d.errf(e.at("order"), "%s: estimand.order applies only to %s gee with corr ar1", what, key)
 		}
 		if e.Cov != "" {
-			d.errf(line, "%s: estimand.cov applies only to %s gee", what, key)
+			d.errf(e.at("cov"), "%s: estimand.cov applies only to %s gee", what, key)
 		}
 		return
 	}
 	covs := []stats.GEECov{stats.Robust, stats.BiasReduced, stats.KC, stats.Naive}
 	if e.Cov != "" && !slices.Contains(covs, e.Cov) {
-		d.errf(line, "%s: estimand.cov %q: want %s", what, e.Cov, orList(covs))
+		d.errf(e.at("cov"), "%s: estimand.cov %q: want %s", what, e.Cov, orList(covs))
 	}
 	if e.Group == "" {
 		d.errf(line, "%s: a gee needs estimand.group (its clusters)", what)
 	}
 	corrs := []stats.Corr{stats.Independence, stats.Exchangeable, stats.AR1}
 	if e.Corr != "" && !e.Corr.Valid() {
-		d.errf(line, "%s: estimand.corr %q: want %s%s", what, e.Corr, orList(corrs), didYouMean(string(e.Corr), []string{"independence", "exchangeable", "ar1"}))
+		d.errf(e.at("corr"), "%s: estimand.corr %q: want %s%s", what, e.Corr, orList(corrs), didYouMean(string(e.Corr), []string{"independence", "exchangeable", "ar1"}))
 	}
 	switch {
 	case e.Fallback == "":
 	case e.Fallback != stats.Independence && e.Fallback != stats.Exchangeable:
-		d.errf(line, "%s: estimand.fallback %q: want independence or exchangeable", what, e.Fallback)
+		d.errf(e.at("fallback"), "%s: estimand.fallback %q: want independence or exchangeable", what, e.Fallback)
 	case e.Fallback == orDefault(e.Corr, stats.Exchangeable):
-		d.errf(line, "%s: estimand.fallback %s is the working correlation it falls back from", what, e.Fallback)
+		d.errf(e.at("fallback"), "%s: estimand.fallback %s is the working correlation it falls back from", what, e.Fallback)
 	}
 	switch {
 	case e.Corr == stats.AR1 && e.Order == "":
-		d.errf(line, "%s: corr ar1 needs estimand.order (the column that orders a cluster's rows)", what)
+		d.errf(e.at("corr"), "%s: corr ar1 needs estimand.order (the column that orders a cluster's rows)", what)
 	case e.Corr != stats.AR1 && e.Order != "":
-		d.errf(line, "%s: estimand.order orders a cluster's rows for corr ar1; corr is %s", what, orDefault(e.Corr, stats.Exchangeable))
+		d.errf(e.at("order"), "%s: estimand.order orders a cluster's rows for corr ar1; corr is %s", what, orDefault(e.Corr, stats.Exchangeable))
 	}
 }
 
