@@ -20,20 +20,28 @@ func TestDocsExamplesParse(t *testing.T) {
 	if len(blocks) < 2 {
 		t.Fatalf("%d YAML blocks in docs/prereg.md", len(blocks))
 	}
-	study, err := os.ReadFile(filepath.Join("testdata", "study.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	shown := map[string]bool{"study.yaml": false, "calls.yaml": false}
+	files := map[string]string{}
+	for name := range shown {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(b)
 	}
-	found := false
 	for i, b := range blocks {
 		b, _, _ = strings.Cut(b, "```")
 		if _, err := Parse("docs/prereg.md block "+string(rune('1'+i)), []byte(b)); err != nil {
 			t.Errorf("%v", err)
 		}
-		found = found || b == string(study)
+		for name, f := range files {
+			shown[name] = shown[name] || b == f
+		}
 	}
-	if !found {
-		t.Error("docs/prereg.md does not show testdata/study.yaml as it is")
+	for name, ok := range shown {
+		if !ok {
+			t.Errorf("docs/prereg.md does not show testdata/%s as it is", name)
+		}
 	}
 }
 
