@@ -88,7 +88,6 @@ func TestPreregCoefficientMatchesModel(t *testing.T) {
 			}
 			var m struct {
 				N            int64
-				NObs         float64  `json:"nobs"`
 				DFResidual   *float64 `json:"df_residual"`
 				Coefficients []struct {
 					Term            string
