@@ -75,6 +75,13 @@ func (f *File) uses() ([]colUse, []levelUse) {
 					lvls = append(lvls, levelUse{e.Arm, l, what, e.Line, false})
 				}
 			}
+			if e.Kind == KindOddsRatio || e.Kind == KindCoefficient {
+				// A coefficient col[level] (a[x]:b[y] for an interaction)
+				// needs the level in the ledger to exist at all.
+				for _, c := range termLevels(e.Term) {
+					lvls = append(lvls, levelUse{c[0], c[1], what + ": estimand.term", e.at("term"), false})
+				}
+			}
 			for _, c := range slices.Sorted(mapKeys(e.Refs)) {
 				add(c, what+": estimand.refs", e.Line)
 				lvls = append(lvls, levelUse{c, e.Refs[c], what + ": estimand.refs", e.Line, false})

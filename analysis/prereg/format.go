@@ -1031,6 +1031,13 @@ func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
 	if random && e.fit() == analysis.FitGLMM && formulaRandom(fm) == "" {
 		d.errf(e.at("formula"), "%s: %s glmm needs a random term such as (1|template) in the formula", what, key)
 	}
+	if random {
+		for _, c := range termLevels(e.Term) {
+			if ref, ok := e.Refs[c[0]]; ok && ref == c[1] {
+				d.errf(e.at("term"), "%s: estimand.term %q: %s is the reference level of %s (estimand.refs), which has no coefficient", what, e.Term, c[1], c[0])
+			}
+		}
+	}
 	col := e.Term
 	if i := strings.IndexByte(col, '['); i > 0 && strings.HasSuffix(col, "]") && !strings.Contains(col, ":") {
 		col = col[:i]
@@ -1211,6 +1218,19 @@ func formulaRandom(f *formula.Formula) string {
 		return ""
 	}
 	return f.Random[0].String()
+}
+
+// termLevels lists the (column, level) pairs a coefficient's name gives:
+// col[level], or each part of an interaction a[x]:b[y]; a numeric part
+// (col) gives none.
+func termLevels(term string) [][2]string {
+	var out [][2]string
+	for _, p := range strings.Split(term, ":") {
+		if j := strings.IndexByte(p, '['); j > 0 && strings.HasSuffix(p, "]") {
+			out = append(out, [2]string{p[:j], p[j+1 : len(p)-1]})
+		}
+	}
+	return out
 }
 
 // termOfName reports whether a coefficient name such as a[x]:b names a
