@@ -1,6 +1,7 @@
 # Reference values for analysis/prereg/testdata/models.yaml on the
-# committed CLI ledger (testdata/cli/episodes.csv): R 4, lme4.
-# Rscript analysis/prereg/testdata/models.R > analysis/prereg/testdata/models.json
+# committed CLI ledger (testdata/cli/episodes.csv): R 4.2.2, lme4 1.1-31.
+# From the repository root:
+#   Rscript analysis/prereg/testdata/models.R > analysis/prereg/testdata/models.json
 suppressMessages({library(lme4); library(jsonlite)})
 d <- read.csv("testdata/cli/episodes.csv", stringsAsFactors = TRUE)
 d$condition <- relevel(d$condition, ref = "vanilla")
