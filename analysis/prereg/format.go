@@ -1038,6 +1038,11 @@ func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
 			}
 		}
 	}
+	// col[T.level] would pass for col below, and match no coefficient.
+	if name := engineName(e.Term, fm.Columns()); random && name != "" && strings.Contains(e.Term, "[T.") {
+		d.errf(e.at("term"), "%s: estimand.term %q: the engine names this coefficient %q (col[level]; a[x]:b[y] for an interaction)", what, e.Term, name)
+		return
+	}
 	col := e.Term
 	if i := strings.IndexByte(col, '['); i > 0 && strings.HasSuffix(col, "]") && !strings.Contains(col, ":") {
 		col = col[:i]
@@ -1046,6 +1051,10 @@ func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
 		if t.Order() == 1 && t.Factors[0].Column == col || t.String() == e.Term || termOfName(t, e.Term) {
 			return
 		}
+	}
+	if name := engineName(e.Term, fm.Columns()); random && name != "" {
+		d.errf(e.at("term"), "%s: estimand.term %q: the engine names this coefficient %q (col[level]; a[x]:b[y] for an interaction)", what, e.Term, name)
+		return
 	}
 	var names []string
 	for _, t := range fm.Terms {
@@ -1218,6 +1227,38 @@ func formulaRandom(f *formula.Formula) string {
 		return ""
 	}
 	return f.Random[0].String()
+}
+
+// engineName is the engine's name (formula.Build: col[level], parts
+// joined by ":") of a coefficient named as statsmodels (col[T.level]) or
+// R (collevel) name it, or "" if name is not such a name.
+func engineName(name string, cols []string) string {
+	parts := strings.Split(name, ":")
+	changed := false
+	for i, p := range parts {
+		if j := strings.Index(p, "[T."); j > 0 && strings.HasSuffix(p, "]") {
+			parts[i], changed = p[:j]+"["+p[j+3:], true
+			continue
+		}
+		if strings.Contains(p, "[") || slices.Contains(cols, p) {
+			continue
+		}
+		// R pastes the level to the column: the longest column that
+		// prefixes the name, so that "model2x" reads as model2 + x.
+		best := ""
+		for _, c := range cols {
+			if len(c) > len(best) && len(p) > len(c) && strings.HasPrefix(p, c) {
+				best = c
+			}
+		}
+		if best != "" {
+			parts[i], changed = best+"["+p[len(best):]+"]", true
+		}
+	}
+	if !changed {
+		return ""
+	}
+	return strings.Join(parts, ":")
 }
 
 // termLevels lists the (column, level) pairs a coefficient's name gives:
