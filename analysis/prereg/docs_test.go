@@ -77,6 +77,25 @@ func TestSchemaKeys(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("schema estimand keys %v, parser %v", got, want)
 	}
+	// The schema's enumerations are the types' values.
+	for _, c := range []struct {
+		def, key string
+		want     []string
+	}{
+		{"estimand", "kind", strs(Kinds)}, {"estimand", "test", strs(McNemarTests)}, {"estimand", "model", strs(Models)},
+		{"estimand", "scale", strs(Scales)}, {"estimand", "r2", strs(R2s)}, {"estimand", "method", strs(TOSTMethods)},
+		{"rule", "direction", strs(Directions)}, {"rule", "use", strs(Uses)},
+		{"hypothesis", "analysis", strs(Analyses)}, {"hypothesis", "combine", strs(Combines)},
+		{"part", "if_not_computable", strs(IfNotComputables)},
+	} {
+		var e struct{ Enum []string }
+		if err := json.Unmarshal(s.Defs[c.def].Properties[c.key], &e); err != nil {
+			t.Fatalf("%s.%s: %v", c.def, c.key, err)
+		}
+		if !slices.Equal(e.Enum, c.want) {
+			t.Errorf("schema %s.%s: %v, the type's values %v", c.def, c.key, e.Enum, c.want)
+		}
+	}
 	var rule []string
 	for k := range s.Defs["rule"].Properties {
 		rule = append(rule, k)
@@ -85,4 +104,12 @@ func TestSchemaKeys(t *testing.T) {
 	if w := []string{"alpha", "bound", "compare_to", "direction", "margin", "sides", "use"}; !slices.Equal(rule, w) {
 		t.Errorf("schema rule keys %v, want %v", rule, w)
 	}
+}
+
+func strs[T ~string](values []T) []string {
+	s := make([]string, len(values))
+	for i, v := range values {
+		s[i] = string(v)
+	}
+	return s
 }
