@@ -193,3 +193,54 @@ func TestModelChecks(t *testing.T) {
 		})
 	}
 }
+
+// TestOddsRatioFitIsModel: an odds_ratio's fit (glm, gee, glmm: the
+// binomial logit model with families) estimates what its model (logit,
+// gee, glmm: the logistic models of before families) does.
+func TestOddsRatioFitIsModel(t *testing.T) {
+	eps := readCSV(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
+	tests := []struct {
+		model, fit, rest string
+	}{
+		{"logit", "glm", `formula: "duplicated ~ contract * condition", term: "contract[native]:condition[guard]"`},
+		{"gee", "gee", `formula: "duplicated ~ contract", group: template, term: "contract[native]"`},
+		{"glmm", "glmm", `formula: "duplicated ~ contract + (1|template)", term: "contract[native]"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			var got [2]Stat
+			for i, key := range []string{"model: " + tt.model, "fit: " + tt.fit} {
+				src := "prereg: 1\nhypotheses:\n  - id: H\n    statement: s\n    population: fault_fired\n    estimand: {kind: odds_ratio, " + key + ", " + tt.rest + "}\n    rule: {direction: above}\n"
+				f, err := Parse("h.yaml", []byte(src))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := f.EvaluateEpisodes(eps)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pr := r.Verdicts[0].Parts[0]
+				if pr.Reason != "" {
+					t.Fatalf("%s: %s", key, pr.Reason)
+				}
+				got[i] = pr.Estimate
+			}
+			m, f := got[0], got[1]
+			if m.Name != tt.model+"_or" || f.Name != tt.fit+"_or" {
+				t.Errorf("names %q, %q", m.Name, f.Name)
+			}
+			for _, c := range []struct {
+				name string
+				m, f float64
+			}{{"value", m.Value, f.Value}, {"lo", m.Lo, f.Lo}, {"hi", m.Hi, f.Hi}, {"p", m.P, f.P}} {
+				// The same likelihood through two codes, to rounding.
+				if !within(c.f, c.m, 1e-12) {
+					t.Errorf("%s: model %s %v, fit %s %v", c.name, tt.model, c.m, tt.fit, c.f)
+				}
+			}
+			if m.N != f.N {
+				t.Errorf("n: %d, %d", m.N, f.N)
+			}
+		})
+	}
+}
