@@ -17,14 +17,14 @@ func samplePower() *power.Result {
 	return &power.Result{
 		Title: "small", Source: "simulation", Scale: "episodes", Reps: 4, Seed: 1, Target: 0.8,
 		Sizes: []power.Size{{Factor: 1, Episodes: 68, Analysed: 13}, {Factor: 4, Episodes: 272, Analysed: 52}},
-		Hypotheses: []*power.Hypothesis{{ID: "H1", Analysis: prereg.Primary, Reached: 4, Points: []power.Point{
+		Hypotheses: []*power.Hypothesis{{ID: "H1", Analysis: string(prereg.Primary), Reached: 4, Points: []power.Point{
 			{Factor: 1, Counts: map[prereg.Verdict]int{prereg.Supported: 2, prereg.Inconclusive: 2}, Power: 0.5, Lo: 0.15, Hi: 0.85, NotComputable: 0},
 			{Factor: 4, Counts: map[prereg.Verdict]int{prereg.Supported: 4}, Power: 1, Lo: 0.51, Hi: 1, NotComputable: 0},
-		}}, {ID: "H1-adj", Analysis: prereg.Sensitivity, Reached: nan, Points: []power.Point{
+		}}, {ID: "H1-adj", Analysis: string(prereg.Sensitivity), Reached: nan, Points: []power.Point{
 			{Factor: 1, Counts: map[prereg.Verdict]int{prereg.NotComputable: 4}, Power: 0, Lo: 0, Hi: 0.49, NotComputable: 1},
 			{Factor: 4, Counts: map[prereg.Verdict]int{prereg.NotComputable: 4}, Power: 0, Lo: 0, Hi: 0.49, NotComputable: 1},
 		}}},
-		Closed: []*power.Closed{{Hypothesis: "H1", Part: "rate_difference", Kind: prereg.KindRateDiff, Method: "two proportions",
+		Closed: []*power.Closed{{Hypothesis: "H1", Part: "rate_difference", Kind: string(prereg.KindRateDiff), Method: "two proportions",
 			Assumptions: "normal approximation", Inputs: []power.Input{{Name: "rate_true", Value: 0.8333333}}, Power: []float64{0.158, 0.534}}},
 		Warnings: []string{"H1-adj: 100% not computable"},
 	}

@@ -77,7 +77,7 @@ func preregP(p float64) string {
 	return strconv.FormatFloat(p, 'g', 2, 64)
 }
 
-func preregUnit(kind string) string {
+func preregUnit(kind prereg.Kind) string {
 	switch kind {
 	case prereg.KindRate, prereg.KindShapley:
 		return "%"
@@ -85,6 +85,20 @@ func preregUnit(kind string) string {
 		return " pp"
 	}
 	return ""
+}
+
+// coefLabel names a coefficient estimate by its measure, the suffix of
+// its statistic's name: OR, RR, ratio or β.
+func coefLabel(name string) string {
+	switch {
+	case strings.HasSuffix(name, "_or"):
+		return "OR"
+	case strings.HasSuffix(name, "_rr"):
+		return "RR"
+	case strings.HasSuffix(name, "_ratio"):
+		return "ratio"
+	}
+	return "β"
 }
 
 // PartSummary is a part's estimate as a person reads it: "OR 2.1 [1.54,
@@ -96,6 +110,8 @@ func PartSummary(p *prereg.PartResult) string {
 	switch p.Kind {
 	case prereg.KindOddsRatio:
 		b.WriteString("OR ")
+	case prereg.KindCoefficient:
+		b.WriteString(coefLabel(s.Name) + " ")
 	case prereg.KindShapley:
 		b.WriteString("share ")
 	case prereg.KindRateDiff, prereg.KindTOST:
@@ -131,7 +147,7 @@ func preregText(w io.Writer, r *prereg.Result, md bool) error {
 	table := plainGrid("Id", "Analysis", "Statement", "Result", "Verdict")
 	var notes []string
 	for _, v := range r.Verdicts {
-		analysis := v.Analysis
+		analysis := string(v.Analysis)
 		if v.SensitivityOf != "" {
 			analysis += " of " + v.SensitivityOf
 		}
@@ -261,7 +277,7 @@ func preregGrid(r *prereg.Result) *Grid {
 				if i == 0 {
 					bound, rule, verdict, reason = pr.Bound, pr.Rule, string(pr.Verdict), pr.Reason
 				}
-				row := []any{v.ID, v.Analysis, v.SensitivityOf, string(v.Verdict), v.Reason, pr.Name, pr.Level, pr.Kind, s.Name,
+				row := []any{v.ID, string(v.Analysis), v.SensitivityOf, string(v.Verdict), v.Reason, pr.Name, pr.Level, string(pr.Kind), s.Name,
 					s.Value, s.Lo, s.Hi, s.P, s.N, bound, rule, verdict, reason}
 				g.Add(append(row, prov...)...)
 			}
@@ -320,9 +336,9 @@ type preregResultJSON struct {
 func preregJSON(r *prereg.Result) preregResultJSON {
 	out := preregResultJSON{Title: r.Title, Hypotheses: []preregVerdictJSON{}, Checks: r.Checks}
 	for _, v := range r.Verdicts {
-		jv := preregVerdictJSON{ID: v.ID, Statement: v.Statement, Analysis: v.Analysis, SensitivityOf: v.SensitivityOf, Verdict: string(v.Verdict), Reason: v.Reason, Provenance: r.Provenance}
+		jv := preregVerdictJSON{ID: v.ID, Statement: v.Statement, Analysis: string(v.Analysis), SensitivityOf: v.SensitivityOf, Verdict: string(v.Verdict), Reason: v.Reason, Provenance: r.Provenance}
 		for _, p := range v.Parts {
-			jp := preregPartJSON{Name: p.Name, Level: p.Level, Kind: p.Kind, Estimate: statJSON(p.Estimate), Bound: fnum(p.Bound), Extra: []preregStatJSON{}, Rule: p.Rule, Verdict: string(p.Verdict), Reason: p.Reason, Warnings: p.Warnings}
+			jp := preregPartJSON{Name: p.Name, Level: p.Level, Kind: string(p.Kind), Estimate: statJSON(p.Estimate), Bound: fnum(p.Bound), Extra: []preregStatJSON{}, Rule: p.Rule, Verdict: string(p.Verdict), Reason: p.Reason, Warnings: p.Warnings}
 			if jp.Warnings == nil {
 				jp.Warnings = []string{}
 			}

@@ -188,7 +188,7 @@ func closedForms(o Options, gens []generator) ([]*Closed, []string, error) {
 func hasClosedForm(f *prereg.File) bool {
 	for _, h := range f.Hypotheses {
 		for _, p := range h.Parts {
-			if p.Rule != nil && slices.Contains([]string{prereg.KindRateDiff, prereg.KindTOST, prereg.KindMcNemar}, p.Estimand.Kind) {
+			if p.Rule != nil && slices.Contains([]prereg.Kind{prereg.KindRateDiff, prereg.KindTOST, prereg.KindMcNemar}, p.Estimand.Kind) {
 				return true
 			}
 		}
@@ -217,7 +217,7 @@ func (o *Options) profiles() *agent.Profiles {
 // closedPart computes one part's inputs and its closed form per size.
 func closedPart(p *prereg.Part, q analysis.Query, sizes []float64) *Closed {
 	e, r := p.Estimand, p.Rule
-	c := &Closed{Part: p.Name, Kind: e.Kind, Method: "n/a", Power: nanSlice(len(sizes))}
+	c := &Closed{Part: p.Name, Kind: string(e.Kind), Method: "n/a", Power: nanSlice(len(sizes))}
 	sign := 1.0 // +1 when the rule predicts a large value
 	if r.Direction == prereg.Below || r.Direction == prereg.AtMost {
 		sign = -1
@@ -277,7 +277,7 @@ func closedPart(p *prereg.Part, q analysis.Query, sizes []float64) *Closed {
 			}
 		}
 	case prereg.KindMcNemar:
-		res, err := analysis.Paired(q, analysis.PairedSpec{Outcome: p.Outcome, Arm: e.Arm, Base: e.A, Levels: []string{e.B}, PairBy: e.PairBy, Test: e.Test, Adjust: "none"})
+		res, err := analysis.Paired(q, analysis.PairedSpec{Outcome: p.Outcome, Arm: e.Arm, Base: e.A, Levels: []string{e.B}, PairBy: e.PairBy, Test: string(e.Test), Adjust: "none"})
 		if err != nil || len(res.Comparisons) != 1 || res.Comparisons[0].Pairs == 0 {
 			c.Reason = "no pairs at the base size"
 			if err != nil {

@@ -352,7 +352,7 @@ func evalOne(f *prereg.File, g generator, seed uint64, r int) ([]prereg.Verdict,
 func (res *Result) tally(f *prereg.File, verdicts [][][]prereg.Verdict) {
 	z := stats.ZLevel(0.95)
 	for hi, h := range f.Hypotheses {
-		ph := &Hypothesis{ID: h.ID, Analysis: h.Analysis, Reached: math.NaN()}
+		ph := &Hypothesis{ID: h.ID, Analysis: string(h.Analysis), Reached: math.NaN()}
 		for si, s := range res.Sizes {
 			pt := Point{Factor: s.Factor, Counts: map[prereg.Verdict]int{}}
 			for _, v := range verdicts[si] {

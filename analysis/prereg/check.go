@@ -56,10 +56,10 @@ func (f *File) uses() ([]colUse, []levelUse) {
 			e := p.Estimand
 			addWhere(p.Population, what+": population", orLine(p.PopLine, p.Line))
 			add(p.ForEach, what+": for_each", p.Line)
-			if e.Kind != KindOddsRatio && e.Kind != KindShapley {
+			if !e.Kind.fitsFormula() {
 				add(p.Outcome, what+": outcome", p.Line)
 			}
-			for _, c := range []struct{ name, key string }{{e.Weight, "weight"}, {e.Cluster, "cluster"}, {e.Arm, "arm"}, {e.Group, "group"}} {
+			for _, c := range []struct{ name, key string }{{e.Weight, "weight"}, {e.Cluster, "cluster"}, {e.Arm, "arm"}, {e.Group, "group"}, {e.Order, "order"}} {
 				add(c.name, what+": estimand."+c.key, e.Line)
 			}
 			for _, c := range e.PairBy {
@@ -73,6 +73,13 @@ func (f *File) uses() ([]colUse, []levelUse) {
 			if e.Arm != "" {
 				for _, l := range []string{e.A, e.B} {
 					lvls = append(lvls, levelUse{e.Arm, l, what, e.Line, false})
+				}
+			}
+			if e.Kind == KindOddsRatio || e.Kind == KindCoefficient {
+				// A coefficient col[level] (a[x]:b[y] for an interaction)
+				// needs the level in the ledger to exist at all.
+				for _, c := range termLevels(e.Term) {
+					lvls = append(lvls, levelUse{c[0], c[1], what + ": estimand.term", e.at("term"), false})
 				}
 			}
 			for _, c := range slices.Sorted(mapKeys(e.Refs)) {

@@ -9,8 +9,11 @@
 // of every key; docs/prereg.schema.json lets editors check it). Each
 // hypothesis has an id, a statement, a population (a where expression) and
 // one or more parts, each an estimand — a rate, a difference of rates, a
-// paired McNemar test, an odds ratio from logit, GEE or GLMM, a Shapley
-// share, or a TOST — with a decision rule that maps it to supported, not
+// paired McNemar test, an odds ratio from logit, GEE or GLMM, a
+// coefficient of any model the engine fits (binomial, Poisson or
+// Gaussian; GLM, GEE or GLMM; interactions and random slopes), read as a
+// ratio exp(β) or a difference β, a Shapley share, or a TOST — with a
+// decision rule that maps it to supported, not
 // supported or inconclusive; "not computable" with its reason is the
 // fourth outcome. Parse reports every problem as file:line: message.
 //

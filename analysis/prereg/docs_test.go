@@ -20,20 +20,28 @@ func TestDocsExamplesParse(t *testing.T) {
 	if len(blocks) < 2 {
 		t.Fatalf("%d YAML blocks in docs/prereg.md", len(blocks))
 	}
-	study, err := os.ReadFile(filepath.Join("testdata", "study.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	shown := map[string]bool{"study.yaml": false, "calls.yaml": false}
+	files := map[string]string{}
+	for name := range shown {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(b)
 	}
-	found := false
 	for i, b := range blocks {
 		b, _, _ = strings.Cut(b, "```")
 		if _, err := Parse("docs/prereg.md block "+string(rune('1'+i)), []byte(b)); err != nil {
 			t.Errorf("%v", err)
 		}
-		found = found || b == string(study)
+		for name, f := range files {
+			shown[name] = shown[name] || b == f
+		}
 	}
-	if !found {
-		t.Error("docs/prereg.md does not show testdata/study.yaml as it is")
+	for name, ok := range shown {
+		if !ok {
+			t.Errorf("docs/prereg.md does not show testdata/%s as it is", name)
+		}
 	}
 }
 
@@ -69,6 +77,25 @@ func TestSchemaKeys(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("schema estimand keys %v, parser %v", got, want)
 	}
+	// The schema's enumerations are the types' values.
+	for _, c := range []struct {
+		def, key string
+		want     []string
+	}{
+		{"estimand", "kind", strs(Kinds)}, {"estimand", "test", strs(McNemarTests)}, {"estimand", "model", strs(Models)},
+		{"estimand", "scale", strs(Scales)}, {"estimand", "r2", strs(R2s)}, {"estimand", "method", strs(TOSTMethods)},
+		{"rule", "direction", strs(Directions)}, {"rule", "use", strs(Uses)},
+		{"hypothesis", "analysis", strs(Analyses)}, {"hypothesis", "combine", strs(Combines)},
+		{"part", "if_not_computable", strs(IfNotComputables)},
+	} {
+		var e struct{ Enum []string }
+		if err := json.Unmarshal(s.Defs[c.def].Properties[c.key], &e); err != nil {
+			t.Fatalf("%s.%s: %v", c.def, c.key, err)
+		}
+		if !slices.Equal(e.Enum, c.want) {
+			t.Errorf("schema %s.%s: %v, the type's values %v", c.def, c.key, e.Enum, c.want)
+		}
+	}
 	var rule []string
 	for k := range s.Defs["rule"].Properties {
 		rule = append(rule, k)
@@ -77,4 +104,12 @@ func TestSchemaKeys(t *testing.T) {
 	if w := []string{"alpha", "bound", "compare_to", "direction", "margin", "sides", "use"}; !slices.Equal(rule, w) {
 		t.Errorf("schema rule keys %v, want %v", rule, w)
 	}
+}
+
+func strs[T ~string](values []T) []string {
+	s := make([]string, len(values))
+	for i, v := range values {
+		s[i] = string(v)
+	}
+	return s
 }

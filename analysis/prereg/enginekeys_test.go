@@ -16,6 +16,8 @@ func TestEngineErrorsNameKeys(t *testing.T) {
 			"estimand.pair_by must not contain the estimand.arm column condition"},
 		{"absent level", "{kind: mcnemar, arm: condition, a: nosuch, b: vanilla, pair_by: [pair_key, contract]}",
 			`estimand.a nosuch: no episode has condition = "nosuch" after where`},
+		{"cbind response of a Poisson model", `{kind: coefficient, fit: glm, distribution: poisson, formula: "cbind(tool_calls, 1) ~ contract", term: "contract[native]"}`,
+			"estimand.formula: a cbind(successes, failures) response is binomial; the family is poisson"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "prereg: 1\ntitle: keys\nhypotheses:\n  - id: K\n    statement: keys\n    outcome: eos\n    estimand: " + tc.estimand + "\n    rule: {direction: above}\n"

@@ -3,6 +3,7 @@ package prereg
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -66,7 +67,7 @@ type Stat struct {
 type PartResult struct {
 	Name     string
 	Level    string // the for_each level, "" without for_each
-	Kind     string
+	Kind     Kind
 	Estimate Stat // the number the rule reads
 	Bound    float64
 	Extra    []Stat  // further numbers the estimand gives
@@ -81,7 +82,7 @@ type PartResult struct {
 // HypothesisResult is a hypothesis's evaluation.
 type HypothesisResult struct {
 	ID, Statement string
-	Analysis      string
+	Analysis      Analysis
 	SensitivityOf string
 	Verdict       Verdict
 	Reason        string // for not computable
@@ -270,7 +271,7 @@ func (f *File) evalPart(h *Hypothesis, p *Part, d *analysis.Data) []*PartResult 
 
 func (f *File) newPart(p *Part, level string) *PartResult {
 	pr := &PartResult{Name: p.Name, Level: level, Kind: p.Estimand.Kind, part: p, rawP: nan,
-		Estimate: Stat{Name: p.Estimand.Kind, Value: nan, Lo: nan, Hi: nan, P: nan}, Bound: nan}
+		Estimate: Stat{Name: string(p.Estimand.Kind), Value: nan, Lo: nan, Hi: nan, P: nan}, Bound: nan}
 	if p.Rule != nil {
 		pr.Rule = p.Rule.String(p.Estimand.Kind)
 		pr.Bound = p.Rule.Bound
@@ -284,7 +285,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 	e := p.Estimand
 	q.Weight = e.Weight
 	fail := func(err error) *PartResult {
-		pr.Verdict, pr.Reason = NotComputable, engineReason(err)
+		pr.Verdict, pr.Reason = NotComputable, engineReason(err, e.Kind)
 		if p.Rule == nil {
 			pr.Verdict = ""
 		}
@@ -335,7 +336,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			pr.Extra = append(pr.Extra, d.extra(e)...)
 			break
 		}
-		r, err := analysis.TOST(q, analysis.TOSTSpec{Outcome: p.Outcome, Arm: e.Arm, A: e.A, B: e.B, Margin: margin / 100, Method: e.Method, PairedBy: e.PairBy})
+		r, err := analysis.TOST(q, analysis.TOSTSpec{Outcome: p.Outcome, Arm: e.Arm, A: e.A, B: e.B, Margin: margin / 100, Method: string(e.Method), PairedBy: e.PairBy})
 		if err != nil {
 			return fail(err)
 		}
@@ -345,7 +346,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			st.N = int64(r.Pairs)
 		}
 	case KindMcNemar:
-		r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: p.Outcome, Arm: e.Arm, Base: e.A, Levels: []string{e.B}, PairBy: e.PairBy, Test: e.Test, Adjust: "none"})
+		r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: p.Outcome, Arm: e.Arm, Base: e.A, Levels: []string{e.B}, PairBy: e.PairBy, Test: string(e.Test), Adjust: "none"})
 		if err != nil {
 			return fail(err)
 		}
@@ -361,16 +362,16 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		pr.Extra = append(pr.Extra,
 			Stat{Name: "only_" + e.A, Value: float64(c.B), Lo: nan, Hi: nan, P: nan, N: int64(c.Pairs)},
 			Stat{Name: "only_" + e.B, Value: float64(c.C), Lo: nan, Hi: nan, P: nan, N: int64(c.Pairs)})
-	case KindOddsRatio:
-		spec := analysis.ModelSpec{Family: analysis.ModelFamily(e.Model), Formula: e.Formula, Group: e.Group, Corr: stats.Corr(e.Corr), Refs: e.Refs}
-		label := modelLabel[e.Model]
+	case KindOddsRatio, KindCoefficient:
+		spec := e.modelSpec()
+		label := e.modelLabel()
 		r, err := analysis.Model(q, spec)
 		if err != nil && e.Fallback != "" {
 			// An undefined working correlation (e.g. an outcome constant
 			// within every cluster) leaves the fallback, whose robust SEs
 			// are still valid.
 			pr.Warnings = append(pr.Warnings, fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, strings.TrimPrefix(err.Error(), "GEE: "), e.Fallback))
-			spec.Corr = stats.Corr(e.Fallback)
+			spec.Corr = e.Fallback
 			r, err = analysis.Model(q, spec)
 		}
 		if err != nil {
@@ -389,12 +390,13 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			return fail(fmt.Errorf("the fit has no coefficient %q (it has %s)", e.Term, strings.Join(terms, ", ")))
 		}
 		c := r.Coefficients[i]
-		st.Name = e.Model + "_or"
-		st.Value, st.Lo, st.Hi, st.P, st.N = c.OR, c.ORLo, c.ORHi, c.P, r.N
+		st.Name = e.statName(r)
+		st.Value, st.Lo, st.Hi = e.coefficient(r, c)
+		st.P, st.N = c.P, r.N
 		pr.rawP = c.P
 		oneSided(p.Rule, pr)
 	case KindShapley:
-		r, err := analysis.Shapley(q, analysis.ShapleySpec{Formula: e.Formula, R2: e.R2, Refs: e.Refs})
+		r, err := analysis.Shapley(q, analysis.ShapleySpec{Formula: e.Formula, R2: string(e.R2), Refs: e.Refs})
 		if err != nil {
 			return fail(err)
 		}
@@ -442,10 +444,80 @@ func oneSided(r *Rule, pr *PartResult) {
 	pr.rawP, pr.Estimate.P = p, p
 }
 
-// modelLabel names each odds-ratio model in warnings.
-var modelLabel = map[string]string{"logit": "logit", "gee": "GEE", "glmm": "mixed-effects logit"}
+// modelSpec is the engine's specification of a model estimand: an
+// odds_ratio's model is the logistic model of before families (its
+// numbers unchanged), its fit the binomial logit model with families, a
+// coefficient's fit, distribution and link the model with families.
+func (e *Estimand) modelSpec() analysis.ModelSpec {
+	spec := analysis.ModelSpec{Formula: e.Formula, Group: e.Group, Corr: e.Corr, Order: e.Order, Cov: e.Cov, Refs: e.Refs}
+	switch {
+	case e.Model != "":
+		spec.Family = analysis.ModelFamily(e.Model)
+	case e.Kind == KindOddsRatio:
+		spec.Fit, spec.Family, spec.Link = e.Fit, analysis.FamilyBinomial, stats.LinkLogit
+	default:
+		spec.Fit, spec.Family, spec.Link, spec.ML = e.Fit, analysis.ModelFamily(e.Distribution), e.Link, e.ML
+	}
+	return spec
+}
 
-func orDefault(s, d string) string {
+// fitLabels name an odds ratio's fits in warnings, as the logistic
+// models of before families did.
+var fitLabels = map[analysis.ModelFit]string{analysis.FitGLM: "logit", analysis.FitGEE: "GEE", analysis.FitGLMM: "mixed-effects logit"}
+
+// modelLabel names the fit in warnings: "GEE", "mixed-effects logit" for
+// an odds ratio; "GEE poisson", "GLM gaussian" for a coefficient.
+func (e *Estimand) modelLabel() string {
+	if e.Kind == KindOddsRatio {
+		return fitLabels[e.fit()]
+	}
+	return strings.ToUpper(string(e.Fit)) + " " + string(e.Distribution)
+}
+
+// statName names the estimate in outputs: gee_or for an odds ratio of
+// model gee (glm_or of fit glm); fit_distribution_measure for a
+// coefficient, the measure being or (logit link), rr (a Poisson log
+// link), ratio (other ratios) or coef (scale difference).
+func (e *Estimand) statName(r *analysis.ModelResult) string {
+	if e.Kind == KindOddsRatio {
+		return orDefault(string(e.Model), string(e.Fit)) + "_or"
+	}
+	m := "coef"
+	if e.Scale == ScaleRatio {
+		switch {
+		case r.Link == stats.LinkLogit:
+			m = "or"
+		case r.Link == stats.LinkLog && r.Family == stats.Poisson:
+			m = "rr"
+		default:
+			m = "ratio"
+		}
+	}
+	return fmt.Sprintf("%s_%s_%s", e.Fit, e.Distribution, m)
+}
+
+// coefficient is the estimate of c and its 95% Wald interval on the
+// estimand's scale: the engine's exp(β) interval for ratios on the normal
+// quantile (an odds ratio's, always), β ± q·SE for differences, with q
+// the t quantile on the residual degrees of freedom when the engine's
+// p-values are t-based (a Gaussian GLM), so that the interval excludes
+// the null exactly when p < 0.05.
+func (e *Estimand) coefficient(r *analysis.ModelResult, c analysis.Coef) (est, lo, hi float64) {
+	q := stats.ZLevel(0.95)
+	t := r.Stat == "t" && r.DFResidual > 0 && !math.IsInf(r.DFResidual, 0)
+	if t {
+		q = stats.TLevel(0.95, r.DFResidual)
+	}
+	switch {
+	case e.ratio() && !t:
+		return c.OR, c.ORLo, c.ORHi
+	case e.ratio():
+		return math.Exp(c.Estimate), math.Exp(c.Estimate - q*c.SE), math.Exp(c.Estimate + q*c.SE)
+	}
+	return c.Estimate, c.Estimate - q*c.SE, c.Estimate + q*c.SE
+}
+
+func orDefault[T ~string](s, d T) T {
 	if s == "" {
 		return d
 	}
@@ -461,12 +533,19 @@ var engineKeys = map[string]string{
 	"Cluster": "estimand.cluster", "Level": "estimand.level", "Margin": "rule.margin",
 	"Family": "estimand.model", "Formula": "estimand.formula", "Group": "estimand.group", "Corr": "estimand.corr",
 	"Refs": "estimand.refs", "R2": "estimand.r2",
+	"Fit": "estimand.fit", "Link": "estimand.link", "Order": "estimand.order", "ML": "estimand.reml", "Cov": "estimand.cov",
 }
 
 // engineReason is an engine error, in the preregistration's keys, as the
-// reason a verdict is not computable.
-func engineReason(err error) string {
-	err = analysis.RenameField(err, engineKeys)
+// reason a verdict is not computable. A coefficient's Family is its
+// distribution (an odds ratio's, its model).
+func engineReason(err error, kind Kind) string {
+	keys := engineKeys
+	if kind == KindCoefficient {
+		keys = maps.Clone(engineKeys)
+		keys["Family"] = "estimand.distribution"
+	}
+	err = analysis.RenameField(err, keys)
 	var se *analysis.SpecError
 	if errors.As(err, &se) {
 		return "the specification does not fit this ledger: " + err.Error()
@@ -537,7 +616,7 @@ func (d *diffResult) tostP(margin float64) float64 {
 }
 
 // holds reports whether v lies on the direction's side of bound.
-func holds(dir string, v, bound float64) bool {
+func holds(dir Direction, v, bound float64) bool {
 	switch dir {
 	case Above:
 		return v > bound
@@ -552,8 +631,8 @@ func holds(dir string, v, bound float64) bool {
 }
 
 // opposite is the direction whose truth rules a prediction out.
-func opposite(dir string) string {
-	return map[string]string{Above: AtMost, AtLeast: Below, Below: AtLeast, AtMost: Above}[dir]
+func opposite(dir Direction) Direction {
+	return map[Direction]Direction{Above: AtMost, AtLeast: Below, Below: AtLeast, AtMost: Above}[dir]
 }
 
 // decide applies a rule to a computed part.
@@ -666,7 +745,7 @@ func (pr *PartResult) Label() string { return partLabel(pr) }
 func partLabel(pr *PartResult) string {
 	l := pr.Name
 	if l == "" {
-		l = pr.Kind
+		l = string(pr.Kind)
 	}
 	if pr.Level != "" {
 		l += " [" + pr.part.ForEach + "=" + pr.Level + "]"
@@ -675,14 +754,14 @@ func partLabel(pr *PartResult) string {
 }
 
 // String is the rule in words.
-func (r *Rule) String(kind string) string {
+func (r *Rule) String(kind Kind) string {
 	var b strings.Builder
-	unit := map[string]string{KindRate: "%", KindShapley: "%", KindRateDiff: " pp", KindTOST: " pp"}[kind]
+	unit := map[Kind]string{KindRate: "%", KindShapley: "%", KindRateDiff: " pp", KindTOST: " pp"}[kind]
 	bound := fmt.Sprintf("%g%s", r.Bound, unit)
 	if r.CompareTo != "" {
 		bound = "the share of " + r.CompareTo
 	}
-	words := map[string]string{Above: ">", AtLeast: "≥", Below: "<", AtMost: "≤"}
+	words := map[Direction]string{Above: ">", AtLeast: "≥", Below: "<", AtMost: "≤"}
 	switch {
 	case r.Direction == Equivalent:
 		fmt.Fprintf(&b, "supported iff the %g%% interval lies inside ±%g pp; not supported iff entirely outside; else inconclusive", 100*(1-2*r.Alpha), r.Margin)

@@ -16,9 +16,11 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // FormatVersion is the only value of the top-level `prereg` key this
@@ -48,14 +50,15 @@ type Derived struct {
 // Family is a multiplicity family: the p-values of every test that names
 // it are adjusted together.
 type Family struct {
-	ID, Adjust string // holm, bonferroni or bh
-	Line       int
+	ID     string
+	Adjust Adjust
+	Line   int
 }
 
 // Analysis roles of a hypothesis.
 const (
-	Primary     = "primary"
-	Sensitivity = "sensitivity"
+	Primary     Analysis = "primary"
+	Sensitivity Analysis = "sensitivity"
 )
 
 // Hypothesis is one preregistered hypothesis: a population, one or more
@@ -63,11 +66,11 @@ const (
 // verdicts combine.
 type Hypothesis struct {
 	ID, Statement string
-	Analysis      string // primary or sensitivity
-	SensitivityOf string // the primary hypothesis a sensitivity analysis accompanies
-	Population    string // where expression
+	Analysis      Analysis // primary or sensitivity
+	SensitivityOf string   // the primary hypothesis a sensitivity analysis accompanies
+	Population    string   // where expression
 	Outcome       string
-	Combine       string // all (default) or partial
+	Combine       Combine // all (default) or partial
 	Parts         []*Part
 	Line          int
 	PopLine       int // of the population key, for messages about the expression
@@ -82,72 +85,87 @@ type Part struct {
 	ForEach         string // evaluate per level of this column; all levels must hold
 	Estimand        Estimand
 	Rule            *Rule
-	IfNotComputable string // fail (default) or not_supported
+	IfNotComputable IfNotComputable // fail (default) or not_supported
 	Line            int
 	PopLine         int // of the population key, for messages about the expression
 }
 
 // Estimand kinds.
 const (
-	KindRate       = "rate"
-	KindRateDiff   = "rate_difference"
-	KindMcNemar    = "mcnemar"
-	KindOddsRatio  = "odds_ratio"
-	KindShapley    = "shapley_share"
-	KindTOST       = "tost"
-	defaultAlpha   = 0.05
-	fallbackNoCorr = "independence"
+	KindRate        Kind = "rate"
+	KindRateDiff    Kind = "rate_difference"
+	KindMcNemar     Kind = "mcnemar"
+	KindOddsRatio   Kind = "odds_ratio"
+	KindCoefficient Kind = "coefficient"
+	KindShapley     Kind = "shapley_share"
+	KindTOST        Kind = "tost"
 )
+
+const defaultAlpha = 0.05
 
 // Estimand is what a part estimates and the test behind it. Which fields
 // apply depends on Kind (see docs/prereg.md).
 type Estimand struct {
-	Kind    string
+	Kind    Kind
 	Weight  string  // rate, rate_difference: weight column
 	Cluster string  // rate, rate_difference, tost: clusters for the design effect (n_eff)
 	Level   float64 // rate, rate_difference: interval level (default 0.95)
 	Arm     string  // rate_difference, mcnemar, tost: the column compared
 	A, B    string  // rate_difference, tost: difference A − B; mcnemar: base A vs other B
 	PairBy  []string
-	Test    string // mcnemar: exact, midp, chi2, chi2cc
-	Family  string // mcnemar, odds_ratio: multiplicity family id
-	Model   string // odds_ratio: logit, gee or glmm
-	Formula string // odds_ratio, shapley_share
-	Term    string // odds_ratio: coefficient; shapley_share: factor
-	Group   string // odds_ratio gee: cluster column
-	Corr    string // odds_ratio gee: exchangeable (default), independence, ar1
+	Test    McNemarTest // mcnemar: exact, midp, chi2, chi2cc
+	Family  string      // mcnemar, odds_ratio, coefficient: multiplicity family id
+	Model   Model       // odds_ratio: logit, gee or glmm (or Fit)
+	// Fit is how a model estimand is fitted (glm, gee or glmm): with
+	// Distribution and Link the engine's model with families
+	// (analysis.ModelSpec); an odds_ratio gives Model or Fit.
+	Fit          analysis.ModelFit
+	Distribution stats.Family // coefficient: binomial, poisson or gaussian
+	Link         stats.Link   // coefficient: "" for the distribution's canonical link
+	Scale        Scale        // coefficient: ratio (exp β) or difference (β); "" by the link
+	Formula      string       // odds_ratio, coefficient, shapley_share
+	Term         string       // odds_ratio, coefficient: the coefficient; shapley_share: factor
+	Group        string       // gee: cluster column
+	Corr         stats.Corr   // gee: exchangeable (default), independence, ar1
+	Order        string       // gee with corr ar1: the column ordering a cluster's rows
+	Cov          stats.GEECov // gee: robust (default), bias-reduced, kc or naive
 	// Fallback is the GEE working correlation used when Corr cannot be
 	// estimated (independence keeps robust standard errors valid).
-	Fallback string
-	Refs     map[string]string
-	R2       string // shapley_share: mcfadden (default), nagelkerke, tjur, coxsnell
-	Method   string // tost without pairing or cluster: agresti-caffo, wald, score
-	Line     int
+	Fallback stats.Corr
+	// ML fits a Gaussian GLMM by maximum likelihood (reml: false) rather
+	// than REML.
+	ML      bool
+	Refs    map[string]string
+	R2      R2         // shapley_share: mcfadden (default), nagelkerke, tjur, coxsnell
+	Method  TOSTMethod // tost without pairing or cluster: agresti-caffo, wald, score
+	Line    int
+	hasREML bool           // the reml key was given
+	lines   map[string]int // of each key given, for messages
 }
 
 // Decision directions.
 const (
-	Above      = "above"    // estimate > bound
-	AtLeast    = "at_least" // estimate ≥ bound
-	Below      = "below"
-	AtMost     = "at_most"
-	Different  = "different"  // two-sided test against the bound
-	Equivalent = "equivalent" // TOST: within ±margin
+	Above      Direction = "above"    // estimate > bound
+	AtLeast    Direction = "at_least" // estimate ≥ bound
+	Below      Direction = "below"
+	AtMost     Direction = "at_most"
+	Different  Direction = "different"  // two-sided test against the bound
+	Equivalent Direction = "equivalent" // TOST: within ±margin
 )
 
 // Ways a rule reads its estimand.
 const (
-	UsePoint    = "point"    // the point estimate against the bound
-	UseInterval = "interval" // the interval entirely on one side
-	UseTest     = "test"     // the point on the predicted side and p < α
+	UsePoint    Use = "point"    // the point estimate against the bound
+	UseInterval Use = "interval" // the interval entirely on one side
+	UseTest     Use = "test"     // the point on the predicted side and p < α
 )
 
 // Rule is a decision rule mapping an estimate to a verdict.
 type Rule struct {
-	Direction string
-	Bound     float64 // NaN: the estimand's null (1 for odds ratios, 0 otherwise)
+	Direction Direction
+	Bound     float64 // NaN: the estimand's null (1 for ratios, 0 otherwise)
 	CompareTo string  // shapley_share: another factor's share as the bound
-	Use       string
+	Use       Use
 	Alpha     float64
 	Margin    float64 // equivalent: ± margin, in the estimand's units
 	// Sides is 2 (default: the two-sided p-value, read with the predicted
@@ -327,6 +345,21 @@ func (d *decoder) num(n *yaml.Node, what string, dst *float64) {
 	*dst = v
 }
 
+// boolean reads a YAML boolean (true or false) and reports whether it did.
+func (d *decoder) boolean(n *yaml.Node, what string, dst *bool) bool {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+		d.errf(n.Line, "%s: want true or false, found %s", what, describe(n))
+		return false
+	}
+	v, err := strconv.ParseBool(strings.ToLower(n.Value))
+	if err != nil {
+		d.errf(n.Line, "%s: want true or false, found %q", what, n.Value)
+		return false
+	}
+	*dst = v
+	return true
+}
+
 func (d *decoder) strList(n *yaml.Node, what string, dst *[]string) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
 		*dst = []string{n.Value}
@@ -414,7 +447,7 @@ func (d *decoder) parse(data []byte) *File {
 				x := &Family{Line: d.line(c)}
 				d.mapping(c, "family", fields{
 					"id":     func(v *yaml.Node) { d.str(v, "family.id", &x.ID) },
-					"adjust": func(v *yaml.Node) { d.str(v, "family.adjust", &x.Adjust) },
+					"adjust": func(v *yaml.Node) { d.str(v, "family.adjust", (*string)(&x.Adjust)) },
 				})
 				f.Families = append(f.Families, x)
 			})
@@ -476,17 +509,17 @@ func yamlMsg(err error) string {
 }
 
 func (d *decoder) hypothesis(n *yaml.Node) *Hypothesis {
-	h := &Hypothesis{Line: d.line(n), Analysis: Primary, Combine: "all"}
-	single := &Part{Line: h.Line, IfNotComputable: "fail"}
+	h := &Hypothesis{Line: d.line(n), Analysis: Primary, Combine: CombineAll}
+	single := &Part{Line: h.Line, IfNotComputable: IfNotComputableFail}
 	var hasEstimand, hasRule bool
 	d.mapping(n, "hypothesis", fields{
 		"id":             func(v *yaml.Node) { d.str(v, "id", &h.ID) },
 		"statement":      func(v *yaml.Node) { d.str(v, "statement", &h.Statement) },
-		"analysis":       func(v *yaml.Node) { d.str(v, "analysis", &h.Analysis) },
+		"analysis":       func(v *yaml.Node) { d.str(v, "analysis", (*string)(&h.Analysis)) },
 		"sensitivity_of": func(v *yaml.Node) { d.str(v, "sensitivity_of", &h.SensitivityOf) },
 		"population":     func(v *yaml.Node) { h.PopLine = v.Line; d.str(v, "population", &h.Population) },
 		"outcome":        func(v *yaml.Node) { d.str(v, "outcome", &h.Outcome) },
-		"combine":        func(v *yaml.Node) { d.str(v, "combine", &h.Combine) },
+		"combine":        func(v *yaml.Node) { d.str(v, "combine", (*string)(&h.Combine)) },
 		"estimand":       func(v *yaml.Node) { hasEstimand = true; single.Estimand = d.estimand(v) },
 		"rule":           func(v *yaml.Node) { hasRule = true; single.Rule = d.rule(v) },
 		"parts": func(v *yaml.Node) {
@@ -516,14 +549,14 @@ func (d *decoder) hypothesis(n *yaml.Node) *Hypothesis {
 }
 
 func (d *decoder) part(n *yaml.Node) *Part {
-	p := &Part{Line: d.line(n), IfNotComputable: "fail"}
+	p := &Part{Line: d.line(n), IfNotComputable: IfNotComputableFail}
 	hasEstimand := false
 	d.mapping(n, "part", fields{
 		"name":              func(v *yaml.Node) { d.str(v, "name", &p.Name) },
 		"population":        func(v *yaml.Node) { p.PopLine = v.Line; d.str(v, "population", &p.Population) },
 		"outcome":           func(v *yaml.Node) { d.str(v, "outcome", &p.Outcome) },
 		"for_each":          func(v *yaml.Node) { d.str(v, "for_each", &p.ForEach) },
-		"if_not_computable": func(v *yaml.Node) { d.str(v, "if_not_computable", &p.IfNotComputable) },
+		"if_not_computable": func(v *yaml.Node) { d.str(v, "if_not_computable", (*string)(&p.IfNotComputable)) },
 		"estimand":          func(v *yaml.Node) { hasEstimand = true; p.Estimand = d.estimand(v) },
 		"rule":              func(v *yaml.Node) { p.Rule = d.rule(v) },
 	})
@@ -537,39 +570,66 @@ func (d *decoder) part(n *yaml.Node) *Part {
 }
 
 func (d *decoder) estimand(n *yaml.Node) Estimand {
-	e := Estimand{Line: d.line(n), Level: math.NaN()}
-	d.mapping(n, "estimand", fields{
-		"kind":     func(v *yaml.Node) { d.str(v, "estimand.kind", &e.Kind) },
-		"weight":   func(v *yaml.Node) { d.str(v, "estimand.weight", &e.Weight) },
-		"cluster":  func(v *yaml.Node) { d.str(v, "estimand.cluster", &e.Cluster) },
-		"level":    func(v *yaml.Node) { d.num(v, "estimand.level", &e.Level) },
-		"arm":      func(v *yaml.Node) { d.str(v, "estimand.arm", &e.Arm) },
-		"a":        func(v *yaml.Node) { d.str(v, "estimand.a", &e.A) },
-		"b":        func(v *yaml.Node) { d.str(v, "estimand.b", &e.B) },
-		"pair_by":  func(v *yaml.Node) { d.strList(v, "estimand.pair_by", &e.PairBy) },
-		"test":     func(v *yaml.Node) { d.str(v, "estimand.test", &e.Test) },
-		"family":   func(v *yaml.Node) { d.str(v, "estimand.family", &e.Family) },
-		"model":    func(v *yaml.Node) { d.str(v, "estimand.model", &e.Model) },
+	e := Estimand{Line: d.line(n), Level: math.NaN(), lines: map[string]int{}}
+	fs := fields{
+		"kind":    func(v *yaml.Node) { d.str(v, "estimand.kind", (*string)(&e.Kind)) },
+		"weight":  func(v *yaml.Node) { d.str(v, "estimand.weight", &e.Weight) },
+		"cluster": func(v *yaml.Node) { d.str(v, "estimand.cluster", &e.Cluster) },
+		"level":   func(v *yaml.Node) { d.num(v, "estimand.level", &e.Level) },
+		"arm":     func(v *yaml.Node) { d.str(v, "estimand.arm", &e.Arm) },
+		"a":       func(v *yaml.Node) { d.str(v, "estimand.a", &e.A) },
+		"b":       func(v *yaml.Node) { d.str(v, "estimand.b", &e.B) },
+		"pair_by": func(v *yaml.Node) { d.strList(v, "estimand.pair_by", &e.PairBy) },
+		"test":    func(v *yaml.Node) { d.str(v, "estimand.test", (*string)(&e.Test)) },
+		"family":  func(v *yaml.Node) { d.str(v, "estimand.family", &e.Family) },
+		"model":   func(v *yaml.Node) { d.str(v, "estimand.model", (*string)(&e.Model)) },
+		"fit":     func(v *yaml.Node) { d.str(v, "estimand.fit", (*string)(&e.Fit)) },
+		"distribution": func(v *yaml.Node) {
+			d.str(v, "estimand.distribution", (*string)(&e.Distribution))
+		},
+		"link":  func(v *yaml.Node) { d.str(v, "estimand.link", (*string)(&e.Link)) },
+		"scale": func(v *yaml.Node) { d.str(v, "estimand.scale", (*string)(&e.Scale)) },
+		"order": func(v *yaml.Node) { d.str(v, "estimand.order", &e.Order) },
+		"cov":   func(v *yaml.Node) { d.str(v, "estimand.cov", (*string)(&e.Cov)) },
+		"reml": func(v *yaml.Node) {
+			reml := true
+			if d.boolean(v, "estimand.reml", &reml) {
+				e.hasREML, e.ML = true, !reml
+			}
+		},
 		"formula":  func(v *yaml.Node) { d.str(v, "estimand.formula", &e.Formula) },
 		"term":     func(v *yaml.Node) { d.str(v, "estimand.term", &e.Term) },
 		"group":    func(v *yaml.Node) { d.str(v, "estimand.group", &e.Group) },
-		"corr":     func(v *yaml.Node) { d.str(v, "estimand.corr", &e.Corr) },
-		"fallback": func(v *yaml.Node) { d.str(v, "estimand.fallback", &e.Fallback) },
+		"corr":     func(v *yaml.Node) { d.str(v, "estimand.corr", (*string)(&e.Corr)) },
+		"fallback": func(v *yaml.Node) { d.str(v, "estimand.fallback", (*string)(&e.Fallback)) },
 		"refs":     func(v *yaml.Node) { d.strMap(v, "estimand.refs", &e.Refs) },
-		"r2":       func(v *yaml.Node) { d.str(v, "estimand.r2", &e.R2) },
-		"method":   func(v *yaml.Node) { d.str(v, "estimand.method", &e.Method) },
-	})
+		"r2":       func(v *yaml.Node) { d.str(v, "estimand.r2", (*string)(&e.R2)) },
+		"method":   func(v *yaml.Node) { d.str(v, "estimand.method", (*string)(&e.Method)) },
+	}
+	for k, h := range fs {
+		fs[k] = func(v *yaml.Node) { e.lines[k] = v.Line; h(v) }
+	}
+	d.mapping(n, "estimand", fs)
 	return e
+}
+
+// at is the line of the estimand's key, or the estimand's when the key
+// is absent (or the estimand was built in code).
+func (e *Estimand) at(key string) int {
+	if l := e.lines[key]; l > 0 {
+		return l
+	}
+	return e.Line
 }
 
 func (d *decoder) rule(n *yaml.Node) *Rule {
 	r := &Rule{Line: d.line(n), Bound: math.NaN(), Alpha: math.NaN(), Margin: math.NaN()}
 	sides := math.NaN()
 	d.mapping(n, "rule", fields{
-		"direction":  func(v *yaml.Node) { d.str(v, "rule.direction", &r.Direction) },
+		"direction":  func(v *yaml.Node) { d.str(v, "rule.direction", (*string)(&r.Direction)) },
 		"bound":      func(v *yaml.Node) { d.num(v, "rule.bound", &r.Bound) },
 		"compare_to": func(v *yaml.Node) { d.str(v, "rule.compare_to", &r.CompareTo) },
-		"use":        func(v *yaml.Node) { d.str(v, "rule.use", &r.Use) },
+		"use":        func(v *yaml.Node) { d.str(v, "rule.use", (*string)(&r.Use)) },
 		"alpha":      func(v *yaml.Node) { d.num(v, "rule.alpha", &r.Alpha); d.checkAlpha(v.Line, "rule.alpha", r.Alpha) },
 		"margin":     func(v *yaml.Node) { d.num(v, "rule.margin", &r.Margin) },
 		"sides":      func(v *yaml.Node) { d.num(v, "rule.sides", &sides) },
@@ -649,9 +709,9 @@ func (d *decoder) validate(f *File) {
 		switch fam.Adjust {
 		case "holm", "bonferroni", "bh":
 		case "":
-			d.errf(fam.Line, "family %s: adjust is required (holm, bonferroni or bh)", fam.ID)
+			d.errf(fam.Line, "family %s: adjust is required (%s)", fam.ID, orList(Adjusts))
 		default:
-			d.errf(fam.Line, "family %s: adjust %q: want holm, bonferroni or bh", fam.ID, fam.Adjust)
+			d.errf(fam.Line, "family %s: adjust %q: want %s", fam.ID, fam.Adjust, orList(Adjusts))
 		}
 		families[fam.ID] = fam
 	}
@@ -683,7 +743,7 @@ func (d *decoder) validate(f *File) {
 				d.errf(h.Line, "hypothesis %s: combine partial needs at least two parts with a rule", h.ID)
 			}
 		default:
-			d.errf(h.Line, "hypothesis %s: combine %q: want all or partial", h.ID, h.Combine)
+			d.errf(h.Line, "hypothesis %s: combine %q: want %s", h.ID, h.Combine, orList(Combines))
 		}
 		ruled := false
 		for _, p := range h.Parts {
@@ -713,7 +773,7 @@ func (d *decoder) validate(f *File) {
 				d.errf(h.Line, "hypothesis %s: sensitivity_of %q is itself a sensitivity analysis", h.ID, h.SensitivityOf)
 			}
 		default:
-			d.errf(h.Line, "hypothesis %s: analysis %q: want primary or sensitivity", h.ID, h.Analysis)
+			d.errf(h.Line, "hypothesis %s: analysis %q: want %s", h.ID, h.Analysis, orList(Analyses))
 		}
 	}
 	for _, fam := range f.Families {
@@ -765,13 +825,14 @@ func (d *decoder) where(line int, what, src string) {
 }
 
 // kindKeys lists the estimand keys each kind accepts (kind itself aside).
-var kindKeys = map[string][]string{
-	KindRate:      {"weight", "cluster", "level"},
-	KindRateDiff:  {"weight", "cluster", "level", "arm", "a", "b"},
-	KindMcNemar:   {"arm", "a", "b", "pair_by", "test", "family"},
-	KindOddsRatio: {"model", "formula", "term", "group", "corr", "fallback", "refs", "family"},
-	KindShapley:   {"formula", "term", "r2", "refs"},
-	KindTOST:      {"arm", "a", "b", "pair_by", "cluster", "method"},
+var kindKeys = map[Kind][]string{
+	KindRate:        {"weight", "cluster", "level"},
+	KindRateDiff:    {"weight", "cluster", "level", "arm", "a", "b"},
+	KindMcNemar:     {"arm", "a", "b", "pair_by", "test", "family"},
+	KindOddsRatio:   {"model", "fit", "formula", "term", "group", "corr", "order", "cov", "fallback", "refs", "family"},
+	KindCoefficient: {"fit", "distribution", "link", "scale", "formula", "term", "group", "corr", "order", "cov", "fallback", "reml", "refs", "family"},
+	KindShapley:     {"formula", "term", "r2", "refs"},
+	KindTOST:        {"arm", "a", "b", "pair_by", "cluster", "method"},
 }
 
 // setKeys lists the estimand keys that were given.
@@ -792,6 +853,13 @@ func (e *Estimand) setKeys() []string {
 	add("test", e.Test != "")
 	add("family", e.Family != "")
 	add("model", e.Model != "")
+	add("fit", e.Fit != "")
+	add("distribution", e.Distribution != "")
+	add("link", e.Link != "")
+	add("scale", e.Scale != "")
+	add("order", e.Order != "")
+	add("cov", e.Cov != "")
+	add("reml", e.hasREML)
 	add("formula", e.Formula != "")
 	add("term", e.Term != "")
 	add("group", e.Group != "")
@@ -815,16 +883,16 @@ func (d *decoder) part1(f *File, h *Hypothesis, p *Part, families map[string]*Fa
 		p.Outcome = h.Outcome
 	}
 	switch p.IfNotComputable {
-	case "fail", "not_supported":
+	case IfNotComputableFail, IfNotComputableNotSupported:
 	default:
-		d.errf(p.Line, "%s: if_not_computable %q: want fail or not_supported", what, p.IfNotComputable)
+		d.errf(p.Line, "%s: if_not_computable %q: want %s", what, p.IfNotComputable, orList(IfNotComputables))
 	}
 	allowed, ok := kindKeys[e.Kind]
 	if !ok {
 		if e.Kind == "" {
-			d.errf(line, "%s: estimand.kind is required (rate, rate_difference, mcnemar, odds_ratio, shapley_share or tost)", what)
+			d.errf(line, "%s: estimand.kind is required (%s)", what, orList(Kinds))
 		} else {
-			d.errf(line, "%s: estimand.kind %q: want rate, rate_difference, mcnemar, odds_ratio, shapley_share or tost%s", what, e.Kind, didYouMean(e.Kind, slices.Sorted(mapKeys(kindKeys))))
+			d.errf(line, "%s: estimand.kind %q: want %s%s", what, e.Kind, orList(Kinds), didYouMean(string(e.Kind), kindNames()))
 		}
 		return
 	}
@@ -833,7 +901,7 @@ func (d *decoder) part1(f *File, h *Hypothesis, p *Part, families map[string]*Fa
 			d.errf(line, "%s: estimand.%s does not apply to a %s (it takes %s)", what, k, e.Kind, strings.Join(allowed, ", "))
 		}
 	}
-	needOutcome := e.Kind != KindOddsRatio && e.Kind != KindShapley
+	needOutcome := !e.Kind.fitsFormula()
 	if needOutcome && p.Outcome == "" {
 		d.errf(line, "%s: outcome is required for a %s (on the hypothesis or the part)", what, e.Kind)
 	}
@@ -867,12 +935,11 @@ func (d *decoder) part1(f *File, h *Hypothesis, p *Part, families map[string]*Fa
 		if len(e.PairBy) == 0 {
 			d.errf(line, "%s: estimand.pair_by (the design key that matches episodes) is required for mcnemar", what)
 		}
-		switch e.Test {
-		case "":
+		switch {
+		case e.Test == "":
 			e.Test = "exact"
-		case "exact", "midp", "chi2", "chi2cc":
-		default:
-			d.errf(line, "%s: estimand.test %q: want exact, midp, chi2 or chi2cc", what, e.Test)
+		case !slices.Contains(McNemarTests, e.Test):
+			d.errf(line, "%s: estimand.test %q: want %s", what, e.Test, orList(McNemarTests))
 		}
 	case KindTOST:
 		twoLevels()
@@ -882,32 +949,16 @@ func (d *decoder) part1(f *File, h *Hypothesis, p *Part, families map[string]*Fa
 		if e.Method != "" && (len(e.PairBy) > 0 || e.Cluster != "") {
 			d.errf(line, "%s: estimand.method applies only to unpaired, unclustered samples", what)
 		}
-		switch e.Method {
-		case "", "agresti-caffo", "wald", "score":
-		default:
-			d.errf(line, "%s: estimand.method %q: want agresti-caffo, wald or score", what, e.Method)
+		if e.Method != "" && !slices.Contains(TOSTMethods, e.Method) {
+			d.errf(line, "%s: estimand.method %q: want %s", what, e.Method, orList(TOSTMethods))
 		}
-	case KindOddsRatio:
-		switch e.Model {
-		case "logit", "gee", "glmm":
-		case "":
-			d.errf(line, "%s: estimand.model is required (logit, gee or glmm)", what)
-		default:
-			d.errf(line, "%s: estimand.model %q: want logit, gee or glmm", what, e.Model)
-		}
-		if e.Model == "gee" && e.Group == "" {
-			d.errf(line, "%s: a gee needs estimand.group (its clusters)", what)
-		}
-		if e.Model != "gee" && (e.Group != "" || e.Corr != "" || e.Fallback != "") {
-			d.errf(line, "%s: group, corr and fallback apply only to model gee", what)
-		}
+	case KindOddsRatio, KindCoefficient:
+		d.model(line, what, e)
 		d.formula(line, what, e, true)
 	case KindShapley:
 		d.formula(line, what, e, false)
-		switch e.R2 {
-		case "", "mcfadden", "nagelkerke", "tjur", "coxsnell":
-		default:
-			d.errf(line, "%s: estimand.r2 %q: want mcfadden, nagelkerke, tjur or coxsnell", what, e.R2)
+		if e.R2 != "" && !slices.Contains(R2s, e.R2) {
+			d.errf(line, "%s: estimand.r2 %q: want %s", what, e.R2, orList(R2s))
 		}
 	}
 	if e.Family != "" {
@@ -933,14 +984,30 @@ func familyIDs(f *File) []string {
 	return s
 }
 
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
+func mapKeys[K ~string, V any](m map[K]V) func(func(K) bool) {
+	return func(yield func(K) bool) {
 		for k := range m {
 			if !yield(k) {
 				return
 			}
 		}
 	}
+}
+
+// kindNames are the kinds, sorted, for close matches.
+func kindNames() []string {
+	var s []string
+	for _, k := range Kinds {
+		s = append(s, string(k))
+	}
+	slices.Sort(s)
+	return s
+}
+
+// fitsFormula reports whether the kind fits a formula, whose response is
+// its outcome.
+func (k Kind) fitsFormula() bool {
+	return k == KindOddsRatio || k == KindCoefficient || k == KindShapley
 }
 
 func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
@@ -957,11 +1024,24 @@ func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
 		d.errf(line, "%s: estimand.term is required (the %s to read)", what, map[bool]string{true: "coefficient", false: "factor"}[random])
 		return
 	}
-	if rt := formulaRandom(fm); rt != "" && e.Model != "glmm" {
-		d.errf(line, "%s: the formula has a random term %s, which only model glmm fits", what, rt)
+	key := e.fitKey()
+	if rt := formulaRandom(fm); rt != "" && e.fit() != analysis.FitGLMM {
+		d.errf(e.at("formula"), "%s: the formula has a random term %s, which only %s glmm fits", what, rt, key)
 	}
-	if random && e.Model == "glmm" && formulaRandom(fm) == "" {
-		d.errf(line, "%s: model glmm needs a random term such as (1|template) in the formula", what)
+	if random && e.fit() == analysis.FitGLMM && formulaRandom(fm) == "" {
+		d.errf(e.at("formula"), "%s: %s glmm needs a random term such as (1|template) in the formula", what, key)
+	}
+	if random {
+		for _, c := range termLevels(e.Term) {
+			if ref, ok := e.Refs[c[0]]; ok && ref == c[1] {
+				d.errf(e.at("term"), "%s: estimand.term %q: %s is the reference level of %s (estimand.refs), which has no coefficient", what, e.Term, c[1], c[0])
+			}
+		}
+	}
+	// col[T.level] would pass for col below, and match no coefficient.
+	if name := engineName(e.Term, fm.Columns()); random && name != "" && strings.Contains(e.Term, "[T.") {
+		d.errf(e.at("term"), "%s: estimand.term %q: the engine names this coefficient %q (col[level]; a[x]:b[y] for an interaction)", what, e.Term, name)
+		return
 	}
 	col := e.Term
 	if i := strings.IndexByte(col, '['); i > 0 && strings.HasSuffix(col, "]") && !strings.Contains(col, ":") {
@@ -972,11 +1052,174 @@ func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
 			return
 		}
 	}
+	if name := engineName(e.Term, fm.Columns()); random && name != "" {
+		d.errf(e.at("term"), "%s: estimand.term %q: the engine names this coefficient %q (col[level]; a[x]:b[y] for an interaction)", what, e.Term, name)
+		return
+	}
 	var names []string
 	for _, t := range fm.Terms {
 		names = append(names, t.String())
 	}
-	d.errf(line, "%s: estimand.term %q is not a term of %q%s", what, e.Term, e.Formula, didYouMean(col, names))
+	if parts := strings.Split(e.Term, ":"); len(parts) > 1 {
+		// An interaction's coefficient (a[x]:b) needs the formula's a:b.
+		for i, p := range parts {
+			if j := strings.IndexByte(p, '['); j > 0 && strings.HasSuffix(p, "]") {
+				parts[i] = p[:j]
+			}
+		}
+		inter := strings.Join(parts, ":")
+		d.errf(e.at("term"), "%s: estimand.term %q is a coefficient of the interaction %s, which %q does not have (its terms: %s; %s or %s adds it)",
+			what, e.Term, inter, e.Formula, strings.Join(names, ", "), strings.Join(parts, "*"), inter)
+		return
+	}
+	d.errf(e.at("term"), "%s: estimand.term %q is not a term of %q%s", what, e.Term, e.Formula, didYouMean(col, names))
+}
+
+// fit is the model estimand's fit: Fit, or the one Model names.
+func (e *Estimand) fit() analysis.ModelFit {
+	if e.Fit != "" {
+		return e.Fit
+	}
+	switch e.Model {
+	case ModelLogit:
+		return analysis.FitGLM
+	case ModelGEE:
+		return analysis.FitGEE
+	case ModelGLMM:
+		return analysis.FitGLMM
+	}
+	return ""
+}
+
+// fitKey is the key that names the fit in messages: model when the
+// estimand gives it, fit otherwise.
+func (e *Estimand) fitKey() string {
+	if e.Model != "" {
+		return "model"
+	}
+	return "fit"
+}
+
+// link is the model estimand's link: Link, the canonical link of its
+// distribution, or logit for an odds ratio.
+func (e *Estimand) link() stats.Link {
+	switch {
+	case e.Kind == KindOddsRatio:
+		return stats.LinkLogit
+	case e.Link != "":
+		return e.Link
+	case e.Distribution.Valid():
+		return e.Distribution.CanonicalLink()
+	}
+	return ""
+}
+
+// ratio reports whether the estimand reads exp(β) (null 1).
+func (e *Estimand) ratio() bool {
+	return e.Kind == KindOddsRatio || e.Kind == KindCoefficient && e.Scale == ScaleRatio
+}
+
+// ratioLinks are the links under which exp(β) is a ratio: of odds
+// (logit), of means or rates (log), of hazards (cloglog).
+var ratioLinks = []stats.Link{stats.LinkLogit, stats.LinkLog, stats.LinkCloglog}
+
+// fits are the engine's fits, as a model estimand names them.
+var fits = []analysis.ModelFit{analysis.FitGLM, analysis.FitGEE, analysis.FitGLMM}
+
+// model checks the fit, distribution, link, scale and GEE keys of an
+// odds_ratio or coefficient (what the engine would refuse, found before
+// any data are read) and fills in the scale.
+func (d *decoder) model(line int, what string, e *Estimand) {
+	switch {
+	case e.Kind == KindOddsRatio && e.Model != "" && e.Fit != "":
+		d.errf(line, "%s: estimand.model and estimand.fit both name the fit: give one (model logit, gee, glmm is fit glm, gee, glmm)", what)
+	case e.Kind == KindOddsRatio && e.Model == "" && e.Fit == "":
+		d.errf(line, "%s: estimand.model is required (logit, gee or glmm; or estimand.fit glm, gee or glmm)", what)
+	case e.Model != "" && !slices.Contains(Models, e.Model):
+		d.errf(e.at("model"), "%s: estimand.model %q: want %s", what, e.Model, orList(Models))
+	case e.Kind == KindCoefficient && e.Fit == "":
+		d.errf(line, "%s: estimand.fit is required (%s)", what, orList(fits))
+	case e.Fit != "" && !slices.Contains(fits, e.Fit):
+		d.errf(e.at("fit"), "%s: estimand.fit %q: want %s", what, e.Fit, orList(fits))
+	}
+	fit := e.fit()
+	if e.Kind == KindCoefficient {
+		dists := []stats.Family{stats.Binomial, stats.Poisson, stats.Gaussian}
+		switch {
+		case e.Distribution == "":
+			d.errf(e.at("distribution"), "%s: estimand.distribution is required (%s)", what, orList(dists))
+		case !e.Distribution.Valid():
+			d.errf(e.at("distribution"), "%s: estimand.distribution %q: want %s%s", what, e.Distribution, orList(dists),
+				didYouMean(string(e.Distribution), []string{"binomial", "poisson", "gaussian"}))
+		}
+		links := []stats.Link{stats.LinkLogit, stats.LinkProbit, stats.LinkCloglog, stats.LinkLog, stats.LinkIdentity}
+		link := e.link()
+		if e.Link != "" && !(slices.Contains(links, e.Link) && e.Distribution.Valid() && e.Link.Allowed(e.Distribution)) {
+			// The scale's default follows the link the file meant to give.
+			link = ""
+		}
+		if e.Link != "" {
+			if !slices.Contains(links, e.Link) {
+				d.errf(e.at("link"), "%s: estimand.link %q: want %s", what, e.Link, orList(links))
+			} else if e.Distribution.Valid() && !e.Link.Allowed(e.Distribution) {
+				ok := slices.DeleteFunc(slices.Clone(links), func(l stats.Link) bool { return !l.Allowed(e.Distribution) })
+				d.errf(e.at("link"), "%s: estimand.link %s does not apply to distribution %s (want %s)", what, e.Link, e.Distribution, orList(ok))
+			}
+		}
+		switch {
+		case e.Scale != "" && !slices.Contains(Scales, e.Scale):
+			d.errf(e.at("scale"), "%s: estimand.scale %q: want %s", what, e.Scale, orList(Scales))
+		case e.Scale == ScaleRatio && link != "" && !slices.Contains(ratioLinks, link):
+			d.errf(e.at("scale"), "%s: estimand.scale ratio reads exp(β), which is no ratio under the %s link (ratios: %s links); use scale difference", what, link, orList(ratioLinks))
+		case e.Scale == "" && slices.Contains([]stats.Link{stats.LinkLogit, stats.LinkLog}, link):
+			e.Scale = ScaleRatio
+		case e.Scale == "":
+			e.Scale = ScaleDifference
+		}
+		if e.hasREML && !(fit == analysis.FitGLMM && e.Distribution == stats.Gaussian) {
+			d.errf(e.at("reml"), "%s: estimand.reml applies to a gaussian glmm (REML or ML), not a %s %s", what, orDefault(string(fit), "?"), orDefault(string(e.Distribution), "?"))
+		}
+	}
+	if fit == "" {
+		return // reported above
+	}
+	key := e.fitKey()
+	if fit != analysis.FitGEE {
+		if e.Group != "" || e.Corr != "" || e.Fallback != "" {
+			d.errf(line, "%s: group, corr and fallback apply only to %s gee", what, key)
+		}
+		if e.Order != "" {
+			d.errf(e.at("order"), "%s: estimand.order applies only to %s gee with corr ar1", what, key)
+		}
+		if e.Cov != "" {
+			d.errf(e.at("cov"), "%s: estimand.cov applies only to %s gee", what, key)
+		}
+		return
+	}
+	covs := []stats.GEECov{stats.Robust, stats.BiasReduced, stats.KC, stats.Naive}
+	if e.Cov != "" && !slices.Contains(covs, e.Cov) {
+		d.errf(e.at("cov"), "%s: estimand.cov %q: want %s", what, e.Cov, orList(covs))
+	}
+	if e.Group == "" {
+		d.errf(line, "%s: a gee needs estimand.group (its clusters)", what)
+	}
+	corrs := []stats.Corr{stats.Independence, stats.Exchangeable, stats.AR1}
+	if e.Corr != "" && !e.Corr.Valid() {
+		d.errf(e.at("corr"), "%s: estimand.corr %q: want %s%s", what, e.Corr, orList(corrs), didYouMean(string(e.Corr), []string{"independence", "exchangeable", "ar1"}))
+	}
+	switch {
+	case e.Fallback == "":
+	case e.Fallback != stats.Independence && e.Fallback != stats.Exchangeable:
+		d.errf(e.at("fallback"), "%s: estimand.fallback %q: want independence or exchangeable", what, e.Fallback)
+	case e.Fallback == orDefault(e.Corr, stats.Exchangeable):
+		d.errf(e.at("fallback"), "%s: estimand.fallback %s is the working correlation it falls back from", what, e.Fallback)
+	}
+	switch {
+	case e.Corr == stats.AR1 && e.Order == "":
+		d.errf(e.at("corr"), "%s: corr ar1 needs estimand.order (the column that orders a cluster's rows)", what)
+	case e.Corr != stats.AR1 && e.Order != "":
+		d.errf(e.at("order"), "%s: estimand.order orders a cluster's rows for corr ar1; corr is %s", what, orDefault(e.Corr, stats.Exchangeable))
+	}
 }
 
 func formulaRandom(f *formula.Formula) string {
@@ -984,6 +1227,51 @@ func formulaRandom(f *formula.Formula) string {
 		return ""
 	}
 	return f.Random[0].String()
+}
+
+// engineName is the engine's name (formula.Build: col[level], parts
+// joined by ":") of a coefficient named as statsmodels (col[T.level]) or
+// R (collevel) name it, or "" if name is not such a name.
+func engineName(name string, cols []string) string {
+	parts := strings.Split(name, ":")
+	changed := false
+	for i, p := range parts {
+		if j := strings.Index(p, "[T."); j > 0 && strings.HasSuffix(p, "]") {
+			parts[i], changed = p[:j]+"["+p[j+3:], true
+			continue
+		}
+		if strings.Contains(p, "[") || slices.Contains(cols, p) {
+			continue
+		}
+		// R pastes the level to the column: the longest column that
+		// prefixes the name, so that "model2x" reads as model2 + x.
+		best := ""
+		for _, c := range cols {
+			if len(c) > len(best) && len(p) > len(c) && strings.HasPrefix(p, c) {
+				best = c
+			}
+		}
+		if best != "" {
+			parts[i], changed = best+"["+p[len(best):]+"]", true
+		}
+	}
+	if !changed {
+		return ""
+	}
+	return strings.Join(parts, ":")
+}
+
+// termLevels lists the (column, level) pairs a coefficient's name gives:
+// col[level], or each part of an interaction a[x]:b[y]; a numeric part
+// (col) gives none.
+func termLevels(term string) [][2]string {
+	var out [][2]string
+	for _, p := range strings.Split(term, ":") {
+		if j := strings.IndexByte(p, '['); j > 0 && strings.HasSuffix(p, "]") {
+			out = append(out, [2]string{p[:j], p[j+1 : len(p)-1]})
+		}
+	}
+	return out
 }
 
 // termOfName reports whether a coefficient name such as a[x]:b names a
@@ -1011,14 +1299,16 @@ func (d *decoder) checkRule(f *File, what string, p *Part, derived map[string]bo
 	if math.IsNaN(r.Alpha) {
 		r.Alpha = f.Alpha
 	}
-	switch r.Direction {
-	case Above, AtLeast, Below, AtMost, Different, Equivalent:
-	case "":
-		d.errf(line, "%s: rule.direction is required (above, at_least, below, at_most, different or equivalent)", what)
+	switch {
+	case r.Direction == "":
+		d.errf(line, "%s: rule.direction is required (%s)", what, orList(Directions))
 		return
-	default:
-		d.errf(line, "%s: rule.direction %q: want above, at_least, below, at_most, different or equivalent%s", what, r.Direction,
-			didYouMean(r.Direction, []string{Above, AtLeast, Below, AtMost, Different, Equivalent}))
+	case !slices.Contains(Directions, r.Direction):
+		var names []string
+		for _, x := range Directions {
+			names = append(names, string(x))
+		}
+		d.errf(line, "%s: rule.direction %q: want %s%s", what, r.Direction, orList(Directions), didYouMean(string(r.Direction), names))
 		return
 	}
 	if (r.Direction == Equivalent) != (e.Kind == KindTOST) {
@@ -1064,8 +1354,8 @@ func (d *decoder) checkRule(f *File, what string, p *Part, derived map[string]bo
 	if e.Kind == KindShapley && math.IsNaN(r.Bound) && r.CompareTo == "" {
 		d.errf(line, "%s: a shapley_share rule needs a bound (percent) or compare_to (another factor)", what)
 	}
-	if e.Kind == KindOddsRatio && !math.IsNaN(r.Bound) && r.Bound <= 0 {
-		d.errf(line, "%s: rule.bound %v: an odds ratio is positive", what, r.Bound)
+	if e.ratio() && !math.IsNaN(r.Bound) && r.Bound <= 0 {
+		d.errf(line, "%s: rule.bound %v: %s is positive", what, r.Bound, map[bool]string{true: "an odds ratio", false: "a ratio"}[e.Kind == KindOddsRatio])
 	}
 	if (e.Kind == KindRate) && !math.IsNaN(r.Bound) && !(r.Bound >= 0 && r.Bound <= 100) {
 		d.errf(line, "%s: rule.bound %v: a rate is a percentage in [0, 100]", what, r.Bound)
@@ -1073,8 +1363,9 @@ func (d *decoder) checkRule(f *File, what string, p *Part, derived map[string]bo
 	if e.Kind == KindRate && math.IsNaN(r.Bound) {
 		d.errf(line, "%s: a rate rule needs rule.bound (percent)", what)
 	}
-	hasP := e.Kind == KindMcNemar || e.Kind == KindOddsRatio
-	hasCI := e.Kind == KindRate || e.Kind == KindRateDiff || e.Kind == KindOddsRatio
+	model := e.Kind == KindOddsRatio || e.Kind == KindCoefficient
+	hasP := e.Kind == KindMcNemar || model
+	hasCI := e.Kind == KindRate || e.Kind == KindRateDiff || model
 	if r.Use == "" {
 		r.Use = UsePoint
 		if hasP {
@@ -1100,11 +1391,11 @@ func (d *decoder) checkRule(f *File, what string, p *Part, derived map[string]bo
 		if !hasP {
 			d.errf(line, "%s: rule.use test: a %s has no p-value (use point or interval)", what, e.Kind)
 		}
-		if hasP && !math.IsNaN(r.Bound) && r.Bound != nullOf(e.Kind) {
-			d.errf(line, "%s: the test's p-value is against %v, so rule.bound %v contradicts use test", what, nullOf(e.Kind), r.Bound)
+		if hasP && !math.IsNaN(r.Bound) && r.Bound != e.null() {
+			d.errf(line, "%s: the test's p-value is against %v, so rule.bound %v contradicts use test", what, e.null(), r.Bound)
 		}
 	default:
-		d.errf(line, "%s: rule.use %q: want point, interval or test", what, r.Use)
+		d.errf(line, "%s: rule.use %q: want %s", what, r.Use, orList(Uses))
 	}
 	if r.Sides != 0 && r.Use != UseTest {
 		d.errf(line, "%s: rule.sides applies only to use test", what)
@@ -1113,13 +1404,13 @@ func (d *decoder) checkRule(f *File, what string, p *Part, derived map[string]bo
 		r.Sides = 2
 	}
 	if math.IsNaN(r.Bound) && r.CompareTo == "" {
-		r.Bound = nullOf(e.Kind)
+		r.Bound = e.null()
 	}
 }
 
-// nullOf is the no-effect value of an estimand.
-func nullOf(kind string) float64 {
-	if kind == KindOddsRatio {
+// null is the no-effect value of an estimand: 1 for a ratio, else 0.
+func (e *Estimand) null() float64 {
+	if e.ratio() {
 		return 1
 	}
 	return 0

@@ -18,7 +18,8 @@ import (
 // in every format — never a panic, never a hang.
 func FuzzEvaluate(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join("testdata", "malformed-ledger", "*.yaml"))
-	seeds = append(seeds, "paper.yaml", filepath.Join("testdata", "estimands.yaml"), filepath.Join("testdata", "study.yaml"))
+	seeds = append(seeds, "paper.yaml", filepath.Join("testdata", "estimands.yaml"), filepath.Join("testdata", "study.yaml"),
+		filepath.Join("testdata", "models.yaml"), filepath.Join("testdata", "calls.yaml"))
 	for _, s := range seeds {
 		b, err := os.ReadFile(s)
 		if err != nil {

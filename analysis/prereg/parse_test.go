@@ -89,7 +89,7 @@ func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join("testdata", "malformed", "*.yaml"))
 	ledgerSeeds, _ := filepath.Glob(filepath.Join("testdata", "malformed-ledger", "*.yaml"))
 	seeds = append(seeds, ledgerSeeds...)
-	seeds = append(seeds, "paper.yaml", filepath.Join("testdata", "estimands.yaml"))
+	seeds = append(seeds, "paper.yaml", filepath.Join("testdata", "estimands.yaml"), filepath.Join("testdata", "models.yaml"), filepath.Join("testdata", "calls.yaml"))
 	for _, s := range seeds {
 		b, err := os.ReadFile(s)
 		if err != nil {

@@ -54,7 +54,7 @@ func TestCombine(t *testing.T) {
 	report := &Part{}
 	p := func(part *Part, v Verdict) *PartResult { return &PartResult{part: part, Verdict: v, Reason: "why"} }
 	tests := []struct {
-		combine string
+		combine Combine
 		parts   []*PartResult
 		want    Verdict
 	}{
