@@ -77,16 +77,60 @@ func (ft *fitter) dev0(par []float64) float64 {
 	return ft.check(d, err)
 }
 
-// hessian is deriv12 of dev at x with the linear warm start.
+// hessian returns the gradient and Hessian of dev at x: for the Laplace
+// deviance the central differences (step δ) of its analytic gradient
+// (lapGrad), 2n deviance evaluations; for AGQ, or when PIRLS breaks down
+// on the stencil, deriv12 (2n²+1). Both start PIRLS from the linear warm
+// start.
 func (ft *fitter) hessian(x []float64, fx float64) ([]float64, *mat.SymDense) {
 	ft.stencil(x)
 	defer ft.done()
-	return deriv12(ft.dev, x, fx, derivStep)
+	if ft.nagq > 1 || ft.last == nil {
+		return deriv12(ft.dev, x, fx, derivStep)
+	}
+	n := len(x)
+	g := make([]float64, n)
+	ft.md.lapGrad(g)
+	cols := make([]float64, n*n) // column c: ∂g/∂x_c
+	gp, gm := make([]float64, n), make([]float64, n)
+	xt := slices.Clone(x)
+	for c := range n {
+		xt[c] = x[c] + derivStep
+		fp := ft.dev(xt)
+		ft.md.lapGrad(gp)
+		xt[c] = x[c] - derivStep
+		fm := ft.dev(xt)
+		ft.md.lapGrad(gm)
+		xt[c] = x[c]
+		if math.IsInf(fp, 1) || math.IsInf(fm, 1) {
+			return deriv12(ft.dev, x, fx, derivStep)
+		}
+		for i := range n {
+			cols[c*n+i] = (gp[i] - gm[i]) / (2 * derivStep)
+		}
+	}
+	h := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			h.SetSym(i, j, (cols[i*n+j]+cols[j*n+i])/2)
+		}
+	}
+	return g, h
 }
 
-// grad is the central-difference gradient of dev at x with the linear
-// warm start.
+// grad is the gradient of dev at x: analytic for the Laplace deviance
+// (lapGrad), else central differences with the linear warm start.
 func (ft *fitter) grad(x []float64) []float64 {
+	if ft.nagq <= 1 {
+		if !slices.Equal(ft.last, x) {
+			ft.dev(x)
+		}
+		if ft.last != nil {
+			g := make([]float64, len(x))
+			ft.md.lapGrad(g)
+			return g
+		}
+	}
 	ft.stencil(x)
 	defer ft.done()
 	return gradient(ft.dev, x, derivStep)
