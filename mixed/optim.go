@@ -28,8 +28,9 @@ type fitter struct {
 	jac         [][]float64
 	last        []float64 // par of the last dev call; nil if unknown
 
-	// decStop also ends the Newton polish when its predicted decrease is
-	// below 1e-9 (set by Fit, not FitLogit, whose results stay as they were).
+	// decStop also ends the Newton polish of the AGQ deviance when its
+	// predicted decrease is below 1e-9 (set by Fit, not FitLogit, whose AGQ
+	// results stay as they were); the Laplace polish always stops so.
 	decStop bool
 
 	nEval   int
@@ -250,18 +251,25 @@ func deriv12(f func([]float64) float64, x []float64, fx, delta float64) ([]float
 }
 
 // newton minimises the deviance from x by Newton steps with a halving line
-// search. The central-difference Hessian is recomputed only when the steps
-// stop shrinking fast (a chord method: each iteration otherwise costs one
-// central gradient, 2n evaluations, instead of 2n²+1). It stops when the
-// step falls below 1e-7 and returns the gradient at the final x, the last
-// Hessian, whether that Hessian was computed at another point (stale), and
-// ok; ok is false after 50 iterations, past limit evaluations in all, or
-// when no step lowers the deviance from afar.
+// search. The Hessian (see hessian) is recomputed only when the steps stop
+// shrinking fast. Between refreshes each iteration costs one gradient:
+// for the Laplace deviance the analytic one, with a BFGS update of the
+// Hessian (a quasi-Newton method), for AGQ a central one, 2n evaluations,
+// with the Hessian kept (a chord method). It stops when the step falls
+// below 1e-7 or, for the Laplace deviance or with decStop, when the
+// predicted decrease is below 1e-9, and returns the gradient at the final
+// x, the last Hessian, whether that Hessian was computed at another point
+// or updated (stale), and ok; ok is false after 50 iterations, past limit
+// evaluations in all, or when no step lowers the deviance from afar.
 func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *mat.SymDense, stale, ok bool) {
 	n := len(*x)
 	xn := make([]float64, n)
 	g, h = ft.hessian(*x, *fx)
 	prev := math.Inf(1)
+	shrink := 0.25
+	if ft.nagq <= 1 {
+		shrink = 0.5
+	}
 	for it := 0; it < 50 && ft.nEval < limit; it++ {
 		s := newtonStep(h, g)
 		if s == nil {
@@ -274,10 +282,10 @@ func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *
 		if smax < 1e-7 {
 			return g, h, stale, true
 		}
-		if ft.decStop {
+		if ft.decStop || ft.nagq <= 1 {
 			// The predicted decrease gᵀs/2 of the quadratic model is at
 			// the rounding level of the deviance: further steps only
-			// chase noise in the finite-difference derivatives.
+			// chase noise in the derivatives.
 			var gs float64
 			for i := range s {
 				gs += g[i] * s[i]
@@ -286,7 +294,9 @@ func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *
 				return g, h, stale, true
 			}
 		}
-		if stale && smax > prev/4 {
+		// Refresh when the steps stop shrinking fast: by 4 for the chord
+		// method, by 2 with secant updates.
+		if stale && smax > prev*shrink {
 			// Slow linear convergence: refresh the Hessian and retry.
 			g, h = ft.hessian(*x, *fx)
 			stale = false
@@ -295,11 +305,16 @@ func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *
 		}
 		prev = smax
 		lowered := false
+		var dx []float64
 		for t := 1.0; t > 1e-6; t /= 2 {
 			for i := range xn {
 				xn[i] = (*x)[i] - t*s[i]
 			}
 			if f := ft.dev(xn); f < *fx {
+				dx = make([]float64, n)
+				for i := range dx {
+					dx[i] = xn[i] - (*x)[i]
+				}
 				copy(*x, xn)
 				*fx = f
 				lowered = true
@@ -316,10 +331,45 @@ func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *
 			// Within rounding of the optimum no step lowers the deviance.
 			return g, h, stale, smax < 1e-4
 		}
-		g = ft.grad(*x)
+		gn := ft.grad(*x)
+		if ft.nagq <= 1 {
+			// The analytic gradient is accurate enough for a secant
+			// update, which keeps the convergence superlinear without
+			// refreshing the Hessian.
+			bfgsUpdate(h, dx, g, gn)
+		}
+		g = gn
 		stale = true
 	}
 	return g, h, stale, false
+}
+
+// bfgsUpdate applies the BFGS update to the Hessian approximation h for
+// the step dx, along which the gradient went from g to gn (Nocedal &
+// Wright 2006, eq. 6.19); it leaves h unchanged when the curvature
+// (gn−g)ᵀdx is not positive.
+func bfgsUpdate(h *mat.SymDense, dx, g, gn []float64) {
+	n := len(dx)
+	y := make([]float64, n)
+	var ys float64
+	for i := range y {
+		y[i] = gn[i] - g[i]
+		ys += y[i] * dx[i]
+	}
+	hs := mat.NewVecDense(n, nil)
+	hs.MulVec(h, mat.NewVecDense(n, dx))
+	var shs float64
+	for i := range dx {
+		shs += dx[i] * hs.AtVec(i)
+	}
+	if !(ys > 0) || !(shs > 0) {
+		return
+	}
+	for i := range n {
+		for j := i; j < n; j++ {
+			h.SetSym(i, j, h.At(i, j)-hs.AtVec(i)*hs.AtVec(j)/shs+y[i]*y[j]/ys)
+		}
+	}
 }
 
 // gradient is the central-difference gradient with step δ, as in deriv12.
@@ -383,9 +433,15 @@ func (ft *fitter) fit(opt Options) (*Result, error) {
 	for i := range t0 {
 		t0[i] = 1
 	}
-	// Only a starting value for stage 2, so loose tolerances will do.
+	// Only a starting value for stage 2, so loose tolerances will do;
+	// looser still for the Laplace deviance, whose Newton stage with
+	// analytic gradients needs few steps from farther away.
 	md.stepTol = 1e-3
-	r1 := nelderMead(ft.dev0, t0, 0.2, 1e-6, opt.MaxIter)
+	ftol := 1e-6
+	if ft.nagq <= 1 {
+		ftol = 1e-3
+	}
+	r1 := nelderMead(ft.dev0, t0, 0.2, ftol, opt.MaxIter)
 	md.stepTol = 1e-6
 	if math.IsInf(ft.dev0(r1.X), 1) {
 		return nil, ft.stage1Error()
