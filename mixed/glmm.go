@@ -317,6 +317,10 @@ func newModel(X *mat.Dense, y []float64, groups []Group) (*model, []int) {
 			cells[c].s++
 		}
 	}
+	// Rows in the order of factor 0's levels keep the accumulation into
+	// its diagonal block and rows of C (see build) in cache.
+	g0 := groups[order[0]].Index
+	slices.SortStableFunc(cells, func(a, b cell) int { return g0[a.row] - g0[b.row] })
 	md.n = len(cells)
 	md.x = make([]float64, md.n*p)
 	md.m = make([]float64, md.n)
