@@ -84,24 +84,59 @@ func (ft *fitter) dev0(par []float64) float64 {
 // on the stencil, deriv12 (2n²+1). Both start PIRLS from the linear warm
 // start.
 func (ft *fitter) hessian(x []float64, fx float64) ([]float64, *mat.SymDense) {
+	return ft.lapHessian(x, fx, false)
+}
+
+// hessian0 is hessian, but for the Laplace deviance only the θ columns
+// are differenced (2k evaluations) and the ββ block is 2(XᵀWX −
+// XᵀWZΛH⁻¹ΛᵀZᵀWX), the deviance's Hessian at fixed W and H: the start of
+// the quasi-Newton stage, whose secant updates correct it.
+func (ft *fitter) hessian0(x []float64, fx float64) ([]float64, *mat.SymDense) {
+	return ft.lapHessian(x, fx, true)
+}
+
+func (ft *fitter) lapHessian(x []float64, fx float64, approx bool) ([]float64, *mat.SymDense) {
 	ft.stencil(x)
 	defer ft.done()
 	if ft.nagq > 1 || ft.last == nil {
 		return deriv12(ft.dev, x, fx, derivStep)
 	}
+	md := ft.md
 	n := len(x)
 	g := make([]float64, n)
-	ft.md.lapGrad(g)
-	cols := make([]float64, n*n) // column c: ∂g/∂x_c
+	md.lapGrad(g)
+	nd := n // columns by differences
+	var hbb []float64
+	if approx {
+		md.build(true)
+		if md.sys.factor() {
+			// The ββ block of the Schur complement after eliminating u:
+			// L₂₂L₂₂ᵀ for the trailing rows of the dense block's factor.
+			nd = ft.k
+			rd, p := md.sys.rd, ft.p
+			l := md.sys.l[:rd*rd]
+			hbb = make([]float64, p*p)
+			for i := range p {
+				for j := 0; j <= i; j++ {
+					var t float64
+					for m := 0; m <= j; m++ {
+						t += l[(md.r+i)*rd+md.r+m] * l[(md.r+j)*rd+md.r+m]
+					}
+					hbb[i*p+j], hbb[j*p+i] = 2*t, 2*t
+				}
+			}
+		}
+	}
+	cols := make([]float64, nd*n) // column c: ∂g/∂x_c
 	gp, gm := make([]float64, n), make([]float64, n)
 	xt := slices.Clone(x)
-	for c := range n {
+	for c := range nd {
 		xt[c] = x[c] + derivStep
 		fp := ft.dev(xt)
-		ft.md.lapGrad(gp)
+		md.lapGrad(gp)
 		xt[c] = x[c] - derivStep
 		fm := ft.dev(xt)
-		ft.md.lapGrad(gm)
+		md.lapGrad(gm)
 		xt[c] = x[c]
 		if math.IsInf(fp, 1) || math.IsInf(fm, 1) {
 			return deriv12(ft.dev, x, fx, derivStep)
@@ -113,7 +148,14 @@ func (ft *fitter) hessian(x []float64, fx float64) ([]float64, *mat.SymDense) {
 	h := mat.NewSymDense(n, nil)
 	for i := range n {
 		for j := i; j < n; j++ {
-			h.SetSym(i, j, (cols[i*n+j]+cols[j*n+i])/2)
+			switch {
+			case j < nd:
+				h.SetSym(i, j, (cols[i*n+j]+cols[j*n+i])/2)
+			case i < nd:
+				h.SetSym(i, j, cols[i*n+j])
+			default:
+				h.SetSym(i, j, hbb[(i-nd)*ft.p+j-nd])
+			}
 		}
 	}
 	return g, h
@@ -264,7 +306,7 @@ func deriv12(f func([]float64) float64, x []float64, fx, delta float64) ([]float
 func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *mat.SymDense, stale, ok bool) {
 	n := len(*x)
 	xn := make([]float64, n)
-	g, h = ft.hessian(*x, *fx)
+	g, h = ft.hessian0(*x, *fx)
 	prev := math.Inf(1)
 	shrink := 0.25
 	if ft.nagq <= 1 {
@@ -693,3 +735,5 @@ func (ft *fitter) covRX() *mat.SymDense {
 }
 
 func normalQuantile(p float64) float64 { return distuv.UnitNormal.Quantile(p) }
+
+var dbgStage1, dbgIt0, dbgIt int
