@@ -24,7 +24,7 @@ type Options struct {
 	NAGQ0 bool
 	// RXSE reports standard errors from RX, the fixed-effects block of the
 	// PIRLS system at the optimum (conditional on θ), instead of from the
-	// finite-difference Hessian of the deviance over (θ, β). As in lme4
+	// Hessian of the deviance over (θ, β). As in lme4
 	// (glmerControl calc.derivs), RX is also the default from 10⁴ rows or
 	// 20 parameters on, unless HessianSE is set.
 	RXSE bool
@@ -32,13 +32,14 @@ type Options struct {
 	HessianSE bool
 	// MaxIter bounds the deviance evaluations of each optimisation stage
 	// (as lme4's maxfun); default 10000. The standard errors and the
-	// convergence check take 2n²+1 more, n = len(groups) + columns of X.
+	// convergence check take 2n more (Laplace) or 2n²+1 (AGQ),
+	// n = len(groups) + columns of X.
 	MaxIter int
 	// Tol is the relative change of the penalised deviance at which PIRLS
 	// may stop (lme4's tolPwrss, whose default is 1e-7) once its step is
 	// below 1e-7; default 1e-12. PIRLS also stops after a full Newton step
 	// below 1e-6, which leaves the modes accurate to about 1e-12, as the
-	// finite-difference Hessian needs; results match tight lme4.
+	// finite-difference derivatives need; results match tight lme4.
 	Tol float64
 }
 
@@ -94,8 +95,10 @@ func (r *Result) Wald(j int, level float64) (lo, hi float64) {
 // PIRLS for the conditional modes, a first stage over θ with β from joint
 // PIRLS, then a joint stage over (θ, β), reaching θ = 0 exactly. Standard
 // errors are those of lme4's vcov: V = 2 H⁻¹ restricted to β, with H the
-// central-difference Hessian of the deviance over (θ, β) (step 1e-4,
-// lme4's deriv12), falling back to RX when H is not positive definite;
+// Hessian of the deviance over (θ, β), falling back to RX when H is not
+// positive definite; H is the central difference (step 1e-4) of the
+// analytic gradient of the Laplace deviance (docs/methods.md), or for AGQ
+// lme4's deriv12 stencil on the deviance;
 // from 10⁴ rows or 20 parameters on they are RX-based, as lme4's (see
 // Options).
 //

@@ -735,5 +735,3 @@ func (ft *fitter) covRX() *mat.SymDense {
 }
 
 func normalQuantile(p float64) float64 { return distuv.UnitNormal.Quantile(p) }
-
-var dbgStage1, dbgIt0, dbgIt int
