@@ -303,40 +303,10 @@ func (md *gmodel) pirls(joint bool) (float64, error) {
 		copy(step, md.g[:n])
 		md.sys.forward(step)
 		md.sys.backward(step)
-		copy(md.u0, md.u)
-		copy(md.b0, md.beta)
-		var smax, scale float64 = 0, 1
-		for _, v := range step {
-			smax = math.Max(smax, math.Abs(v))
-		}
-		for _, v := range md.u {
-			scale = math.Max(scale, math.Abs(v))
-		}
-		t := 1.0
-		var pnew float64
-		ok := false
-		for h := 0; h < 30; h++ {
-			for j := 0; j < nu; j++ {
-				md.u[j] = md.u0[j] + t*step[j]
-			}
-			if joint {
-				for j := 0; j < md.p; j++ {
-					md.beta[j] = md.b0[j] + t*step[nu+j]
-				}
-				md.computeXB()
-			}
-			pnew = md.penDev()
-			if pnew <= pdev+1e-12*math.Abs(pdev) {
-				ok = true
-				break
-			}
-			t /= 2
-		}
+		smax, scale := stepScale(step, md.u)
+		t, pnew, ok := halveStep(md, md.u, md.u0, md.beta, md.b0, step, joint, pdev)
 		if !ok {
-			copy(md.u, md.u0)
-			copy(md.beta, md.b0)
-			md.computeXB()
-			pdev = md.penDev()
+			pdev = pnew
 			converged = smax < 1e-6*scale
 			break
 		}

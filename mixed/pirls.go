@@ -311,6 +311,59 @@ func (md *model) build(joint bool) {
 
 var errPIRLS = errors.New("mixed: penalised IRLS failed")
 
+// pirlsModel is what halveStep needs of a model: η from β, and the
+// penalised deviance (which also caches μ and the weights) at (β, u).
+type pirlsModel interface {
+	computeXB()
+	penDev() float64
+}
+
+// stepScale returns the largest |step| and the scale max(1, max|u|) that
+// the PIRLS stopping rules compare it with.
+func stepScale(step, u []float64) (smax, scale float64) {
+	scale = 1
+	for _, v := range step {
+		smax = math.Max(smax, math.Abs(v))
+	}
+	for _, v := range u {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	return smax, scale
+}
+
+// halveStep is PIRLS's step halving (lme4 pwrssUpdate): from (u, β),
+// saved in (u0, b0), it takes u + t·step (and β + t·step[len(u):] when
+// joint) for the largest t = 2⁻ʰ, h < 30, whose penalised deviance pnew
+// is not above pdev beyond rounding. When none is, it restores (u, β) and
+// returns ok false with pnew the deviance there.
+func halveStep(md pirlsModel, u, u0, beta, b0, step []float64, joint bool, pdev float64) (t, pnew float64, ok bool) {
+	copy(u0, u)
+	copy(b0, beta)
+	nu := len(u)
+	t = 1
+	for h := 0; h < 30; h++ {
+		for j := range u {
+			u[j] = u0[j] + t*step[j]
+		}
+		if joint {
+			for j := range beta {
+				beta[j] = b0[j] + t*step[nu+j]
+			}
+			md.computeXB()
+		}
+		if pnew = md.penDev(); pnew <= pdev+1e-12*math.Abs(pdev) {
+			return t, pnew, true
+		}
+		t /= 2
+	}
+	copy(u, u0)
+	copy(beta, b0)
+	if joint {
+		md.computeXB()
+	}
+	return t, md.penDev(), false
+}
+
 // pirls finds the conditional modes û (and β when joint, lme4's nAGQ = 0
 // step) for the current θ by Newton steps on the penalised deviance with
 // step halving (lme4 src/external.cpp pwrssUpdate). It stops after a full
@@ -322,7 +375,6 @@ var errPIRLS = errors.New("mixed: penalised IRLS failed")
 // returns the penalised deviance −2Σℓ + ‖û‖².
 func (md *model) pirls(joint bool) (float64, error) {
 	q0 := md.q[0]
-	nu := md.qt
 	if !joint {
 		md.computeXB()
 		if md.extrap {
@@ -345,42 +397,10 @@ func (md *model) pirls(joint bool) (float64, error) {
 		step := md.du[:q0+rd]
 		copy(step, md.g[:q0+rd])
 		md.sys.solve(step)
-		copy(md.u0, md.u)
-		copy(md.b0, md.beta)
-		var smax, scale float64 = 0, 1
-		for _, v := range step {
-			smax = math.Max(smax, math.Abs(v))
-		}
-		for _, v := range md.u {
-			scale = math.Max(scale, math.Abs(v))
-		}
-		t := 1.0
-		var pnew float64
-		ok := false
-		for h := 0; h < 30; h++ {
-			for j := 0; j < nu; j++ {
-				md.u[j] = md.u0[j] + t*step[j]
-			}
-			if joint {
-				for j := 0; j < md.p; j++ {
-					md.beta[j] = md.b0[j] + t*step[nu+j]
-				}
-				md.computeXB()
-			}
-			pnew = md.penDev()
-			if pnew <= pdev+1e-12*math.Abs(pdev) {
-				ok = true
-				break
-			}
-			t /= 2
-		}
+		smax, scale := stepScale(step, md.u)
+		t, pnew, ok := halveStep(md, md.u, md.u0, md.beta, md.b0, step, joint, pdev)
 		if !ok {
-			copy(md.u, md.u0)
-			copy(md.beta, md.b0)
-			if joint {
-				md.computeXB()
-			}
-			pdev = md.penDev()
+			pdev = pnew
 			// Rounding can stop a tiny final step from lowering pdev.
 			converged = smax < 1e-6*scale
 			break
