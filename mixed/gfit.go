@@ -11,22 +11,13 @@ import (
 
 // gfitter runs glmer's two optimisation stages on a gmodel.
 type gfitter struct {
-	md      *gmodel
-	nth, p  int
-	nEval   int
-	nFail   int
-	nNoConv int
+	md     *gmodel
+	nth, p int
+	pirlsTally
 }
 
 func (ft *gfitter) check(d float64, err error) float64 {
-	switch {
-	case errors.Is(err, errNoPIRLS):
-		ft.nNoConv++
-	case err != nil || math.IsNaN(d):
-		ft.nFail++
-		clear(ft.md.u)
-		return math.Inf(1)
-	}
+	d, _ = ft.tally(d, err, ft.md.u)
 	return d
 }
 
@@ -52,70 +43,17 @@ func (ft *gfitter) dev(par []float64) float64 {
 }
 
 // newtonFD minimises f from x by Newton steps on the central-difference
-// Hessian (lme4's deriv12 stencil, step δ) with a halving line search,
-// refreshing the Hessian only when the steps stop shrinking fast (between
-// refreshes each iteration costs one central gradient). It returns the
-// gradient and the last Hessian, whether that Hessian is stale, and ok
-// (the step fell below 1e-7 or its predicted decrease below 1e-9).
+// Hessian (lme4's deriv12 stencil, step δ), stopping at a predicted
+// decrease below 1e-9 (see newtonMin). Before each central gradient f is
+// evaluated at x again, to restore the modes there as the warm start.
 func newtonFD(f func([]float64) float64, x *[]float64, fx *float64, evals func() int, limit int) (g []float64, h *mat.SymDense, stale, ok bool) {
-	n := len(*x)
-	xn := make([]float64, n)
-	g, h = deriv12(f, *x, *fx, derivStep)
-	prev := math.Inf(1)
-	for it := 0; it < 50 && evals() < limit; it++ {
-		s := newtonStep(h, g)
-		if s == nil {
-			return g, h, stale, false
-		}
-		var smax float64
-		for _, v := range s {
-			smax = math.Max(smax, math.Abs(v))
-		}
-		if smax < 1e-7 {
-			return g, h, stale, true
-		}
-		// A predicted decrease gᵀs/2 at the deviance's rounding level:
-		// further steps would chase finite-difference noise.
-		var gs float64
-		for i := range s {
-			gs += g[i] * s[i]
-		}
-		if gs/2 < 1e-9 {
-			return g, h, stale, true
-		}
-		if stale && smax > prev/4 {
-			g, h = deriv12(f, *x, *fx, derivStep)
-			stale = false
-			prev = math.Inf(1)
-			continue
-		}
-		prev = smax
-		lowered := false
-		for t := 1.0; t > 1e-6; t /= 2 {
-			for i := range xn {
-				xn[i] = (*x)[i] - t*s[i]
-			}
-			if fn := f(xn); fn < *fx {
-				copy(*x, xn)
-				*fx = fn
-				lowered = true
-				break
-			}
-		}
-		if !lowered {
-			if stale {
-				g, h = deriv12(f, *x, *fx, derivStep)
-				stale = false
-				prev = math.Inf(1)
-				continue
-			}
-			return g, h, stale, smax < 1e-4
-		}
-		f(*x) // restore the modes at x as the warm start
-		g = gradient(f, *x, derivStep)
-		stale = true
-	}
-	return g, h, stale, false
+	hess := func(x []float64, fx float64) ([]float64, *mat.SymDense) { return deriv12(f, x, fx, derivStep) }
+	nm := newtonMin{f: f, hess0: hess, hess: hess, evals: evals, decStop: true,
+		grad: func(x []float64) []float64 {
+			f(x)
+			return gradient(f, x, derivStep)
+		}}
+	return nm.run(x, fx, limit)
 }
 
 // startBeta sets β's intercept (a column of ones, if any) to the link of

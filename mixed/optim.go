@@ -33,9 +33,7 @@ type fitter struct {
 	// results stay as they were); the Laplace polish always stops so.
 	decStop bool
 
-	nEval   int
-	nFail   int // PIRLS breakdowns (deviance taken as +Inf)
-	nNoConv int // PIRLS stopped at maxit
+	pirlsTally
 }
 
 // dev is the stage-2 objective: the Laplace or AGQ deviance at
@@ -212,17 +210,34 @@ func (ft *fitter) done() {
 }
 
 func (ft *fitter) check(d float64, err error) float64 {
-	switch {
-	case errors.Is(err, errNoPIRLS):
-		ft.nNoConv++
-	case err != nil || math.IsNaN(d):
-		ft.nFail++
+	d, failed := ft.tally(d, err, ft.md.u)
+	if failed {
 		ft.last = nil
-		// Warm starts may be garbage after a breakdown.
-		clear(ft.md.u)
-		return math.Inf(1)
 	}
 	return d
+}
+
+// pirlsTally counts the deviance evaluations of an outer optimisation and
+// the PIRLS failures among them.
+type pirlsTally struct {
+	nEval   int
+	nFail   int // PIRLS breakdowns (deviance taken as +Inf)
+	nNoConv int // PIRLS stopped at maxit
+}
+
+// tally counts the outcome of one evaluation: a PIRLS breakdown (or a NaN
+// deviance) gives +Inf and clears the modes u, since warm starts may be
+// garbage after it; PIRLS stopping at maxit keeps d.
+func (pt *pirlsTally) tally(d float64, err error, u []float64) (float64, bool) {
+	switch {
+	case errors.Is(err, errNoPIRLS):
+		pt.nNoConv++
+	case err != nil || math.IsNaN(d):
+		pt.nFail++
+		clear(u)
+		return math.Inf(1), true
+	}
+	return d, false
 }
 
 // nmResult is the outcome of nelderMead.
@@ -292,27 +307,49 @@ func deriv12(f func([]float64) float64, x []float64, fx, delta float64) ([]float
 	return g, h
 }
 
-// newton minimises the deviance from x by Newton steps with a halving line
-// search. The Hessian (see hessian) is recomputed only when the steps stop
-// shrinking fast. Between refreshes each iteration costs one gradient:
-// for the Laplace deviance the analytic one, with a BFGS update of the
-// Hessian (a quasi-Newton method), for AGQ a central one, 2n evaluations,
-// with the Hessian kept (a chord method). It stops when the step falls
-// below 1e-7 or, for the Laplace deviance or with decStop, when the
-// predicted decrease is below 1e-9, and returns the gradient at the final
-// x, the last Hessian, whether that Hessian was computed at another point
-// or updated (stale), and ok; ok is false after 50 iterations, past limit
-// evaluations in all, or when no step lowers the deviance from afar.
+// newton minimises the deviance from x with newtonMin: for the Laplace
+// deviance with analytic gradients, secant updates and the approximate
+// starting Hessian (hessian0); for AGQ central differences with the
+// linear warm start.
 func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *mat.SymDense, stale, ok bool) {
+	nm := newtonMin{f: ft.dev, hess0: ft.hessian0, hess: ft.hessian, grad: ft.grad,
+		evals: func() int { return ft.nEval }, secant: ft.nagq <= 1, decStop: ft.decStop || ft.nagq <= 1}
+	return nm.run(x, fx, limit)
+}
+
+// newtonMin is a Newton minimiser with a halving line search for the
+// outer optimisation of the GLMMs.
+type newtonMin struct {
+	f           func([]float64) float64
+	hess0, hess func(x []float64, fx float64) ([]float64, *mat.SymDense) // start, refresh
+	grad        func(x []float64) []float64
+	evals       func() int // evaluations of f so far
+	// secant asks for BFGS updates of the Hessian between refreshes (the
+	// gradient must be accurate, as the analytic one); otherwise the
+	// Hessian is kept (a chord method).
+	secant bool
+	// decStop also stops when the predicted decrease is below 1e-9.
+	decStop bool
+}
+
+// run minimises f from x. The Hessian is recomputed only when the steps
+// stop shrinking fast (by 4 for the chord method, by 2 with secant
+// updates), so that each iteration otherwise costs one gradient. It stops
+// when the step falls below 1e-7 or, with decStop, when the predicted
+// decrease is below 1e-9, and returns the gradient at the final x, the
+// last Hessian, whether that Hessian was computed at another point or
+// updated (stale), and ok; ok is false after 50 iterations, past limit
+// evaluations in all, or when no step lowers f from afar.
+func (nm *newtonMin) run(x *[]float64, fx *float64, limit int) (g []float64, h *mat.SymDense, stale, ok bool) {
 	n := len(*x)
 	xn := make([]float64, n)
-	g, h = ft.hessian0(*x, *fx)
+	g, h = nm.hess0(*x, *fx)
 	prev := math.Inf(1)
 	shrink := 0.25
-	if ft.nagq <= 1 {
+	if nm.secant {
 		shrink = 0.5
 	}
-	for it := 0; it < 50 && ft.nEval < limit; it++ {
+	for it := 0; it < 50 && nm.evals() < limit; it++ {
 		s := newtonStep(h, g)
 		if s == nil {
 			return g, h, stale, false
@@ -324,7 +361,7 @@ func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *
 		if smax < 1e-7 {
 			return g, h, stale, true
 		}
-		if ft.decStop || ft.nagq <= 1 {
+		if nm.decStop {
 			// The predicted decrease gᵀs/2 of the quadratic model is at
 			// the rounding level of the deviance: further steps only
 			// chase noise in the derivatives.
@@ -336,11 +373,9 @@ func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *
 				return g, h, stale, true
 			}
 		}
-		// Refresh when the steps stop shrinking fast: by 4 for the chord
-		// method, by 2 with secant updates.
 		if stale && smax > prev*shrink {
 			// Slow linear convergence: refresh the Hessian and retry.
-			g, h = ft.hessian(*x, *fx)
+			g, h = nm.hess(*x, *fx)
 			stale = false
 			prev = math.Inf(1)
 			continue
@@ -352,7 +387,7 @@ func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *
 			for i := range xn {
 				xn[i] = (*x)[i] - t*s[i]
 			}
-			if f := ft.dev(xn); f < *fx {
+			if f := nm.f(xn); f < *fx {
 				dx = make([]float64, n)
 				for i := range dx {
 					dx[i] = xn[i] - (*x)[i]
@@ -365,7 +400,7 @@ func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *
 		}
 		if !lowered {
 			if stale {
-				g, h = ft.hessian(*x, *fx)
+				g, h = nm.hess(*x, *fx)
 				stale = false
 				prev = math.Inf(1)
 				continue
@@ -373,11 +408,8 @@ func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *
 			// Within rounding of the optimum no step lowers the deviance.
 			return g, h, stale, smax < 1e-4
 		}
-		gn := ft.grad(*x)
-		if ft.nagq <= 1 {
-			// The analytic gradient is accurate enough for a secant
-			// update, which keeps the convergence superlinear without
-			// refreshing the Hessian.
+		gn := nm.grad(*x)
+		if nm.secant {
 			bfgsUpdate(h, dx, g, gn)
 		}
 		g = gn
@@ -537,22 +569,7 @@ func (ft *fitter) fit(opt Options) (*Result, error) {
 	for i := 0; i < k; i++ {
 		res.Singular = res.Singular || x[i] < singularTol
 	}
-	var hch mat.Cholesky
-	hPD := hch.Factorize(h)
-	res.MaxGrad = math.NaN()
-	if hPD {
-		// lme4 checkConv: scaled gradient R⁻ᵀ... solve(chol(H), g) with
-		// H = RᵀR, compared elementwise with the raw gradient.
-		var u mat.TriDense
-		hch.UTo(&u)
-		sg := mat.NewVecDense(len(g), nil)
-		if err := sg.SolveVec(&u, mat.NewVecDense(len(g), g)); err == nil {
-			res.MaxGrad = 0
-			for i, v := range g {
-				res.MaxGrad = math.Max(res.MaxGrad, math.Min(math.Abs(sg.AtVec(i)), math.Abs(v)))
-			}
-		}
-	}
+	res.MaxGrad = maxScaledGrad(g, h)
 	if !res.Singular {
 		switch {
 		case math.IsNaN(res.MaxGrad):
