@@ -13,6 +13,9 @@ import (
 type gfitter struct {
 	md     *gmodel
 	nth, p int
+	nagq   int     // quadrature nodes of the stage-2 deviance (1: Laplace)
+	gh     *ghRule // for nagq > 1
+	rows   [][]int // rows per level of the single term, for nagq > 1
 	pirlsTally
 }
 
@@ -30,7 +33,7 @@ func (ft *gfitter) dev0(theta []float64) float64 {
 	return ft.check(d, err)
 }
 
-// dev is the stage-2 objective, the Laplace deviance at (θ, β).
+// dev is the stage-2 objective, the Laplace or AGQ deviance at (θ, β).
 func (ft *gfitter) dev(par []float64) float64 {
 	ft.nEval++
 	md := ft.md
@@ -38,7 +41,13 @@ func (ft *gfitter) dev(par []float64) float64 {
 		md.setTheta(par[:ft.nth])
 	}
 	copy(md.beta, par[ft.nth:])
-	d, err := md.laplace(false)
+	var d float64
+	var err error
+	if ft.nagq > 1 {
+		d, err = md.agq(ft.gh, ft.rows)
+	} else {
+		d, err = md.laplace(false)
+	}
 	return ft.check(d, err)
 }
 
@@ -88,10 +97,12 @@ func startBeta(md *gmodel, link Link) {
 }
 
 // fitGLMM fits a binomial or Poisson GLMM by the Laplace approximation as
-// glmer (nAGQ = 1).
+// glmer (nAGQ = 1) or, for a single scalar random-effects term, by adaptive
+// Gauss–Hermite quadrature with opt.NAGQ > 1 nodes.
 func fitGLMM(s *Spec, L *layout, link Link, opt Options, res *Fitted) error {
-	if opt.NAGQ > 1 {
-		return fmt.Errorf("%w: adaptive quadrature (NAGQ > 1) for this model; FitLogit has it for logistic models with one random intercept", ErrNotImplemented)
+	nagq := max(opt.NAGQ, 1)
+	if nagq > 1 && (len(L.terms) != 1 || L.terms[0].nc != 1) {
+		return fmt.Errorf("%w: adaptive quadrature (NAGQ > 1) with more than a single scalar random-effects term (lme4 has it for those only)", ErrNotImplemented)
 	}
 	if opt.NAGQ0 {
 		return fmt.Errorf("%w: NAGQ0 for this model; FitLogit has it for logistic models with random intercepts", ErrNotImplemented)
@@ -105,7 +116,15 @@ func fitGLMM(s *Spec, L *layout, link Link, opt Options, res *Fitted) error {
 		maxIter = 10000
 	}
 	startBeta(md, link)
-	ft := &gfitter{md: md, nth: L.nth, p: md.p}
+	ft := &gfitter{md: md, nth: L.nth, p: md.p, nagq: nagq}
+	if nagq > 1 {
+		ft.gh = newGHRule(nagq)
+		t := L.terms[0]
+		ft.rows = make([][]int, t.nlev)
+		for i, l := range t.lev {
+			ft.rows[l] = append(ft.rows[l], i)
+		}
+	}
 	evals := func() int { return ft.nEval }
 	th := make([]float64, L.nth)
 	for _, t := range L.terms {
@@ -206,7 +225,7 @@ func fitGLMM(s *Spec, L *layout, link Link, opt Options, res *Fitted) error {
 	res.REMLCrit = math.NaN()
 	res.NPar = p + nth
 	res.N = nobs
-	res.NAGQ = 1
+	res.NAGQ = nagq
 	res.AIC = res.Deviance + 2*float64(res.NPar)
 	res.BIC = res.Deviance + math.Log(float64(nobs))*float64(res.NPar)
 	fillTerms(res, s, L, x[:nth], md.u, 1)

@@ -1,6 +1,7 @@
 package mixed
 
 import (
+	"errors"
 	"math"
 )
 
@@ -332,4 +333,44 @@ func (md *gmodel) pirls(joint bool) (float64, error) {
 func (md *gmodel) laplace(joint bool) (float64, error) {
 	pdev, err := md.pirls(joint)
 	return pdev + md.sys.logDetBlocks() + md.sys.logDetDense(0, md.L.r), err
+}
+
+// agq is the adaptive Gauss–Hermite deviance (without the constant in y)
+// for a single scalar random-effects term, as model.agq: per level j with
+// mode ûⱼ and sⱼ = 1/Lⱼⱼ from the PIRLS factor (expected-information
+// weights, as lme4's glmerAGQ),
+//
+//	d = −2 Σⱼ [log(sⱼ/√π) + hⱼ(ûⱼ) + log Σₖ wₖ exp(hⱼ(ûⱼ + √2 sⱼ xₖ) − hⱼ(ûⱼ) + xₖ²)],
+//	hⱼ(u) = Σ_{i∈j} pwᵢ ℓ(xᵢβ + oᵢ + λu) − u²/2.
+//
+// One node is the Laplace deviance.
+func (md *gmodel) agq(gh *ghRule, rows [][]int) (float64, error) {
+	_, err := md.pirls(false)
+	if err != nil && !errors.Is(err, errNoPIRLS) {
+		return math.NaN(), err
+	}
+	vw := md.vw
+	var dev float64
+	for j, rs := range rows {
+		if len(rs) == 0 {
+			continue
+		}
+		uh := md.u[j]
+		sj := 1 / md.sys.ld[j]
+		h := func(u float64) float64 {
+			v := -u * u / 2
+			for _, i := range rs {
+				_, ll, _, _ := md.fam.eval(md.xb[i]+md.v[i*vw]*u, md.y[i], md.m[i])
+				v += md.pw[i] * ll
+			}
+			return v
+		}
+		h0 := h(uh)
+		var sum float64
+		for k, xk := range gh.x {
+			sum += gh.w[k] * math.Exp(h(uh+math.Sqrt2*sj*xk)-h0+xk*xk)
+		}
+		dev -= 2 * (math.Log(sj/math.SqrtPi) + h0 + math.Log(sum))
+	}
+	return dev, err
 }
