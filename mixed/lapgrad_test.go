@@ -27,9 +27,9 @@ func TestLapGrad(t *testing.T) {
 			for k, tm := range c.spec.Terms {
 				groups[k] = Group{Name: tm.Name, Index: tm.Group, Levels: make([]string, tm.Levels)}
 			}
-			md, _ := newModel(c.spec.X, c.spec.Y, groups)
+			md, _ := newModel(c.spec.X, c.spec.Y, groups, true)
 			md.maxit, md.stepTol, md.tol = 100, 1e-6, 1e-12
-			ft := &fitter{md: md, nagq: 1, k: len(groups), p: md.p}
+			ft := &fitter{md: md, nagq: 1, k: len(groups), p: md.p, fast: true}
 			ft.dev(c.par)
 			g := make([]float64, len(c.par))
 			md.lapGrad(g)
@@ -58,9 +58,9 @@ func TestLapHessian(t *testing.T) {
 	for k, tm := range s.Terms {
 		groups[k] = Group{Name: tm.Name, Index: tm.Group, Levels: make([]string, tm.Levels)}
 	}
-	md, _ := newModel(s.X, s.Y, groups)
+	md, _ := newModel(s.X, s.Y, groups, true)
 	md.maxit, md.stepTol, md.tol = 100, 1e-6, 1e-12
-	ft := &fitter{md: md, nagq: 1, k: len(groups), p: md.p}
+	ft := &fitter{md: md, nagq: 1, k: len(groups), p: md.p, fast: true}
 	x := []float64{1.34, 0.495, 0.2, 0.057, 0.32, -1.06, -2.1, -1.06}
 	fx := ft.dev(x)
 	_, h := ft.hessian(x, fx)

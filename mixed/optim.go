@@ -28,10 +28,11 @@ type fitter struct {
 	jac         [][]float64
 	last        []float64 // par of the last dev call; nil if unknown
 
-	// decStop also ends the Newton polish of the AGQ deviance when its
-	// predicted decrease is below 1e-9 (set by Fit, not FitLogit, whose AGQ
-	// results stay as they were); the Laplace polish always stops so.
-	decStop bool
+	// fast is set by Fit, not by FitLogit, whose results stay as they
+	// were to the last bit (goldens are built on them). The Newton polish
+	// stops once its predicted decrease is below 1e-9, and the Laplace
+	// deviance takes the analytic path (see analytic).
+	fast bool
 
 	pirlsTally
 }
@@ -76,17 +77,24 @@ func (ft *fitter) dev0(par []float64) float64 {
 	return ft.check(d, err)
 }
 
-// hessian returns the gradient and Hessian of dev at x: for the Laplace
-// deviance the central differences (step δ) of its analytic gradient
-// (lapGrad), 2n deviance evaluations; for AGQ, or when PIRLS breaks down
-// on the stencil, deriv12 (2n²+1). Both start PIRLS from the linear warm
-// start.
+// analytic reports whether the outer optimisation uses the analytic
+// gradient of the Laplace deviance (lapGrad): a quasi-Newton stage 2 from
+// hessian0, the Hessian from differences of the gradient, and a looser
+// stage 1 as its start. Otherwise it uses central differences of the
+// deviance throughout (lme4's deriv12) and a chord Newton method.
+func (ft *fitter) analytic() bool { return ft.fast && ft.nagq <= 1 }
+
+// hessian returns the gradient and Hessian of dev at x: on the analytic
+// path the central differences (step δ) of the analytic gradient
+// (lapGrad), 2n deviance evaluations; otherwise, or when PIRLS breaks
+// down on the stencil, deriv12 (2n²+1). Both start PIRLS from the linear
+// warm start.
 func (ft *fitter) hessian(x []float64, fx float64) ([]float64, *mat.SymDense) {
 	return ft.lapHessian(x, fx, false)
 }
 
-// hessian0 is hessian, but for the Laplace deviance only the θ columns
-// are differenced (2k evaluations) and the ββ block is 2(XᵀWX −
+// hessian0 is hessian, but on the analytic path only the θ columns are
+// differenced (2k evaluations) and the ββ block is 2(XᵀWX −
 // XᵀWZΛH⁻¹ΛᵀZᵀWX), the deviance's Hessian at fixed W and H: the start of
 // the quasi-Newton stage, whose secant updates correct it.
 func (ft *fitter) hessian0(x []float64, fx float64) ([]float64, *mat.SymDense) {
@@ -96,7 +104,7 @@ func (ft *fitter) hessian0(x []float64, fx float64) ([]float64, *mat.SymDense) {
 func (ft *fitter) lapHessian(x []float64, fx float64, approx bool) ([]float64, *mat.SymDense) {
 	ft.stencil(x)
 	defer ft.done()
-	if ft.nagq > 1 || ft.last == nil {
+	if !ft.analytic() || ft.last == nil {
 		return deriv12(ft.dev, x, fx, derivStep)
 	}
 	md := ft.md
@@ -159,10 +167,10 @@ func (ft *fitter) lapHessian(x []float64, fx float64, approx bool) ([]float64, *
 	return g, h
 }
 
-// grad is the gradient of dev at x: analytic for the Laplace deviance
+// grad is the gradient of dev at x: analytic on the analytic path
 // (lapGrad), else central differences with the linear warm start.
 func (ft *fitter) grad(x []float64) []float64 {
-	if ft.nagq <= 1 {
+	if ft.analytic() {
 		if !slices.Equal(ft.last, x) {
 			ft.dev(x)
 		}
@@ -307,13 +315,13 @@ func deriv12(f func([]float64) float64, x []float64, fx, delta float64) ([]float
 	return g, h
 }
 
-// newton minimises the deviance from x with newtonMin: for the Laplace
-// deviance with analytic gradients, secant updates and the approximate
-// starting Hessian (hessian0); for AGQ central differences with the
-// linear warm start.
+// newton minimises the deviance from x with newtonMin: on the analytic
+// path with secant updates from the approximate starting Hessian
+// (hessian0); otherwise by the chord method on central differences with
+// the linear warm start.
 func (ft *fitter) newton(x *[]float64, fx *float64, limit int) (g []float64, h *mat.SymDense, stale, ok bool) {
 	nm := newtonMin{f: ft.dev, hess0: ft.hessian0, hess: ft.hessian, grad: ft.grad,
-		evals: func() int { return ft.nEval }, secant: ft.nagq <= 1, decStop: ft.decStop || ft.nagq <= 1}
+		evals: func() int { return ft.nEval }, secant: ft.analytic(), decStop: ft.fast}
 	return nm.run(x, fx, limit)
 }
 
@@ -514,7 +522,7 @@ func (ft *fitter) fit(opt Options) (*Result, error) {
 	// about 1e-8.)
 	ftol := 1e-6
 	md.stepTol = 1e-3
-	if ft.nagq <= 1 {
+	if ft.analytic() {
 		md.stepTol, ftol = 1e-2, 1e-3
 	}
 	r1 := nelderMead(ft.dev0, t0, 0.2, ftol, opt.MaxIter)
