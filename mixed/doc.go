@@ -61,9 +61,16 @@
 // outer optimisation first fits θ with β from joint PIRLS (nAGQ = 0) by
 // Nelder–Mead, then (θ, β) jointly by Newton steps on the central-difference
 // Hessian (lme4's deriv12 stencil), which also gives the standard errors;
-// Nelder–Mead is the fallback. θ enters the deviance with its sign (the
-// deviance is even in each θ_k), so no bounds are needed and θ = 0 is
-// reached exactly after lme4's boundary check.
+// Nelder–Mead is the fallback. For the logistic models with random
+// intercepts that Fit hands to FitLogit's model, the Laplace deviance has
+// an analytic gradient (the adjoint of the PIRLS condition gives û's
+// dependence on (θ, β)): the joint stage is quasi-Newton (BFGS) and the
+// Hessian is the central difference of the gradient, 2n evaluations
+// instead of 2n²+1. FitLogit itself keeps the central differences of the
+// deviance, so that its results stay as they were to the last bit.
+// θ enters the deviance with its sign (the deviance is even in each θ_k),
+// so no bounds are needed and θ = 0 is reached exactly after lme4's
+// boundary check.
 //
 // # Linear algebra
 //

@@ -11,22 +11,16 @@ import (
 
 // gfitter runs glmer's two optimisation stages on a gmodel.
 type gfitter struct {
-	md      *gmodel
-	nth, p  int
-	nEval   int
-	nFail   int
-	nNoConv int
+	md     *gmodel
+	nth, p int
+	nagq   int     // quadrature nodes of the stage-2 deviance (1: Laplace)
+	gh     *ghRule // for nagq > 1
+	rows   [][]int // rows per level of the single term, for nagq > 1
+	pirlsTally
 }
 
 func (ft *gfitter) check(d float64, err error) float64 {
-	switch {
-	case errors.Is(err, errNoPIRLS):
-		ft.nNoConv++
-	case err != nil || math.IsNaN(d):
-		ft.nFail++
-		clear(ft.md.u)
-		return math.Inf(1)
-	}
+	d, _ = ft.tally(d, err, ft.md.u)
 	return d
 }
 
@@ -39,7 +33,7 @@ func (ft *gfitter) dev0(theta []float64) float64 {
 	return ft.check(d, err)
 }
 
-// dev is the stage-2 objective, the Laplace deviance at (θ, β).
+// dev is the stage-2 objective, the Laplace or AGQ deviance at (θ, β).
 func (ft *gfitter) dev(par []float64) float64 {
 	ft.nEval++
 	md := ft.md
@@ -47,75 +41,28 @@ func (ft *gfitter) dev(par []float64) float64 {
 		md.setTheta(par[:ft.nth])
 	}
 	copy(md.beta, par[ft.nth:])
-	d, err := md.laplace(false)
+	var d float64
+	var err error
+	if ft.nagq > 1 {
+		d, err = md.agq(ft.gh, ft.rows)
+	} else {
+		d, err = md.laplace(false)
+	}
 	return ft.check(d, err)
 }
 
 // newtonFD minimises f from x by Newton steps on the central-difference
-// Hessian (lme4's deriv12 stencil, step δ) with a halving line search,
-// refreshing the Hessian only when the steps stop shrinking fast (between
-// refreshes each iteration costs one central gradient). It returns the
-// gradient and the last Hessian, whether that Hessian is stale, and ok
-// (the step fell below 1e-7 or its predicted decrease below 1e-9).
+// Hessian (lme4's deriv12 stencil, step δ), stopping at a predicted
+// decrease below 1e-9 (see newtonMin). Before each central gradient f is
+// evaluated at x again, to restore the modes there as the warm start.
 func newtonFD(f func([]float64) float64, x *[]float64, fx *float64, evals func() int, limit int) (g []float64, h *mat.SymDense, stale, ok bool) {
-	n := len(*x)
-	xn := make([]float64, n)
-	g, h = deriv12(f, *x, *fx, derivStep)
-	prev := math.Inf(1)
-	for it := 0; it < 50 && evals() < limit; it++ {
-		s := newtonStep(h, g)
-		if s == nil {
-			return g, h, stale, false
-		}
-		var smax float64
-		for _, v := range s {
-			smax = math.Max(smax, math.Abs(v))
-		}
-		if smax < 1e-7 {
-			return g, h, stale, true
-		}
-		// A predicted decrease gᵀs/2 at the deviance's rounding level:
-		// further steps would chase finite-difference noise.
-		var gs float64
-		for i := range s {
-			gs += g[i] * s[i]
-		}
-		if gs/2 < 1e-9 {
-			return g, h, stale, true
-		}
-		if stale && smax > prev/4 {
-			g, h = deriv12(f, *x, *fx, derivStep)
-			stale = false
-			prev = math.Inf(1)
-			continue
-		}
-		prev = smax
-		lowered := false
-		for t := 1.0; t > 1e-6; t /= 2 {
-			for i := range xn {
-				xn[i] = (*x)[i] - t*s[i]
-			}
-			if fn := f(xn); fn < *fx {
-				copy(*x, xn)
-				*fx = fn
-				lowered = true
-				break
-			}
-		}
-		if !lowered {
-			if stale {
-				g, h = deriv12(f, *x, *fx, derivStep)
-				stale = false
-				prev = math.Inf(1)
-				continue
-			}
-			return g, h, stale, smax < 1e-4
-		}
-		f(*x) // restore the modes at x as the warm start
-		g = gradient(f, *x, derivStep)
-		stale = true
-	}
-	return g, h, stale, false
+	hess := func(x []float64, fx float64) ([]float64, *mat.SymDense) { return deriv12(f, x, fx, derivStep) }
+	nm := newtonMin{f: f, hess0: hess, hess: hess, evals: evals, decStop: true,
+		grad: func(x []float64) []float64 {
+			f(x)
+			return gradient(f, x, derivStep)
+		}}
+	return nm.run(x, fx, limit)
 }
 
 // startBeta sets β's intercept (a column of ones, if any) to the link of
@@ -150,10 +97,12 @@ func startBeta(md *gmodel, link Link) {
 }
 
 // fitGLMM fits a binomial or Poisson GLMM by the Laplace approximation as
-// glmer (nAGQ = 1).
+// glmer (nAGQ = 1) or, for a single scalar random-effects term, by adaptive
+// Gauss–Hermite quadrature with opt.NAGQ > 1 nodes.
 func fitGLMM(s *Spec, L *layout, link Link, opt Options, res *Fitted) error {
-	if opt.NAGQ > 1 {
-		return fmt.Errorf("%w: adaptive quadrature (NAGQ > 1) for this model; FitLogit has it for logistic models with one random intercept", ErrNotImplemented)
+	nagq := max(opt.NAGQ, 1)
+	if nagq > 1 && (len(L.terms) != 1 || L.terms[0].nc != 1) {
+		return fmt.Errorf("%w: adaptive quadrature (NAGQ > 1) with more than a single scalar random-effects term (lme4 has it for those only)", ErrNotImplemented)
 	}
 	if opt.NAGQ0 {
 		return fmt.Errorf("%w: NAGQ0 for this model; FitLogit has it for logistic models with random intercepts", ErrNotImplemented)
@@ -167,7 +116,15 @@ func fitGLMM(s *Spec, L *layout, link Link, opt Options, res *Fitted) error {
 		maxIter = 10000
 	}
 	startBeta(md, link)
-	ft := &gfitter{md: md, nth: L.nth, p: md.p}
+	ft := &gfitter{md: md, nth: L.nth, p: md.p, nagq: nagq}
+	if nagq > 1 {
+		ft.gh = newGHRule(nagq)
+		t := L.terms[0]
+		ft.rows = make([][]int, t.nlev)
+		for i, l := range t.lev {
+			ft.rows[l] = append(ft.rows[l], i)
+		}
+	}
 	evals := func() int { return ft.nEval }
 	th := make([]float64, L.nth)
 	for _, t := range L.terms {
@@ -268,7 +225,7 @@ func fitGLMM(s *Spec, L *layout, link Link, opt Options, res *Fitted) error {
 	res.REMLCrit = math.NaN()
 	res.NPar = p + nth
 	res.N = nobs
-	res.NAGQ = 1
+	res.NAGQ = nagq
 	res.AIC = res.Deviance + 2*float64(res.NPar)
 	res.BIC = res.Deviance + math.Log(float64(nobs))*float64(res.NPar)
 	fillTerms(res, s, L, x[:nth], md.u, 1)

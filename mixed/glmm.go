@@ -32,13 +32,14 @@ type Options struct {
 	HessianSE bool
 	// MaxIter bounds the deviance evaluations of each optimisation stage
 	// (as lme4's maxfun); default 10000. The standard errors and the
-	// convergence check take 2n²+1 more, n = len(groups) + columns of X.
+	// convergence check take 2n²+1 more, n = len(groups) + columns of X
+	// (in Fit's Laplace fits 2n, from the analytic gradient).
 	MaxIter int
 	// Tol is the relative change of the penalised deviance at which PIRLS
 	// may stop (lme4's tolPwrss, whose default is 1e-7) once its step is
 	// below 1e-7; default 1e-12. PIRLS also stops after a full Newton step
 	// below 1e-6, which leaves the modes accurate to about 1e-12, as the
-	// finite-difference Hessian needs; results match tight lme4.
+	// finite-difference derivatives need; results match tight lme4.
 	Tol float64
 }
 
@@ -111,9 +112,10 @@ func FitLogit(X *mat.Dense, y []float64, groups []Group, opt Options) (*Result, 
 	return fitLogit(X, y, groups, opt, false)
 }
 
-// fitLogit is FitLogit; decStop ends the Newton polish once its predicted
-// decrease is at the deviance's rounding level (see fitter.decStop).
-func fitLogit(X *mat.Dense, y []float64, groups []Group, opt Options, decStop bool) (*Result, error) {
+// fitLogit is FitLogit; fast (set by Fit) ends the Newton polish once its
+// predicted decrease is at the deviance's rounding level and takes the
+// analytic path for the Laplace deviance (see fitter.fast).
+func fitLogit(X *mat.Dense, y []float64, groups []Group, opt Options, fast bool) (*Result, error) {
 	n, p := X.Dims()
 	if n != len(y) {
 		panic("mixed: X and y have different numbers of rows")
@@ -208,7 +210,7 @@ func fitLogit(X *mat.Dense, y []float64, groups []Group, opt Options, decStop bo
 		}
 	}
 
-	md, order := newModel(X, y, groups)
+	md, order := newModel(X, y, groups, fast)
 	// Like lme4, start β from the logistic regression without random
 	// effects (on the collapsed rows, with the Bernoulli likelihood); its
 	// separation check flags fixed effects whose estimates diverge.
@@ -227,7 +229,7 @@ func fitLogit(X *mat.Dense, y []float64, groups []Group, opt Options, decStop bo
 	md.maxit = 100
 	md.stepTol = 1e-6
 	md.tol = opt.Tol
-	ft := &fitter{md: md, nagq: nagq, k: len(groups), p: p, nobs: n, decStop: decStop}
+	ft := &fitter{md: md, nagq: nagq, k: len(groups), p: p, nobs: n, fast: fast}
 	if nagq > 1 {
 		ft.gh = newGHRule(nagq)
 		ft.rows = make([][]int, md.q[0])
@@ -272,8 +274,10 @@ func fitLogit(X *mat.Dense, y []float64, groups []Group, opt Options, decStop bo
 
 // newModel collapses identical rows (same covariates, levels and response)
 // into counts and orders the factors so that the one with most levels comes
-// first. order[f] is the caller's index of internal factor f.
-func newModel(X *mat.Dense, y []float64, groups []Group) (*model, []int) {
+// first. order[f] is the caller's index of internal factor f. With sortRows
+// the collapsed rows are in the order of factor 0's levels, else of their
+// first occurrence.
+func newModel(X *mat.Dense, y []float64, groups []Group, sortRows bool) (*model, []int) {
 	n, p := X.Dims()
 	k := len(groups)
 	order := make([]int, k)
@@ -316,6 +320,12 @@ func newModel(X *mat.Dense, y []float64, groups []Group) (*model, []int) {
 		if y[i] == 1 {
 			cells[c].s++
 		}
+	}
+	// Rows in the order of factor 0's levels keep the accumulation into
+	// its diagonal block and rows of C (see build) in cache.
+	if sortRows {
+		g0 := groups[order[0]].Index
+		slices.SortStableFunc(cells, func(a, b cell) int { return g0[a.row] - g0[b.row] })
 	}
 	md.n = len(cells)
 	md.x = make([]float64, md.n*p)

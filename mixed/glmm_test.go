@@ -171,8 +171,11 @@ func TestFitLogitLme4(t *testing.T) {
 			X := design(tb, c.cols...)
 			groups := c.groups(tb)
 			want := ref[c.name]
-			for _, rx := range []bool{false, true} {
-				res, err := FitLogit(X, tb["y"], groups, Options{NAGQ: c.nagq, NAGQ0: c.nagq == 0, RXSE: rx})
+			// fast is Fit's path (the analytic gradient for the Laplace
+			// cases), the same references at the same tolerances.
+			for _, mode := range []struct{ rx, fast bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+				rx := mode.rx
+				res, err := fitLogit(X, tb["y"], groups, Options{NAGQ: c.nagq, NAGQ0: c.nagq == 0, RXSE: rx}, mode.fast)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -295,8 +298,14 @@ func TestFitLogitMethodsGolden(t *testing.T) {
 }
 
 func TestSingularExactZero(t *testing.T) {
+	for _, fast := range []bool{false, true} {
+		t.Run(map[bool]string{false: "FitLogit", true: "Fit"}[fast], func(t *testing.T) { testSingularExactZero(t, fast) })
+	}
+}
+
+func testSingularExactZero(t *testing.T, fast bool) {
 	sg := readTable(t, "singular.csv")
-	res, err := FitLogit(design(sg, "c"), sg["y"], []Group{factor(sg, "i", "i"), factor(sg, "m", "m")}, Options{})
+	res, err := fitLogit(design(sg, "c"), sg["y"], []Group{factor(sg, "i", "i"), factor(sg, "m", "m")}, Options{}, fast)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package mixed
 
 import (
+	"errors"
 	"math"
 )
 
@@ -303,40 +304,10 @@ func (md *gmodel) pirls(joint bool) (float64, error) {
 		copy(step, md.g[:n])
 		md.sys.forward(step)
 		md.sys.backward(step)
-		copy(md.u0, md.u)
-		copy(md.b0, md.beta)
-		var smax, scale float64 = 0, 1
-		for _, v := range step {
-			smax = math.Max(smax, math.Abs(v))
-		}
-		for _, v := range md.u {
-			scale = math.Max(scale, math.Abs(v))
-		}
-		t := 1.0
-		var pnew float64
-		ok := false
-		for h := 0; h < 30; h++ {
-			for j := 0; j < nu; j++ {
-				md.u[j] = md.u0[j] + t*step[j]
-			}
-			if joint {
-				for j := 0; j < md.p; j++ {
-					md.beta[j] = md.b0[j] + t*step[nu+j]
-				}
-				md.computeXB()
-			}
-			pnew = md.penDev()
-			if pnew <= pdev+1e-12*math.Abs(pdev) {
-				ok = true
-				break
-			}
-			t /= 2
-		}
+		smax, scale := stepScale(step, md.u)
+		t, pnew, ok := halveStep(md, md.u, md.u0, md.beta, md.b0, step, joint, pdev)
 		if !ok {
-			copy(md.u, md.u0)
-			copy(md.beta, md.b0)
-			md.computeXB()
-			pdev = md.penDev()
+			pdev = pnew
 			converged = smax < 1e-6*scale
 			break
 		}
@@ -362,4 +333,44 @@ func (md *gmodel) pirls(joint bool) (float64, error) {
 func (md *gmodel) laplace(joint bool) (float64, error) {
 	pdev, err := md.pirls(joint)
 	return pdev + md.sys.logDetBlocks() + md.sys.logDetDense(0, md.L.r), err
+}
+
+// agq is the adaptive Gauss–Hermite deviance (without the constant in y)
+// for a single scalar random-effects term, as model.agq: per level j with
+// mode ûⱼ and sⱼ = 1/Lⱼⱼ from the PIRLS factor (expected-information
+// weights, as lme4's glmerAGQ),
+//
+//	d = −2 Σⱼ [log(sⱼ/√π) + hⱼ(ûⱼ) + log Σₖ wₖ exp(hⱼ(ûⱼ + √2 sⱼ xₖ) − hⱼ(ûⱼ) + xₖ²)],
+//	hⱼ(u) = Σ_{i∈j} pwᵢ ℓ(xᵢβ + oᵢ + λu) − u²/2.
+//
+// One node is the Laplace deviance.
+func (md *gmodel) agq(gh *ghRule, rows [][]int) (float64, error) {
+	_, err := md.pirls(false)
+	if err != nil && !errors.Is(err, errNoPIRLS) {
+		return math.NaN(), err
+	}
+	vw := md.vw
+	var dev float64
+	for j, rs := range rows {
+		if len(rs) == 0 {
+			continue
+		}
+		uh := md.u[j]
+		sj := 1 / md.sys.ld[j]
+		h := func(u float64) float64 {
+			v := -u * u / 2
+			for _, i := range rs {
+				_, ll, _, _ := md.fam.eval(md.xb[i]+md.v[i*vw]*u, md.y[i], md.m[i])
+				v += md.pw[i] * ll
+			}
+			return v
+		}
+		h0 := h(uh)
+		var sum float64
+		for k, xk := range gh.x {
+			sum += gh.w[k] * math.Exp(h(uh+math.Sqrt2*sj*xk)-h0+xk*xk)
+		}
+		dev -= 2 * (math.Log(sj/math.SqrtPi) + h0 + math.Log(sum))
+	}
+	return dev, err
 }

@@ -34,6 +34,9 @@ type model struct {
 	u0  []float64
 	b0  []float64
 	ent []entry
+
+	// Work space of lapGrad.
+	sinv, yinv, hjj, adj, hv []float64
 }
 
 type entry struct {
@@ -308,6 +311,59 @@ func (md *model) build(joint bool) {
 
 var errPIRLS = errors.New("mixed: penalised IRLS failed")
 
+// pirlsModel is what halveStep needs of a model: η from β, and the
+// penalised deviance (which also caches μ and the weights) at (β, u).
+type pirlsModel interface {
+	computeXB()
+	penDev() float64
+}
+
+// stepScale returns the largest |step| and the scale max(1, max|u|) that
+// the PIRLS stopping rules compare it with.
+func stepScale(step, u []float64) (smax, scale float64) {
+	scale = 1
+	for _, v := range step {
+		smax = math.Max(smax, math.Abs(v))
+	}
+	for _, v := range u {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	return smax, scale
+}
+
+// halveStep is PIRLS's step halving (lme4 pwrssUpdate): from (u, β),
+// saved in (u0, b0), it takes u + t·step (and β + t·step[len(u):] when
+// joint) for the largest t = 2⁻ʰ, h < 30, whose penalised deviance pnew
+// is not above pdev beyond rounding. When none is, it restores (u, β) and
+// returns ok false with pnew the deviance there.
+func halveStep(md pirlsModel, u, u0, beta, b0, step []float64, joint bool, pdev float64) (t, pnew float64, ok bool) {
+	copy(u0, u)
+	copy(b0, beta)
+	nu := len(u)
+	t = 1
+	for h := 0; h < 30; h++ {
+		for j := range u {
+			u[j] = u0[j] + t*step[j]
+		}
+		if joint {
+			for j := range beta {
+				beta[j] = b0[j] + t*step[nu+j]
+			}
+			md.computeXB()
+		}
+		if pnew = md.penDev(); pnew <= pdev+1e-12*math.Abs(pdev) {
+			return t, pnew, true
+		}
+		t /= 2
+	}
+	copy(u, u0)
+	copy(beta, b0)
+	if joint {
+		md.computeXB()
+	}
+	return t, md.penDev(), false
+}
+
 // pirls finds the conditional modes û (and β when joint, lme4's nAGQ = 0
 // step) for the current θ by Newton steps on the penalised deviance with
 // step halving (lme4 src/external.cpp pwrssUpdate). It stops after a full
@@ -319,7 +375,6 @@ var errPIRLS = errors.New("mixed: penalised IRLS failed")
 // returns the penalised deviance −2Σℓ + ‖û‖².
 func (md *model) pirls(joint bool) (float64, error) {
 	q0 := md.q[0]
-	nu := md.qt
 	if !joint {
 		md.computeXB()
 		if md.extrap {
@@ -342,42 +397,10 @@ func (md *model) pirls(joint bool) (float64, error) {
 		step := md.du[:q0+rd]
 		copy(step, md.g[:q0+rd])
 		md.sys.solve(step)
-		copy(md.u0, md.u)
-		copy(md.b0, md.beta)
-		var smax, scale float64 = 0, 1
-		for _, v := range step {
-			smax = math.Max(smax, math.Abs(v))
-		}
-		for _, v := range md.u {
-			scale = math.Max(scale, math.Abs(v))
-		}
-		t := 1.0
-		var pnew float64
-		ok := false
-		for h := 0; h < 30; h++ {
-			for j := 0; j < nu; j++ {
-				md.u[j] = md.u0[j] + t*step[j]
-			}
-			if joint {
-				for j := 0; j < md.p; j++ {
-					md.beta[j] = md.b0[j] + t*step[nu+j]
-				}
-				md.computeXB()
-			}
-			pnew = md.penDev()
-			if pnew <= pdev+1e-12*math.Abs(pdev) {
-				ok = true
-				break
-			}
-			t /= 2
-		}
+		smax, scale := stepScale(step, md.u)
+		t, pnew, ok := halveStep(md, md.u, md.u0, md.beta, md.b0, step, joint, pdev)
 		if !ok {
-			copy(md.u, md.u0)
-			copy(md.beta, md.b0)
-			if joint {
-				md.computeXB()
-			}
-			pdev = md.penDev()
+			pdev = pnew
 			// Rounding can stop a tiny final step from lowering pdev.
 			converged = smax < 1e-6*scale
 			break
@@ -518,5 +541,122 @@ func (md *model) sensitivity(dst [][]float64) {
 	}
 	for c := 0; c < np; c++ {
 		md.sys.solve(dst[c])
+	}
+}
+
+// lapGrad is the analytic gradient of the Laplace deviance over
+// par = (θ, β) at the converged modes of the last u-only pirls (whose
+// system is factorised there); dst has length k+p. With rᵢ = sᵢ − mᵢμᵢ,
+// wᵢ = mᵢμᵢ(1−μᵢ), w′ᵢ = wᵢ(1−2μᵢ), vᵢ = ΛᵀZᵀeᵢ and the leverage
+// hᵢ = vᵢᵀH⁻¹vᵢ, the penalised deviance contributes −2Σrᵢ∂ηᵢ/∂par
+// (û is its minimiser, so û's dependence on par drops out) and
+// log det H contributes tr(H⁻¹ ∂H/∂par), through W and, for θ, through Λ:
+//
+//	Σᵢ w′ᵢhᵢ dηᵢ/dpar + 2Σᵢ wᵢ(H⁻¹vᵢ)_{f(i)},   dηᵢ/dpar = ∂ηᵢ/∂par + vᵢᵀ dû/dpar.
+//
+// The term in dû/dpar = H⁻¹∂G/∂par (see sensitivity) is zᵀ∂G/∂par with
+// the adjoint z = H⁻¹Σᵢ w′ᵢhᵢvᵢ: one solve instead of k+p. The entries
+// of H⁻¹ that hᵢ needs (the pattern of ZᵀZ) come from the block form:
+// with S the Schur complement and yⱼ = S⁻¹cⱼ/dⱼ for row cⱼ of C,
+// (H⁻¹)ⱼⱼ = 1/dⱼ + cⱼᵀyⱼ/dⱼ, (H⁻¹)ⱼₗ = −yⱼₗ and the dense block is S⁻¹.
+// The Hessian from central differences of this gradient needs 2(k+p)
+// deviance evaluations where deriv12 needs 2(k+p)².
+func (md *model) lapGrad(dst []float64) {
+	k, p := md.k, md.p
+	q0, r := md.q[0], md.r
+	b := &md.sys
+	if md.hjj == nil {
+		md.sinv = make([]float64, r*r)
+		md.yinv = make([]float64, q0*r)
+		md.hjj = make([]float64, q0)
+		md.adj = make([]float64, md.qt)
+		md.hv = make([]float64, k)
+	}
+	sinv, yinv, hjj := md.sinv[:r*r], md.yinv[:q0*r], md.hjj
+	l := b.l[:r*r]
+	for c := 0; c < r; c++ {
+		col := sinv[c*r : (c+1)*r] // S⁻¹ is symmetric: rows are columns
+		clear(col)
+		col[c] = 1
+		cholSolve(l, r, col)
+	}
+	for j := 0; j < q0; j++ {
+		inv := 1 / b.d[j]
+		cj := b.c[j*r : (j+1)*r]
+		yj := yinv[j*r : (j+1)*r]
+		clear(yj)
+		for m, v := range cj {
+			if v == 0 {
+				continue
+			}
+			v *= inv
+			srow := sinv[m*r : (m+1)*r]
+			for l2, s := range srow {
+				yj[l2] += s * v
+			}
+		}
+		var t float64
+		for m, v := range cj {
+			t += v * yj[m]
+		}
+		hjj[j] = inv + t*inv
+	}
+	clear(dst)
+	gth, gb := dst[:k], dst[k:]
+	adj := md.adj
+	clear(adj)
+	hv := md.hv
+	th := md.theta
+	for i := 0; i < md.n; i++ {
+		mu := md.mu[i]
+		w := md.m[i] * md.w1[i]
+		res := md.s[i] - md.m[i]*mu
+		j0 := md.lev[0][i]
+		yj := yinv[j0*r : (j0+1)*r]
+		// hv[f] = (H⁻¹vᵢ) at factor f's level of row i.
+		h0 := th[0] * hjj[j0]
+		for f := 1; f < k; f++ {
+			lf := md.uoff[f] - q0 + md.lev[f][i]
+			h0 -= th[f] * yj[lf]
+			t := -th[0] * yj[lf]
+			srow := sinv[lf*r : (lf+1)*r]
+			for g := 1; g < k; g++ {
+				t += th[g] * srow[md.uoff[g]-q0+md.lev[g][i]]
+			}
+			hv[f] = t
+		}
+		hv[0] = h0
+		var lev float64
+		for f := 0; f < k; f++ {
+			lev += th[f] * hv[f]
+		}
+		a := w*(1-2*mu)*lev - 2*res
+		for f := 0; f < k; f++ {
+			af := md.uoff[f] + md.lev[f][i]
+			gth[f] += a*md.u[af] + 2*w*hv[f]
+			adj[af] += (a + 2*res) * th[f]
+		}
+		xi := md.x[i*p : (i+1)*p]
+		for c, v := range xi {
+			gb[c] += a * v
+		}
+	}
+	b.solve(adj)
+	for i := 0; i < md.n; i++ {
+		w := md.m[i] * md.w1[i]
+		res := md.s[i] - md.m[i]*md.mu[i]
+		var zeta float64
+		for f := 0; f < k; f++ {
+			zeta += th[f] * adj[md.uoff[f]+md.lev[f][i]]
+		}
+		wz := w * zeta
+		for f := 0; f < k; f++ {
+			af := md.uoff[f] + md.lev[f][i]
+			gth[f] += res*adj[af] - wz*md.u[af]
+		}
+		xi := md.x[i*p : (i+1)*p]
+		for c, v := range xi {
+			gb[c] -= wz * v
+		}
 	}
 }

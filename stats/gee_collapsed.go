@@ -191,13 +191,9 @@ func fitGEE(d *geeData, nRows int, opt GEEOptions) (*GEEResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		var ch mat.Cholesky
-		if !ch.Factorize(b) {
-			return nil, errors.New("GEE: singular matrix in the update")
-		}
-		var step mat.VecDense
-		if err := ch.SolveVecTo(&step, u); err != nil {
-			return nil, errors.New("GEE: singular matrix in the update")
+		step, err := geeStep(b, u)
+		if err != nil {
+			return nil, err
 		}
 		for j := range beta {
 			beta[j] += step.AtVec(j)

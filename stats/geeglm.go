@@ -178,13 +178,9 @@ func GEEGLM(X *mat.Dense, y []float64, cluster, wave []int, opt GEEOptions) (*GE
 		if err != nil {
 			return nil, err
 		}
-		var ch mat.Cholesky
-		if !ch.Factorize(b) {
-			return nil, errors.New("GEE: singular matrix in the update")
-		}
-		var step mat.VecDense
-		if err := ch.SolveVecTo(&step, u); err != nil {
-			return nil, errors.New("GEE: singular matrix in the update")
+		step, err := geeStep(b, u)
+		if err != nil {
+			return nil, err
 		}
 		maxRel := 0.0
 		for j := range beta {
@@ -512,4 +508,18 @@ func (g *geeGLM) assemble(alpha float64, keep bool) (*mat.SymDense, *mat.VecDens
 		}
 	}
 	return b, u, nil
+}
+
+// geeStep solves b·step = u for the Fisher-scoring step of a GEE
+// iteration, b the model-based information and u the estimating function.
+func geeStep(b *mat.SymDense, u *mat.VecDense) (*mat.VecDense, error) {
+	var ch mat.Cholesky
+	if !ch.Factorize(b) {
+		return nil, errors.New("GEE: singular matrix in the update")
+	}
+	var step mat.VecDense
+	if err := ch.SolveVecTo(&step, u); err != nil {
+		return nil, errors.New("GEE: singular matrix in the update")
+	}
+	return &step, nil
 }

@@ -5,6 +5,7 @@
 //
 //	mixedfit -data F.csv[.gz] -y COL [-trials COL] -family binomial|poisson|gaussian [-reml]
 //	         -x 'Anger,Gender,btype' -re '1|id;1|item'   (or 'Days|Subject', 'Days||Subject')
+//	         [-cpuprofile FILE]
 //
 // Numeric -x columns enter as they are; a column with a non-numeric value
 // is a factor, treatment-coded against its first level in byte order (R's
@@ -20,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,7 +119,19 @@ func run() error {
 	reml := flag.Bool("reml", false, "REML (gaussian)")
 	xs := flag.String("x", "", "comma-separated fixed-effect columns (an intercept is added)")
 	res := flag.String("re", "", "semicolon-separated random terms: 1|g, z|g, z||g")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	t, err := readCSV(*data)
 	if err != nil {
 		return err
