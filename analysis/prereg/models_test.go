@@ -199,12 +199,17 @@ func TestModelChecks(t *testing.T) {
 // gee, glmm: the logistic models of before families) does.
 func TestOddsRatioFitIsModel(t *testing.T) {
 	eps := readCSV(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
+	// tol: glm and gee are the same code on the same data, to rounding;
+	// model: glmm keeps FitLogit's optimiser (the paper's frozen numbers)
+	// while fit: glmm takes the general fitter's quasi-Newton stage, so
+	// the two agree to the optimiser's tolerance, not to rounding.
 	tests := []struct {
 		model, fit, rest string
+		tol              float64
 	}{
-		{"logit", "glm", `formula: "duplicated ~ contract * condition", term: "contract[native]:condition[guard]"`},
-		{"gee", "gee", `formula: "duplicated ~ contract", group: template, term: "contract[native]"`},
-		{"glmm", "glmm", `formula: "duplicated ~ contract + (1|template)", term: "contract[native]"`},
+		{"logit", "glm", `formula: "duplicated ~ contract * condition", term: "contract[native]:condition[guard]"`, 1e-12},
+		{"gee", "gee", `formula: "duplicated ~ contract", group: template, term: "contract[native]"`, 1e-12},
+		{"glmm", "glmm", `formula: "duplicated ~ contract + (1|template)", term: "contract[native]"`, 1e-6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.model, func(t *testing.T) {
@@ -233,8 +238,7 @@ func TestOddsRatioFitIsModel(t *testing.T) {
 				name string
 				m, f float64
 			}{{"value", m.Value, f.Value}, {"lo", m.Lo, f.Lo}, {"hi", m.Hi, f.Hi}, {"p", m.P, f.P}} {
-				// The same likelihood through two codes, to rounding.
-				if !within(c.f, c.m, 1e-12) {
+				if !within(c.f, c.m, tt.tol) {
 					t.Errorf("%s: model %s %v, fit %s %v", c.name, tt.model, c.m, tt.fit, c.f)
 				}
 			}
