@@ -200,9 +200,10 @@ func TestModelChecks(t *testing.T) {
 func TestOddsRatioFitIsModel(t *testing.T) {
 	eps := readCSV(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
 	// tol: glm and gee are the same code on the same data, to rounding;
-	// model: glmm keeps FitLogit's optimiser (the paper's frozen numbers)
-	// while fit: glmm takes the general fitter's quasi-Newton stage, so
-	// the two agree to the optimiser's tolerance, not to rounding.
+	// model: glmm keeps FitLogit's optimiser and finite-difference Hessian
+	// (the paper's frozen numbers) while fit: glmm takes the general
+	// fitter's quasi-Newton stage and gradient-difference Hessian, so
+	// their intervals agree to those approximations (1e-7), not to rounding.
 	tests := []struct {
 		model, fit, rest string
 		tol              float64
