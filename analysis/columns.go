@@ -779,36 +779,32 @@ func (d *Data) Keep(w *formula.Where) (keep []uint64, bad int, err error) {
 	for j := range cols {
 		ev.pos[j] = j
 	}
-	at := 0
 	var kept []int32
-	q := &Query{Data: d}
-	err = q.dataBatches(cols, func(b *ledger.Batch) error {
+	bad = -1
+	err = (&dataSource{d: d}).scan(cols, nil, func(b *batch) error {
+		if b.vec == nil {
+			// Row by row, for the expression's own error on the row that has it.
+			ok, err := w.Keep(b.row(0))
+			if err != nil {
+				bad = int(b.first)
+				return err
+			}
+			set.set(int(b.first), ok)
+			return nil
+		}
 		var err error
-		if kept, err = ev.rows(b, kept[:0]); err != nil {
+		var r int
+		if kept, r, err = ev.rows(b.vec, kept[:0]); err != nil {
+			bad = int(b.first) + r
 			return err
 		}
 		for _, r := range kept {
-			set.set(at+int(r), true)
+			set.set(int(b.first)+int(r), true)
 		}
-		at += b.Rows
 		return nil
 	})
-	if err == nil {
-		return set, -1, nil
-	}
-	if err != errRowPath {
-		return nil, -1, err
-	}
-	// Row by row, for the expression's own error on the row that has it.
-	clear(set)
-	r := &rowPtr{row{d: d}}
-	for i := range d.n {
-		r.i = int32(i)
-		ok, err := w.Keep(r)
-		if err != nil {
-			return nil, i, err
-		}
-		set.set(i, ok)
+	if err != nil {
+		return nil, bad, err
 	}
 	return set, -1, nil
 }

@@ -88,16 +88,21 @@ func Gate(spec GateSpec) (*GateResult, error) {
 		n := len(rows)
 		q := run.q
 		q.Where = ""
-		opt := q.readOptions(nil)
-		opt.Reuse = false
-		err := q.each(opt, func(r frame.Row) error {
-			ep, ok := r.(*ledger.Episode)
-			if !ok {
-				return errors.New("gate: a run's rows must be episodes")
+		src, err := q.source()
+		if err != nil {
+			return nil, err
+		}
+		// No columns named: every episode, whole, as a row.
+		err = src.scan(nil, nil, func(b *batch) error {
+			for i := range b.n {
+				ep, ok := b.row(i).(*ledger.Episode)
+				if !ok {
+					return errors.New("gate: a run's rows must be episodes")
+				}
+				c := *ep
+				c.Extra = maps.Clone(ep.Extra)
+				rows = append(rows, &armRow{Episode: &c, arm: run.arm})
 			}
-			c := *ep
-			c.Extra = maps.Clone(ep.Extra)
-			rows = append(rows, &armRow{Episode: &c, arm: run.arm})
 			return nil
 		})
 		if err != nil {

@@ -62,7 +62,7 @@ func (q *Query) pairedNumeric(spec PairedSpec) (bool, error) {
 	if k, ok := schemaKind(spec.Outcome); q.Frame != nil || spec.Outcome == "" || ok && (k == ledger.KindBool || k == ledger.KindString) {
 		return false, nil
 	}
-	_, err := q.scan(nil, spec.Outcome, "", func(r frame.Row, _ int64) error {
+	_, err := q.scanRows([]string{spec.Outcome}, func(r frame.Row, _ int64) error {
 		v, ok := r.Get(spec.Outcome)
 		if !ok || v.Null {
 			return nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"maps"
@@ -252,6 +251,7 @@ type pairReader struct {
 	rows    int64
 	dropped map[string]int64
 	first   bool
+	byRows  int64 // rows added as rows, not on codes (tests check the codes' path)
 }
 
 // bitset is a growable set of small integers.
@@ -322,6 +322,9 @@ func (r *pairReader) add(ep frame.Row, read int64) error {
 	var armVal string
 	for j, c := range r.names {
 		v, ok := ep.Get(c)
+		if _, vec := ep.(*vecRow); !ok && vec && j > r.armJ {
+			continue // episode ids, checked by the source and not handed out
+		}
 		if !ok {
 			return frame.CheckColumns(ep, []string{c})
 		}
@@ -657,11 +660,7 @@ func armRun(rows []int32, arm []int32, lo int) (int32, int) {
 // and warnings are those of readFrame with pairSpec.
 func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base string, levels []string, w *warnings) (*pairing, error) {
 	pr := newPairReader(outcome, arm, pairBy, weight)
-	read, err := q.pairColumns(pr)
-	if err == errRowPath {
-		pr = newPairReader(outcome, arm, pairBy, weight)
-		read, err = q.scan(pr.spec.Columns, outcome, weight, pr.add)
-	}
+	read, err := q.scanPairs(pr)
 	if err != nil {
 		return nil, err
 	}
@@ -684,47 +683,42 @@ func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base s
 	// key and arm with others; episodes are matched to the first pass by
 	// their position in the file.
 	ids := func(need bitset) (*idArena, error) {
+		src, err := q.source()
+		if err != nil {
+			return nil, err
+		}
 		count := 0
 		for _, w := range need {
 			count += bits.OnesCount64(w)
 		}
 		// The ids' lengths are not known before they are read: room for
 		// the count, the bytes grow as they come.
-		arena := func() *idArena { return &idArena{slot: make([]int32, len(pr.key)), end: make([]int, 0, count)} }
-		out := arena()
-		read2, err := q.idsColumns(pr, need, out)
-		if err == nil && read2 != read {
-			return nil, fmt.Errorf("%s: the ledger changed while it was read (%d episodes, then %d)", q.name(), read, read2)
-		}
-		if err != errRowPath {
-			return out, err
-		}
-		out, read2 = arena(), 0
-		row := int32(-1)
-		opt2 := ledger.ReadOptions{Format: q.Format, Columns: []string{"episode_id"}, Grader: q.Grader, Strict: q.Strict,
-			Warn: func(ledger.Problem) {}}
-		err = q.each(opt2, func(ep frame.Row) error {
-			read2++
-			if !pr.kept.get(int(read2 - 1)) {
-				return nil
+		out := &idArena{slot: make([]int32, len(pr.key)), end: make([]int, 0, count)}
+		row, wanted, changed := int32(-1), int32(0), false
+		read2, err := src.ids(func(i int64) bool {
+			if !pr.kept.get(int(i)) {
+				return false
 			}
 			row++
 			if int(row) >= len(out.slot) {
-				return errors.New("the ledger changed while it was read")
+				changed = true
+				return false
 			}
 			out.slot[row] = -1
-			if need.get(int(row)) {
-				v, _ := ep.Get("episode_id")
-				out.slot[row] = int32(len(out.end))
-				out.bytes = append(out.bytes, v.String()...)
-				out.end = append(out.end, len(out.bytes))
+			if !need.get(int(row)) {
+				return false
 			}
-			return nil
+			out.slot[row] = wanted
+			wanted++
+			return true
+		}, func(id []byte) {
+			out.bytes = append(out.bytes, id...)
+			out.end = append(out.end, len(out.bytes))
 		})
 		if err != nil {
 			return nil, err
 		}
-		if read2 != read {
+		if changed || read2 != read {
 			return nil, fmt.Errorf("%s: the ledger changed while it was read (%d episodes, then %d)", q.name(), read, read2)
 		}
 		return out, nil

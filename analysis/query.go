@@ -105,76 +105,6 @@ func fieldf(field, format string, args ...any) error {
 	return fieldErr(field, "{"+field+"}: "+format, args...)
 }
 
-// name is how errors name the query's input.
-func (q *Query) name() string {
-	if len(q.Inputs) == 0 {
-		return "the episodes"
-	}
-	return strings.Join(q.Inputs, ", ")
-}
-
-// each streams every episode of the query's source, one input after
-// another, to fn; errors are wrapped with the input's name except
-// ledger.Problems, which name their file. A ledger.Problem fn returns
-// without a place is about the row it was given: the ledger readers place
-// it at the row's file and line, and each, for episodes held in memory,
-// names the row (rowLabel). It is the only place that reads.
-func (q *Query) each(opt ledger.ReadOptions, fn func(r frame.Row) error) error {
-	if len(q.Inputs) == 0 {
-		k := 0
-		call := func(r frame.Row) error {
-			err := fn(r)
-			if p, ok := err.(ledger.Problem); ok && p.File == "" && p.Line == 0 {
-				err = fmt.Errorf("%s: %s: %w", q.name(), rowLabel(r, k), err)
-			} else if err != nil {
-				err = fmt.Errorf("%s: %w", q.name(), err)
-			}
-			k++
-			return err
-		}
-		for _, ep := range q.Episodes {
-			if err := call(ep); err != nil {
-				return err
-			}
-		}
-		for _, r := range q.Rows {
-			if err := call(r); err != nil {
-				return err
-			}
-		}
-		if q.Data != nil {
-			// One row value for all: scan's consumers copy what they keep.
-			r := &rowPtr{row{d: q.Data}}
-			for i := range q.dataLen() {
-				r.i = q.dataRow(i)
-				if err := call(r); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	for _, in := range q.Inputs {
-		if err := ledger.ReadEpisodes(in, opt, func(ep *ledger.Episode) error { return fn(ep) }); err != nil {
-			var pr ledger.Problem
-			if errors.As(err, &pr) {
-				return err
-			}
-			return fmt.Errorf("%s: %w", in, err)
-		}
-	}
-	return nil
-}
-
-// rowLabel names row r, the k-th (0-based) of episodes held in memory,
-// in a message: by its episode_id when it has one, else by its index.
-func rowLabel(r frame.Row, k int) string {
-	if v, ok := r.Get("episode_id"); ok && !v.Null && v.Str != "" {
-		return "episode " + strconv.Quote(v.Str)
-	}
-	return "row " + strconv.Itoa(k)
-}
-
 // warnings collects the messages a result carries.
 type warnings struct{ list []string }
 
@@ -198,20 +128,21 @@ func schemaKind(name string) (ledger.Kind, bool) {
 	return c.Kind, ok
 }
 
-// scan is the engine's one scan: it streams the query's ledgers through
-// --where and calls add with each episode kept and its row (0-based, among
-// all read). Only columns, outcome, weight and the columns --where names
-// are decoded (Parquet); extra (user) columns are named too, so the reader
-// keeps them. Errors name the file, the row or episode, or an unknown
-// column with close matches; a ledger without episodes, or with none kept,
-// is an error. It returns the number of episodes read. add must copy what
-// it needs: the reader decodes every row into the same Episode.
-func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.Row, row int64) error) (read int64, err error) {
+// scan streams the query's source through Where: fn gets each batch and
+// the rows of it that Where keeps, in row order. Only cols (each once,
+// first: a batch's columns are cols and then the other columns Where
+// names) and the columns Where names are read; checked columns are
+// validated, not handed out (see source.scan). Errors name the file, the
+// row or episode, or an unknown column with close matches; a ledger
+// without episodes, or with none kept, is an error. It returns the number
+// of episodes read.
+func (q *Query) scan(cols, checked []string, fn func(b *batch, kept []int32) error) (read int64, err error) {
 	if q.Frame != nil {
 		return 0, specf("Query.Frame: this analysis reads episodes, not a built frame")
 	}
-	if len(q.Inputs) == 0 && q.Episodes == nil && q.Rows == nil && q.Data == nil {
-		return 0, specf("no input: a query needs at least one ledger")
+	src, err := q.source()
+	if err != nil {
+		return 0, err
 	}
 	where, err := formula.ParseWhere(q.Where)
 	if err != nil {
@@ -220,47 +151,69 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.
 	if err := where.Check(schemaKind); err != nil {
 		return 0, fieldErr("Where", "{Where}: %v", err)
 	}
-	cols := neededColumns(slices.Concat(columns, where.Columns(), []string{outcome, weight}))
+	wcols := where.Columns()
+	all := neededColumns(slices.Concat(cols, wcols))
+	checked = slices.DeleteFunc(slices.Clone(checked), func(c string) bool { return slices.Contains(all, c) })
+	ev := &whereEval{where: where, pos: make([]int, len(wcols))}
+	for j, c := range wcols {
+		ev.pos[j] = slices.Index(all, c)
+	}
 	var kept int64
+	var keep []int32
 	first := true
-	opt := q.readOptions(cols)
-	err = q.each(opt, func(ep frame.Row) error {
-		read++
-		if first {
-			first = false
-			if err := frame.CheckColumns(ep, where.Columns()); err != nil {
-				return fieldtext.New("Where", "{Where}: %w", err)
+	err = src.scan(all, checked, func(b *batch) error {
+		read += int64(b.n)
+		keep = keep[:0]
+		if b.vec != nil {
+			var bad int
+			var err error
+			if keep, bad, err = ev.rows(b.vec, keep); err != nil {
+				return b.place(bad, ledger.Problem{Msg: "--where: " + err.Error()})
+			}
+		} else {
+			for r := range b.n {
+				row := b.row(r)
+				if first {
+					first = false
+					if err := frame.CheckColumns(row, wcols); err != nil {
+						return b.place(r, fieldtext.New("Where", "{Where}: %w", err))
+					}
+				}
+				ok, err := where.Keep(row)
+				if err != nil {
+					return b.place(r, ledger.Problem{Msg: "--where: " + err.Error()})
+				}
+				if ok {
+					keep = append(keep, int32(r))
+				}
 			}
 		}
-		ok, err := where.Keep(ep)
-		if err != nil {
-			// Placed by the reader (or each) at the row's file and line.
-			return ledger.Problem{Msg: "--where: " + err.Error()}
-		}
-		if !ok {
-			return nil
-		}
-		kept++
-		return add(ep, read-1)
+		kept += int64(len(keep))
+		return fn(b, keep)
 	})
 	if err != nil {
-		var pr ledger.Problem
-		if errors.As(err, &pr) && pr.Msg == "no such column" && pr.Line == 0 && slices.Contains(cols, pr.Field) {
-			file := pr.File
-			if file == "" {
-				file = q.name()
-			}
-			return read, q.unknownColumn(file, pr.Field)
-		}
 		return read, err
 	}
 	if read == 0 {
-		return read, fmt.Errorf("%s: the ledger has no episodes", q.name())
+		return read, fmt.Errorf("%s: the ledger has no episodes", src.name())
 	}
 	if kept == 0 {
-		return read, q.noMatch(where, read)
+		return read, q.noMatch(src, where, read)
 	}
 	return read, nil
+}
+
+// scanRows is scan for a consumer of rows: add gets each row kept and its
+// index among all read; its errors are placed at the row.
+func (q *Query) scanRows(cols []string, add func(r frame.Row, i int64) error) (read int64, err error) {
+	return q.scan(neededColumns(cols), nil, func(b *batch, kept []int32) error {
+		for _, r := range kept {
+			if err := add(b.row(int(r)), b.first+int64(r)); err != nil {
+				return b.place(int(r), err)
+			}
+		}
+		return nil
+	})
 }
 
 // noMatch is the error for a --where that keeps none of the read
@@ -272,9 +225,9 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.
 // levels is there is not named (experiment in ("E1", "E1s") on a ledger
 // of E1 did not select nothing because of E1s). The values are read
 // here, after the scan, only on this error path.
-func (q *Query) noMatch(where *formula.Where, read int64) error {
+func (q *Query) noMatch(src source, where *formula.Where, read int64) error {
 	noMatch := func(more string) error {
-		return fieldtext.New("Where", "%s: no episode matches {Where} %q (%d read)%s", q.name(), q.Where, read, more)
+		return fieldtext.New("Where", "%s: no episode matches {Where} %q (%d read)%s", src.name(), q.Where, read, more)
 	}
 	var levels []formula.Level
 	var cols []string
@@ -294,10 +247,13 @@ func (q *Query) noMatch(where *formula.Where, read int64) error {
 	for j := range values {
 		values[j] = map[string]bool{}
 	}
-	err := q.each(q.readOptions(cols), func(r frame.Row) error {
-		for j, c := range cols {
-			if v, ok := r.Get(c); ok && !v.Null && len(values[j]) < most {
-				values[j][v.String()] = true
+	err := src.scan(cols, nil, func(b *batch) error {
+		for i := range b.n {
+			r := b.row(i)
+			for j, c := range cols {
+				if v, ok := r.Get(c); ok && !v.Null && len(values[j]) < most {
+					values[j][v.String()] = true
+				}
 			}
 		}
 		return nil
@@ -372,24 +328,6 @@ func valuesHint(col string, levels []string, have map[string]bool) string {
 	return hint
 }
 
-// readOptions are the ledger options of a scan decoding cols.
-func (q *Query) readOptions(cols []string) ledger.ReadOptions {
-	warn := q.Warn
-	if warn == nil {
-		warn = func(ledger.Problem) {}
-	}
-	return ledger.ReadOptions{
-		Format:  q.Format,
-		Columns: cols,
-		Grader:  q.Grader,
-		Strict:  q.Strict,
-		Warn:    warn,
-		// add copies the values it needs (frames, pairings), so one
-		// Episode is decoded into again and again.
-		Reuse: true,
-	}
-}
-
 // neededColumns drops empty and repeated names, keeping the first order.
 func neededColumns(need []string) []string {
 	var cols []string
@@ -401,58 +339,13 @@ func neededColumns(need []string) []string {
 	return cols
 }
 
-// unknownColumn names a column the ledger in lacks, with close matches
-// among the columns of its first episode.
-func (q *Query) unknownColumn(in, name string) error {
-	// Read only the columns the file has: a user's CSV need not carry the
-	// whole schema.
-	have, err := ledger.FileColumns(in, q.Format)
-	if err != nil {
-		return err
-	}
-	if have != nil { // CSV or Parquet: suggest only columns the file has
-		return fmt.Errorf("%s: %w", in, &frame.UnknownColumnError{Name: name, Similar: frame.Similar(name, have)})
-	}
-	var first *ledger.Episode
-	errStop := errors.New("stop")
-	err = ledger.ReadEpisodes(in, ledger.ReadOptions{Format: q.Format, Columns: have, Grader: q.Grader}, func(ep *ledger.Episode) error {
-		first = ep
-		return errStop
-	})
-	if first == nil {
-		if err != nil && err != errStop {
-			return err
-		}
-		return fmt.Errorf("%s: unknown column %q", in, name)
-	}
-	return fmt.Errorf("%s: %w", in, frame.CheckColumns(first, []string{name}))
-}
-
-// hasColumn reports whether every input has column col; JSONL ledgers
-// carry the whole schema, so only CSV and Parquet can lack it.
-func (q *Query) hasColumn(col string) (bool, error) {
-	for _, in := range q.Inputs {
-		have, err := ledger.FileColumns(in, q.Format)
-		if err != nil {
-			return false, err
-		}
-		if have != nil && !slices.Contains(have, col) {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
 // readFrame streams the query through --where into a frame built by spec.
 // It returns an error naming the input when nothing is left.
 func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
 	if q.Frame != nil {
 		return q.builtFrame(spec)
 	}
-	fr, err := q.frameColumns(spec)
-	if err == errRowPath {
-		fr, err = q.frameRows(spec)
-	}
+	fr, err := q.buildFrame(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -499,15 +392,6 @@ func (q *Query) builtFrame(spec frame.Spec) (*frame.Frame, error) {
 	return fr, nil
 }
 
-// frameRows builds the frame of spec by the row path.
-func (q *Query) frameRows(spec frame.Spec) (*frame.Frame, error) {
-	b := frame.NewBuilder(spec)
-	if _, err := q.scan(spec.Columns, spec.Outcome, spec.Weight, func(r frame.Row, _ int64) error { return b.Add(r) }); err != nil {
-		return nil, err
-	}
-	return b.Frame(), nil
-}
-
 // checkWeights fails when every weight is zero (nothing can be estimated).
 func checkWeights(fr *frame.Frame, col string) error {
 	if !fr.HasWeight {
@@ -531,18 +415,19 @@ func checkOutcome(fr *frame.Frame, outcome string) error {
 	return nil
 }
 
-// dataLen is the number of rows of q.Data the query reads.
-func (q *Query) dataLen() int {
-	if q.Subset != nil {
-		return len(q.Subset)
+// name is how errors name the query's input.
+func (q *Query) name() string {
+	if src, err := q.source(); err == nil {
+		return src.name()
 	}
-	return q.Data.Len()
+	return heldName
 }
 
-// dataRow is the k-th row of q.Data the query reads.
-func (q *Query) dataRow(k int) int32 {
-	if q.Subset != nil {
-		return q.Subset[k]
+// hasColumn reports whether the query's source has column col.
+func (q *Query) hasColumn(col string) (bool, error) {
+	src, err := q.source()
+	if err != nil {
+		return false, err
 	}
-	return int32(k)
+	return src.hasColumn(col)
 }
