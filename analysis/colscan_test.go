@@ -55,7 +55,11 @@ func both[R any](t *testing.T, q Query, f func(Query) (R, error)) {
 		var warns []string
 		q := q
 		q.rowPath = rows
-		q.Warn = func(p ledger.Problem) { warns = append(warns, p.Error()) }
+		if f, ok := q.Source.(*Files); ok {
+			c := *f
+			c.Warn = func(p ledger.Problem) { warns = append(warns, p.Error()) }
+			q.Source = &c
+		}
 		r, err := f(q)
 		return fmt.Sprintf("%+v\nerr %v\nwarnings %q", r, err, warns)
 	}
@@ -77,10 +81,10 @@ func TestColumnScanRatesSameAsRows(t *testing.T) {
 	// Numeric --by columns are counted on their values by the column scan.
 	for _, by := range [][]string{{"instance"}, {"contract", "instance"}, {"instance", "fault_fired", "model"}, {"delay_s"}, {"weight", "contract"}} {
 		spec := frame.Spec{Columns: by, Outcome: "eos", Collapse: true}
-		if err := frameOnCodes(&Query{Inputs: []string{path}, Where: "fault_fired"}, spec); err != nil {
+		if err := frameOnCodes(&Query{Source: &Files{Paths: []string{path}}, Where: "fault_fired"}, spec); err != nil {
 			t.Fatalf("by %v: the column scan handed over: %v", by, err)
 		}
-		both(t, Query{Inputs: []string{path}, Where: "fault_fired"}, func(q Query) (*RatesResult, error) {
+		both(t, Query{Source: &Files{Paths: []string{path}}, Where: "fault_fired"}, func(q Query) (*RatesResult, error) {
 			return Rates(q, RatesSpec{Outcome: "eos", By: by, DefaultWeight: true})
 		})
 	}
@@ -89,7 +93,7 @@ func TestColumnScanRatesSameAsRows(t *testing.T) {
 	}
 	for _, w := range wheres {
 		for _, s := range specs {
-			both(t, Query{Inputs: []string{path}, Where: w}, func(q Query) (*RatesResult, error) { return Rates(q, s) })
+			both(t, Query{Source: &Files{Paths: []string{path}}, Where: w}, func(q Query) (*RatesResult, error) { return Rates(q, s) })
 		}
 	}
 }
@@ -98,7 +102,7 @@ func TestColumnScanModelSameAsRows(t *testing.T) {
 	path := writeScanLedger(t, 4, nil)
 	for _, fam := range []ModelFamily{"logit", "gee"} {
 		s := ModelSpec{Family: fam, Formula: "eos ~ contract + condition", Group: "task"}
-		both(t, Query{Inputs: []string{path}, Where: "fault_fired", Weight: "weight"}, func(q Query) (*ModelResult, error) { return Model(q, s) })
+		both(t, Query{Source: &Files{Paths: []string{path}}, Where: "fault_fired", Weight: "weight"}, func(q Query) (*ModelResult, error) { return Model(q, s) })
 	}
 }
 
@@ -140,15 +144,15 @@ func TestColumnScanHandsOverToRows(t *testing.T) {
 			path := writeScanLedger(t, 10, edit)
 			// Handed over, or (a duplicate id, found once every batch was
 			// out) the row reader's error.
-			if _, cols, err := byColumns(&Query{Inputs: []string{path}}, scanCols, nil); cols && err == nil {
+			if _, cols, err := byColumns(&Query{Source: &Files{Paths: []string{path}}}, scanCols, nil); cols && err == nil {
 				t.Fatalf("the column scan did not hand over")
 			}
 			// Paired reads episode ids only to check them (in place, not
 			// copied): a bad id must hand over all the same.
-			if _, cols, err := byColumns(&Query{Inputs: []string{path}}, []string{"pair_key", "condition", "eos"}, []string{"episode_id"}); idCase[name] && cols && err == nil {
+			if _, cols, err := byColumns(&Query{Source: &Files{Paths: []string{path}}}, []string{"pair_key", "condition", "eos"}, []string{"episode_id"}); idCase[name] && cols && err == nil {
 				t.Fatalf("the paired column scan did not hand over")
 			}
-			q := Query{Inputs: []string{path}, Where: "fault_fired"}
+			q := Query{Source: &Files{Paths: []string{path}}, Where: "fault_fired"}
 			both(t, q, func(q Query) (*RatesResult, error) {
 				return Rates(q, RatesSpec{Outcome: "eos", By: []string{"condition", "experiment"}, DefaultWeight: true})
 			})
@@ -203,7 +207,7 @@ func byColumnsFeed(q *Query, cols, checked []string, fn func(*batch, []int32) er
 // over to the row path) and returns the rows it read.
 func scanned(t *testing.T, path string) int64 {
 	t.Helper()
-	n, columns, err := byColumns(&Query{Inputs: []string{path}}, scanCols, nil)
+	n, columns, err := byColumns(&Query{Source: &Files{Paths: []string{path}}}, scanCols, nil)
 	if err != nil || !columns {
 		t.Fatalf("column scan: %v (columns %v)", err, columns)
 	}
@@ -226,7 +230,7 @@ func TestColumnScanPairedSameAsRows(t *testing.T) {
 		{"", "weight", PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"model", "pair_key"}}},
 	}
 	for _, c := range cases {
-		both(t, Query{Inputs: []string{path}, Where: c.where, Weight: c.weight}, func(q Query) (*PairedResult, error) { return Paired(q, c.spec) })
+		both(t, Query{Source: &Files{Paths: []string{path}}, Where: c.where, Weight: c.weight}, func(q Query) (*PairedResult, error) { return Paired(q, c.spec) })
 	}
 }
 
@@ -267,14 +271,14 @@ func TestColumnScanExtraColumns(t *testing.T) {
 	}
 	path := writeScanLedger(t, 4, lab, "lab", "site")
 	spec := frame.Spec{Columns: []string{"lab", "contract"}, Outcome: "duplicated", Collapse: true}
-	if err := frameOnCodes(&Query{Inputs: []string{path}, Where: `site != "3"`}, spec); err != nil {
+	if err := frameOnCodes(&Query{Source: &Files{Paths: []string{path}}, Where: `site != "3"`}, spec); err != nil {
 		t.Fatalf("the column scan handed over: %v", err)
 	}
-	if err := pairsOnCodes(&Query{Inputs: []string{path}}, newPairReader("eos", "lab", []string{"template", "site"}, "")); err != nil {
+	if err := pairsOnCodes(&Query{Source: &Files{Paths: []string{path}}}, newPairReader("eos", "lab", []string{"template", "site"}, "")); err != nil {
 		t.Fatalf("the paired column scan handed over: %v", err)
 	}
 	for _, where := range []string{"", `site != "3" && fault_fired`, `lab == "lab-1"`} {
-		q := Query{Inputs: []string{path}, Where: where}
+		q := Query{Source: &Files{Paths: []string{path}}, Where: where}
 		both(t, q, func(q Query) (*RatesResult, error) {
 			return Rates(q, RatesSpec{Outcome: "duplicated", By: []string{"lab", "contract"}, DefaultWeight: true})
 		})
@@ -293,15 +297,15 @@ func TestColumnScanExtraColumns(t *testing.T) {
 			e.Extra["lab"] = ""
 		}
 	}, "lab", "site")
-	if err := frameOnCodes(&Query{Inputs: []string{gap}}, spec); err == nil {
+	if err := frameOnCodes(&Query{Source: &Files{Paths: []string{gap}}}, spec); err == nil {
 		t.Fatalf("an empty extra value did not hand over")
 	}
 	for _, by := range [][]string{{"lab"}, {"nosuch"}} {
-		both(t, Query{Inputs: []string{gap}}, func(q Query) (*RatesResult, error) {
+		both(t, Query{Source: &Files{Paths: []string{gap}}}, func(q Query) (*RatesResult, error) {
 			return Rates(q, RatesSpec{Outcome: "duplicated", By: by})
 		})
 	}
-	both(t, Query{Inputs: []string{path}}, func(q Query) (*RatesResult, error) {
+	both(t, Query{Source: &Files{Paths: []string{path}}}, func(q Query) (*RatesResult, error) {
 		return Rates(q, RatesSpec{Outcome: "site", By: []string{"lab"}})
 	})
 }

@@ -139,7 +139,7 @@ func TestParquetIDsOnDemand(t *testing.T) {
 		t.Fatal(err)
 	}
 	where := fmt.Sprintf("episode_id == %q || episode_id == %q", eps[3].EpisodeID, eps[400].EpisodeID)
-	for name, q := range map[string]Query{"file": {Inputs: []string{path}}, "columns": {Data: d}} {
+	for name, q := range map[string]Query{"file": {Source: &Files{Paths: []string{path}}}, "columns": {Source: Held(d, nil)}} {
 		q.Where = where
 		r, err := Rates(q, RatesSpec{Outcome: "eos"})
 		if err != nil {

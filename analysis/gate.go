@@ -112,7 +112,7 @@ func Gate(spec GateSpec) (*GateResult, error) {
 			return nil, fmt.Errorf("%s run %s: no episodes", run.arm, q.name())
 		}
 	}
-	res, err := TOST(Query{Rows: rows, Where: spec.Where}, TOSTSpec{Outcome: spec.Outcome, Arm: gateArm,
+	res, err := TOST(Query{Source: Rows(rows), Where: spec.Where}, TOSTSpec{Outcome: spec.Outcome, Arm: gateArm,
 		A: "candidate", B: "baseline", Margin: spec.Margin, PairedBy: spec.PairBy})
 	if err != nil {
 		return nil, err
@@ -127,7 +127,13 @@ func Gate(spec GateSpec) (*GateResult, error) {
 }
 
 func noLedger(q Query) bool {
-	return len(q.Episodes) == 0 && (len(q.Inputs) == 0 || slices.Contains(q.Inputs, ""))
+	switch s := q.Source.(type) {
+	case *Files:
+		return len(s.Paths) == 0 || slices.Contains(s.Paths, "")
+	case *heldSource:
+		return len(s.eps) == 0
+	}
+	return q.Source == nil
 }
 
 // armRow is an episode of one run, with the run as the gate_arm column

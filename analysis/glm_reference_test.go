@@ -88,7 +88,7 @@ func TestGLMReference(t *testing.T) {
 			if want == nil {
 				t.Fatalf("no reference values for %s", tc.name)
 			}
-			q := Query{Inputs: []string{filepath.Join("..", "stats", "testdata", "glm", tc.file)}}
+			q := Query{Source: &Files{Paths: []string{filepath.Join("..", "stats", "testdata", "glm", tc.file)}}}
 			r, err := Model(q, tc.spec)
 			if err != nil {
 				t.Fatal(err)

@@ -58,7 +58,7 @@ func TestGLMMReference(t *testing.T) {
 			if !ok {
 				t.Fatalf("no reference %s", tc.name)
 			}
-			r, err := Model(Query{Inputs: []string{filepath.Join("..", "mixed", "testdata", tc.file)}}, tc.spec)
+			r, err := Model(Query{Source: &Files{Paths: []string{filepath.Join("..", "mixed", "testdata", tc.file)}}}, tc.spec)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,7 +24,7 @@ func TestNoMatchNamesMissingLevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sources := map[string]Query{"csv": {Inputs: []string{cliLedger}}, "parquet": {Inputs: []string{pq}}, "memory": {Data: d}}
+	sources := map[string]Query{"csv": {Source: &Files{Paths: []string{cliLedger}}}, "parquet": {Source: &Files{Paths: []string{pq}}}, "memory": {Source: Held(d, nil)}}
 	for _, tc := range []struct {
 		where, want string
 	}{

@@ -15,48 +15,17 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-// Query names the episodes an analysis reads: one or more ledgers (JSONL,
-// raw or graded, CSV or Parquet; each path is passed to the ledger
-// readers as is), read in order as one ledger, through a --where filter.
-// Rates, Paired, TOST, Model and Shapley each take a Query and their own
-// spec. The zero Weight is unweighted.
+// Query names the episodes an analysis reads: a source (ledger files,
+// episodes or rows held in memory, a held Data, or a frame the caller
+// built), a filter and a weight. Rates, Paired, TOST, Model, Shapley and
+// Means each take a Query and their own spec.
 type Query struct {
-	Inputs []string // ledger paths, read in order as one ledger
-	// Episodes, when Inputs is empty, are the episodes themselves (already
-	// validated), for a caller that holds them one by one.
-	Episodes []*ledger.Episode
-	// Rows, when Inputs and Episodes are empty, are rows of any kind.
-	Rows []frame.Row
-	// Data, when Inputs, Episodes and Rows are empty, holds the episodes
-	// as columns: Subset names the rows read, in order (nil: all). It is
-	// read by the column scan (--where on codes, frames counted on codes),
-	// like a Parquet ledger, with no value boxed per row: an analysis
-	// built on the engine (a study's tables, a preregistration with its
-	// derived columns, WithBools) runs the engine's analyses on the
-	// episodes it holds.
-	Data   *Data
-	Subset []int32
-	Format string // jsonl, csv or parquet; "" = from each file's extension
+	// Source is where the episodes come from: Files, Episodes, Rows, Held
+	// or Built.
+	Source Source
 	Where  string // filter expression (formula.ParseWhere); "" keeps all
 	Weight string // weight column; "" = unweighted
-	Strict bool   // ledger plausibility warnings are errors
-	// Grader grades raw JSONL lines on read (the toolkit's: sandbox.Grade).
-	Grader ledger.Grader
-	// Warn receives the ledger's plausibility warnings as they are read;
-	// nil drops them.
-	Warn func(ledger.Problem)
-	// Frame, when set, is the frame itself, built by the caller with
-	// frame.Builder from rows it derived (an episode counted under several
-	// columns of a table, a recoded group, an outcome of its own): the
-	// query reads nothing and Where must be empty. It is read by the
-	// analyses that read covariate patterns (Rates, TOST on independent
-	// arms, the logit Model, Shapley), which find their columns, outcome
-	// and weight in it: build it with Spec.Collapse and, weighted, with
-	// the Spec.Weight that Query.Weight names. An analysis that reads
-	// episodes or rows (Paired, paired TOST, GEE, GLMM) rejects it with a
-	// *SpecError.
-	Frame *frame.Frame
-	// rowPath turns the column scan off (tests compare the two paths).
+	// rowPath turns the column batches off (tests compare the two paths).
 	rowPath bool
 }
 
@@ -137,9 +106,6 @@ func schemaKind(name string) (ledger.Kind, bool) {
 // without episodes, or with none kept, is an error. It returns the number
 // of episodes read.
 func (q *Query) scan(cols, checked []string, fn func(b *batch, kept []int32) error) (read int64, err error) {
-	if q.Frame != nil {
-		return 0, specf("Query.Frame: this analysis reads episodes, not a built frame")
-	}
 	src, err := q.source()
 	if err != nil {
 		return 0, err
@@ -225,7 +191,7 @@ func (q *Query) scanRows(cols []string, add func(r frame.Row, i int64) error) (r
 // levels is there is not named (experiment in ("E1", "E1s") on a ledger
 // of E1 did not select nothing because of E1s). The values are read
 // here, after the scan, only on this error path.
-func (q *Query) noMatch(src source, where *formula.Where, read int64) error {
+func (q *Query) noMatch(src Source, where *formula.Where, read int64) error {
 	noMatch := func(more string) error {
 		return fieldtext.New("Where", "%s: no episode matches {Where} %q (%d read)%s", src.name(), q.Where, read, more)
 	}
@@ -342,8 +308,8 @@ func neededColumns(need []string) []string {
 // readFrame streams the query through --where into a frame built by spec.
 // It returns an error naming the input when nothing is left.
 func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
-	if q.Frame != nil {
-		return q.builtFrame(spec)
+	if b, ok := q.Source.(*builtSource); ok {
+		return q.builtFrame(b.fr, spec)
 	}
 	fr, err := q.buildFrame(spec)
 	if err != nil {
@@ -358,13 +324,11 @@ func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
 	return fr, nil
 }
 
-// builtFrame is q.Frame as the frame of spec: it must carry the spec's
-// columns, its outcome and, when the spec is weighted, weights.
-func (q *Query) builtFrame(spec frame.Spec) (*frame.Frame, error) {
-	fr := q.Frame
+// builtFrame is fr, built by the caller (Built), as the frame of spec: it
+// must carry the spec's columns, its outcome and, when the spec is
+// weighted, weights.
+func (q *Query) builtFrame(fr *frame.Frame, spec frame.Spec) (*frame.Frame, error) {
 	switch {
-	case len(q.Inputs) > 0 || q.Episodes != nil || q.Rows != nil || q.Data != nil:
-		return nil, specf("Query.Frame is a source of its own: Inputs, Episodes, Rows and Data must be empty")
 	case q.Where != "":
 		return nil, fieldErr("Where", "Query.Frame: {Where} %q cannot filter a built frame (leave the rows out when building it)", q.Where)
 	case !spec.Collapse || spec.CollapseLimit != 0:

@@ -38,8 +38,10 @@ type batch struct {
 // row returns row r of the batch as a frame.Row (valid until the next call).
 func (b *batch) row(r int) frame.Row { return b.rowAt(r) }
 
-// A source is where a query's episodes come from.
-type source interface {
+// A Source is where a query's episodes come from: ledger files (Files),
+// episodes or rows held in memory (Episodes, Rows), the rows of a Data
+// (Held), or a frame built by the caller (Built).
+type Source interface {
 	// name is how errors name the source.
 	name() string
 	// scan hands fn every row, in order, in batches holding the named
@@ -55,45 +57,104 @@ type source interface {
 	hasColumn(col string) (bool, error)
 }
 
-// source returns the query's source.
-func (q *Query) source() (source, error) {
-	switch {
-	case len(q.Inputs) > 0:
-		return &fileSource{inputs: q.Inputs, format: q.Format, grader: q.Grader, strict: q.Strict, warn: q.Warn, rows: q.rowPath}, nil
-	case q.Episodes != nil || q.Rows != nil:
-		return &heldSource{eps: q.Episodes, rows: q.Rows}, nil
-	case q.Data != nil:
-		return &dataSource{d: q.Data, subset: q.Subset, rows: q.rowPath}, nil
+// source returns the query's source (with the column batches turned off
+// for a test that compares the two paths).
+func (q *Query) source() (Source, error) {
+	switch s := q.Source.(type) {
+	case nil:
+		return nil, specf("no input: a query needs at least one ledger")
+	case *Files:
+		if len(s.Paths) == 0 {
+			return nil, specf("no input: a query needs at least one ledger")
+		}
+		if q.rowPath {
+			c := *s
+			c.rows = true
+			return &c, nil
+		}
+	case *dataSource:
+		if q.rowPath {
+			c := *s
+			c.rows = true
+			return &c, nil
+		}
 	}
-	return nil, specf("no input: a query needs at least one ledger")
+	return q.Source, nil
 }
 
-// fileSource reads ledger files (JSONL, raw or graded, CSV or Parquet), in
-// order as one ledger. A Parquet file is read by the column scan
-// (ledger.ScanParquet) until it meets anything the scan does not decode,
-// and from there by the row reader.
-type fileSource struct {
-	inputs []string
-	format string
-	grader ledger.Grader
-	strict bool
-	warn   func(ledger.Problem)
-	rows   bool // no column scan (tests compare the two paths)
+// Episodes is a Source of episodes (already validated) held in memory.
+func Episodes(eps []*ledger.Episode) Source { return &heldSource{eps: eps} }
+
+// Rows is a Source of rows of any kind held in memory.
+func Rows(rows []frame.Row) Source { return &heldSource{rows: rows} }
+
+// Held is a Source of the rows of d that subset names, in order (nil:
+// every row). It is read by columns, with no value boxed per row: an
+// analysis built on the engine (a study's tables, a preregistration with
+// its derived columns, WithBools) runs the engine's analyses on the
+// episodes it holds.
+func Held(d *Data, subset []int32) Source { return &dataSource{d: d, subset: subset} }
+
+// Built is a Source that is a frame itself, built by the caller with
+// frame.Builder from rows it derived (an episode counted under several
+// columns of a table, a recoded group, an outcome of its own): the query
+// reads nothing and its Where must be empty. It is read by the analyses
+// that read covariate patterns (Rates, TOST on independent arms, the
+// logit Model, Shapley), which find their columns, outcome and weight in
+// it: build it with Spec.Collapse and, weighted, with the Spec.Weight
+// that Query.Weight names. An analysis that reads episodes or rows
+// (Paired, paired TOST, GEE, GLMM) rejects it with a *SpecError.
+func Built(fr *frame.Frame) Source { return &builtSource{fr} }
+
+// builtSource is a frame built by the caller (Built).
+type builtSource struct{ fr *frame.Frame }
+
+// errBuilt is the error of an analysis that reads episodes from a frame.
+func errBuilt() error { return specf("Query.Frame: this analysis reads episodes, not a built frame") }
+
+func (s *builtSource) name() string                                      { return "Query.Frame" }
+func (s *builtSource) scan([]string, []string, func(*batch) error) error { return errBuilt() }
+func (s *builtSource) ids(func(int64) bool, func([]byte)) (int64, error) {
+	return 0, errBuilt()
+}
+func (s *builtSource) hasColumn(col string) (bool, error) { return s.fr.Col(col) != nil, nil }
+
+// isBuilt reports whether src is a frame built by the caller.
+func isBuilt(src Source) bool {
+	_, ok := src.(*builtSource)
+	return ok
 }
 
-func (s *fileSource) name() string { return strings.Join(s.inputs, ", ") }
+// Files is a Source of ledger files (JSONL, raw or graded, CSV or
+// Parquet; each path is passed to the ledger readers as is), read in
+// order as one ledger. A Parquet file is read by columns, row groups on
+// every core (ledger.ScanParquet), until it meets anything the column
+// scan does not decode, and from there by the row reader.
+type Files struct {
+	Paths  []string
+	Format string // jsonl, csv or parquet; "" = from each file's extension
+	Strict bool   // ledger plausibility warnings are errors
+	// Grader grades raw JSONL lines on read (the toolkit's: sandbox.Grade).
+	Grader ledger.Grader
+	// Warn receives the ledger's plausibility warnings as they are read;
+	// nil drops them.
+	Warn func(ledger.Problem)
+	rows bool // no column scan (tests compare the two paths)
+}
+
+func (s *Files) name() string { return strings.Join(s.Paths, ", ") }
 
 // readOptions are the ledger options of a read decoding cols.
-func (s *fileSource) readOptions(cols []string) ledger.ReadOptions {
-	warn := s.warn
+func (s *Files) readOptions(cols []string) ledger.ReadOptions {
+	warn := s.Warn
 	if warn == nil {
 		warn = func(ledger.Problem) {}
 	}
 	return ledger.ReadOptions{
-		Format:  s.format,
+		Format:  s.Format,
 		Columns: cols,
-		Grader:  s.grader,
-		Strict:  s.strict,
+		Grader:  s.Grader,
+		Strict:  s.Strict,
 		Warn:    warn,
 		// Consumers copy the values they keep (frames, pairings), so one
 		// Episode is decoded into again and again.
@@ -102,13 +163,13 @@ func (s *fileSource) readOptions(cols []string) ledger.ReadOptions {
 }
 
 // columnar reports whether file in may be read by the column scan.
-func (s *fileSource) columnar(in string) bool {
-	return !s.rows && (s.format == "" || s.format == "parquet") && strings.HasSuffix(strings.ToLower(in), ".parquet")
+func (s *Files) columnar(in string) bool {
+	return !s.rows && (s.Format == "" || s.Format == "parquet") && strings.HasSuffix(strings.ToLower(in), ".parquet")
 }
 
-func (s *fileSource) scan(cols, checked []string, fn func(*batch) error) error {
+func (s *Files) scan(cols, checked []string, fn func(*batch) error) error {
 	var read int64
-	for _, in := range s.inputs {
+	for _, in := range s.Paths {
 		n, err := s.scanFile(in, read, cols, checked, fn)
 		read += n
 		if err != nil {
@@ -121,7 +182,7 @@ func (s *fileSource) scan(cols, checked []string, fn func(*batch) error) error {
 // fileErr is err, from reading file in, as the row reader's caller gives
 // it: a problem as it is (a column the file lacks with close matches),
 // anything else prefixed with the file.
-func (s *fileSource) fileErr(in string, cols []string, err error) error {
+func (s *Files) fileErr(in string, cols []string, err error) error {
 	var pr ledger.Problem
 	if !errors.As(err, &pr) {
 		return fmt.Errorf("%s: %w", in, err)
@@ -138,7 +199,7 @@ func (s *fileSource) fileErr(in string, cols []string, err error) error {
 
 // scanFile reads file in; base is the number of rows read before it. It
 // returns the number of rows read.
-func (s *fileSource) scanFile(in string, base int64, cols, checked []string, fn func(*batch) error) (int64, error) {
+func (s *Files) scanFile(in string, base int64, cols, checked []string, fn func(*batch) error) (int64, error) {
 	var done int64 // rows handed out by the column scan
 	if s.columnar(in) {
 		var vr vecRow
@@ -183,8 +244,8 @@ func (s *fileSource) scanFile(in string, base int64, cols, checked []string, fn 
 	return max(k, done), err
 }
 
-func (s *fileSource) ids(want func(i int64) bool, fn func(id []byte)) (read int64, err error) {
-	for _, in := range s.inputs {
+func (s *Files) ids(want func(i int64) bool, fn func(id []byte)) (read int64, err error) {
+	for _, in := range s.Paths {
 		var done int64
 		if s.columnar(in) {
 			err := ledger.RescanParquet(in, []string{"episode_id"}, func(b *ledger.Batch) error {
@@ -210,7 +271,7 @@ func (s *fileSource) ids(want func(i int64) bool, fn func(id []byte)) (read int6
 			}
 		}
 		var k int64
-		opt := ledger.ReadOptions{Format: s.format, Columns: []string{"episode_id"}, Grader: s.grader, Strict: s.strict,
+		opt := ledger.ReadOptions{Format: s.Format, Columns: []string{"episode_id"}, Grader: s.Grader, Strict: s.Strict,
 			Warn: func(ledger.Problem) {}}
 		err := ledger.ReadEpisodes(in, opt, func(ep *ledger.Episode) error {
 			k++
@@ -234,9 +295,9 @@ func (s *fileSource) ids(want func(i int64) bool, fn func(id []byte)) (read int6
 
 // hasColumn reports whether every input has column col; JSONL ledgers
 // carry the whole schema, so only CSV and Parquet can lack it.
-func (s *fileSource) hasColumn(col string) (bool, error) {
-	for _, in := range s.inputs {
-		have, err := ledger.FileColumns(in, s.format)
+func (s *Files) hasColumn(col string) (bool, error) {
+	for _, in := range s.Paths {
+		have, err := ledger.FileColumns(in, s.Format)
 		if err != nil {
 			return false, err
 		}
@@ -249,10 +310,10 @@ func (s *fileSource) hasColumn(col string) (bool, error) {
 
 // unknownColumn names a column the ledger in lacks, with close matches
 // among the columns of its first episode.
-func (s *fileSource) unknownColumn(in, name string) error {
+func (s *Files) unknownColumn(in, name string) error {
 	// Read only the columns the file has: a user's CSV need not carry the
 	// whole schema.
-	have, err := ledger.FileColumns(in, s.format)
+	have, err := ledger.FileColumns(in, s.Format)
 	if err != nil {
 		return err
 	}
@@ -261,7 +322,7 @@ func (s *fileSource) unknownColumn(in, name string) error {
 	}
 	var first *ledger.Episode
 	errStop := errors.New("stop")
-	err = ledger.ReadEpisodes(in, ledger.ReadOptions{Format: s.format, Columns: have, Grader: s.grader}, func(ep *ledger.Episode) error {
+	err = ledger.ReadEpisodes(in, ledger.ReadOptions{Format: s.Format, Columns: have, Grader: s.Grader}, func(ep *ledger.Episode) error {
 		first = ep
 		return errStop
 	})

@@ -56,7 +56,7 @@ func decompose(eps []row, fs []factor) (shapleyResult, error) {
 	if s == 0 || s == float64(len(eps)) {
 		return r, fmt.Errorf("duplicated is constant (%.0f%%): no variance to explain", r.DupRate)
 	}
-	sd, err := analysis.Shapley(analysis.Query{Data: eps[0].h.d, Subset: indices(eps)}, analysis.ShapleySpec{Formula: "duplicated ~ " + strings.Join(terms, " + ")})
+	sd, err := analysis.Shapley(analysis.Query{Source: analysis.Held(eps[0].h.d, indices(eps))}, analysis.ShapleySpec{Formula: "duplicated ~ " + strings.Join(terms, " + ")})
 	if err != nil {
 		return r, err
 	}

@@ -185,7 +185,7 @@ func pooledRateColumns(t *Table, eps []row, cols []rateCol, groupOf func(row) st
 		}
 		return
 	}
-	res, err := analysis.Rates(analysis.Query{Frame: fr.b.Frame(), Weight: "w"}, analysis.RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"}})
+	res, err := analysis.Rates(analysis.Query{Source: analysis.Built(fr.b.Frame()), Weight: "w"}, analysis.RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"}})
 	if err != nil {
 		// Frames built here always carry their columns; an error is a bug.
 		panic("paper: pooledRateColumns: " + err.Error())
@@ -672,7 +672,7 @@ func Table10(d *analysis.Data) (*Table, error) {
 		}
 		var c analysis.PairedComparison
 		if len(eps) > 0 {
-			res, err := analysis.Paired(analysis.Query{Data: d, Subset: indices(eps)}, analysis.PairedSpec{
+			res, err := analysis.Paired(analysis.Query{Source: analysis.Held(d, indices(eps))}, analysis.PairedSpec{
 				Outcome: f.outcome, Arm: "cue", Base: ledger.CueDefault, Levels: []string{ledger.CuePlain},
 				PairBy: []string{"harness", "pair_key"}, Test: "exact", Adjust: "none"})
 			if err != nil {
@@ -765,7 +765,7 @@ func Table13(d *analysis.Data) (*Table, error) {
 	// The engine's Paired (as the paired command): within each pair_key,
 	// guard and other episodes matched k-th with k-th in episode_id order,
 	// exact McNemar tests, Holm over the comparisons present.
-	q := analysis.Query{Data: d, Where: `experiment == "E2" && contract == "native" && fault_mode != "none" && fault_fired`}
+	q := analysis.Query{Source: analysis.Held(d, nil), Where: `experiment == "E2" && contract == "native" && fault_mode != "none" && fault_fired`}
 	present, err := levelsWhere(d, q.Where, "condition")
 	if err != nil {
 		return nil, fmt.Errorf("Table 13: %w", err)

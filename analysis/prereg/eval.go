@@ -247,7 +247,7 @@ var nan = math.NaN()
 func (f *File) evalPart(h *Hypothesis, p *Part, d *analysis.Data) []*PartResult {
 	where := formula.And(h.Population, p.Population)
 	if p.ForEach == "" {
-		return []*PartResult{f.estimate(p, analysis.Query{Data: d, Where: where}, "")}
+		return []*PartResult{f.estimate(p, analysis.Query{Source: analysis.Held(d, nil), Where: where}, "")}
 	}
 	levels, subsets, err := forEachLevels(d, where, p.ForEach)
 	if err == nil && len(levels) == 0 {
@@ -263,7 +263,7 @@ func (f *File) evalPart(h *Hypothesis, p *Part, d *analysis.Data) []*PartResult 
 	}
 	var out []*PartResult
 	for k, lv := range levels {
-		out = append(out, f.estimate(p, analysis.Query{Data: d, Subset: subsets[k], Where: where}, lv))
+		out = append(out, f.estimate(p, analysis.Query{Source: analysis.Held(d, subsets[k]), Where: where}, lv))
 	}
 	return out
 }

@@ -29,7 +29,7 @@ Example:
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Weight = "none"
 			cand, b := o.query(e), o.query(e)
-			b.Inputs = []string{base}
+			b.Source = o.files(e, base)
 			r, err := analysis.Gate(analysis.GateSpec{Candidate: cand, Baseline: b, Outcome: outcome, Margin: margin, PairBy: pairBy, Where: o.Where})
 			var fe *analysis.GateFieldError
 			if errors.As(err, &fe) {
