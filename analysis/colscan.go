@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -17,129 +17,6 @@ import (
 // batch of rows, or of columns a consumer does not count on codes, is
 // added row by row, as is a row whose value is bad (the row path gives
 // the message): results and messages are the row path's either way.
-
-// whereEval evaluates --where on a batch, once per distinct combination
-// of the codes of its columns when they are all dictionary or boolean
-// columns, else row by row.
-type whereEval struct {
-	where *formula.Where
-	pos   []int // position of each --where column in the batch
-	memo  []int8
-	row   vecRow
-}
-
-// rows appends to keep the rows of b that --where keeps; on an error of
-// the expression, bad is the row that has it.
-func (e *whereEval) rows(b *ledger.Batch, keep []int32) (_ []int32, bad int, err error) {
-	if e.where.Empty() {
-		for r := range b.Rows {
-			keep = append(keep, int32(r))
-		}
-		return keep, 0, nil
-	}
-	e.row.b = b
-	size := 1
-	for _, p := range e.pos {
-		v := &b.Cols[p]
-		switch {
-		case v.Dict != nil:
-			size *= max(1, len(v.Dict))
-		case v.Bools != nil:
-			size *= 2
-		default:
-			size = -1
-		}
-		if size < 0 || size > 1<<16 {
-			size = -1
-			break
-		}
-	}
-	if size < 0 {
-		for r := range b.Rows {
-			ok, err := e.keep(r)
-			if err != nil {
-				return nil, r, err
-			}
-			if ok {
-				keep = append(keep, int32(r))
-			}
-		}
-		return keep, 0, nil
-	}
-	if cap(e.memo) < size {
-		e.memo = make([]int8, size)
-	}
-	memo := e.memo[:size]
-	clear(memo)
-	for r := range b.Rows {
-		idx := 0
-		for _, p := range e.pos {
-			v := &b.Cols[p]
-			if v.Dict != nil {
-				idx = idx*len(v.Dict) + int(v.Codes[r])
-			} else {
-				idx *= 2
-				if v.Bools[r] {
-					idx++
-				}
-			}
-		}
-		m := memo[idx]
-		if m == 0 {
-			ok, err := e.keep(r)
-			if err != nil {
-				return nil, r, err
-			}
-			m = 2
-			if ok {
-				m = 1
-			}
-			memo[idx] = m
-		}
-		if m == 1 {
-			keep = append(keep, int32(r))
-		}
-	}
-	return keep, 0, nil
-}
-
-// keep evaluates --where on row r.
-func (e *whereEval) keep(r int) (bool, error) {
-	e.row.r = r
-	return e.where.Keep(&e.row)
-}
-
-// vecRow is row r of a batch as a frame.Row.
-type vecRow struct {
-	b *ledger.Batch
-	r int
-}
-
-func (v *vecRow) Get(name string) (ledger.Value, bool) {
-	for i := range v.b.Cols {
-		if c := &v.b.Cols[i]; c.Name == name {
-			return vecValue(c, v.r), true
-		}
-	}
-	return ledger.Value{}, false
-}
-
-// vecValue returns row r of column c as the row reader's Value.
-func vecValue(c *ledger.Vec, r int) ledger.Value {
-	switch {
-	case c.Dict != nil:
-		return ledger.Value{Kind: ledger.KindString, Str: c.Dict[c.Codes[r]]}
-	case c.Offsets != nil:
-		return ledger.Value{Kind: ledger.KindString, Str: string(c.Bytes(r))}
-	case c.Bools != nil:
-		return ledger.Value{Kind: ledger.KindBool, Bool: c.Bools[r]}
-	case c.Ints != nil:
-		return ledger.Value{Kind: ledger.KindInt, Int: c.Ints[r]}
-	case c.Floats != nil:
-		return ledger.Value{Kind: ledger.KindFloat, Num: c.Floats[r]}
-	}
-	return ledger.Value{Kind: c.Kind} // an empty batch's column
-}
 
 // weightOf returns row r's weight from column c (nil: unit weights); ok is
 // false for a weight the row path rejects (frame.Builder's message).
@@ -305,14 +182,14 @@ type frameFeed struct {
 }
 
 // addRow adds row r of bt as the row path does.
-func (f *frameFeed) addRow(bt *batch, r int) error {
+func (f *frameFeed) addRow(bt *table.Batch, r int) error {
 	f.byRows++
-	return bt.place(r, f.b.Add(bt.row(r)))
+	return bt.Place(r, f.b.Add(bt.Row(r)))
 }
 
 // add adds the kept rows of a batch.
-func (f *frameFeed) add(bt *batch, kept []int32) error {
-	if !f.codable(bt.vec) {
+func (f *frameFeed) add(bt *table.Batch, kept []int32) error {
+	if !f.codable(bt.Vec) {
 		for _, r := range kept {
 			if err := f.addRow(bt, int(r)); err != nil {
 				return err
@@ -323,7 +200,7 @@ func (f *frameFeed) add(bt *batch, kept []int32) error {
 	b, coders, codes := f.b, f.coders, f.codes
 	size := 1
 	for j, p := range f.pos {
-		c := &bt.vec.Cols[p]
+		c := &bt.Vec.Cols[p]
 		coders[j].reset(c)
 		if c.Ints != nil || c.Floats != nil {
 			size = -1 // codes known only as rows come: no memo
@@ -350,10 +227,10 @@ func (f *frameFeed) add(bt *batch, kept []int32) error {
 	cellOf := f.cellOf
 	var yc, wc *ledger.Vec
 	if f.yPos >= 0 {
-		yc = &bt.vec.Cols[f.yPos]
+		yc = &bt.Vec.Cols[f.yPos]
 	}
 	if f.wPos >= 0 {
-		wc = &bt.vec.Cols[f.wPos]
+		wc = &bt.Vec.Cols[f.wPos]
 	}
 	for _, r32 := range kept {
 		r := int(r32)
@@ -381,8 +258,8 @@ func (f *frameFeed) add(bt *batch, kept []int32) error {
 			}
 		}
 		if f.spec.Check != nil {
-			if err := f.spec.Check(bt.row(r)); err != nil {
-				return bt.place(r, err)
+			if err := f.spec.Check(bt.Row(r)); err != nil {
+				return bt.Place(r, err)
 			}
 		}
 		for j := range coders {
@@ -424,17 +301,19 @@ func (f *frameFeed) codable(v *ledger.Batch) bool {
 // and wPos are the batch columns of pr.names, the outcome and the weight.
 // A batch of rows, or of a column of a kind not paired on codes, is added
 // row by row.
-func (r *pairReader) addBatch(bt *batch, kept []int32, pos []int, yPos, wPos int) error {
+func (r *pairReader) addBatch(bt *table.Batch, kept []int32, pos []int, yPos, wPos int) error {
 	addRows := func(kept []int32) error {
 		r.byRows += int64(len(kept))
+		r.columns = bt.Vec != nil
+		defer func() { r.columns = false }()
 		for _, i := range kept {
-			if err := r.add(bt.row(int(i)), bt.first+int64(i)); err != nil {
-				return bt.place(int(i), err)
+			if err := r.add(bt.Row(int(i)), bt.First+int64(i)); err != nil {
+				return bt.Place(int(i), err)
 			}
 		}
 		return nil
 	}
-	b := bt.vec
+	b := bt.Vec
 	if b == nil {
 		return addRows(kept)
 	}
@@ -468,7 +347,7 @@ func (r *pairReader) addBatch(bt *batch, kept []int32, pos []int, yPos, wPos int
 	}
 	var arm levelCoder
 	arm.reset(vecs[r.armJ])
-	if bt.first == 0 && b.Rows > 0 {
+	if bt.First == 0 && b.Rows > 0 {
 		r.presize(int64(len(kept)) * b.FileRows / int64(b.Rows))
 	}
 	for k, r32 := range kept {
@@ -505,7 +384,7 @@ func (r *pairReader) addBatch(bt *batch, kept []int32, pos []int, yPos, wPos int
 		if r.spec.Weight != "" {
 			r.w = append(r.w, w)
 		}
-		r.kept.set(int(bt.first)+i, true)
+		r.kept.set(int(bt.First)+i, true)
 		r.rows++
 	}
 	return nil
@@ -547,7 +426,7 @@ func (q *Query) scanPairs(pr *pairReader) (read int64, err error) {
 		pos[j] = slices.Index(cols, c)
 	}
 	yPos, wPos := slices.Index(cols, pr.spec.Outcome), slices.Index(cols, pr.spec.Weight)
-	return q.scan(cols, checked, func(b *batch, kept []int32) error {
+	return q.scan(cols, checked, func(b *table.Batch, kept []int32) error {
 		return pr.addBatch(b, kept, pos, yPos, wPos)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -55,7 +56,7 @@ func both[R any](t *testing.T, q Query, f func(Query) (R, error)) {
 		var warns []string
 		q := q
 		q.rowPath = rows
-		if f, ok := q.Source.(*Files); ok {
+		if f, ok := q.Source.(*table.Files); ok {
 			c := *f
 			c.Warn = func(p ledger.Problem) { warns = append(warns, p.Error()) }
 			q.Source = &c
@@ -81,10 +82,10 @@ func TestColumnScanRatesSameAsRows(t *testing.T) {
 	// Numeric --by columns are counted on their values by the column scan.
 	for _, by := range [][]string{{"instance"}, {"contract", "instance"}, {"instance", "fault_fired", "model"}, {"delay_s"}, {"weight", "contract"}} {
 		spec := frame.Spec{Columns: by, Outcome: "eos", Collapse: true}
-		if err := frameOnCodes(&Query{Source: &Files{Paths: []string{path}}, Where: "fault_fired"}, spec); err != nil {
+		if err := frameOnCodes(&Query{Source: &table.Files{Paths: []string{path}}, Where: "fault_fired"}, spec); err != nil {
 			t.Fatalf("by %v: the column scan handed over: %v", by, err)
 		}
-		both(t, Query{Source: &Files{Paths: []string{path}}, Where: "fault_fired"}, func(q Query) (*RatesResult, error) {
+		both(t, Query{Source: &table.Files{Paths: []string{path}}, Where: "fault_fired"}, func(q Query) (*RatesResult, error) {
 			return Rates(q, RatesSpec{Outcome: "eos", By: by, DefaultWeight: true})
 		})
 	}
@@ -93,7 +94,7 @@ func TestColumnScanRatesSameAsRows(t *testing.T) {
 	}
 	for _, w := range wheres {
 		for _, s := range specs {
-			both(t, Query{Source: &Files{Paths: []string{path}}, Where: w}, func(q Query) (*RatesResult, error) { return Rates(q, s) })
+			both(t, Query{Source: &table.Files{Paths: []string{path}}, Where: w}, func(q Query) (*RatesResult, error) { return Rates(q, s) })
 		}
 	}
 }
@@ -102,7 +103,7 @@ func TestColumnScanModelSameAsRows(t *testing.T) {
 	path := writeScanLedger(t, 4, nil)
 	for _, fam := range []ModelFamily{"logit", "gee"} {
 		s := ModelSpec{Family: fam, Formula: "eos ~ contract + condition", Group: "task"}
-		both(t, Query{Source: &Files{Paths: []string{path}}, Where: "fault_fired", Weight: "weight"}, func(q Query) (*ModelResult, error) { return Model(q, s) })
+		both(t, Query{Source: &table.Files{Paths: []string{path}}, Where: "fault_fired", Weight: "weight"}, func(q Query) (*ModelResult, error) { return Model(q, s) })
 	}
 }
 
@@ -144,15 +145,15 @@ func TestColumnScanHandsOverToRows(t *testing.T) {
 			path := writeScanLedger(t, 10, edit)
 			// Handed over, or (a duplicate id, found once every batch was
 			// out) the row reader's error.
-			if _, cols, err := byColumns(&Query{Source: &Files{Paths: []string{path}}}, scanCols, nil); cols && err == nil {
+			if _, cols, err := byColumns(&Query{Source: &table.Files{Paths: []string{path}}}, scanCols, nil); cols && err == nil {
 				t.Fatalf("the column scan did not hand over")
 			}
 			// Paired reads episode ids only to check them (in place, not
 			// copied): a bad id must hand over all the same.
-			if _, cols, err := byColumns(&Query{Source: &Files{Paths: []string{path}}}, []string{"pair_key", "condition", "eos"}, []string{"episode_id"}); idCase[name] && cols && err == nil {
+			if _, cols, err := byColumns(&Query{Source: &table.Files{Paths: []string{path}}}, []string{"pair_key", "condition", "eos"}, []string{"episode_id"}); idCase[name] && cols && err == nil {
 				t.Fatalf("the paired column scan did not hand over")
 			}
-			q := Query{Source: &Files{Paths: []string{path}}, Where: "fault_fired"}
+			q := Query{Source: &table.Files{Paths: []string{path}}, Where: "fault_fired"}
 			both(t, q, func(q Query) (*RatesResult, error) {
 				return Rates(q, RatesSpec{Outcome: "eos", By: []string{"condition", "experiment"}, DefaultWeight: true})
 			})
@@ -168,7 +169,7 @@ var scanCols = []string{"episode_id", "condition", "experiment", "contract", "fa
 // byColumns reads cols of q and reports whether the source handed out
 // every row as columns (rather than handing over to the row reader).
 func byColumns(q *Query, cols, checked []string) (read int64, columns bool, err error) {
-	return byColumnsFeed(q, cols, checked, func(*batch, []int32) error { return nil })
+	return byColumnsFeed(q, cols, checked, func(*table.Batch, []int32) error { return nil })
 }
 
 // frameOnCodes builds the frame of spec and fails unless every row was
@@ -194,10 +195,10 @@ func pairsOnCodes(q *Query, pr *pairReader) error {
 }
 
 // byColumnsFeed is byColumns that hands the batches to fn.
-func byColumnsFeed(q *Query, cols, checked []string, fn func(*batch, []int32) error) (read int64, columns bool, err error) {
+func byColumnsFeed(q *Query, cols, checked []string, fn func(*table.Batch, []int32) error) (read int64, columns bool, err error) {
 	columns = true
-	read, err = q.scan(cols, checked, func(b *batch, kept []int32) error {
-		columns = columns && b.vec != nil
+	read, err = q.scan(cols, checked, func(b *table.Batch, kept []int32) error {
+		columns = columns && b.Vec != nil
 		return fn(b, kept)
 	})
 	return read, columns, err
@@ -207,7 +208,7 @@ func byColumnsFeed(q *Query, cols, checked []string, fn func(*batch, []int32) er
 // over to the row path) and returns the rows it read.
 func scanned(t *testing.T, path string) int64 {
 	t.Helper()
-	n, columns, err := byColumns(&Query{Source: &Files{Paths: []string{path}}}, scanCols, nil)
+	n, columns, err := byColumns(&Query{Source: &table.Files{Paths: []string{path}}}, scanCols, nil)
 	if err != nil || !columns {
 		t.Fatalf("column scan: %v (columns %v)", err, columns)
 	}
@@ -230,7 +231,7 @@ func TestColumnScanPairedSameAsRows(t *testing.T) {
 		{"", "weight", PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"model", "pair_key"}}},
 	}
 	for _, c := range cases {
-		both(t, Query{Source: &Files{Paths: []string{path}}, Where: c.where, Weight: c.weight}, func(q Query) (*PairedResult, error) { return Paired(q, c.spec) })
+		both(t, Query{Source: &table.Files{Paths: []string{path}}, Where: c.where, Weight: c.weight}, func(q Query) (*PairedResult, error) { return Paired(q, c.spec) })
 	}
 }
 
@@ -271,14 +272,14 @@ func TestColumnScanExtraColumns(t *testing.T) {
 	}
 	path := writeScanLedger(t, 4, lab, "lab", "site")
 	spec := frame.Spec{Columns: []string{"lab", "contract"}, Outcome: "duplicated", Collapse: true}
-	if err := frameOnCodes(&Query{Source: &Files{Paths: []string{path}}, Where: `site != "3"`}, spec); err != nil {
+	if err := frameOnCodes(&Query{Source: &table.Files{Paths: []string{path}}, Where: `site != "3"`}, spec); err != nil {
 		t.Fatalf("the column scan handed over: %v", err)
 	}
-	if err := pairsOnCodes(&Query{Source: &Files{Paths: []string{path}}}, newPairReader("eos", "lab", []string{"template", "site"}, "")); err != nil {
+	if err := pairsOnCodes(&Query{Source: &table.Files{Paths: []string{path}}}, newPairReader("eos", "lab", []string{"template", "site"}, "")); err != nil {
 		t.Fatalf("the paired column scan handed over: %v", err)
 	}
 	for _, where := range []string{"", `site != "3" && fault_fired`, `lab == "lab-1"`} {
-		q := Query{Source: &Files{Paths: []string{path}}, Where: where}
+		q := Query{Source: &table.Files{Paths: []string{path}}, Where: where}
 		both(t, q, func(q Query) (*RatesResult, error) {
 			return Rates(q, RatesSpec{Outcome: "duplicated", By: []string{"lab", "contract"}, DefaultWeight: true})
 		})
@@ -297,15 +298,15 @@ func TestColumnScanExtraColumns(t *testing.T) {
 			e.Extra["lab"] = ""
 		}
 	}, "lab", "site")
-	if err := frameOnCodes(&Query{Source: &Files{Paths: []string{gap}}}, spec); err == nil {
+	if err := frameOnCodes(&Query{Source: &table.Files{Paths: []string{gap}}}, spec); err == nil {
 		t.Fatalf("an empty extra value did not hand over")
 	}
 	for _, by := range [][]string{{"lab"}, {"nosuch"}} {
-		both(t, Query{Source: &Files{Paths: []string{gap}}}, func(q Query) (*RatesResult, error) {
+		both(t, Query{Source: &table.Files{Paths: []string{gap}}}, func(q Query) (*RatesResult, error) {
 			return Rates(q, RatesSpec{Outcome: "duplicated", By: by})
 		})
 	}
-	both(t, Query{Source: &Files{Paths: []string{path}}}, func(q Query) (*RatesResult, error) {
+	both(t, Query{Source: &table.Files{Paths: []string{path}}}, func(q Query) (*RatesResult, error) {
 		return Rates(q, RatesSpec{Outcome: "site", By: []string{"lab"}})
 	})
 }

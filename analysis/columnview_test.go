@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -17,7 +18,7 @@ import (
 // no view.
 func TestColumnViews(t *testing.T) {
 	eps := wideEpisodes(600)
-	d := NewData(eps).WithBools([]string{"even"}, [][]uint64{evenBits(600)})
+	d := table.NewData(eps).WithBools([]string{"even"}, [][]uint64{evenBits(600)})
 	model, _ := d.Strings("model")
 	pair, _ := d.Strings("pair_key")
 	site, ok := d.Strings("site")
@@ -60,7 +61,7 @@ func TestColumnViews(t *testing.T) {
 		}
 	}
 	// A column the source did not carry reads as its zero value.
-	part := &Data{Columns: []string{"model", "duplicated"}}
+	part := &table.Data{Columns: []string{"model", "duplicated"}}
 	part.Append(eps[:3]...)
 	tmpl, _ := part.Strings("template")
 	c, _ := part.Floats("cost_usd")
@@ -83,7 +84,7 @@ func evenBits(n int) []uint64 {
 func TestQueryFrame(t *testing.T) {
 	eps := genSample(7)
 	spec := RatesSpec{Outcome: "duplicated", By: []string{"model"}, Cluster: "template"}
-	want, err := Rates(Query{Source: Episodes(eps), Weight: "weight"}, spec)
+	want, err := Rates(Query{Source: table.Episodes(eps), Weight: "weight"}, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestPairedTable(t *testing.T) {
 	add("k9", "guard", true)
 	add("k8", "vanilla", false)
 	add("k7", "vanilla", true)
-	r, err := Paired(Query{Source: Episodes(eps)}, PairedSpec{Outcome: "duplicated", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}})
+	r, err := Paired(Query{Source: table.Episodes(eps)}, PairedSpec{Outcome: "duplicated", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@
 // through one scan, which streams: memory follows groups, covariate
 // patterns or pairs, not rows.
 //
-//	q := analysis.Query{Source: &analysis.Files{Paths: []string{"runs.parquet"}}, Where: "fault_fired"}
+//	q := analysis.Query{Source: &table.Files{Paths: []string{"runs.parquet"}}, Where: "fault_fired"}
 //	r, err := analysis.Rates(q, analysis.RatesSpec{Outcome: "duplicated", By: []string{"contract"}})
 //
 // # Held episodes

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -93,9 +94,9 @@ func Gate(spec GateSpec) (*GateResult, error) {
 			return nil, err
 		}
 		// No columns named: every episode, whole, as a row.
-		err = src.scan(nil, nil, func(b *batch) error {
-			for i := range b.n {
-				ep, ok := b.row(i).(*ledger.Episode)
+		err = src.Scan(nil, nil, func(b *table.Batch) error {
+			for i := range b.N {
+				ep, ok := b.Row(i).(*ledger.Episode)
 				if !ok {
 					return errors.New("gate: a run's rows must be episodes")
 				}
@@ -112,7 +113,7 @@ func Gate(spec GateSpec) (*GateResult, error) {
 			return nil, fmt.Errorf("%s run %s: no episodes", run.arm, q.name())
 		}
 	}
-	res, err := TOST(Query{Source: Rows(rows), Where: spec.Where}, TOSTSpec{Outcome: spec.Outcome, Arm: gateArm,
+	res, err := TOST(Query{Source: table.Rows(rows), Where: spec.Where}, TOSTSpec{Outcome: spec.Outcome, Arm: gateArm,
 		A: "candidate", B: "baseline", Margin: spec.Margin, PairedBy: spec.PairBy})
 	if err != nil {
 		return nil, err
@@ -127,11 +128,8 @@ func Gate(spec GateSpec) (*GateResult, error) {
 }
 
 func noLedger(q Query) bool {
-	switch s := q.Source.(type) {
-	case *Files:
+	if s, ok := q.Source.(*table.Files); ok {
 		return len(s.Paths) == 0 || slices.Contains(s.Paths, "")
-	case *heldSource:
-		return len(s.eps) == 0
 	}
 	return q.Source == nil
 }

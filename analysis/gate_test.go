@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -20,7 +21,7 @@ func gateRun(model string, dup []bool) Query {
 			Experiment: "E2", Model: model, Harness: "h", Template: "T01", Instance: int64(i), FaultMode: ledger.FaultTimeoutPost,
 			Contract: ledger.ContractNative, Condition: "vanilla", Cue: ledger.CueDefault, Duplicated: d, Weight: 1})
 	}
-	return Query{Source: Episodes(eps)}
+	return Query{Source: table.Episodes(eps)}
 }
 
 func pattern(n int, every int) []bool {
@@ -83,8 +84,7 @@ func TestGate(t *testing.T) {
 }
 
 func TestGateUnpairedAndWhere(t *testing.T) {
-	cand := gateRun("new", pattern(10, 0))
-	cand.Source = Episodes(cand.Source.(*heldSource).eps[:8])
+	cand := gateRun("new", pattern(10, 0)[:8]) // the first 8 of the 10 worlds
 	r, err := Gate(GateSpec{Candidate: cand, Baseline: gateRun("old", pattern(10, 0)), Margin: 0.05})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestGateSpecErrors(t *testing.T) {
 		{GateSpec{Candidate: ok, Baseline: ok}, "Margin"},
 		{GateSpec{Candidate: ok, Baseline: ok, Margin: 1}, "Margin"},
 		{GateSpec{Baseline: ok, Margin: 0.1}, "Candidate"},
-		{GateSpec{Candidate: ok, Baseline: Query{Source: &Files{Paths: []string{""}}}, Margin: 0.1}, "Baseline"},
+		{GateSpec{Candidate: ok, Baseline: Query{Source: &table.Files{Paths: []string{""}}}, Margin: 0.1}, "Baseline"},
 	}
 	for _, tc := range tests {
 		_, err := Gate(tc.spec)

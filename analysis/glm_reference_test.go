@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/csv"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"math"
 	"os"
 	"path/filepath"
@@ -88,7 +89,7 @@ func TestGLMReference(t *testing.T) {
 			if want == nil {
 				t.Fatalf("no reference values for %s", tc.name)
 			}
-			q := Query{Source: &Files{Paths: []string{filepath.Join("..", "stats", "testdata", "glm", tc.file)}}}
+			q := Query{Source: &table.Files{Paths: []string{filepath.Join("..", "stats", "testdata", "glm", tc.file)}}}
 			r, err := Model(q, tc.spec)
 			if err != nil {
 				t.Fatal(err)

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/json"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"math"
 	"os"
 	"path/filepath"
@@ -58,7 +59,7 @@ func TestGLMMReference(t *testing.T) {
 			if !ok {
 				t.Fatalf("no reference %s", tc.name)
 			}
-			r, err := Model(Query{Source: &Files{Paths: []string{filepath.Join("..", "mixed", "testdata", tc.file)}}}, tc.spec)
+			r, err := Model(Query{Source: &table.Files{Paths: []string{filepath.Join("..", "mixed", "testdata", tc.file)}}}, tc.spec)
 			if err != nil {
 				t.Fatal(err)
 			}

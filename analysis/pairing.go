@@ -252,6 +252,9 @@ type pairReader struct {
 	dropped map[string]int64
 	first   bool
 	byRows  int64 // rows added as rows, not on codes (tests check the codes' path)
+	// columns is set while rows of a batch of columns are added as rows:
+	// episode ids only checked are not among them.
+	columns bool
 }
 
 // bitset is a growable set of small integers.
@@ -322,7 +325,7 @@ func (r *pairReader) add(ep frame.Row, read int64) error {
 	var armVal string
 	for j, c := range r.names {
 		v, ok := ep.Get(c)
-		if _, vec := ep.(*vecRow); !ok && vec && j > r.armJ {
+		if !ok && r.columns && j > r.armJ {
 			continue // episode ids, checked by the source and not handed out
 		}
 		if !ok {
@@ -695,7 +698,7 @@ func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base s
 		// the count, the bytes grow as they come.
 		out := &idArena{slot: make([]int32, len(pr.key)), end: make([]int, 0, count)}
 		row, wanted, changed := int32(-1), int32(0), false
-		read2, err := src.ids(func(i int64) bool {
+		read2, err := src.IDs(func(i int64) bool {
 			if !pr.kept.get(int(i)) {
 				return false
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -105,7 +106,7 @@ func schemaKind(name string) (ledger.Kind, bool) {
 // row or episode, or an unknown column with close matches; a ledger
 // without episodes, or with none kept, is an error. It returns the number
 // of episodes read.
-func (q *Query) scan(cols, checked []string, fn func(b *batch, kept []int32) error) (read int64, err error) {
+func (q *Query) scan(cols, checked []string, fn func(b *table.Batch, kept []int32) error) (read int64, err error) {
 	src, err := q.source()
 	if err != nil {
 		return 0, err
@@ -117,51 +118,12 @@ func (q *Query) scan(cols, checked []string, fn func(b *batch, kept []int32) err
 	if err := where.Check(schemaKind); err != nil {
 		return 0, fieldErr("Where", "{Where}: %v", err)
 	}
-	wcols := where.Columns()
-	all := neededColumns(slices.Concat(cols, wcols))
-	checked = slices.DeleteFunc(slices.Clone(checked), func(c string) bool { return slices.Contains(all, c) })
-	ev := &whereEval{where: where, pos: make([]int, len(wcols))}
-	for j, c := range wcols {
-		ev.pos[j] = slices.Index(all, c)
-	}
-	var kept int64
-	var keep []int32
-	first := true
-	err = src.scan(all, checked, func(b *batch) error {
-		read += int64(b.n)
-		keep = keep[:0]
-		if b.vec != nil {
-			var bad int
-			var err error
-			if keep, bad, err = ev.rows(b.vec, keep); err != nil {
-				return b.place(bad, ledger.Problem{Msg: "--where: " + err.Error()})
-			}
-		} else {
-			for r := range b.n {
-				row := b.row(r)
-				if first {
-					first = false
-					if err := frame.CheckColumns(row, wcols); err != nil {
-						return b.place(r, fieldtext.New("Where", "{Where}: %w", err))
-					}
-				}
-				ok, err := where.Keep(row)
-				if err != nil {
-					return b.place(r, ledger.Problem{Msg: "--where: " + err.Error()})
-				}
-				if ok {
-					keep = append(keep, int32(r))
-				}
-			}
-		}
-		kept += int64(len(keep))
-		return fn(b, keep)
-	})
+	read, kept, err := table.Filter(src, where, cols, checked, fn)
 	if err != nil {
 		return read, err
 	}
 	if read == 0 {
-		return read, fmt.Errorf("%s: the ledger has no episodes", src.name())
+		return read, fmt.Errorf("%s: the ledger has no episodes", src.Name())
 	}
 	if kept == 0 {
 		return read, q.noMatch(src, where, read)
@@ -172,10 +134,10 @@ func (q *Query) scan(cols, checked []string, fn func(b *batch, kept []int32) err
 // scanRows is scan for a consumer of rows: add gets each row kept and its
 // index among all read; its errors are placed at the row.
 func (q *Query) scanRows(cols []string, add func(r frame.Row, i int64) error) (read int64, err error) {
-	return q.scan(neededColumns(cols), nil, func(b *batch, kept []int32) error {
+	return q.scan(neededColumns(cols), nil, func(b *table.Batch, kept []int32) error {
 		for _, r := range kept {
-			if err := add(b.row(int(r)), b.first+int64(r)); err != nil {
-				return b.place(int(r), err)
+			if err := add(b.Row(int(r)), b.First+int64(r)); err != nil {
+				return b.Place(int(r), err)
 			}
 		}
 		return nil
@@ -193,7 +155,7 @@ func (q *Query) scanRows(cols []string, add func(r frame.Row, i int64) error) (r
 // here, after the scan, only on this error path.
 func (q *Query) noMatch(src Source, where *formula.Where, read int64) error {
 	noMatch := func(more string) error {
-		return fieldtext.New("Where", "%s: no episode matches {Where} %q (%d read)%s", src.name(), q.Where, read, more)
+		return fieldtext.New("Where", "%s: no episode matches {Where} %q (%d read)%s", src.Name(), q.Where, read, more)
 	}
 	var levels []formula.Level
 	var cols []string
@@ -213,9 +175,9 @@ func (q *Query) noMatch(src Source, where *formula.Where, read int64) error {
 	for j := range values {
 		values[j] = map[string]bool{}
 	}
-	err := src.scan(cols, nil, func(b *batch) error {
-		for i := range b.n {
-			r := b.row(i)
+	err := src.Scan(cols, nil, func(b *table.Batch) error {
+		for i := range b.N {
+			r := b.Row(i)
 			for j, c := range cols {
 				if v, ok := r.Get(c); ok && !v.Null && len(values[j]) < most {
 					values[j][v.String()] = true
@@ -382,9 +344,9 @@ func checkOutcome(fr *frame.Frame, outcome string) error {
 // name is how errors name the query's input.
 func (q *Query) name() string {
 	if src, err := q.source(); err == nil {
-		return src.name()
+		return src.Name()
 	}
-	return heldName
+	return "the episodes"
 }
 
 // hasColumn reports whether the query's source has column col.
@@ -393,5 +355,5 @@ func (q *Query) hasColumn(col string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return src.hasColumn(col)
+	return src.HasColumn(col)
 }

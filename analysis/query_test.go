@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -51,25 +52,24 @@ func TestQuerySources(t *testing.T) {
 	// episode ids the pairing reads again from the file.
 	pq := filepath.Join(t.TempDir(), "cli.parquet")
 	writeParquet(t, pq, eps)
-	fromParquet, err := Read(pq, ledger.ReadOptions{})
+	fromParquet, err := table.Read(pq, ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fromParquet.ids == nil || fromParquet.ids.end != nil {
-		t.Fatal("the Parquet ledger was read by rows (ids held), want the column scan")
-	}
+	// (That such a file is read by columns, ids not held, is
+	// table.TestReadParquetColumns's.)
 	all := make([]int32, len(eps))
 	for i := range all {
 		all[i] = int32(i)
 	}
 	sources := map[string]Query{
-		"one file":          {Source: &Files{Paths: []string{cliLedger}}},
-		"two files":         {Source: &Files{Paths: splitLedger(t, 200)}},
-		"in memory":         {Source: Episodes(eps)},
-		"columns":           {Source: Held(NewData(eps), nil)},
-		"columns by rows":   {Source: Held(NewData(eps), nil), rowPath: true},
-		"columns, a subset": {Source: Held(NewData(eps), all)},
-		"columns, Parquet":  {Source: Held(fromParquet, nil)},
+		"one file":          {Source: &table.Files{Paths: []string{cliLedger}}},
+		"two files":         {Source: &table.Files{Paths: splitLedger(t, 200)}},
+		"in memory":         {Source: table.Episodes(eps)},
+		"columns":           {Source: table.Held(table.NewData(eps), nil)},
+		"columns by rows":   {Source: table.Held(table.NewData(eps), nil), rowPath: true},
+		"columns, a subset": {Source: table.Held(table.NewData(eps), all)},
+		"columns, Parquet":  {Source: table.Held(fromParquet, nil)},
 	}
 	type run func(q Query) (any, error)
 	for _, tc := range []struct {
@@ -112,7 +112,7 @@ func TestQuerySources(t *testing.T) {
 // TestSpecErrors checks that mistakes in a query or spec are SpecErrors
 // (usage errors for a command) and failures of the data are not.
 func TestSpecErrors(t *testing.T) {
-	q := Query{Source: &Files{Paths: []string{cliLedger}}}
+	q := Query{Source: &table.Files{Paths: []string{cliLedger}}}
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -149,7 +149,7 @@ func errOf[R any](_ R, err error) error { return err }
 // are left out with a warning, and the full model's pseudo-R² is that of
 // task alone (the same span of columns).
 func TestShapleyAliased(t *testing.T) {
-	q := Query{Source: &Files{Paths: []string{cliLedger}}}
+	q := Query{Source: &table.Files{Paths: []string{cliLedger}}}
 	both, err := Shapley(q, ShapleySpec{Formula: "eos ~ template + task"})
 	if err != nil {
 		t.Fatal(err)

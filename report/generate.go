@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
@@ -30,17 +30,17 @@ type Job struct {
 	ReadDone func()
 	Seed     uint64 // run seed of the simulation (without In)
 	// Simulate, if set, replaces SimulatePaper (tests use a small ledger).
-	Simulate func(seed uint64) (*analysis.Data, error)
+	Simulate func(seed uint64) (*table.Data, error)
 	Out      string // the report's directory
 	Meta     Meta   // versions; Source, Seed and Episodes are filled in
 
 	// Analyze computes the tables and hypotheses of the data.
-	Analyze func(*analysis.Data) *paper.Results
+	Analyze func(*table.Data) *paper.Results
 	// Extra, if set, adds more files to the report's unit (a
 	// preregistration's results) in dir, the report's staging directory,
 	// and returns their names; the ledger is then read with every column,
 	// since it may use any.
-	Extra func(u *outfile.Unit, dir string, d *analysis.Data) ([]string, error)
+	Extra func(u *outfile.Unit, dir string, d *table.Data) ([]string, error)
 	// Warn receives every warning of the analysis and of the figures.
 	Warn func(msg string)
 }
@@ -122,7 +122,7 @@ func (e *stagedError) Error() string {
 func (e *stagedError) Unwrap() error { return e.err }
 
 // generate writes the report's unit into the staging directory stage.
-func generate(job Job, d *analysis.Data, meta Meta, stage string) (Written, error) {
+func generate(job Job, d *table.Data, meta Meta, stage string) (Written, error) {
 	warn := job.Warn
 	job.Warn = func(msg string) { warn(strings.ReplaceAll(msg, stage, filepath.Clean(job.Out))) }
 	res := job.Analyze(d)
@@ -166,7 +166,7 @@ func generate(job Job, d *analysis.Data, meta Meta, stage string) (Written, erro
 
 // loadData reads job.In, or simulates the paper design, and completes the
 // report's metadata.
-func loadData(job Job) (*analysis.Data, Meta, error) {
+func loadData(job Job) (*table.Data, Meta, error) {
 	meta := job.Meta
 	if job.In == "" {
 		sim := job.Simulate
@@ -204,8 +204,8 @@ func loadData(job Job) (*analysis.Data, Meta, error) {
 
 // SimulatePaper runs the paper's design in-process with seed on every
 // core and returns its graded episodes in design order.
-func SimulatePaper(seed uint64) (*analysis.Data, error) {
-	d := &analysis.Data{}
+func SimulatePaper(seed uint64) (*table.Data, error) {
+	d := &table.Data{}
 	err := design.Episodes("paper", seed, runtime.GOMAXPROCS(0), func(ep *ledger.Episode) error {
 		d.Append(ep) // a copy: design.Episodes reuses ep
 		return nil
@@ -218,7 +218,7 @@ func SimulatePaper(seed uint64) (*analysis.Data, error) {
 
 // RunSeed is the run seed of the ledger at in: the one its sidecar
 // records, else the one all its episodes share ("" if none).
-func RunSeed(in string, d *analysis.Data) string {
+func RunSeed(in string, d *table.Data) string {
 	if s := design.SidecarSeed(in); s != "" {
 		return s
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -19,7 +19,7 @@ const sampleLedger = "../testdata/ledger/sample.csv"
 // job is a report of the sample ledger into out, collecting warnings.
 func job(out string, warns *[]string) Job {
 	return Job{In: sampleLedger, Out: out, Meta: Meta{Toolkit: "test", Schema: ledger.SchemaVersion, Go: "go"},
-		Analyze: func(d *analysis.Data) *paper.Results { return paper.Analyze(d, paper.Options{Tools: Tools()}) },
+		Analyze: func(d *table.Data) *paper.Results { return paper.Analyze(d, paper.Options{Tools: Tools()}) },
 		Warn:    func(m string) { *warns = append(*warns, m) }}
 }
 
@@ -36,7 +36,7 @@ func TestGenerate(t *testing.T) {
 	if !read {
 		t.Error("ReadDone was not called")
 	}
-	d, err := analysis.Read(sampleLedger, ledger.ReadOptions{})
+	d, err := table.Read(sampleLedger, ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestGenerateAllOrNothing(t *testing.T) {
 	j := job(out, &warns)
 	boom := errors.New("boom")
 	var cols []string
-	j.Extra = func(u *outfile.Unit, _ string, d *analysis.Data) ([]string, error) {
+	j.Extra = func(u *outfile.Unit, _ string, d *table.Data) ([]string, error) {
 		cols = d.Columns
 		return nil, boom
 	}
@@ -94,7 +94,7 @@ func TestGenerateMissingLedger(t *testing.T) {
 }
 
 func TestRunSeed(t *testing.T) {
-	d := analysis.NewData([]*ledger.Episode{{Seed: 7}, {Seed: 7}})
+	d := table.NewData([]*ledger.Episode{{Seed: 7}, {Seed: 7}})
 	dir := t.TempDir()
 	withSidecar := filepath.Join(dir, "run.jsonl")
 	if err := os.WriteFile(filepath.Join(dir, "run.meta.json"), []byte(`{"seed": 42}`), 0o644); err != nil {
@@ -102,12 +102,12 @@ func TestRunSeed(t *testing.T) {
 	}
 	tests := []struct {
 		name, in string
-		d        *analysis.Data
+		d        *table.Data
 		want     string
 	}{
 		{"sidecar wins", withSidecar, d, "42"},
 		{"shared episode seed", filepath.Join(dir, "other.csv"), d, "7"},
-		{"mixed seeds", "", analysis.NewData([]*ledger.Episode{{Seed: 1}, {Seed: 2}}), ""},
+		{"mixed seeds", "", table.NewData([]*ledger.Episode{{Seed: 1}, {Seed: 2}}), ""},
 	}
 	for _, tc := range tests {
 		if got := RunSeed(tc.in, tc.d); got != tc.want {

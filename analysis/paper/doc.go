@@ -10,7 +10,7 @@
 // # Tables
 //
 // Analyze computes every table, the hypotheses and the figure data of an
-// episode table (ReadData, or analysis.NewData for episodes in memory);
+// episode table (ReadData, or table.NewData for episodes in memory);
 // BuildTable computes one. Each Table is cells with what they rest on
 // (Cell: value, 95% interval, n and n_eff, digits), keyed by stable row
 // and column keys. A table whose columns the ledger lacks is a

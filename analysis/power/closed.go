@@ -10,6 +10,7 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -173,7 +174,7 @@ func closedForms(o Options, gens []generator) ([]*Closed, []string, error) {
 						}
 					}
 				}
-				c := closedPart(p, analysis.Query{Source: analysis.Rows(sub), Where: where, Weight: p.Estimand.Weight}, sub, o.Sizes)
+				c := closedPart(p, analysis.Query{Source: table.Rows(sub), Where: where, Weight: p.Estimand.Weight}, sub, o.Sizes)
 				c.Hypothesis, c.Level = h.ID, lv
 				if c.Reason != "" {
 					warns = append(warns, fmt.Sprintf("%s %s: no closed form: %s", h.ID, label(c), c.Reason))

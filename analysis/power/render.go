@@ -63,7 +63,7 @@ func (r *Result) source() string {
 }
 
 // table writes rows as a tab-aligned table, or a Markdown table.
-func table(w io.Writer, md bool, head []string, rows [][]string) error {
+func writeTable(w io.Writer, md bool, head []string, rows [][]string) error {
 	if md {
 		var b strings.Builder
 		b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
@@ -97,7 +97,7 @@ func (r *Result) writeText(w io.Writer, md bool) error {
 	for _, s := range r.Sizes {
 		rows = append(rows, []string{fmtSize(s.Factor), strconv.Itoa(s.Episodes), strconv.Itoa(s.Analysed)})
 	}
-	if err := table(w, md, []string{"size", "episodes", "simulated"}, rows); err != nil {
+	if err := writeTable(w, md, []string{"size", "episodes", "simulated"}, rows); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
@@ -118,7 +118,7 @@ func (r *Result) writeText(w io.Writer, md bool) error {
 				"[" + fmtShare(p.Lo) + ", " + fmtShare(p.Hi) + "]", fmtShare(p.NotComputable), strings.Join(vs, ", ")})
 		}
 	}
-	if err := table(w, md, []string{"hypothesis", "size", "power", "95% MC interval", "not computable", "verdicts"}, rows); err != nil {
+	if err := writeTable(w, md, []string{"hypothesis", "size", "power", "95% MC interval", "not computable", "verdicts"}, rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n%sSmallest size reaching power %s\n\n", h, fmtShare(r.Target))
@@ -130,7 +130,7 @@ func (r *Result) writeText(w io.Writer, md bool) error {
 		}
 		rows = append(rows, []string{hy.ID, s})
 	}
-	if err := table(w, md, []string{"hypothesis", "smallest size"}, rows); err != nil {
+	if err := writeTable(w, md, []string{"hypothesis", "smallest size"}, rows); err != nil {
 		return err
 	}
 	if len(r.Closed) > 0 {
@@ -151,7 +151,7 @@ func (r *Result) writeText(w io.Writer, md bool) error {
 			}
 			rows = append(rows, row)
 		}
-		if err := table(w, md, head, rows); err != nil {
+		if err := writeTable(w, md, head, rows); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -34,7 +34,7 @@ func FuzzEvaluate(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	d := analysis.NewData(eps)
+	d := table.NewData(eps)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := Parse("fuzz.yaml", data)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
@@ -63,8 +64,8 @@ func (o *inputOptions) query(e *env) analysis.Query {
 }
 
 // files is the engine's source of the ledger at path, read as the flags say.
-func (o *inputOptions) files(e *env, path string) *analysis.Files {
-	return &analysis.Files{Paths: []string{path}, Format: o.InFormat, Strict: o.Strict, Grader: grader(),
+func (o *inputOptions) files(e *env, path string) *table.Files {
+	return &table.Files{Paths: []string{path}, Format: o.InFormat, Strict: o.Strict, Grader: grader(),
 		Warn: func(p ledger.Problem) { fmt.Fprintf(e.stderr, "limbo-analyze: %v\n", p) }}
 }
 

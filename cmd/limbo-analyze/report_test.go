@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/report"
 )
@@ -106,7 +106,7 @@ func TestReportSeedByteStable(t *testing.T) {
 }
 
 // paperEpisodes simulates the paper design once per test binary.
-func paperEpisodes(b *testing.B) *analysis.Data {
+func paperEpisodes(b *testing.B) *table.Data {
 	b.Helper()
 	d, err := report.SimulatePaper(defaultSeed)
 	if err != nil {

@@ -1,4 +1,4 @@
-package analysis
+package table
 
 import (
 	"fmt"
@@ -7,14 +7,26 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
+
+// sample is the analysis package's committed sample ledger, read with
+// encoding/json (the tests do not depend on the ledger readers).
+func sample(t testing.TB) []*ledger.Episode {
+	t.Helper()
+	eps, err := testfile.ReadJSONLinesGz[ledger.Episode](filepath.Join("..", "..", "testdata", "analysis", "sample.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eps
+}
 
 // wideEpisodes are episodes whose columns outgrow every narrow code: more
 // than 256 distinct strings, floats and integers, integers beyond int32,
 // a cost on some episodes only and extra columns on some.
-func wideEpisodes(n int) []*ledger.Episode {
-	eps := genSample(7)[:n]
+func wideEpisodes(t testing.TB, n int) []*ledger.Episode {
+	eps := sample(t)[:n]
 	for i, e := range eps {
 		c := *e
 		c.PairKey = fmt.Sprintf("pk-%d", i)
@@ -44,7 +56,7 @@ func wideEpisodes(n int) []*ledger.Episode {
 func TestDataRoundTrip(t *testing.T) {
 	for _, n := range []int{0, 1, 300, 1000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			eps := wideEpisodes(n)
+			eps := wideEpisodes(t, n)
 			d := NewData(eps)
 			if d.Len() != n {
 				t.Fatalf("Len = %d, want %d", d.Len(), n)
@@ -77,7 +89,7 @@ func TestDataRoundTrip(t *testing.T) {
 // Reading a Parquet ledger by columns (nulls in cost_usd included) gives
 // the Data the row reader gives.
 func TestReadParquetColumns(t *testing.T) {
-	eps := wideEpisodes(1000)
+	eps := wideEpisodes(t, 1000)
 	for _, e := range eps {
 		e.Extra = nil // extra columns are a CSV's
 	}
@@ -103,7 +115,7 @@ func TestReadParquetColumns(t *testing.T) {
 // A Parquet ledger without an optional column (cost_usd) reads it as
 // missing on every episode: Columns nil holds only what the file has.
 func TestFillWithoutColumn(t *testing.T) {
-	eps := wideEpisodes(300)
+	eps := wideEpisodes(t, 300)
 	path := filepath.Join(t.TempDir(), "w.parquet")
 	writeParquet(t, path, eps)
 	var cols []string
@@ -124,29 +136,6 @@ func TestFillWithoutColumn(t *testing.T) {
 		}
 		if v, _ := d.Row(i).Get("cost_usd"); !v.Null {
 			t.Fatalf("episode %d: cost_usd = %+v, want null", i, v)
-		}
-	}
-}
-
-// Episode ids that a Parquet ledger's Data does not hold are read again
-// when a query names them: --where on episode_id selects as on the file.
-func TestParquetIDsOnDemand(t *testing.T) {
-	eps := wideEpisodes(500)
-	path := filepath.Join(t.TempDir(), "w.parquet")
-	writeParquet(t, path, eps)
-	d, err := Read(path, ledger.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	where := fmt.Sprintf("episode_id == %q || episode_id == %q", eps[3].EpisodeID, eps[400].EpisodeID)
-	for name, q := range map[string]Query{"file": {Source: &Files{Paths: []string{path}}}, "columns": {Source: Held(d, nil)}} {
-		q.Where = where
-		r, err := Rates(q, RatesSpec{Outcome: "eos"})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if r.Rows[0].N != 2 {
-			t.Errorf("%s: %d episodes kept, want 2", name, r.Rows[0].N)
 		}
 	}
 }

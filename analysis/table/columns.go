@@ -1,4 +1,4 @@
-package analysis
+package table
 
 import (
 	"errors"
@@ -781,25 +781,25 @@ func (d *Data) Keep(w *formula.Where) (keep []uint64, bad int, err error) {
 	}
 	var kept []int32
 	bad = -1
-	err = (&dataSource{d: d}).scan(cols, nil, func(b *batch) error {
-		if b.vec == nil {
+	err = (&dataSource{d: d}).Scan(cols, nil, func(b *Batch) error {
+		if b.Vec == nil {
 			// Row by row, for the expression's own error on the row that has it.
-			ok, err := w.Keep(b.row(0))
+			ok, err := w.Keep(b.Row(0))
 			if err != nil {
-				bad = int(b.first)
+				bad = int(b.First)
 				return err
 			}
-			set.set(int(b.first), ok)
+			set.set(int(b.First), ok)
 			return nil
 		}
 		var err error
 		var r int
-		if kept, r, err = ev.rows(b.vec, kept[:0]); err != nil {
-			bad = int(b.first) + r
+		if kept, r, err = ev.rows(b.Vec, kept[:0]); err != nil {
+			bad = int(b.First) + r
 			return err
 		}
 		for _, r := range kept {
-			set.set(int(b.first)+int(r), true)
+			set.set(int(b.First)+int(r), true)
 		}
 		return nil
 	})
