@@ -47,21 +47,6 @@ type GateResult struct {
 	Warnings               []string // unpaired episodes dropped, undefined tests
 }
 
-// GateFieldError is an invalid GateSpec field (a usage error).
-type GateFieldError struct{ Field, Msg string }
-
-func (e *GateFieldError) Error() string { return e.Field + ": " + e.Msg }
-
-// String is the gate's verdict in one line.
-func (r *GateResult) String() string {
-	verdict := "pass"
-	if !r.Pass {
-		verdict = "FAIL"
-	}
-	return fmt.Sprintf("gate %s: %s candidate − baseline = %+.4f over %d pairs (90%% upper %.4f, Newcombe [%.4f, %.4f]); H0 worse by ≥ %g: p = %.4g",
-		verdict, r.Spec.Outcome, r.Diff, r.Pairs, r.Hi90, r.NewcombeLo, r.NewcombeHi, r.Spec.Margin, r.P)
-}
-
 // gateArm is the virtual column that tells the two runs apart.
 const gateArm = "gate_arm"
 
@@ -75,11 +60,11 @@ func Gate(spec GateSpec) (*GateResult, error) {
 	}
 	switch {
 	case !(spec.Margin > 0 && spec.Margin < 1):
-		return nil, &GateFieldError{"Margin", fmt.Sprintf("%v: want a worsening in (0, 1), e.g. 0.02", spec.Margin)}
+		return nil, fieldf("Margin", "%v: want a worsening in (0, 1), e.g. 0.02", spec.Margin)
 	case noLedger(spec.Candidate):
-		return nil, &GateFieldError{"Candidate", "no ledger given (required)"}
+		return nil, fieldf("Candidate", "no ledger given (required)")
 	case noLedger(spec.Baseline):
-		return nil, &GateFieldError{"Baseline", "no ledger given (required)"}
+		return nil, fieldf("Baseline", "no ledger given (required)")
 	}
 	var rows []frame.Row
 	for _, run := range []struct {

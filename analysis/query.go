@@ -21,9 +21,11 @@ import (
 // built), a filter and a weight. Rates, Paired, TOST, Model, Shapley and
 // Means each take a Query and their own spec.
 type Query struct {
-	// Source is where the episodes come from: Files, Episodes, Rows, Held
-	// or Built.
-	Source Source
+	// Source is where the episodes come from: ledger files
+	// (table.Files), episodes or rows held in memory (table.Episodes,
+	// table.Rows), the rows of a Data (table.Held), or a frame the caller
+	// built (Built).
+	Source table.Source
 	Where  string // filter expression (formula.ParseWhere); "" keeps all
 	Weight string // weight column; "" = unweighted
 	// rowPath turns the column batches off (tests compare the two paths).
@@ -153,7 +155,7 @@ func (q *Query) scanRows(cols []string, add func(r frame.Row, i int64) error) (r
 // levels is there is not named (experiment in ("E1", "E1s") on a ledger
 // of E1 did not select nothing because of E1s). The values are read
 // here, after the scan, only on this error path.
-func (q *Query) noMatch(src Source, where *formula.Where, read int64) error {
+func (q *Query) noMatch(src table.Source, where *formula.Where, read int64) error {
 	noMatch := func(more string) error {
 		return fieldtext.New("Where", "%s: no episode matches {Where} %q (%d read)%s", src.Name(), q.Where, read, more)
 	}

@@ -11,15 +11,9 @@ import (
 // collapse batches into frames and pairings (colscan.go, pairing.go), and
 // the estimators.
 
-// A Source is where a query's episodes come from: ledger files
-// (table.Files), episodes or rows held in memory (table.Episodes,
-// table.Rows), the rows of a Data (table.Held), or a frame the caller
-// built (Built).
-type Source = table.Source
-
 // source returns the query's source (handing out rows only for a test
 // that compares the two paths).
-func (q *Query) source() (Source, error) {
+func (q *Query) source() (table.Source, error) {
 	switch s := q.Source.(type) {
 	case nil:
 		return nil, specf("no input: a query needs at least one ledger")
@@ -43,7 +37,7 @@ func (q *Query) source() (Source, error) {
 // it: build it with Spec.Collapse and, weighted, with the Spec.Weight
 // that Query.Weight names. An analysis that reads episodes or rows
 // (Paired, paired TOST, GEE, GLMM) rejects it with a *SpecError.
-func Built(fr *frame.Frame) Source { return &builtSource{fr} }
+func Built(fr *frame.Frame) table.Source { return &builtSource{fr} }
 
 // builtSource is a frame built by the caller (Built).
 type builtSource struct{ fr *frame.Frame }
@@ -57,7 +51,7 @@ func (s *builtSource) IDs(func(int64) bool, func([]byte)) (int64, error)       {
 func (s *builtSource) HasColumn(col string) (bool, error)                      { return s.fr.Col(col) != nil, nil }
 
 // isBuilt reports whether src is a frame built by the caller.
-func isBuilt(src Source) bool {
+func isBuilt(src table.Source) bool {
 	_, ok := src.(*builtSource)
 	return ok
 }

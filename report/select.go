@@ -3,8 +3,8 @@ package report
 import (
 	"fmt"
 
-	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // SelectTables computes the tables the tables command prints: Table

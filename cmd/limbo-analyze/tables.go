@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
 	"github.com/spf13/cobra"
