@@ -1,13 +1,16 @@
 package analysis
 
 import (
-	"encoding/binary"
+	"errors"
+	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/analysis/table"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -297,136 +300,76 @@ func (f *frameFeed) codable(v *ledger.Batch) bool {
 	return true
 }
 
-// addBatch adds the kept rows of a batch as add adds rows; pos, yPos
-// and wPos are the batch columns of pr.names, the outcome and the weight.
-// A batch of rows, or of a column of a kind not paired on codes, is added
-// row by row.
-func (r *pairReader) addBatch(bt *table.Batch, kept []int32, pos []int, yPos, wPos int) error {
-	addRows := func(kept []int32) error {
-		r.byRows += int64(len(kept))
-		r.columns = bt.Vec != nil
-		defer func() { r.columns = false }()
-		for _, i := range kept {
-			if err := r.add(bt.Row(int(i)), bt.First+int64(i)); err != nil {
-				return bt.Place(int(i), err)
+// readFrame streams the query through --where into a frame built by spec.
+// It returns an error naming the input when nothing is left.
+func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
+	if b, ok := q.Source.(*builtSource); ok {
+		return q.builtFrame(b.fr, spec)
+	}
+	fr, err := q.buildFrame(spec)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range slices.Sorted(maps.Keys(fr.Dropped)) {
+		w.addf("%d row(s) with a missing %s left out", fr.Dropped[c], c)
+	}
+	if fr.Len() == 0 {
+		return nil, fmt.Errorf("%s: no episode left after dropping rows with missing values", q.name())
+	}
+	return fr, nil
+}
+
+// builtFrame is fr, built by the caller (Built), as the frame of spec: it
+// must carry the spec's columns, its outcome and, when the spec is
+// weighted, weights.
+func (q *Query) builtFrame(fr *frame.Frame, spec frame.Spec) (*frame.Frame, error) {
+	switch {
+	case q.Where != "":
+		return nil, fieldErr("Where", "Query.Frame: {Where} %q cannot filter a built frame (leave the rows out when building it)", q.Where)
+	case !spec.Collapse || spec.CollapseLimit != 0:
+		return nil, specf("Query.Frame: this analysis reads episodes, not a built frame")
+	case spec.Outcome != "" && !fr.HasOutcome:
+		return nil, specf("Query.Frame has no outcome (build it with Spec.Outcome %s)", spec.Outcome)
+	case spec.Weight != "" && !fr.HasWeight:
+		return nil, specf("Query.Frame has no weights (build it with Spec.Weight %s)", spec.Weight)
+	}
+	for _, c := range spec.Columns {
+		if fr.Col(c) == nil {
+			var have []string
+			for _, col := range fr.Cols {
+				have = append(have, col.Name)
 			}
+			return nil, &SpecError{Err: fmt.Errorf("Query.Frame: %w", &frame.UnknownColumnError{Name: c, Similar: frame.Similar(c, have)})}
 		}
+	}
+	if fr.Len() == 0 {
+		return nil, errors.New("Query.Frame has no rows")
+	}
+	if err := frame.CheckRows(fr, spec.Check); err != nil {
+		return nil, fmt.Errorf("Query.Frame: %w", err)
+	}
+	return fr, nil
+}
+
+// checkWeights fails when every weight is zero (nothing can be estimated).
+func checkWeights(fr *frame.Frame, col string) error {
+	if !fr.HasWeight {
 		return nil
 	}
-	b := bt.Vec
-	if b == nil {
-		return addRows(kept)
-	}
-	r.first = false // a source's batch has every column asked for
-	vecs := make([]*ledger.Vec, len(pos))
-	for j, p := range pos {
-		if p < 0 {
-			continue // episode_id, only checked
-		}
-		v := &b.Cols[p]
-		if v.Valid != nil || v.Dict == nil && v.Offsets == nil && v.Bools == nil || j == r.armJ && v.Offsets != nil {
-			return addRows(kept)
-		}
-		vecs[j] = v
-	}
-	for _, p := range []int{yPos, wPos} {
-		if p >= 0 && b.Cols[p].Valid != nil {
-			return addRows(kept)
-		}
-	}
-	for j, v := range vecs {
-		if v != nil && !r.seen[j] {
-			r.seen[j] = true
-			r.kinds[j] = v.Kind
-		}
-	}
-	yc := &b.Cols[yPos]
-	var wc *ledger.Vec
-	if wPos >= 0 {
-		wc = &b.Cols[wPos]
-	}
-	var arm levelCoder
-	arm.reset(vecs[r.armJ])
-	if bt.First == 0 && b.Rows > 0 {
-		r.presize(int64(len(kept)) * b.FileRows / int64(b.Rows))
-	}
-	for k, r32 := range kept {
-		i := int(r32)
-		w, wok := weightOf(wc, i)
-		y, yok := outcomeOf(yc, i)
-		if !wok || !yok {
-			// The row path's message, or the row itself.
-			if err := addRows(kept[k : k+1]); err != nil {
-				return err
-			}
-			continue
-		}
-		r.buf = r.buf[:0]
-		for j := range r.nKey {
-			r.buf = appendText(r.buf, vecs[j], i)
-		}
-		k := r.keys.id(r.buf)
-		lc := arm.localCode(i)
-		a := arm.local[lc]
-		if a < 0 {
-			s := arm.text(lc)
-			var ok bool
-			if a, ok = r.armIDs[s]; !ok {
-				a = int32(len(r.armLvls))
-				r.armIDs[s] = a
-				r.armLvls = append(r.armLvls, s)
-			}
-			arm.local[lc] = a
-		}
-		r.event.set(len(r.key), y == 1)
-		r.key = append(r.key, k)
-		r.arm = append(r.arm, a)
-		if r.spec.Weight != "" {
-			r.w = append(r.w, w)
-		}
-		r.kept.set(int(bt.First)+i, true)
-		r.rows++
+	if fr.Total().SumW == 0 {
+		return fieldtext.New("Weight", "all weights (%s) are zero after {Where}; nothing can be estimated (use {Weight} none to ignore them)", col)
 	}
 	return nil
 }
 
-// appendText appends uvarint(len) and the text of row i of a string or
-// boolean column, as pairReader encodes a key column.
-func appendText(buf []byte, v *ledger.Vec, i int) []byte {
-	switch {
-	case v.Dict != nil:
-		s := v.Dict[v.Codes[i]]
-		return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
-	case v.Offsets != nil:
-		s := v.Bytes(i)
-		return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+// checkOutcome fails when the outcome is constant: no model can be fitted.
+func checkOutcome(fr *frame.Frame, outcome string) error {
+	t := fr.Total()
+	switch t.Events {
+	case 0:
+		return fieldtext.New("Outcome", "outcome %s is always false (0 of %d rows after {Where}); nothing to fit", outcome, t.N)
+	case t.N:
+		return fieldtext.New("Outcome", "outcome %s is always true (%d of %d rows after {Where}); nothing to fit", outcome, t.N, t.N)
 	}
-	s := strconv.FormatBool(v.Bools[i])
-	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
-}
-
-// scanPairs streams the query through Where into pr.
-func (q *Query) scanPairs(pr *pairReader) (read int64, err error) {
-	// Episode ids order the episodes of a key and arm only when there
-	// are several, which a second pass reads; this one only checks them
-	// (unique, valid), unless they are also a pair-by or arm column.
-	var checked []string
-	cols := slices.Clone(pr.spec.Columns)
-	if slices.Index(pr.names, "episode_id") > pr.armJ {
-		cols = slices.DeleteFunc(cols, func(c string) bool { return c == "episode_id" })
-		checked = []string{"episode_id"}
-	}
-	cols = append(cols, pr.spec.Outcome)
-	if pr.spec.Weight != "" {
-		cols = append(cols, pr.spec.Weight)
-	}
-	cols = neededColumns(cols)
-	pos := make([]int, len(pr.names))
-	for j, c := range pr.names {
-		pos[j] = slices.Index(cols, c)
-	}
-	yPos, wPos := slices.Index(cols, pr.spec.Outcome), slices.Index(cols, pr.spec.Weight)
-	return q.scan(cols, checked, func(b *table.Batch, kept []int32) error {
-		return pr.addBatch(b, kept, pos, yPos, wPos)
-	})
+	return nil
 }

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -30,68 +29,6 @@ type Query struct {
 	Weight string // weight column; "" = unweighted
 	// rowPath turns the column batches off (tests compare the two paths).
 	rowPath bool
-}
-
-// SpecError is a mistake in a query or a spec (an unknown option, a
-// malformed Where, a column listed twice), as opposed to a failure that
-// depends on the data. A command reports it as a usage error.
-type SpecError struct {
-	Err error
-	// Field names the spec field at fault ("Order"), when the error is
-	// about one; a command maps it to its own option with RenameField.
-	Field string
-}
-
-func (e *SpecError) Error() string {
-	var ft *fieldtext.Error
-	if e.Field != "" && !errors.As(e.Err, &ft) {
-		return e.Field + ": " + e.Err.Error()
-	}
-	return e.Err.Error()
-}
-func (e *SpecError) Unwrap() error { return e.Err }
-
-func specf(format string, args ...any) error {
-	return &SpecError{Err: fmt.Errorf(format, args...)}
-}
-
-// RenameField returns err with the spec fields its message names (the
-// Field of a SpecError, and the other fields an error of the engine
-// names) called by their names in names: a command's options, or the keys
-// of a preregistration. A field not in names keeps its Go name. The
-// result's text is err's so renamed, and it unwraps to err (errors.As
-// still finds a *SpecError); an error that names no field is returned
-// unchanged.
-func RenameField(err error, names map[string]string) error {
-	return fieldtext.Rename(err, names)
-}
-
-// fieldErr is a SpecError about field whose message names spec fields
-// by {Name} placeholders (see RenameField).
-func fieldErr(field, format string, args ...any) error {
-	return &SpecError{Err: fieldtext.New(field, format, args...), Field: field}
-}
-
-// fieldf is a SpecError about the spec field named field.
-func fieldf(field, format string, args ...any) error {
-	return fieldErr(field, "{"+field+"}: "+format, args...)
-}
-
-// warnings collects the messages a result carries.
-type warnings struct{ list []string }
-
-func (w *warnings) addf(format string, args ...any) {
-	w.list = append(w.list, fmt.Sprintf(format, args...))
-}
-
-func (w *warnings) add(msgs ...string) { w.list = append(w.list, msgs...) }
-
-// items returns the warnings, never nil (JSON [] rather than null).
-func (w *warnings) items() []string {
-	if w.list == nil {
-		return []string{}
-	}
-	return w.list
 }
 
 // schemaKind reports the kind of a schema column.
@@ -267,80 +204,6 @@ func neededColumns(need []string) []string {
 		}
 	}
 	return cols
-}
-
-// readFrame streams the query through --where into a frame built by spec.
-// It returns an error naming the input when nothing is left.
-func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
-	if b, ok := q.Source.(*builtSource); ok {
-		return q.builtFrame(b.fr, spec)
-	}
-	fr, err := q.buildFrame(spec)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range slices.Sorted(maps.Keys(fr.Dropped)) {
-		w.addf("%d row(s) with a missing %s left out", fr.Dropped[c], c)
-	}
-	if fr.Len() == 0 {
-		return nil, fmt.Errorf("%s: no episode left after dropping rows with missing values", q.name())
-	}
-	return fr, nil
-}
-
-// builtFrame is fr, built by the caller (Built), as the frame of spec: it
-// must carry the spec's columns, its outcome and, when the spec is
-// weighted, weights.
-func (q *Query) builtFrame(fr *frame.Frame, spec frame.Spec) (*frame.Frame, error) {
-	switch {
-	case q.Where != "":
-		return nil, fieldErr("Where", "Query.Frame: {Where} %q cannot filter a built frame (leave the rows out when building it)", q.Where)
-	case !spec.Collapse || spec.CollapseLimit != 0:
-		return nil, specf("Query.Frame: this analysis reads episodes, not a built frame")
-	case spec.Outcome != "" && !fr.HasOutcome:
-		return nil, specf("Query.Frame has no outcome (build it with Spec.Outcome %s)", spec.Outcome)
-	case spec.Weight != "" && !fr.HasWeight:
-		return nil, specf("Query.Frame has no weights (build it with Spec.Weight %s)", spec.Weight)
-	}
-	for _, c := range spec.Columns {
-		if fr.Col(c) == nil {
-			var have []string
-			for _, col := range fr.Cols {
-				have = append(have, col.Name)
-			}
-			return nil, &SpecError{Err: fmt.Errorf("Query.Frame: %w", &frame.UnknownColumnError{Name: c, Similar: frame.Similar(c, have)})}
-		}
-	}
-	if fr.Len() == 0 {
-		return nil, errors.New("Query.Frame has no rows")
-	}
-	if err := frame.CheckRows(fr, spec.Check); err != nil {
-		return nil, fmt.Errorf("Query.Frame: %w", err)
-	}
-	return fr, nil
-}
-
-// checkWeights fails when every weight is zero (nothing can be estimated).
-func checkWeights(fr *frame.Frame, col string) error {
-	if !fr.HasWeight {
-		return nil
-	}
-	if fr.Total().SumW == 0 {
-		return fieldtext.New("Weight", "all weights (%s) are zero after {Where}; nothing can be estimated (use {Weight} none to ignore them)", col)
-	}
-	return nil
-}
-
-// checkOutcome fails when the outcome is constant: no model can be fitted.
-func checkOutcome(fr *frame.Frame, outcome string) error {
-	t := fr.Total()
-	switch t.Events {
-	case 0:
-		return fieldtext.New("Outcome", "outcome %s is always false (0 of %d rows after {Where}); nothing to fit", outcome, t.N)
-	case t.N:
-		return fieldtext.New("Outcome", "outcome %s is always true (%d of %d rows after {Where}); nothing to fit", outcome, t.N, t.N)
-	}
-	return nil
 }
 
 // name is how errors name the query's input.
