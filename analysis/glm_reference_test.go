@@ -2,12 +2,13 @@ package analysis
 
 import (
 	"encoding/csv"
-	"github.com/limbo-toolkit/limbo/analysis/table"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // glmRef holds the reference values of stats/testdata/glm/reference.csv

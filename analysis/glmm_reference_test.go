@@ -2,13 +2,14 @@ package analysis
 
 import (
 	"encoding/json"
-	"github.com/limbo-toolkit/limbo/analysis/table"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // TestGLMMReference fits lme4's examples of mixed/testdata (make.R:

@@ -2,8 +2,9 @@ package analysis
 
 import (
 	"errors"
-	"github.com/limbo-toolkit/limbo/analysis/table"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // TestRenameField checks that engine errors name spec fields and that a

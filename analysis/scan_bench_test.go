@@ -1,9 +1,10 @@
 package analysis
 
 import (
-	"github.com/limbo-toolkit/limbo/analysis/table"
 	"os"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // The scan benchmarks run the two yardstick queries on a 1M-row
