@@ -357,7 +357,7 @@ type boolCol struct {
 // they were read or appended. The zero Data is empty and holds every
 // schema column; Append adds episodes one at a time (NewData all at
 // once), Read fills it from a ledger, a Parquet one by columns. Queries
-// read it by the column scan (Query.Data), a caller's own code through
+// read it by its columns (Held), a caller's own code through
 // column views (Strings, Bools, Ints, Floats); Episode materialises one
 // row for a caller that needs a whole episode.
 type Data struct {
