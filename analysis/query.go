@@ -114,10 +114,34 @@ func (q *Query) noMatch(src table.Source, where *formula.Where, read int64) erro
 	for j := range values {
 		values[j] = map[string]bool{}
 	}
+	var seen []bool
 	err := src.Scan(cols, nil, func(b *table.Batch) error {
+		if b.Vec != nil {
+			// A text column's values are its dictionary's codes in use: the
+			// same set, without a string per row.
+			for j := range cols {
+				v := &b.Vec.Cols[j]
+				if v.Dict == nil || v.Valid != nil {
+					continue
+				}
+				seen = slices.Grow(seen[:0], len(v.Dict))[:len(v.Dict)]
+				clear(seen)
+				for _, k := range v.Codes[:b.N] {
+					seen[k] = true
+				}
+				for k, ok := range seen {
+					if ok && len(values[j]) < most {
+						values[j][v.Dict[k]] = true
+					}
+				}
+			}
+		}
 		for i := range b.N {
 			r := b.Row(i)
 			for j, c := range cols {
+				if b.Vec != nil && b.Vec.Cols[j].Dict != nil && b.Vec.Cols[j].Valid == nil {
+					continue // counted on codes
+				}
 				if v, ok := r.Get(c); ok && !v.Null && len(values[j]) < most {
 					values[j][v.String()] = true
 				}
