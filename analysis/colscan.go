@@ -325,13 +325,13 @@ func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
 func (q *Query) builtFrame(fr *frame.Frame, spec frame.Spec) (*frame.Frame, error) {
 	switch {
 	case q.Where != "":
-		return nil, fieldErr("Where", "Query.Frame: {Where} %q cannot filter a built frame (leave the rows out when building it)", q.Where)
+		return nil, fieldErr("Where", "{Where} %q cannot filter a built frame (leave the rows out when building it)", q.Where)
 	case !spec.Collapse || spec.CollapseLimit != 0:
-		return nil, specf("Query.Frame: this analysis reads episodes, not a built frame")
+		return nil, errBuilt()
 	case spec.Outcome != "" && !fr.HasOutcome:
-		return nil, specf("Query.Frame has no outcome (build it with Spec.Outcome %s)", spec.Outcome)
+		return nil, specf("the built frame has no outcome (build it with Spec.Outcome %s)", spec.Outcome)
 	case spec.Weight != "" && !fr.HasWeight:
-		return nil, specf("Query.Frame has no weights (build it with Spec.Weight %s)", spec.Weight)
+		return nil, specf("the built frame has no weights (build it with Spec.Weight %s)", spec.Weight)
 	}
 	for _, c := range spec.Columns {
 		if fr.Col(c) == nil {
@@ -339,14 +339,14 @@ func (q *Query) builtFrame(fr *frame.Frame, spec frame.Spec) (*frame.Frame, erro
 			for _, col := range fr.Cols {
 				have = append(have, col.Name)
 			}
-			return nil, &SpecError{Err: fmt.Errorf("Query.Frame: %w", &frame.UnknownColumnError{Name: c, Similar: frame.Similar(c, have)})}
+			return nil, &SpecError{Err: fmt.Errorf("the built frame: %w", &frame.UnknownColumnError{Name: c, Similar: frame.Similar(c, have)})}
 		}
 	}
 	if fr.Len() == 0 {
-		return nil, errors.New("Query.Frame has no rows")
+		return nil, errors.New("the built frame has no rows")
 	}
 	if err := frame.CheckRows(fr, spec.Check); err != nil {
-		return nil, fmt.Errorf("Query.Frame: %w", err)
+		return nil, fmt.Errorf("the built frame: %w", err)
 	}
 	return fr, nil
 }

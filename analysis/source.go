@@ -43,9 +43,9 @@ func Built(fr *frame.Frame) table.Source { return &builtSource{fr} }
 type builtSource struct{ fr *frame.Frame }
 
 // errBuilt is the error of an analysis that reads episodes from a frame.
-func errBuilt() error { return specf("Query.Frame: this analysis reads episodes, not a built frame") }
+func errBuilt() error { return specf("this analysis reads episodes, not a built frame (Built)") }
 
-func (s *builtSource) Name() string                                            { return "Query.Frame" }
+func (s *builtSource) Name() string                                            { return "the built frame" }
 func (s *builtSource) Scan([]string, []string, func(*table.Batch) error) error { return errBuilt() }
 func (s *builtSource) IDs(func(int64) bool, func([]byte)) (int64, error)       { return 0, errBuilt() }
 func (s *builtSource) HasColumn(col string) (bool, error)                      { return s.fr.Col(col) != nil, nil }
