@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -55,7 +56,11 @@ func both[R any](t *testing.T, q Query, f func(Query) (R, error)) {
 		var warns []string
 		q := q
 		q.rowPath = rows
-		q.Warn = func(p ledger.Problem) { warns = append(warns, p.Error()) }
+		if f, ok := q.Source.(*table.Files); ok {
+			c := *f
+			c.Warn = func(p ledger.Problem) { warns = append(warns, p.Error()) }
+			q.Source = &c
+		}
 		r, err := f(q)
 		return fmt.Sprintf("%+v\nerr %v\nwarnings %q", r, err, warns)
 	}
@@ -77,10 +82,10 @@ func TestColumnScanRatesSameAsRows(t *testing.T) {
 	// Numeric --by columns are counted on their values by the column scan.
 	for _, by := range [][]string{{"instance"}, {"contract", "instance"}, {"instance", "fault_fired", "model"}, {"delay_s"}, {"weight", "contract"}} {
 		spec := frame.Spec{Columns: by, Outcome: "eos", Collapse: true}
-		if _, err := (&Query{Inputs: []string{path}, Where: "fault_fired"}).frameColumns(spec); err != nil {
+		if err := frameOnCodes(&Query{Source: &table.Files{Paths: []string{path}}, Where: "fault_fired"}, spec); err != nil {
 			t.Fatalf("by %v: the column scan handed over: %v", by, err)
 		}
-		both(t, Query{Inputs: []string{path}, Where: "fault_fired"}, func(q Query) (*RatesResult, error) {
+		both(t, Query{Source: &table.Files{Paths: []string{path}}, Where: "fault_fired"}, func(q Query) (*RatesResult, error) {
 			return Rates(q, RatesSpec{Outcome: "eos", By: by, DefaultWeight: true})
 		})
 	}
@@ -89,7 +94,7 @@ func TestColumnScanRatesSameAsRows(t *testing.T) {
 	}
 	for _, w := range wheres {
 		for _, s := range specs {
-			both(t, Query{Inputs: []string{path}, Where: w}, func(q Query) (*RatesResult, error) { return Rates(q, s) })
+			both(t, Query{Source: &table.Files{Paths: []string{path}}, Where: w}, func(q Query) (*RatesResult, error) { return Rates(q, s) })
 		}
 	}
 }
@@ -98,7 +103,7 @@ func TestColumnScanModelSameAsRows(t *testing.T) {
 	path := writeScanLedger(t, 4, nil)
 	for _, fam := range []ModelFamily{"logit", "gee"} {
 		s := ModelSpec{Family: fam, Formula: "eos ~ contract + condition", Group: "task"}
-		both(t, Query{Inputs: []string{path}, Where: "fault_fired", Weight: "weight"}, func(q Query) (*ModelResult, error) { return Model(q, s) })
+		both(t, Query{Source: &table.Files{Paths: []string{path}}, Where: "fault_fired", Weight: "weight"}, func(q Query) (*ModelResult, error) { return Model(q, s) })
 	}
 }
 
@@ -138,16 +143,17 @@ func TestColumnScanHandsOverToRows(t *testing.T) {
 	for name, edit := range cases {
 		t.Run(name, func(t *testing.T) {
 			path := writeScanLedger(t, 10, edit)
-			if _, err := (&Query{Inputs: []string{path}}).scanColumns(scanCols, func(*ledger.Batch, []int32, int64) error { return nil }); err != errRowPath {
-				t.Fatalf("the column scan did not hand over: %v", err)
+			// Handed over, or (a duplicate id, found once every batch was
+			// out) the row reader's error.
+			if _, cols, err := byColumns(&Query{Source: &table.Files{Paths: []string{path}}}, scanCols, nil); cols && err == nil {
+				t.Fatalf("the column scan did not hand over")
 			}
 			// Paired reads episode ids only to check them (in place, not
 			// copied): a bad id must hand over all the same.
-			pr := newPairReader("eos", "condition", []string{"pair_key"}, "")
-			if _, err := (&Query{Inputs: []string{path}}).pairColumns(pr); idCase[name] && err != errRowPath {
-				t.Fatalf("the paired column scan did not hand over: %v", err)
+			if _, cols, err := byColumns(&Query{Source: &table.Files{Paths: []string{path}}}, []string{"pair_key", "condition", "eos"}, []string{"episode_id"}); idCase[name] && cols && err == nil {
+				t.Fatalf("the paired column scan did not hand over")
 			}
-			q := Query{Inputs: []string{path}, Where: "fault_fired"}
+			q := Query{Source: &table.Files{Paths: []string{path}}, Where: "fault_fired"}
 			both(t, q, func(q Query) (*RatesResult, error) {
 				return Rates(q, RatesSpec{Outcome: "eos", By: []string{"condition", "experiment"}, DefaultWeight: true})
 			})
@@ -160,13 +166,51 @@ func TestColumnScanHandsOverToRows(t *testing.T) {
 
 var scanCols = []string{"episode_id", "condition", "experiment", "contract", "fault_mode", "eos", "weight", "fault_fired"}
 
+// byColumns reads cols of q and reports whether the source handed out
+// every row as columns (rather than handing over to the row reader).
+func byColumns(q *Query, cols, checked []string) (read int64, columns bool, err error) {
+	return byColumnsFeed(q, cols, checked, func(*table.Batch, []int32) error { return nil })
+}
+
+// frameOnCodes builds the frame of spec and fails unless every row was
+// read as columns and counted on codes.
+func frameOnCodes(q *Query, spec frame.Spec) error {
+	cols, f := newFrameFeed(spec)
+	_, columns, err := byColumnsFeed(q, cols, nil, f.add)
+	if err == nil && (!columns || f.byRows > 0) {
+		err = fmt.Errorf("%d rows added as rows (columns %v)", f.byRows, columns)
+	}
+	return err
+}
+
+// pairsOnCodes is frameOnCodes for a pairing.
+func pairsOnCodes(q *Query, pr *pairReader) error {
+	if _, err := q.scanPairs(pr); err != nil {
+		return err
+	}
+	if pr.byRows > 0 {
+		return fmt.Errorf("%d rows added as rows", pr.byRows)
+	}
+	return nil
+}
+
+// byColumnsFeed is byColumns that hands the batches to fn.
+func byColumnsFeed(q *Query, cols, checked []string, fn func(*table.Batch, []int32) error) (read int64, columns bool, err error) {
+	columns = true
+	read, err = q.scan(cols, checked, func(b *table.Batch, kept []int32) error {
+		columns = columns && b.Vec != nil
+		return fn(b, kept)
+	})
+	return read, columns, err
+}
+
 // scanned checks that the column scan reads path (rather than handing
 // over to the row path) and returns the rows it read.
 func scanned(t *testing.T, path string) int64 {
 	t.Helper()
-	n, err := (&Query{Inputs: []string{path}}).scanColumns(scanCols, func(*ledger.Batch, []int32, int64) error { return nil })
-	if err != nil {
-		t.Fatalf("column scan: %v", err)
+	n, columns, err := byColumns(&Query{Source: &table.Files{Paths: []string{path}}}, scanCols, nil)
+	if err != nil || !columns {
+		t.Fatalf("column scan: %v (columns %v)", err, columns)
 	}
 	return n
 }
@@ -187,7 +231,7 @@ func TestColumnScanPairedSameAsRows(t *testing.T) {
 		{"", "weight", PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"model", "pair_key"}}},
 	}
 	for _, c := range cases {
-		both(t, Query{Inputs: []string{path}, Where: c.where, Weight: c.weight}, func(q Query) (*PairedResult, error) { return Paired(q, c.spec) })
+		both(t, Query{Source: &table.Files{Paths: []string{path}}, Where: c.where, Weight: c.weight}, func(q Query) (*PairedResult, error) { return Paired(q, c.spec) })
 	}
 }
 
@@ -228,14 +272,14 @@ func TestColumnScanExtraColumns(t *testing.T) {
 	}
 	path := writeScanLedger(t, 4, lab, "lab", "site")
 	spec := frame.Spec{Columns: []string{"lab", "contract"}, Outcome: "duplicated", Collapse: true}
-	if _, err := (&Query{Inputs: []string{path}, Where: `site != "3"`}).frameColumns(spec); err != nil {
+	if err := frameOnCodes(&Query{Source: &table.Files{Paths: []string{path}}, Where: `site != "3"`}, spec); err != nil {
 		t.Fatalf("the column scan handed over: %v", err)
 	}
-	if _, err := (&Query{Inputs: []string{path}}).pairColumns(newPairReader("eos", "lab", []string{"template", "site"}, "")); err != nil {
+	if err := pairsOnCodes(&Query{Source: &table.Files{Paths: []string{path}}}, newPairReader("eos", "lab", []string{"template", "site"}, "")); err != nil {
 		t.Fatalf("the paired column scan handed over: %v", err)
 	}
 	for _, where := range []string{"", `site != "3" && fault_fired`, `lab == "lab-1"`} {
-		q := Query{Inputs: []string{path}, Where: where}
+		q := Query{Source: &table.Files{Paths: []string{path}}, Where: where}
 		both(t, q, func(q Query) (*RatesResult, error) {
 			return Rates(q, RatesSpec{Outcome: "duplicated", By: []string{"lab", "contract"}, DefaultWeight: true})
 		})
@@ -254,15 +298,15 @@ func TestColumnScanExtraColumns(t *testing.T) {
 			e.Extra["lab"] = ""
 		}
 	}, "lab", "site")
-	if _, err := (&Query{Inputs: []string{gap}}).frameColumns(spec); err != errRowPath {
-		t.Fatalf("an empty extra value did not hand over: %v", err)
+	if err := frameOnCodes(&Query{Source: &table.Files{Paths: []string{gap}}}, spec); err == nil {
+		t.Fatalf("an empty extra value did not hand over")
 	}
 	for _, by := range [][]string{{"lab"}, {"nosuch"}} {
-		both(t, Query{Inputs: []string{gap}}, func(q Query) (*RatesResult, error) {
+		both(t, Query{Source: &table.Files{Paths: []string{gap}}}, func(q Query) (*RatesResult, error) {
 			return Rates(q, RatesSpec{Outcome: "duplicated", By: by})
 		})
 	}
-	both(t, Query{Inputs: []string{path}}, func(q Query) (*RatesResult, error) {
+	both(t, Query{Source: &table.Files{Paths: []string{path}}}, func(q Query) (*RatesResult, error) {
 		return Rates(q, RatesSpec{Outcome: "site", By: []string{"lab"}})
 	})
 }

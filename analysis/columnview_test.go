@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -17,7 +18,7 @@ import (
 // no view.
 func TestColumnViews(t *testing.T) {
 	eps := wideEpisodes(600)
-	d := NewData(eps).WithBools([]string{"even"}, [][]uint64{evenBits(600)})
+	d := table.NewData(eps).WithBools([]string{"even"}, [][]uint64{evenBits(600)})
 	model, _ := d.Strings("model")
 	pair, _ := d.Strings("pair_key")
 	site, ok := d.Strings("site")
@@ -60,7 +61,7 @@ func TestColumnViews(t *testing.T) {
 		}
 	}
 	// A column the source did not carry reads as its zero value.
-	part := &Data{Columns: []string{"model", "duplicated"}}
+	part := &table.Data{Columns: []string{"model", "duplicated"}}
 	part.Append(eps[:3]...)
 	tmpl, _ := part.Strings("template")
 	c, _ := part.Floats("cost_usd")
@@ -83,7 +84,7 @@ func evenBits(n int) []uint64 {
 func TestQueryFrame(t *testing.T) {
 	eps := genSample(7)
 	spec := RatesSpec{Outcome: "duplicated", By: []string{"model"}, Cluster: "template"}
-	want, err := Rates(Query{Episodes: eps, Weight: "weight"}, spec)
+	want, err := Rates(Query{Source: table.Episodes(eps), Weight: "weight"}, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestQueryFrame(t *testing.T) {
 		}
 	}
 	fr := b.Frame()
-	got, err := Rates(Query{Frame: fr, Weight: "weight"}, spec)
+	got, err := Rates(Query{Source: Built(fr), Weight: "weight"}, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,23 +107,22 @@ func TestQueryFrame(t *testing.T) {
 		run  func() error
 		want string
 	}{
-		{"where", func() error { return errOf(Rates(Query{Frame: fr, Where: "fault_fired"}, spec)) }, "Where \"fault_fired\" cannot filter"},
-		{"another source", func() error { return errOf(Rates(Query{Frame: fr, Episodes: eps}, spec)) }, "a source of its own"},
+		{"where", func() error { return errOf(Rates(Query{Source: Built(fr), Where: "fault_fired"}, spec)) }, "Where \"fault_fired\" cannot filter"},
 		{"missing column", func() error {
-			return errOf(Rates(Query{Frame: fr}, RatesSpec{Outcome: "duplicated", By: []string{"harness"}}))
+			return errOf(Rates(Query{Source: Built(fr)}, RatesSpec{Outcome: "duplicated", By: []string{"harness"}}))
 		}, `"harness"`},
 		{"no weights", func() error {
 			nb := frame.NewBuilder(frame.Spec{Columns: []string{"model"}, Outcome: "duplicated", Collapse: true})
 			for _, e := range eps {
 				nb.Add(e)
 			}
-			return errOf(Rates(Query{Frame: nb.Frame(), Weight: "weight"}, RatesSpec{Outcome: "duplicated", By: []string{"model"}}))
+			return errOf(Rates(Query{Source: Built(nb.Frame()), Weight: "weight"}, RatesSpec{Outcome: "duplicated", By: []string{"model"}}))
 		}, "no weights"},
 		{"paired", func() error {
-			return errOf(Paired(Query{Frame: fr}, PairedSpec{Outcome: "duplicated", Arm: "model", Base: "gpt-4.1", PairBy: []string{"template"}}))
+			return errOf(Paired(Query{Source: Built(fr)}, PairedSpec{Outcome: "duplicated", Arm: "model", Base: "gpt-4.1", PairBy: []string{"template"}}))
 		}, "reads episodes"},
 		{"gee", func() error {
-			return errOf(Model(Query{Frame: fr}, ModelSpec{Family: "gee", Formula: "duplicated ~ model", Group: "template"}))
+			return errOf(Model(Query{Source: Built(fr)}, ModelSpec{Family: "gee", Formula: "duplicated ~ model", Group: "template"}))
 		}, "reads episodes"},
 	} {
 		err := tc.run()
@@ -149,7 +149,7 @@ func TestPairedTable(t *testing.T) {
 	add("k9", "guard", true)
 	add("k8", "vanilla", false)
 	add("k7", "vanilla", true)
-	r, err := Paired(Query{Episodes: eps}, PairedSpec{Outcome: "duplicated", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}})
+	r, err := Paired(Query{Source: table.Episodes(eps)}, PairedSpec{Outcome: "duplicated", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,28 +7,30 @@
 //
 // # Queries and analyses
 //
-// A Query names the episodes (one or more ledgers read as one, episodes
-// or rows in memory, or a Data held as columns), a --where filter and a
-// weight column. Rates, Paired, TOST, Model (logit, GEE, GLMM) and Shapley
-// each take a Query and their own spec and return a result that carries
-// its warnings; they never print. A mistake in the query or the spec is a
-// *SpecError; anything else depends on the data. Every analysis reads
-// through one scan, which streams: memory follows groups, covariate
+// A Query is a source of episodes (a table.Source: one or more ledgers
+// read as one, episodes or rows in memory, the rows of a table.Data, or a
+// frame the caller built), a --where filter and a weight column. Rates,
+// Paired, TOST, Means, Model (logit, GEE, GLMM) and Shapley each take a
+// Query and their own spec and return a result that carries its warnings;
+// they never print. A mistake in the query or the spec is a *SpecError;
+// anything else depends on the data. Every analysis reads through one
+// scan of its source, which streams: memory follows groups, covariate
 // patterns or pairs, not rows.
 //
-//	q := analysis.Query{Inputs: []string{"runs.parquet"}, Where: "fault_fired"}
+//	q := analysis.Query{Source: &table.Files{Paths: []string{"runs.parquet"}}, Where: "fault_fired"}
 //	r, err := analysis.Rates(q, analysis.RatesSpec{Outcome: "duplicated", By: []string{"contract"}})
 //
 // # Held episodes
 //
-// Read and NewData hold episodes as columns (Data). A query reads a Data
-// by the column scan, a subset of its rows (Query.Subset) or all of them;
-// WithBools adds derived boolean columns; Keep and Levels evaluate a
-// --where expression and list a column's levels on codes. An analysis of
-// one's own reads a Data's columns through typed views (Strings, Bools,
-// Ints, Floats) and, when it derives the rows an estimator reads (an
-// episode counted under several headings, a recoded group), builds a
-// frame with package analysis/frame and passes it as Query.Frame.
+// table.Read and table.NewData hold episodes as columns (table.Data). A
+// query reads a Data by its columns, a subset of its rows or all of them
+// (table.Held); WithBools adds derived boolean columns; Keep and Levels
+// evaluate a --where expression and list a column's levels on codes. An
+// analysis of one's own reads a Data's columns through typed views
+// (Strings, Bools, Ints, Floats) and, when it derives the rows an
+// estimator reads (an episode counted under several headings, a recoded
+// group), builds a frame with package analysis/frame and passes it as
+// the query's source (Built).
 //
 // # Conventions
 //

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -16,7 +17,7 @@ var cliLedger = filepath.Join("..", "testdata", "cli", "episodes.csv")
 // Duplicate rates by contract among the episodes whose fault fired, with
 // Kish effective sizes and Wilson intervals.
 func ExampleRates() {
-	q := analysis.Query{Inputs: []string{cliLedger}, Where: "fault_fired", Weight: "weight"}
+	q := analysis.Query{Source: &table.Files{Paths: []string{cliLedger}}, Where: "fault_fired", Weight: "weight"}
 	r, err := analysis.Rates(q, analysis.RatesSpec{Outcome: "duplicated", By: []string{"contract"}})
 	if err != nil {
 		fmt.Println(err)
@@ -41,7 +42,7 @@ func ExamplePaired() {
 		fmt.Println(err)
 		return
 	}
-	q := analysis.Query{Episodes: eps, Where: `experiment == "E2" && contract == "native" && fault_mode != "none" && fault_fired`}
+	q := analysis.Query{Source: table.Episodes(eps), Where: `experiment == "E2" && contract == "native" && fault_mode != "none" && fault_fired`}
 	r, err := analysis.Paired(q, analysis.PairedSpec{
 		Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"},
 		Levels: []string{"vanilla", "aware", "reflect", "sdk-retry", "rules", "vbr"},
@@ -63,7 +64,7 @@ func ExamplePaired() {
 // Equivalence of exactly-once success under vanilla and aware within ±5
 // points, on pairs of the same world.
 func ExampleTOST() {
-	q := analysis.Query{Inputs: []string{cliLedger}}
+	q := analysis.Query{Source: &table.Files{Paths: []string{cliLedger}}}
 	r, err := analysis.TOST(q, analysis.TOSTSpec{Outcome: "eos", Arm: "condition", A: "vanilla", B: "aware",
 		Margin: 0.05, PairedBy: []string{"pair_key", "contract"}})
 	if err != nil {
@@ -79,7 +80,7 @@ func ExampleTOST() {
 
 // A logistic regression of duplicates on the contract and the condition.
 func ExampleModel() {
-	q := analysis.Query{Inputs: []string{cliLedger}, Where: "fault_fired"}
+	q := analysis.Query{Source: &table.Files{Paths: []string{cliLedger}}, Where: "fault_fired"}
 	r, err := analysis.Model(q, analysis.ModelSpec{Family: "logit", Formula: "duplicated ~ contract + condition",
 		Refs: map[string]string{"condition": "vanilla"}})
 	if err != nil {
@@ -100,7 +101,7 @@ func ExampleModel() {
 
 // McFadden's R² of duplicates split among contract, fault mode and model.
 func ExampleShapley() {
-	q := analysis.Query{Inputs: []string{cliLedger}, Where: "fault_fired"}
+	q := analysis.Query{Source: &table.Files{Paths: []string{cliLedger}}, Where: "fault_fired"}
 	r, err := analysis.Shapley(q, analysis.ShapleySpec{Formula: "duplicated ~ contract + fault_mode + model"})
 	if err != nil {
 		fmt.Println(err)
@@ -123,7 +124,7 @@ func ExampleShapley() {
 // exchangeable working correlation, robust sandwich) and a random-intercept
 // GLMM of duplicates.
 func ExampleModel_geeAndGLMM() {
-	q := analysis.Query{Inputs: []string{cliLedger}}
+	q := analysis.Query{Source: &table.Files{Paths: []string{cliLedger}}}
 	g, err := analysis.Model(q, analysis.ModelSpec{Family: "gee", Formula: "eos ~ contract", Group: "task"})
 	if err != nil {
 		fmt.Println(err)

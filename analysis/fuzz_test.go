@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -52,7 +53,7 @@ func FuzzReadParquet(f *testing.F) {
 			rows = append(rows, &c)
 			return nil
 		})
-		d, err := Read(path, ledger.ReadOptions{})
+		d, err := table.Read(path, ledger.ReadOptions{})
 		switch {
 		case err != nil && rowErr != nil:
 			return
@@ -99,7 +100,7 @@ func TestReadParquetCorrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 		rowErr := ledger.ReadEpisodes(in, ledger.ReadOptions{}, func(*ledger.Episode) error { return nil })
-		_, err := Read(in, ledger.ReadOptions{})
+		_, err := table.Read(in, ledger.ReadOptions{})
 		if (err == nil) != (rowErr == nil) {
 			t.Errorf("corruption %d: Read error %v, row reader error %v", k, err, rowErr)
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -46,21 +47,6 @@ type GateResult struct {
 	Warnings               []string // unpaired episodes dropped, undefined tests
 }
 
-// GateFieldError is an invalid GateSpec field (a usage error).
-type GateFieldError struct{ Field, Msg string }
-
-func (e *GateFieldError) Error() string { return e.Field + ": " + e.Msg }
-
-// String is the gate's verdict in one line.
-func (r *GateResult) String() string {
-	verdict := "pass"
-	if !r.Pass {
-		verdict = "FAIL"
-	}
-	return fmt.Sprintf("gate %s: %s candidate − baseline = %+.4f over %d pairs (90%% upper %.4f, Newcombe [%.4f, %.4f]); H0 worse by ≥ %g: p = %.4g",
-		verdict, r.Spec.Outcome, r.Diff, r.Pairs, r.Hi90, r.NewcombeLo, r.NewcombeHi, r.Spec.Margin, r.P)
-}
-
 // gateArm is the virtual column that tells the two runs apart.
 const gateArm = "gate_arm"
 
@@ -74,11 +60,11 @@ func Gate(spec GateSpec) (*GateResult, error) {
 	}
 	switch {
 	case !(spec.Margin > 0 && spec.Margin < 1):
-		return nil, &GateFieldError{"Margin", fmt.Sprintf("%v: want a worsening in (0, 1), e.g. 0.02", spec.Margin)}
+		return nil, fieldf("Margin", "%v: want a worsening in (0, 1), e.g. 0.02", spec.Margin)
 	case noLedger(spec.Candidate):
-		return nil, &GateFieldError{"Candidate", "no ledger given (required)"}
+		return nil, fieldf("Candidate", "no ledger given (required)")
 	case noLedger(spec.Baseline):
-		return nil, &GateFieldError{"Baseline", "no ledger given (required)"}
+		return nil, fieldf("Baseline", "no ledger given (required)")
 	}
 	var rows []frame.Row
 	for _, run := range []struct {
@@ -88,16 +74,21 @@ func Gate(spec GateSpec) (*GateResult, error) {
 		n := len(rows)
 		q := run.q
 		q.Where = ""
-		opt := q.readOptions(nil)
-		opt.Reuse = false
-		err := q.each(opt, func(r frame.Row) error {
-			ep, ok := r.(*ledger.Episode)
-			if !ok {
-				return errors.New("gate: a run's rows must be episodes")
+		src, err := q.source()
+		if err != nil {
+			return nil, err
+		}
+		// No columns named: every episode, whole, as a row.
+		err = src.Scan(nil, nil, func(b *table.Batch) error {
+			for i := range b.N {
+				ep, ok := b.Row(i).(*ledger.Episode)
+				if !ok {
+					return errors.New("gate: a run's rows must be episodes")
+				}
+				c := *ep
+				c.Extra = maps.Clone(ep.Extra)
+				rows = append(rows, &armRow{Episode: &c, arm: run.arm})
 			}
-			c := *ep
-			c.Extra = maps.Clone(ep.Extra)
-			rows = append(rows, &armRow{Episode: &c, arm: run.arm})
 			return nil
 		})
 		if err != nil {
@@ -107,7 +98,7 @@ func Gate(spec GateSpec) (*GateResult, error) {
 			return nil, fmt.Errorf("%s run %s: no episodes", run.arm, q.name())
 		}
 	}
-	res, err := TOST(Query{Rows: rows, Where: spec.Where}, TOSTSpec{Outcome: spec.Outcome, Arm: gateArm,
+	res, err := TOST(Query{Source: table.Rows(rows), Where: spec.Where}, TOSTSpec{Outcome: spec.Outcome, Arm: gateArm,
 		A: "candidate", B: "baseline", Margin: spec.Margin, PairedBy: spec.PairBy})
 	if err != nil {
 		return nil, err
@@ -122,7 +113,10 @@ func Gate(spec GateSpec) (*GateResult, error) {
 }
 
 func noLedger(q Query) bool {
-	return len(q.Episodes) == 0 && (len(q.Inputs) == 0 || slices.Contains(q.Inputs, ""))
+	if s, ok := q.Source.(*table.Files); ok {
+		return len(s.Paths) == 0 || slices.Contains(s.Paths, "")
+	}
+	return q.Source == nil
 }
 
 // armRow is an episode of one run, with the run as the gate_arm column

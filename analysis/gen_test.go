@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -296,13 +297,13 @@ func genSample(seed uint64) []*ledger.Episode {
 
 // loadSample reads the committed sample ledger with encoding/json (the
 // analysis tests do not depend on the ledger readers).
-func loadSample(t testing.TB) *Data {
+func loadSample(t testing.TB) *table.Data {
 	t.Helper()
 	eps, err := testfile.ReadJSONLinesGz[ledger.Episode](samplePath)
 	if err != nil {
 		t.Fatalf("%v (run go test ./analysis/ -run TestGenerateSample -update)", err)
 	}
-	return NewData(eps)
+	return table.NewData(eps)
 }
 
 // TestGenerateSample writes testdata/analysis/sample.jsonl.gz under -update and

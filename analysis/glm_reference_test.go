@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // glmRef holds the reference values of stats/testdata/glm/reference.csv
@@ -88,7 +90,7 @@ func TestGLMReference(t *testing.T) {
 			if want == nil {
 				t.Fatalf("no reference values for %s", tc.name)
 			}
-			q := Query{Inputs: []string{filepath.Join("..", "stats", "testdata", "glm", tc.file)}}
+			q := Query{Source: &table.Files{Paths: []string{filepath.Join("..", "stats", "testdata", "glm", tc.file)}}}
 			r, err := Model(q, tc.spec)
 			if err != nil {
 				t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // TestGLMMReference fits lme4's examples of mixed/testdata (make.R:
@@ -58,7 +60,7 @@ func TestGLMMReference(t *testing.T) {
 			if !ok {
 				t.Fatalf("no reference %s", tc.name)
 			}
-			r, err := Model(Query{Inputs: []string{filepath.Join("..", "mixed", "testdata", tc.file)}}, tc.spec)
+			r, err := Model(Query{Source: &table.Files{Paths: []string{filepath.Join("..", "mixed", "testdata", tc.file)}}}, tc.spec)
 			if err != nil {
 				t.Fatal(err)
 			}

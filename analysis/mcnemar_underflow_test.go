@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/stats"
 )
 
@@ -108,7 +109,7 @@ func TestPairedUnderflow(t *testing.T) {
 		// mid-p = 2·(P(X ≤ 0) − ½P(X = 0)) = 2^−1100.
 		{"midp", "holm", -1100 * log2, -1099 * log2, math.NaN()},
 	} {
-		res, err := Paired(Query{Inputs: []string{path}}, PairedSpec{Outcome: "duplicated", Arm: "condition", Base: "vanilla", PairBy: []string{"pair_key"}, Test: tc.test, Adjust: tc.adjust})
+		res, err := Paired(Query{Source: &table.Files{Paths: []string{path}}}, PairedSpec{Outcome: "duplicated", Arm: "condition", Base: "vanilla", PairBy: []string{"pair_key"}, Test: tc.test, Adjust: tc.adjust})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -32,7 +33,7 @@ func TestMeansEngine(t *testing.T) {
 	for _, c := range []struct {
 		weight, cluster string
 	}{{"", ""}, {"weight", ""}, {"weight", "task"}, {"", "task"}} {
-		r, err := Means(Query{Episodes: eps, Weight: c.weight}, MeansSpec{Outcome: "agent_time_s", By: []string{"contract"}, Cluster: c.cluster})
+		r, err := Means(Query{Source: table.Episodes(eps), Weight: c.weight}, MeansSpec{Outcome: "agent_time_s", By: []string{"contract"}, Cluster: c.cluster})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,11 +73,11 @@ func TestMeansEngine(t *testing.T) {
 func TestMeansColumnScan(t *testing.T) {
 	path := writeScanLedger(t, 2, nil)
 	spec := MeansSpec{Outcome: "tool_calls", By: []string{"condition"}, Cluster: "task"}
-	a, err := Means(Query{Inputs: []string{path}, Weight: "weight"}, spec)
+	a, err := Means(Query{Source: &table.Files{Paths: []string{path}}, Weight: "weight"}, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Means(Query{Inputs: []string{path}, Weight: "weight", rowPath: true}, spec)
+	b, err := Means(Query{Source: &table.Files{Paths: []string{path}}, Weight: "weight", rowPath: true}, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestMeansColumnScan(t *testing.T) {
 
 // TestMeansSpecErrors: spec mistakes are *SpecErrors naming the field.
 func TestMeansSpecErrors(t *testing.T) {
-	q := Query{Episodes: meanEpisodes()}
+	q := Query{Source: table.Episodes(meanEpisodes())}
 	for _, c := range []struct {
 		spec  MeansSpec
 		field string
@@ -124,7 +125,7 @@ func TestPairedNumericEngine(t *testing.T) {
 		}
 	}
 	spec := PairedSpec{Outcome: "tool_calls", Arm: "condition", Base: "vanilla", PairBy: []string{"pair_key"}}
-	r, err := Paired(Query{Episodes: eps}, spec)
+	r, err := Paired(Query{Source: table.Episodes(eps)}, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestPairedNumericEngine(t *testing.T) {
 		t.Errorf("t: %+v, want %+v", got, want)
 	}
 	spec.Test = "wilcoxon"
-	if r, err = Paired(Query{Episodes: eps}, spec); err != nil {
+	if r, err = Paired(Query{Source: table.Episodes(eps)}, spec); err != nil {
 		t.Fatal(err)
 	}
 	w := stats.WilcoxonSignedRank(d)
@@ -146,12 +147,12 @@ func TestPairedNumericEngine(t *testing.T) {
 	}
 	// A boolean outcome stays McNemar's.
 	spec.Outcome, spec.Test = "duplicated", ""
-	if r, err = Paired(Query{Episodes: eps}, spec); err != nil || r.Differences != nil || len(r.Comparisons) != 1 {
+	if r, err = Paired(Query{Source: table.Episodes(eps)}, spec); err != nil || r.Differences != nil || len(r.Comparisons) != 1 {
 		t.Errorf("binary: %+v, %v", r, err)
 	}
 	// Weights are refused on a numeric outcome, naming the field.
 	spec.Outcome = "tool_calls"
-	_, err = Paired(Query{Episodes: eps, Weight: "weight"}, spec)
+	_, err = Paired(Query{Source: table.Episodes(eps), Weight: "weight"}, spec)
 	var se *SpecError
 	if !errors.As(err, &se) || se.Field != "Weight" {
 		t.Errorf("weighted: %v", err)

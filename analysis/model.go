@@ -173,8 +173,8 @@ type ModelResult struct {
 	REMLCrit float64
 }
 
-// ParseFormula parses a model formula, as a SpecError on failure.
-func ParseFormula(s string) (*formula.Formula, error) {
+// parseFormula parses a model formula, as a SpecError on failure.
+func parseFormula(s string) (*formula.Formula, error) {
 	if s == "" {
 		return nil, fieldErr("Formula", "{Formula} is required, e.g. {Formula} \"eos ~ contract + fault_mode\"")
 	}
@@ -185,8 +185,8 @@ func ParseFormula(s string) (*formula.Formula, error) {
 	return f, nil
 }
 
-// RandomTerms renders the formula's random terms, "(1 | a) + (1 | b)".
-func RandomTerms(f *formula.Formula) string {
+// randomTerms renders the formula's random terms, "(1 | a) + (1 | b)".
+func randomTerms(f *formula.Formula) string {
 	var s []string
 	for _, r := range f.Random {
 		s = append(s, r.String())
@@ -223,11 +223,11 @@ func (spec *ModelSpec) check(f *formula.Formula, weighted bool) error {
 	switch spec.Family {
 	case "logit":
 		if len(f.Random) > 0 {
-			return fieldErr("Family", "random intercepts %s need {Family} glmm", RandomTerms(f))
+			return fieldErr("Family", "random intercepts %s need {Family} glmm", randomTerms(f))
 		}
 	case "gee":
 		if len(f.Random) > 0 {
-			return fieldErr("Family", "random intercepts %s need {Family} glmm (GEE takes {Group})", RandomTerms(f))
+			return fieldErr("Family", "random intercepts %s need {Family} glmm (GEE takes {Group})", randomTerms(f))
 		}
 		if spec.Group == "" {
 			return fieldErr("Group", "{Family} gee needs {Group} COL (the cluster, e.g. task)")
@@ -332,7 +332,7 @@ func (spec *ModelSpec) resolve(f *formula.Formula, weighted bool) (stats.Family,
 	switch spec.Fit {
 	case FitGLM, FitGEE:
 		if f.HasRandom() {
-			return "", fieldf("Fit", "%s does not take random terms; %s need Fit glmm", spec.Fit, RandomTerms(f))
+			return "", fieldf("Fit", "%s does not take random terms; %s need Fit glmm", spec.Fit, randomTerms(f))
 		}
 	case FitGLMM:
 		if !f.HasRandom() {
@@ -426,7 +426,7 @@ const geeCollapseLimit = 0.5
 // Odds ratios carry 95% Wald intervals. Only binomial GLMs of a binary
 // outcome take q.Weight.
 func Model(q Query, spec ModelSpec) (*ModelResult, error) {
-	f, err := ParseFormula(spec.Formula)
+	f, err := parseFormula(spec.Formula)
 	if err != nil {
 		return nil, err
 	}
@@ -810,7 +810,7 @@ func (q *Query) modelGLMM(spec ModelSpec, f *formula.Formula, fam stats.Family, 
 		return nil, fieldf("Link", "a poisson glmm takes the log link only")
 	}
 	if spec.NAGQ > 1 && (len(f.Random) > 1 || !f.Random[0].IsIntercept()) {
-		return nil, fieldf("NAGQ", "%d needs a single random intercept (1|g); the formula has %s", spec.NAGQ, RandomTerms(f))
+		return nil, fieldf("NAGQ", "%d needs a single random intercept (1|g); the formula has %s", spec.NAGQ, randomTerms(f))
 	}
 	fr, d, y, w, trials, off, err := q.familyData(f, spec, fam, nil, false, warn)
 	if err != nil {

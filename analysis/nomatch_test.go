@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -20,11 +21,11 @@ func TestNoMatchNamesMissingLevel(t *testing.T) {
 	if _, err := ledger.Export(cliLedger, pq, ledger.ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := Read(cliLedger, ledger.ReadOptions{})
+	d, err := table.Read(cliLedger, ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sources := map[string]Query{"csv": {Inputs: []string{cliLedger}}, "parquet": {Inputs: []string{pq}}, "memory": {Data: d}}
+	sources := map[string]Query{"csv": {Source: &table.Files{Paths: []string{cliLedger}}}, "parquet": {Source: &table.Files{Paths: []string{pq}}}, "memory": {Source: table.Held(d, nil)}}
 	for _, tc := range []struct {
 		where, want string
 	}{

@@ -59,10 +59,10 @@ func (q *Query) pairedNumeric(spec PairedSpec) (bool, error) {
 	default:
 		return false, fieldf("Test", "%q: want exact, midp, chi2 or chi2cc (a binary outcome), t or wilcoxon (a numeric one)", spec.Test)
 	}
-	if k, ok := schemaKind(spec.Outcome); q.Frame != nil || spec.Outcome == "" || ok && (k == ledger.KindBool || k == ledger.KindString) {
+	if k, ok := schemaKind(spec.Outcome); isBuilt(q.Source) || spec.Outcome == "" || ok && (k == ledger.KindBool || k == ledger.KindString) {
 		return false, nil
 	}
-	_, err := q.scan(nil, spec.Outcome, "", func(r frame.Row, _ int64) error {
+	_, err := q.scanRows([]string{spec.Outcome}, func(r frame.Row, _ int64) error {
 		v, ok := r.Get(spec.Outcome)
 		if !ok || v.Null {
 			return nil

@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"maps"
 	"math"
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -252,6 +253,10 @@ type pairReader struct {
 	rows    int64
 	dropped map[string]int64
 	first   bool
+	byRows  int64 // rows added as rows, not on codes (tests check the codes' path)
+	// columns is set while rows of a batch of columns are added as rows:
+	// episode ids only checked are not among them.
+	columns bool
 }
 
 // bitset is a growable set of small integers.
@@ -322,6 +327,9 @@ func (r *pairReader) add(ep frame.Row, read int64) error {
 	var armVal string
 	for j, c := range r.names {
 		v, ok := ep.Get(c)
+		if !ok && r.columns && j > r.armJ {
+			continue // episode ids, checked by the source and not handed out
+		}
 		if !ok {
 			return frame.CheckColumns(ep, []string{c})
 		}
@@ -653,15 +661,145 @@ func armRun(rows []int32, arm []int32, lo int) (int32, int) {
 	return a, hi
 }
 
+// addBatch adds the kept rows of a batch as add adds rows; pos, yPos
+// and wPos are the batch columns of pr.names, the outcome and the weight.
+// A batch of rows, or of a column of a kind not paired on codes, is added
+// row by row.
+func (r *pairReader) addBatch(bt *table.Batch, kept []int32, pos []int, yPos, wPos int) error {
+	addRows := func(kept []int32) error {
+		r.byRows += int64(len(kept))
+		r.columns = bt.Vec != nil
+		defer func() { r.columns = false }()
+		for _, i := range kept {
+			if err := r.add(bt.Row(int(i)), bt.First+int64(i)); err != nil {
+				return bt.Place(int(i), err)
+			}
+		}
+		return nil
+	}
+	b := bt.Vec
+	if b == nil {
+		return addRows(kept)
+	}
+	r.first = false // a source's batch has every column asked for
+	vecs := make([]*ledger.Vec, len(pos))
+	for j, p := range pos {
+		if p < 0 {
+			continue // episode_id, only checked
+		}
+		v := &b.Cols[p]
+		if v.Valid != nil || v.Dict == nil && v.Offsets == nil && v.Bools == nil || j == r.armJ && v.Offsets != nil {
+			return addRows(kept)
+		}
+		vecs[j] = v
+	}
+	for _, p := range []int{yPos, wPos} {
+		if p >= 0 && b.Cols[p].Valid != nil {
+			return addRows(kept)
+		}
+	}
+	for j, v := range vecs {
+		if v != nil && !r.seen[j] {
+			r.seen[j] = true
+			r.kinds[j] = v.Kind
+		}
+	}
+	yc := &b.Cols[yPos]
+	var wc *ledger.Vec
+	if wPos >= 0 {
+		wc = &b.Cols[wPos]
+	}
+	var arm levelCoder
+	arm.reset(vecs[r.armJ])
+	if bt.First == 0 && b.Rows > 0 {
+		r.presize(int64(len(kept)) * b.FileRows / int64(b.Rows))
+	}
+	for k, r32 := range kept {
+		i := int(r32)
+		w, wok := weightOf(wc, i)
+		y, yok := outcomeOf(yc, i)
+		if !wok || !yok {
+			// The row path's message, or the row itself.
+			if err := addRows(kept[k : k+1]); err != nil {
+				return err
+			}
+			continue
+		}
+		r.buf = r.buf[:0]
+		for j := range r.nKey {
+			r.buf = appendText(r.buf, vecs[j], i)
+		}
+		k := r.keys.id(r.buf)
+		lc := arm.localCode(i)
+		a := arm.local[lc]
+		if a < 0 {
+			s := arm.text(lc)
+			var ok bool
+			if a, ok = r.armIDs[s]; !ok {
+				a = int32(len(r.armLvls))
+				r.armIDs[s] = a
+				r.armLvls = append(r.armLvls, s)
+			}
+			arm.local[lc] = a
+		}
+		r.event.set(len(r.key), y == 1)
+		r.key = append(r.key, k)
+		r.arm = append(r.arm, a)
+		if r.spec.Weight != "" {
+			r.w = append(r.w, w)
+		}
+		r.kept.set(int(bt.First)+i, true)
+		r.rows++
+	}
+	return nil
+}
+
+// appendText appends uvarint(len) and the text of row i of a string or
+// boolean column, as pairReader encodes a key column.
+func appendText(buf []byte, v *ledger.Vec, i int) []byte {
+	switch {
+	case v.Dict != nil:
+		s := v.Dict[v.Codes[i]]
+		return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+	case v.Offsets != nil:
+		s := v.Bytes(i)
+		return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+	}
+	s := strconv.FormatBool(v.Bools[i])
+	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+}
+
+// scanPairs streams the query through Where into pr.
+func (q *Query) scanPairs(pr *pairReader) (read int64, err error) {
+	// Episode ids order the episodes of a key and arm only when there
+	// are several, which a second pass reads; this one only checks them
+	// (unique, valid), unless they are also a pair-by or arm column.
+	var checked []string
+	cols := slices.Clone(pr.spec.Columns)
+	if slices.Index(pr.names, "episode_id") > pr.armJ {
+		cols = slices.DeleteFunc(cols, func(c string) bool { return c == "episode_id" })
+		checked = []string{"episode_id"}
+	}
+	cols = append(cols, pr.spec.Outcome)
+	if pr.spec.Weight != "" {
+		cols = append(cols, pr.spec.Weight)
+	}
+	cols = neededColumns(cols)
+	pos := make([]int, len(pr.names))
+	for j, c := range pr.names {
+		pos[j] = slices.Index(cols, c)
+	}
+	yPos, wPos := slices.Index(cols, pr.spec.Outcome), slices.Index(cols, pr.spec.Weight)
+	return q.scan(cols, checked, func(b *table.Batch, kept []int32) error {
+		return pr.addBatch(b, kept, pos, yPos, wPos)
+	})
+}
+
 // readPairing streams the query through --where into a pairing; errors
 // and warnings are those of readFrame with pairSpec.
 func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base string, levels []string, w *warnings) (*pairing, error) {
 	pr := newPairReader(outcome, arm, pairBy, weight)
-	read, err := q.pairColumns(pr)
-	if err == errRowPath {
-		pr = newPairReader(outcome, arm, pairBy, weight)
-		read, err = q.scan(pr.spec.Columns, outcome, weight, pr.add)
-	}
+	read, err := q.scanPairs(pr)
 	if err != nil {
 		return nil, err
 	}
@@ -684,47 +822,42 @@ func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base s
 	// key and arm with others; episodes are matched to the first pass by
 	// their position in the file.
 	ids := func(need bitset) (*idArena, error) {
+		src, err := q.source()
+		if err != nil {
+			return nil, err
+		}
 		count := 0
 		for _, w := range need {
 			count += bits.OnesCount64(w)
 		}
 		// The ids' lengths are not known before they are read: room for
 		// the count, the bytes grow as they come.
-		arena := func() *idArena { return &idArena{slot: make([]int32, len(pr.key)), end: make([]int, 0, count)} }
-		out := arena()
-		read2, err := q.idsColumns(pr, need, out)
-		if err == nil && read2 != read {
-			return nil, fmt.Errorf("%s: the ledger changed while it was read (%d episodes, then %d)", q.name(), read, read2)
-		}
-		if err != errRowPath {
-			return out, err
-		}
-		out, read2 = arena(), 0
-		row := int32(-1)
-		opt2 := ledger.ReadOptions{Format: q.Format, Columns: []string{"episode_id"}, Grader: q.Grader, Strict: q.Strict,
-			Warn: func(ledger.Problem) {}}
-		err = q.each(opt2, func(ep frame.Row) error {
-			read2++
-			if !pr.kept.get(int(read2 - 1)) {
-				return nil
+		out := &idArena{slot: make([]int32, len(pr.key)), end: make([]int, 0, count)}
+		row, wanted, changed := int32(-1), int32(0), false
+		read2, err := src.IDs(func(i int64) bool {
+			if !pr.kept.get(int(i)) {
+				return false
 			}
 			row++
 			if int(row) >= len(out.slot) {
-				return errors.New("the ledger changed while it was read")
+				changed = true
+				return false
 			}
 			out.slot[row] = -1
-			if need.get(int(row)) {
-				v, _ := ep.Get("episode_id")
-				out.slot[row] = int32(len(out.end))
-				out.bytes = append(out.bytes, v.String()...)
-				out.end = append(out.end, len(out.bytes))
+			if !need.get(int(row)) {
+				return false
 			}
-			return nil
+			out.slot[row] = wanted
+			wanted++
+			return true
+		}, func(id []byte) {
+			out.bytes = append(out.bytes, id...)
+			out.end = append(out.end, len(out.bytes))
 		})
 		if err != nil {
 			return nil, err
 		}
-		if read2 != read {
+		if changed || read2 != read {
 			return nil, fmt.Errorf("%s: the ledger changed while it was read (%d episodes, then %d)", q.name(), read, read2)
 		}
 		return out, nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -38,7 +39,7 @@ func TestPairingStreamEqualsFrame(t *testing.T) {
 		{[]string{"episode_id"}, "condition", "", "", "vanilla", nil, false},
 	} {
 		name := strings.Join(tc.pairBy, ",") + " " + tc.arm + " " + tc.weight
-		q := Query{Inputs: []string{cliLedger}, Where: tc.where}
+		q := Query{Source: &table.Files{Paths: []string{cliLedger}}, Where: tc.where}
 		var w1, w2 warnings
 		got, err := q.readPairing("duplicated", tc.arm, tc.pairBy, tc.weight, tc.base, tc.levels, &w1)
 		if err != nil {

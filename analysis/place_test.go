@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -95,16 +96,16 @@ func TestRowErrorsNamePlace(t *testing.T) {
 		run  func(Query) error
 		want string
 	}{
-		{"csv outcome, first row", Query{Inputs: []string{csvPath}}, outcome, csvPath + `:2: team: outcome: value "red" is not binary`},
-		{"csv outcome after --where", Query{Inputs: []string{csvPath}, Where: blue}, outcome, csvPath + ":" + strconv.Itoa(blueLine) + ": " + notBinary},
-		{"csv weight", Query{Inputs: []string{csvPath}, Where: blue}, weight, csvPath + ":" + strconv.Itoa(blueLine) + `: team: weight: value "blue" is not a finite number ≥ 0`},
-		{"csv paired", Query{Inputs: []string{csvPath}, Where: blue}, paired, csvPath + ":" + strconv.Itoa(blueLine) + ": " + notBinary},
-		{"csv where", Query{Inputs: []string{csvPath}, Where: blue}, where, csvPath + ":" + strconv.Itoa(blueLine) + `: --where: `},
-		{"jsonl", Query{Inputs: []string{jsonlPath}, Where: blue}, outcome, jsonlPath + ":" + strconv.Itoa(blueLine-1) + ": " + notBinary},
-		{"parquet", Query{Inputs: []string{pqPath}, Where: blue}, outcome, pqPath + ": row " + strconv.Itoa(blueRow) + ": " + notBinary},
-		{"parquet paired", Query{Inputs: []string{pqPath}, Where: blue}, paired, pqPath + ": row " + strconv.Itoa(blueRow) + ": " + notBinary},
-		{"second file", Query{Inputs: split, Where: blue + ` && episode_id > "ep0100"`}, outcome, split[1] + ":" + strconv.Itoa(bBlue) + ": " + notBinary},
-		{"in memory", Query{Episodes: eps, Where: blue}, outcome, `the episodes: episode "` + eps[blueRow].EpisodeID + `": ` + notBinary},
+		{"csv outcome, first row", Query{Source: &table.Files{Paths: []string{csvPath}}}, outcome, csvPath + `:2: team: outcome: value "red" is not binary`},
+		{"csv outcome after --where", Query{Source: &table.Files{Paths: []string{csvPath}}, Where: blue}, outcome, csvPath + ":" + strconv.Itoa(blueLine) + ": " + notBinary},
+		{"csv weight", Query{Source: &table.Files{Paths: []string{csvPath}}, Where: blue}, weight, csvPath + ":" + strconv.Itoa(blueLine) + `: team: weight: value "blue" is not a finite number ≥ 0`},
+		{"csv paired", Query{Source: &table.Files{Paths: []string{csvPath}}, Where: blue}, paired, csvPath + ":" + strconv.Itoa(blueLine) + ": " + notBinary},
+		{"csv where", Query{Source: &table.Files{Paths: []string{csvPath}}, Where: blue}, where, csvPath + ":" + strconv.Itoa(blueLine) + `: --where: `},
+		{"jsonl", Query{Source: &table.Files{Paths: []string{jsonlPath}}, Where: blue}, outcome, jsonlPath + ":" + strconv.Itoa(blueLine-1) + ": " + notBinary},
+		{"parquet", Query{Source: &table.Files{Paths: []string{pqPath}}, Where: blue}, outcome, pqPath + ": row " + strconv.Itoa(blueRow) + ": " + notBinary},
+		{"parquet paired", Query{Source: &table.Files{Paths: []string{pqPath}}, Where: blue}, paired, pqPath + ": row " + strconv.Itoa(blueRow) + ": " + notBinary},
+		{"second file", Query{Source: &table.Files{Paths: split}, Where: blue + ` && episode_id > "ep0100"`}, outcome, split[1] + ":" + strconv.Itoa(bBlue) + ": " + notBinary},
+		{"in memory", Query{Source: table.Episodes(eps), Where: blue}, outcome, `the episodes: episode "` + eps[blueRow].EpisodeID + `": ` + notBinary},
 	} {
 		err := tc.run(tc.q)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {

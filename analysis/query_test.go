@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -51,25 +52,24 @@ func TestQuerySources(t *testing.T) {
 	// episode ids the pairing reads again from the file.
 	pq := filepath.Join(t.TempDir(), "cli.parquet")
 	writeParquet(t, pq, eps)
-	fromParquet, err := Read(pq, ledger.ReadOptions{})
+	fromParquet, err := table.Read(pq, ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fromParquet.ids == nil || fromParquet.ids.end != nil {
-		t.Fatal("the Parquet ledger was read by rows (ids held), want the column scan")
-	}
+	// (That such a file is read by columns, ids not held, is
+	// table.TestReadParquetColumns's.)
 	all := make([]int32, len(eps))
 	for i := range all {
 		all[i] = int32(i)
 	}
 	sources := map[string]Query{
-		"one file":          {Inputs: []string{cliLedger}},
-		"two files":         {Inputs: splitLedger(t, 200)},
-		"in memory":         {Episodes: eps},
-		"columns":           {Data: NewData(eps)},
-		"columns by rows":   {Data: NewData(eps), rowPath: true},
-		"columns, a subset": {Data: NewData(eps), Subset: all},
-		"columns, Parquet":  {Data: fromParquet},
+		"one file":          {Source: &table.Files{Paths: []string{cliLedger}}},
+		"two files":         {Source: &table.Files{Paths: splitLedger(t, 200)}},
+		"in memory":         {Source: table.Episodes(eps)},
+		"columns":           {Source: table.Held(table.NewData(eps), nil)},
+		"columns by rows":   {Source: table.Held(table.NewData(eps), nil), rowPath: true},
+		"columns, a subset": {Source: table.Held(table.NewData(eps), all)},
+		"columns, Parquet":  {Source: table.Held(fromParquet, nil)},
 	}
 	type run func(q Query) (any, error)
 	for _, tc := range []struct {
@@ -112,24 +112,24 @@ func TestQuerySources(t *testing.T) {
 // TestSpecErrors checks that mistakes in a query or spec are SpecErrors
 // (usage errors for a command) and failures of the data are not.
 func TestSpecErrors(t *testing.T) {
-	q := Query{Inputs: []string{cliLedger}}
+	q := Query{Source: &table.Files{Paths: []string{cliLedger}}}
 	for _, tc := range []struct {
 		name string
 		err  error
 		spec bool
 		msg  string
 	}{
-		{"where syntax", errOf(Rates(Query{Inputs: q.Inputs, Where: "fault_fired &"}, RatesSpec{Outcome: "eos"})), true, "use && or ||"},
-		{"where types", errOf(Rates(Query{Inputs: q.Inputs, Where: "condition == 3"}, RatesSpec{Outcome: "eos"})), true, "cannot compare"},
+		{"where syntax", errOf(Rates(Query{Source: q.Source, Where: "fault_fired &"}, RatesSpec{Outcome: "eos"})), true, "use && or ||"},
+		{"where types", errOf(Rates(Query{Source: q.Source, Where: "condition == 3"}, RatesSpec{Outcome: "eos"})), true, "cannot compare"},
 		{"no input", errOf(Rates(Query{}, RatesSpec{Outcome: "eos"})), true, "no input"},
 		{"by twice", errOf(Rates(q, RatesSpec{Outcome: "eos", By: []string{"model", "model"}})), true, "By lists model twice"},
 		{"paired test", errOf(Paired(q, PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}, Test: "fisher"})), true, "want exact, midp"},
-		{"tost weighted", errOf(TOST(Query{Inputs: q.Inputs, Weight: "weight"}, TOSTSpec{Outcome: "eos", Arm: "condition", A: "guard", B: "aware"})), true, "unweighted"},
+		{"tost weighted", errOf(TOST(Query{Source: q.Source, Weight: "weight"}, TOSTSpec{Outcome: "eos", Arm: "condition", A: "guard", B: "aware"})), true, "unweighted"},
 		{"model family", errOf(Model(q, ModelSpec{Family: "probit", Formula: "eos ~ model"})), true, "want binomial, poisson or gaussian"},
 		{"shapley random", errOf(Shapley(q, ShapleySpec{Formula: "eos ~ model + (1|task)"})), true, "remove (1|task)"},
 		{"unknown column", errOf(Rates(q, RatesSpec{Outcome: "eos", By: []string{"condtion"}})), false, `unknown column "condtion"`},
 		{"unknown level", errOf(Paired(q, PairedSpec{Outcome: "eos", Arm: "condition", Base: "vanila", PairBy: []string{"pair_key"}})), false, "levels present: aware, guard, vanilla"},
-		{"constant outcome", errOf(Model(Query{Inputs: q.Inputs, Where: `fault_mode == "none"`}, ModelSpec{Formula: "duplicated ~ model"})), false, "always false"},
+		{"constant outcome", errOf(Model(Query{Source: q.Source, Where: `fault_mode == "none"`}, ModelSpec{Formula: "duplicated ~ model"})), false, "always false"},
 	} {
 		var se *SpecError
 		if tc.err == nil {
@@ -149,7 +149,7 @@ func errOf[R any](_ R, err error) error { return err }
 // are left out with a warning, and the full model's pseudo-R² is that of
 // task alone (the same span of columns).
 func TestShapleyAliased(t *testing.T) {
-	q := Query{Inputs: []string{cliLedger}}
+	q := Query{Source: &table.Files{Paths: []string{cliLedger}}}
 	both, err := Shapley(q, ShapleySpec{Formula: "eos ~ template + task"})
 	if err != nil {
 		t.Fatal(err)

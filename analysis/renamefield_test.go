@@ -3,12 +3,14 @@ package analysis
 import (
 	"errors"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // TestRenameField checks that engine errors name spec fields and that a
 // caller's names replace them, keeping the *SpecError (a usage error).
 func TestRenameField(t *testing.T) {
-	q := Query{Inputs: []string{cliLedger}}
+	q := Query{Source: &table.Files{Paths: []string{cliLedger}}}
 	flags := map[string]string{"PairBy": "--pair-by", "Arm": "--arm", "Outcome": "outcome:"}
 	for _, tc := range []struct {
 		name         string

@@ -3,6 +3,8 @@ package analysis
 import (
 	"os"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // The scan benchmarks run the issue's two yardstick queries on a 1M-row
@@ -32,7 +34,7 @@ func scanBenchLedger(b *testing.B) string {
 }
 
 func benchRates(b *testing.B, rows bool) {
-	q := Query{Inputs: []string{scanBenchLedger(b)}, Where: "fault_fired", rowPath: rows}
+	q := Query{Source: &table.Files{Paths: []string{scanBenchLedger(b)}}, Where: "fault_fired", rowPath: rows}
 	spec := RatesSpec{Outcome: "duplicated", By: []string{"contract", "fault_mode"}, DefaultWeight: true}
 	var n int64
 	for b.Loop() {
@@ -52,7 +54,7 @@ func benchRates(b *testing.B, rows bool) {
 }
 
 func benchPaired(b *testing.B, rows bool) {
-	q := Query{Inputs: []string{scanBenchLedger(b)}, Where: `experiment == "E2" && fault_fired`, rowPath: rows}
+	q := Query{Source: &table.Files{Paths: []string{scanBenchLedger(b)}}, Where: `experiment == "E2" && fault_fired`, rowPath: rows}
 	spec := PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}}
 	for b.Loop() {
 		res, err := Paired(q, spec)
@@ -86,7 +88,7 @@ func BenchmarkScanPairedRows(b *testing.B) { benchPaired(b, true) }
 // 26's goal: ≤ 2 s at 10M Parquet rows, LIMBO_SCAN_LEDGER=bench/gen's
 // 10M-row ledger).
 func BenchmarkScanPoisson(b *testing.B) {
-	q := Query{Inputs: []string{scanBenchLedger(b)}}
+	q := Query{Source: &table.Files{Paths: []string{scanBenchLedger(b)}}}
 	spec := ModelSpec{Fit: FitGLM, Family: FamilyPoisson, Formula: "tool_calls ~ contract*fault_mode + condition"}
 	for b.Loop() {
 		res, err := Model(q, spec)

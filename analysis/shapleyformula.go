@@ -58,13 +58,13 @@ func Shapley(q Query, spec ShapleySpec) (*ShapleyDecomposition, error) {
 	if spec.R2 == "" {
 		spec.R2 = "mcfadden"
 	}
-	f, err := ParseFormula(spec.Formula)
+	f, err := parseFormula(spec.Formula)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case len(f.Random) > 0:
-		return nil, specf("shapley decomposes a fixed-effects logistic model; remove %s", RandomTerms(f))
+		return nil, specf("shapley decomposes a fixed-effects logistic model; remove %s", randomTerms(f))
 	case f.Cbind != nil || len(f.Offsets) > 0:
 		return nil, specf("shapley decomposes a logistic model of a binary outcome column, without cbind() or offset()")
 	case !f.Intercept:

@@ -64,9 +64,12 @@ type Batch struct {
 // would decode for them, so eos is checked against task_success and
 // duplicated, and episode ids are checked to be unique); on anything the
 // row reader would report, warn about or read differently it returns
-// ErrRowScan, possibly after some batches were delivered: the caller must
-// then discard what it accumulated. Errors from fn are returned as they
-// are.
+// ErrRowScan, possibly after some batches were delivered. A row group is
+// checked before it is delivered, so the delivered batches hold what the
+// row reader reads for their rows: a caller may go on with ReadEpisodes
+// from the first row not delivered (reading the earlier ones again, not
+// using them, for the checks that span rows: a duplicate id is found
+// only once every batch is out). Errors from fn are returned as they are.
 func ScanParquet(path string, columns []string, fn func(*Batch) error) error {
 	return scanParquet(path, columns, nil, true, fn)
 }

@@ -15,8 +15,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
@@ -31,13 +31,13 @@ var ledgerPath = filepath.Join("..", "testdata", "plots", "ledger.csv.gz")
 
 var (
 	sampleOnce sync.Once
-	sampleData *analysis.Data
+	sampleData *table.Data
 	sampleRes  *paper.Results
 	sampleErr  error
 )
 
 // sample reads the committed ledger and analyses it once per test binary.
-func sample(t testing.TB) (*analysis.Data, *paper.Results) {
+func sample(t testing.TB) (*table.Data, *paper.Results) {
 	t.Helper()
 	sampleOnce.Do(func() {
 		b, err := testfile.Gunzip(ledgerPath)
@@ -56,7 +56,7 @@ func sample(t testing.TB) (*analysis.Data, *paper.Results) {
 			sampleErr = err
 			return
 		}
-		sampleData, sampleErr = analysis.Read(path, ledger.ReadOptions{})
+		sampleData, sampleErr = table.Read(path, ledger.ReadOptions{})
 		if sampleErr == nil {
 			sampleRes = paper.Analyze(sampleData, paper.Options{})
 		}
@@ -440,7 +440,7 @@ func TestMissingData(t *testing.T) {
 func BenchmarkRenderAll(b *testing.B) {
 	_, res := sample(b)
 	if p := os.Getenv("LIMBO_BENCH_LEDGER"); p != "" {
-		d, err := analysis.Read(p, ledger.ReadOptions{})
+		d, err := table.Read(p, ledger.ReadOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -44,7 +44,7 @@ func BenchmarkReport(b *testing.B) {
 			runtime.ReadMemStats(&ms)
 			heap = ms.HeapAlloc
 		},
-		Analyze: func(d *analysis.Data) *paper.Results {
+		Analyze: func(d *table.Data) *paper.Results {
 			return paper.Analyze(d, paper.Options{Tools: paper.NativeTools()})
 		},
 		Warn: func(string) {}}
@@ -69,7 +69,7 @@ func BenchmarkReport(b *testing.B) {
 // to a Parquet file in a temporary directory.
 func writeBenchLedger(b *testing.B, rows int) string {
 	b.Helper()
-	d, err := analysis.Read(sampleLedger, ledger.ReadOptions{})
+	d, err := table.Read(sampleLedger, ledger.ReadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -28,17 +28,17 @@ type Job struct {
 	Seed     uint64 // run seed of the simulation (without In)
 	// Simulate makes the data without In (paper.Simulate; tests use a
 	// small ledger); report itself only reads and renders.
-	Simulate func(seed uint64) (*analysis.Data, error)
+	Simulate func(seed uint64) (*table.Data, error)
 	Out      string // the report's directory
 	Meta     Meta   // versions; Source, Seed and Episodes are filled in
 
 	// Analyze computes the tables and hypotheses of the data.
-	Analyze func(*analysis.Data) *paper.Results
+	Analyze func(*table.Data) *paper.Results
 	// Extra, if set, adds more files to the report's unit (a
 	// preregistration's results) in dir, the report's staging directory,
 	// and returns their names; the ledger is then read with every column,
 	// since it may use any.
-	Extra func(u *outfile.Unit, dir string, d *analysis.Data) ([]string, error)
+	Extra func(u *outfile.Unit, dir string, d *table.Data) ([]string, error)
 	// Warn receives every warning of the analysis and of the figures.
 	Warn func(msg string)
 }
@@ -120,7 +120,7 @@ func (e *stagedError) Error() string {
 func (e *stagedError) Unwrap() error { return e.err }
 
 // generate writes the report's unit into the staging directory stage.
-func generate(job Job, d *analysis.Data, meta Meta, stage string) (Written, error) {
+func generate(job Job, d *table.Data, meta Meta, stage string) (Written, error) {
 	warn := job.Warn
 	job.Warn = func(msg string) { warn(strings.ReplaceAll(msg, stage, filepath.Clean(job.Out))) }
 	res := job.Analyze(d)
@@ -164,7 +164,7 @@ func generate(job Job, d *analysis.Data, meta Meta, stage string) (Written, erro
 
 // loadData reads job.In, or simulates the paper design, and completes the
 // report's metadata.
-func loadData(job Job) (*analysis.Data, Meta, error) {
+func loadData(job Job) (*table.Data, Meta, error) {
 	meta := job.Meta
 	if job.In == "" {
 		if job.Simulate == nil {

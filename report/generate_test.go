@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -18,7 +18,7 @@ const sampleLedger = "../testdata/ledger/sample.csv"
 // job is a report of the sample ledger into out, collecting warnings.
 func job(out string, warns *[]string) Job {
 	return Job{In: sampleLedger, Out: out, Meta: Meta{Toolkit: "test", Schema: ledger.SchemaVersion, Go: "go"},
-		Analyze: func(d *analysis.Data) *paper.Results {
+		Analyze: func(d *table.Data) *paper.Results {
 			return paper.Analyze(d, paper.Options{Tools: paper.NativeTools()})
 		},
 		Warn: func(m string) { *warns = append(*warns, m) }}
@@ -37,7 +37,7 @@ func TestGenerate(t *testing.T) {
 	if !read {
 		t.Error("ReadDone was not called")
 	}
-	d, err := analysis.Read(sampleLedger, ledger.ReadOptions{})
+	d, err := table.Read(sampleLedger, ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestGenerateAllOrNothing(t *testing.T) {
 	j := job(out, &warns)
 	boom := errors.New("boom")
 	var cols []string
-	j.Extra = func(u *outfile.Unit, _ string, d *analysis.Data) ([]string, error) {
+	j.Extra = func(u *outfile.Unit, _ string, d *table.Data) ([]string, error) {
 		cols = d.Columns
 		return nil, boom
 	}

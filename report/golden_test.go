@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -23,13 +23,13 @@ var testdataDir = filepath.Join("..", "testdata", "analysis")
 // loadSample reads the committed sample ledger (made by the analysis
 // package's TestGenerateSample) with encoding/json, so these tests do not
 // depend on the ledger readers.
-func loadSample(t testing.TB) *analysis.Data {
+func loadSample(t testing.TB) *table.Data {
 	t.Helper()
 	eps, err := testfile.ReadJSONLinesGz[ledger.Episode](filepath.Join(testdataDir, "sample.jsonl.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return analysis.NewData(eps)
+	return table.NewData(eps)
 }
 
 // sampleTools is a fixed two-tool catalogue for Table 11's golden.

@@ -3,8 +3,8 @@ package report
 import (
 	"fmt"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // SelectTables computes the tables the tables command prints: Table
@@ -12,7 +12,7 @@ import (
 // comparison with the paper's published numbers instead (see
 // CompareTable). Notes go to warn: the warnings of a whole analysis, and a
 // single table the paper publishes no numbers of.
-func SelectTables(d *analysis.Data, number int, compare bool, opt paper.Options, warn func(string)) ([]*paper.Table, error) {
+func SelectTables(d *table.Data, number int, compare bool, opt paper.Options, warn func(string)) ([]*paper.Table, error) {
 	var tables []*paper.Table
 	if number != 0 {
 		t, err := paper.BuildTable(d, number, opt)

@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 func TestSelectTables(t *testing.T) {
-	d, err := analysis.Read("../testdata/ledger/sample.csv", ledger.ReadOptions{})
+	d, err := table.Read("../testdata/ledger/sample.csv", ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // TableNumbers are the paper's tables this package computes (Tables 1
@@ -43,7 +43,7 @@ func (r *Results) Table(n int) *Table {
 
 // BuildTable computes table n alone. A MissingColumnsError names the
 // columns the data lacks.
-func BuildTable(d *analysis.Data, n int, opt Options) (*Table, error) {
+func BuildTable(d *table.Data, n int, opt Options) (*Table, error) {
 	switch n {
 	case 3:
 		return Table3With(d, opt.ICC)
@@ -78,7 +78,7 @@ func BuildTable(d *analysis.Data, n int, opt Options) (*Table, error) {
 // Analyze computes every table, the hypotheses and the figure data. A
 // table the data cannot support (missing columns) becomes a warning, never
 // an abort.
-func Analyze(d *analysis.Data, opt Options) *Results {
+func Analyze(d *table.Data, opt Options) *Results {
 	r := &Results{Episodes: d.Len()}
 	for _, n := range TableNumbers {
 		var t *Table

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -22,7 +22,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer f.Close()
-		d = &analysis.Data{}
+		d = &table.Data{}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -26,7 +26,7 @@ func (e *MissingColumnsError) Error() string {
 }
 
 // require checks that d carries cols.
-func require(d *analysis.Data, what string, cols []string) error {
+func require(d *table.Data, what string, cols []string) error {
 	if d.Columns == nil {
 		return nil
 	}

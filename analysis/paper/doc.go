@@ -1,8 +1,9 @@
 // Package paper is the LIMBO study built on the analysis engine: the
 // paper's Tables 3–13, the data of Figures 2, 3 and 6, its hypotheses
 // H1–H6 and its published numbers. It computes only with the engine's
-// exported API (package analysis: Rates, Paired, Shapley, held Data and
-// its column views, Query.Frame) and the paper's preregistration (package
+// exported API (package analysis: Rates, Paired, Shapley and a built
+// frame as a source; package analysis/table: held Data and its column
+// views) and the paper's preregistration (package
 // analysis/prereg, whose embedded file is H1–H6), the way a study of
 // one's own would; it does no rendering (package report) and no plotting
 // (package plots).
@@ -10,7 +11,7 @@
 // # Tables
 //
 // Analyze computes every table, the hypotheses and the figure data of an
-// episode table (ReadData, or analysis.NewData for episodes in memory);
+// episode table (ReadData, or table.NewData for episodes in memory);
 // BuildTable computes one. Each Table is cells with what they rest on
 // (Cell: value, 95% interval, n and n_eff, digits), keyed by stable row
 // and column keys. A table whose columns the ledger lacks is a

@@ -1,7 +1,7 @@
 package paper
 
 import (
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -20,7 +20,7 @@ var figureColumns = []string{"experiment", "model", "template", "weight", "fault
 
 // BuildFigures computes the figure data. A MissingColumnsError names the
 // columns the data lacks.
-func BuildFigures(d *analysis.Data) (*Figures, error) {
+func BuildFigures(d *table.Data) (*Figures, error) {
 	if err := require(d, "The figures", figureColumns); err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func (f *Figures) Tables() []*Table {
 // (columns) in E1 (E1s pooled into partial_batch), with the clustered
 // Wilson intervals of Table 3; the fault modes follow the paper's grouping
 // (timeout, HTTP 500, batch, success).
-func Figure2(d *analysis.Data) *Table {
+func Figure2(d *table.Data) *Table {
 	h := hold(d)
 	eps := h.filter(expIn("E1", "E1s"))
 	t := &Table{Name: "figure2", Number: 2, Title: "Duplicate rate by model and fault mode (E1)",
@@ -90,7 +90,7 @@ func modeGroup(m string) string {
 // acknowledgement, misleading 500, late commit, partial batch) by contract
 // class (columns) and model (rows), E1 and E1s, with intervals; the ICC is
 // pooled over models per class.
-func Figure3(d *analysis.Data) *Table {
+func Figure3(d *table.Data) *Table {
 	h := hold(d)
 	eps := h.filter(func(e row) bool {
 		return in(e.Experiment(), "E1", "E1s") && e.FaultFired() && in(e.FaultMode(), committedModes...)
@@ -114,7 +114,7 @@ func Figure3(d *analysis.Data) *Table {
 // Figure6 is the distribution (%) of recovery behaviour after the focal
 // timeout by model and hidden world (not executed: timeout_pre; committed:
 // timeout_post; late: timeout_late), E1 minimal vanilla.
-func Figure6(d *analysis.Data) *Table {
+func Figure6(d *table.Data) *Table {
 	h := hold(d)
 	eps := h.filter(func(e row) bool {
 		return e.Experiment() == "E1" && e.FaultFired() && in(e.FaultMode(), ledger.FaultTimeoutPre, ledger.FaultTimeoutPost, ledger.FaultTimeoutLate)

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -16,13 +16,13 @@ var samplePath = filepath.Join("..", "..", "testdata", "analysis", "sample.jsonl
 
 // loadSample reads the committed sample ledger with encoding/json (the
 // tables' tests do not depend on the ledger readers).
-func loadSample(t testing.TB) *analysis.Data {
+func loadSample(t testing.TB) *table.Data {
 	t.Helper()
 	eps, err := testfile.ReadJSONLinesGz[ledger.Episode](samplePath)
 	if err != nil {
 		t.Fatalf("%v (run go test ./analysis/ -run TestGenerateSample -update)", err)
 	}
-	return analysis.NewData(eps)
+	return table.NewData(eps)
 }
 
 // cliLedger is a small committed CSV ledger (the CLI's tests' episodes).

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -33,7 +33,7 @@ var paperPrimary = sync.OnceValues(func() (*prereg.File, error) {
 // (Layout). Sensitivity analyses (H1-adjusted) are left out of Table 12,
 // as in the paper: `hypotheses --prereg` with the file of `prereg init
 // --paper` shows them.
-func Hypotheses(d *analysis.Data) ([]*Hypothesis, error) {
+func Hypotheses(d *table.Data) ([]*Hypothesis, error) {
 	if err := require(d, "The hypotheses", hypothesisColumns); err != nil {
 		return nil, err
 	}

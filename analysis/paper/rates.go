@@ -77,7 +77,7 @@ func clusteredRates(eps []row, col rateCol, groupOf func(row) string, weighted b
 	if fr.n == 0 {
 		return out, nan, nil
 	}
-	q := analysis.Query{Frame: fr.b.Frame()}
+	q := analysis.Query{Source: analysis.Built(fr.b.Frame())}
 	if weighted {
 		q.Weight = "w"
 	}

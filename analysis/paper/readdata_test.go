@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -25,7 +25,7 @@ func TestReadData(t *testing.T) {
 		{"empty JSONL", empty, nil, "no episodes"},
 		{"missing file", filepath.Join(t.TempDir(), "none.csv"), nil, "none.csv"},
 	}
-	want, err := analysis.Read(cliLedger, ledger.ReadOptions{})
+	want, err := table.Read(cliLedger, ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

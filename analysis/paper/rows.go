@@ -1,38 +1,38 @@
 package paper
 
-import "github.com/limbo-toolkit/limbo/analysis"
+import "github.com/limbo-toolkit/limbo/analysis/table"
 
 // held is an episode table with the column views the tables read, taken
-// once (analysis.Data's Strings, Bools, Ints and Floats).
+// once (table.Data's Strings, Bools, Ints and Floats).
 type held struct {
-	d *analysis.Data
+	d *table.Data
 
-	experiment, model, harness, contract, condition, cue, template, pairKey, writeClass, faultMode, recovery analysis.Strings
+	experiment, model, harness, contract, condition, cue, template, pairKey, writeClass, faultMode, recovery table.Strings
 
-	instance, focalIndex, toolCalls analysis.Ints
+	instance, focalIndex, toolCalls table.Ints
 
-	delayS, weight, agentTimeS, costUSD analysis.Floats
+	delayS, weight, agentTimeS, costUSD table.Floats
 
-	faultFired, duplicated, taskSuccess, eos analysis.Bools
+	faultFired, duplicated, taskSuccess, eos table.Bools
 }
 
 // hold takes the column views of d.
-func hold(d *analysis.Data) *held {
+func hold(d *table.Data) *held {
 	h := &held{d: d}
-	for name, v := range map[string]*analysis.Strings{
+	for name, v := range map[string]*table.Strings{
 		"experiment": &h.experiment, "model": &h.model, "harness": &h.harness, "contract": &h.contract,
 		"condition": &h.condition, "cue": &h.cue, "template": &h.template, "pair_key": &h.pairKey,
 		"write_class": &h.writeClass, "fault_mode": &h.faultMode, "recovery": &h.recovery,
 	} {
 		*v = must(d.Strings(name))
 	}
-	for name, v := range map[string]*analysis.Ints{"instance": &h.instance, "focal_index": &h.focalIndex, "tool_calls": &h.toolCalls} {
+	for name, v := range map[string]*table.Ints{"instance": &h.instance, "focal_index": &h.focalIndex, "tool_calls": &h.toolCalls} {
 		*v = must(d.Ints(name))
 	}
-	for name, v := range map[string]*analysis.Floats{"delay_s": &h.delayS, "weight": &h.weight, "agent_time_s": &h.agentTimeS, "cost_usd": &h.costUSD} {
+	for name, v := range map[string]*table.Floats{"delay_s": &h.delayS, "weight": &h.weight, "agent_time_s": &h.agentTimeS, "cost_usd": &h.costUSD} {
 		*v = must(d.Floats(name))
 	}
-	for name, v := range map[string]*analysis.Bools{"fault_fired": &h.faultFired, "duplicated": &h.duplicated, "task_success": &h.taskSuccess, "eos": &h.eos} {
+	for name, v := range map[string]*table.Bools{"fault_fired": &h.faultFired, "duplicated": &h.duplicated, "task_success": &h.taskSuccess, "eos": &h.eos} {
 		*v = must(d.Bools(name))
 	}
 	return h

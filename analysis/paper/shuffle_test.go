@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // outcome is the graded part of an episode, moved as a unit so shuffled
@@ -22,8 +22,8 @@ type outcome struct {
 }
 
 // shuffleOutcomes permutes the outcomes across all rows of d.
-func shuffleOutcomes(d *analysis.Data, seed uint64) *analysis.Data {
-	out := &analysis.Data{}
+func shuffleOutcomes(d *table.Data, seed uint64) *table.Data {
+	out := &table.Data{}
 	var os []outcome
 	for _, e := range d.Episodes() {
 		os = append(os, outcome{e.Duplicated, e.TaskSuccess, e.EOS, e.ReportedSuccess, e.UncertaintyListed, e.Overclaim, e.ToolCalls, e.AgentTimeS, e.CostUSD, e.Recovery})

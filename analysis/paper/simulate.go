@@ -3,7 +3,7 @@ package paper
 import (
 	"runtime"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
@@ -12,8 +12,8 @@ import (
 // Simulate runs the paper's design in-process with seed on every core
 // and returns its graded episodes in design order (the one-command
 // report without a ledger).
-func Simulate(seed uint64) (*analysis.Data, error) {
-	d := &analysis.Data{}
+func Simulate(seed uint64) (*table.Data, error) {
+	d := &table.Data{}
 	err := design.Episodes("paper", seed, runtime.GOMAXPROCS(0), func(ep *ledger.Episode) error {
 		d.Append(ep) // a copy: design.Episodes reuses ep
 		return nil
@@ -26,7 +26,7 @@ func Simulate(seed uint64) (*analysis.Data, error) {
 
 // RunSeed is the run seed of the ledger at in: the one its sidecar
 // records, else the one all its episodes share ("" if none).
-func RunSeed(in string, d *analysis.Data) string {
+func RunSeed(in string, d *table.Data) string {
 	if s := design.SidecarSeed(in); s != "" {
 		return s
 	}

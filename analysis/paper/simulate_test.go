@@ -5,13 +5,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
 func TestRunSeed(t *testing.T) {
-	d := analysis.NewData([]*ledger.Episode{{Seed: 7}, {Seed: 7}})
+	d := table.NewData([]*ledger.Episode{{Seed: 7}, {Seed: 7}})
 	dir := t.TempDir()
 	withSidecar := filepath.Join(dir, "run.jsonl")
 	if err := os.WriteFile(filepath.Join(dir, "run.meta.json"), []byte(`{"seed": 42}`), 0o644); err != nil {
@@ -19,12 +19,12 @@ func TestRunSeed(t *testing.T) {
 	}
 	tests := []struct {
 		name, in string
-		d        *analysis.Data
+		d        *table.Data
 		want     string
 	}{
 		{"sidecar wins", withSidecar, d, "42"},
 		{"shared episode seed", filepath.Join(dir, "other.csv"), d, "7"},
-		{"mixed seeds", "", analysis.NewData([]*ledger.Episode{{Seed: 1}, {Seed: 2}}), ""},
+		{"mixed seeds", "", table.NewData([]*ledger.Episode{{Seed: 1}, {Seed: 2}}), ""},
 	}
 	for _, tc := range tests {
 		if got := RunSeed(tc.in, tc.d); got != tc.want {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -56,7 +57,7 @@ func decompose(eps []row, fs []factor) (shapleyResult, error) {
 	if s == 0 || s == float64(len(eps)) {
 		return r, fmt.Errorf("duplicated is constant (%.0f%%): no variance to explain", r.DupRate)
 	}
-	sd, err := analysis.Shapley(analysis.Query{Data: eps[0].h.d, Subset: indices(eps)}, analysis.ShapleySpec{Formula: "duplicated ~ " + strings.Join(terms, " + ")})
+	sd, err := analysis.Shapley(analysis.Query{Source: table.Held(eps[0].h.d, indices(eps))}, analysis.ShapleySpec{Formula: "duplicated ~ " + strings.Join(terms, " + ")})
 	if err != nil {
 		return r, err
 	}
@@ -74,13 +75,13 @@ func decompose(eps []row, fs []factor) (shapleyResult, error) {
 // {contract class, harness, fault mode, model}. Columns: pooled committed
 // faults and redelivery (the preregistered analysis), faults an immediate
 // read-back resolves, faults it cannot.
-func Table4(d *analysis.Data) (*Table, error) {
+func Table4(d *table.Data) (*Table, error) {
 	t, _, err := table4(d)
 	return t, err
 }
 
 // table4 also returns the decompositions for the hypotheses (H2).
-func table4(d *analysis.Data) (*Table, map[string]shapleyResult, error) {
+func table4(d *table.Data) (*Table, map[string]shapleyResult, error) {
 	h := hold(d)
 	if err := require(d, "Table 4", tableColumns[4]); err != nil {
 		return nil, nil, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/formula"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -60,7 +61,7 @@ func expIn(exps ...string) func(row) bool {
 // each with a Wilson interval on the clustered n_eff. E1s (the extra
 // partial-batch instances) is pooled with E1, as in the paper's Figure 2.
 // The ICC of the intervals follows the default convention (DefaultICC).
-func Table3(d *analysis.Data) (*Table, error) { return Table3With(d, DefaultICC) }
+func Table3(d *table.Data) (*Table, error) { return Table3With(d, DefaultICC) }
 
 // ICC is how Table 3 estimates the template ICC behind its intervals
 // (Options.ICC, the CLI's --icc).
@@ -114,7 +115,7 @@ func (c ICC) check() error {
 }
 
 // Table3With is Table3 with the ICC convention icc (DefaultICC when "").
-func Table3With(d *analysis.Data, icc ICC) (*Table, error) {
+func Table3With(d *table.Data, icc ICC) (*Table, error) {
 	if err := icc.check(); err != nil {
 		return nil, fmt.Errorf("Table 3: %w", err)
 	}
@@ -185,7 +186,7 @@ func pooledRateColumns(t *Table, eps []row, cols []rateCol, groupOf func(row) st
 		}
 		return
 	}
-	res, err := analysis.Rates(analysis.Query{Frame: fr.b.Frame(), Weight: "w"}, analysis.RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"}})
+	res, err := analysis.Rates(analysis.Query{Source: analysis.Built(fr.b.Frame()), Weight: "w"}, analysis.RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"}})
 	if err != nil {
 		// Frames built here always carry their columns; an error is a bug.
 		panic("paper: pooledRateColumns: " + err.Error())
@@ -211,7 +212,7 @@ func pooledRateColumns(t *Table, eps []row, cols []rateCol, groupOf func(row) st
 // Table5 is the duplicate rate by contract variant and condition (vanilla,
 // guard) under each committed fault and redelivery, E2 and E2k with all
 // models pooled.
-func Table5(d *analysis.Data) (*Table, error) {
+func Table5(d *table.Data) (*Table, error) {
 	h := hold(d)
 	if err := require(d, "Table 5", tableColumns[5]); err != nil {
 		return nil, err
@@ -261,7 +262,7 @@ func Table5(d *analysis.Data) (*Table, error) {
 // wait-Δ condition. Fixed-delay rows for conditions E5 did not rerun come
 // from the matched E2/E2k episodes; "keys" is the keys-everywhere contract
 // under the vanilla condition.
-func Table6(d *analysis.Data) (*Table, error) {
+func Table6(d *table.Data) (*Table, error) {
 	h := hold(d)
 	if err := require(d, "Table 6", tableColumns[6]); err != nil {
 		return nil, err
@@ -385,7 +386,7 @@ var e2Conditions = []string{"vanilla", "aware", "reflect", "sdk-retry", "rules",
 // condition EOS, duplicate rate and TS over faulted episodes, mean tool
 // calls and mean agent-visible minutes per faulted episode, and mean cost
 // per episode over all models where the ledger carries cost_usd.
-func Table7(d *analysis.Data) (*Table, error) {
+func Table7(d *table.Data) (*Table, error) {
 	h := hold(d)
 	if err := require(d, "Table 7", tableColumns[7]); err != nil {
 		return nil, err
@@ -486,7 +487,7 @@ func Table7(d *analysis.Data) (*Table, error) {
 // rates of the native (vanilla) condition by fault family with intervals,
 // EOS over faulted episodes natively and with the guard, and n (faulted
 // native episodes).
-func Table8(d *analysis.Data) (*Table, error) {
+func Table8(d *table.Data) (*Table, error) {
 	h := hold(d)
 	if err := require(d, "Table 8", tableColumns[8]); err != nil {
 		return nil, err
@@ -547,7 +548,7 @@ func Table8(d *analysis.Data) (*Table, error) {
 // each model of E3k (the paper's gpt-5.6-sol) in each harness, by contract
 // variant and condition (E3 and E3k), with EOS under keys everywhere plus
 // the guard.
-func Table9(d *analysis.Data) (*Table, error) {
+func Table9(d *table.Data) (*Table, error) {
 	h := hold(d)
 	if err := require(d, "Table 9", tableColumns[9]); err != nil {
 		return nil, err
@@ -599,7 +600,7 @@ func Table9(d *analysis.Data) (*Table, error) {
 // with the default-cue episode of the same world (E6's own default arm if
 // present, else the matched E1 episode), per fault family, with exact
 // McNemar tests and no multiplicity correction.
-func Table10(d *analysis.Data) (*Table, error) {
+func Table10(d *table.Data) (*Table, error) {
 	h := hold(d)
 	if err := require(d, "Table 10", tableColumns[10]); err != nil {
 		return nil, err
@@ -672,7 +673,7 @@ func Table10(d *analysis.Data) (*Table, error) {
 		}
 		var c analysis.PairedComparison
 		if len(eps) > 0 {
-			res, err := analysis.Paired(analysis.Query{Data: d, Subset: indices(eps)}, analysis.PairedSpec{
+			res, err := analysis.Paired(analysis.Query{Source: table.Held(d, indices(eps))}, analysis.PairedSpec{
 				Outcome: f.outcome, Arm: "cue", Base: ledger.CueDefault, Levels: []string{ledger.CuePlain},
 				PairBy: []string{"harness", "pair_key"}, Test: "exact", Adjust: "none"})
 			if err != nil {
@@ -721,8 +722,8 @@ func pCell(p float64, below bool, lp float64) Cell {
 }
 
 // levelsWhere lists the levels of column col among the episodes of d the
-// --where expression where keeps (analysis.Data.Keep and Levels).
-func levelsWhere(d *analysis.Data, where, col string) ([]string, error) {
+// --where expression where keeps (table.Data.Keep and Levels).
+func levelsWhere(d *table.Data, where, col string) ([]string, error) {
 	w, err := formula.ParseWhere(where)
 	if err != nil {
 		return nil, err
@@ -743,7 +744,7 @@ var guardComparators = []string{"vanilla", "aware", "reflect", "sdk-retry", "rul
 // six non-oracle conditions on EOS (E2, native contract; pairs share
 // pair_key), with Holm's adjustment over those six and the gain in
 // percentage points (guard − other).
-func Table13(d *analysis.Data) (*Table, error) {
+func Table13(d *table.Data) (*Table, error) {
 	if err := require(d, "Table 13", tableColumns[13]); err != nil {
 		return nil, err
 	}
@@ -765,7 +766,7 @@ func Table13(d *analysis.Data) (*Table, error) {
 	// The engine's Paired (as the paired command): within each pair_key,
 	// guard and other episodes matched k-th with k-th in episode_id order,
 	// exact McNemar tests, Holm over the comparisons present.
-	q := analysis.Query{Data: d, Where: `experiment == "E2" && contract == "native" && fault_mode != "none" && fault_fired`}
+	q := analysis.Query{Source: table.Held(d, nil), Where: `experiment == "E2" && contract == "native" && fault_mode != "none" && fault_fired`}
 	present, err := levelsWhere(d, q.Where, "condition")
 	if err != nil {
 		return nil, fmt.Errorf("Table 13: %w", err)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -27,7 +27,7 @@ func ep(exp, model, cond, tmpl, mode string) *ledger.Episode {
 // exact McNemar p = 2·P(X ≤ 2 | 12, ½) = 2·(1 + 12 + 66)/4096 = 0.03857;
 // Holm over the one testable comparison leaves it unchanged.
 func TestTable13HandCheck(t *testing.T) {
-	d := &analysis.Data{}
+	d := &table.Data{}
 	for i := range 20 {
 		g := ep("E2", "m", "guard", "T01", ledger.FaultTimeoutPost)
 		v := ep("E2", "m", "vanilla", "T01", ledger.FaultTimeoutPost)
@@ -66,7 +66,7 @@ func TestTable13HandCheck(t *testing.T) {
 // (statsmodels proportion_confint(3, 10, method="wilson")), and a warning
 // says so.
 func TestTable3HandCheck(t *testing.T) {
-	d := &analysis.Data{}
+	d := &table.Data{}
 	for i := range 10 {
 		e := ep("E1", "m", "vanilla", "T01", ledger.FaultTimeoutLate)
 		e.Duplicated = i < 3
@@ -93,7 +93,7 @@ func TestTable3HandCheck(t *testing.T) {
 // 0.9 = MSB, SSW = 2·(4·0.2² + 0.8²) = 1.6, MSW = 1.6/8 = 0.2, m₀ = 5, so
 // ρ̂ = 0.7/1.7 = 0.4118 and n_eff = 10/(1 + 4·0.4118) = 3.778.
 func TestClusteredNEff(t *testing.T) {
-	d := &analysis.Data{}
+	d := &table.Data{}
 	for i := range 10 {
 		tm := "T01"
 		if i >= 5 {
@@ -116,7 +116,7 @@ func TestClusteredNEff(t *testing.T) {
 // P(δ ≤ Δ) counts distinct tail worlds: delays 30, 70, 200 and 400 s give
 // 25% for Δ = 60 s and 75% for Δ = 300 s.
 func TestTable6PDelta(t *testing.T) {
-	d := &analysis.Data{}
+	d := &table.Data{}
 	for i, dl := range []float64{30, 70, 200, 400} {
 		for _, cond := range []string{"wait-60", "wait-300"} {
 			e := ep("E5", "m", cond, fmt.Sprintf("T%02d", i), ledger.FaultTimeoutLateTail)
@@ -137,7 +137,7 @@ func TestTable6PDelta(t *testing.T) {
 
 // A ledger without a needed column gets an error naming it.
 func TestMissingColumns(t *testing.T) {
-	d := &analysis.Data{Columns: []string{"experiment", "model", "template", "fault_mode", "fault_fired", "duplicated", "eos"}}
+	d := &table.Data{Columns: []string{"experiment", "model", "template", "fault_mode", "fault_fired", "duplicated", "eos"}}
 	d.Append(ep("E1", "m", "vanilla", "T01", ledger.FaultNone))
 	_, err := Table3(d)
 	var mc *MissingColumnsError
@@ -254,7 +254,7 @@ func TestSampleHandChecks(t *testing.T) {
 // cells and warnings.
 func TestDegenerateLedgers(t *testing.T) {
 	one := ep("E1", "m", "vanilla", "T01", ledger.FaultTimeoutPost)
-	constant := &analysis.Data{}
+	constant := &table.Data{}
 	for i := range 30 {
 		for _, exp := range []string{"E1", "E2", "E3", "E3k", "E5", "E6"} {
 			e := ep(exp, "m", []string{"vanilla", "guard"}[i%2], fmt.Sprintf("T%02d", i%3), []string{ledger.FaultTimeoutPost, ledger.FaultTimeoutLateTail, ledger.FaultRedelivery}[i%3])
@@ -265,7 +265,7 @@ func TestDegenerateLedgers(t *testing.T) {
 			constant.Append(e)
 		}
 	}
-	for name, d := range map[string]*analysis.Data{"empty": {}, "one episode": analysis.NewData([]*ledger.Episode{one}), "constant outcomes": constant} {
+	for name, d := range map[string]*table.Data{"empty": {}, "one episode": table.NewData([]*ledger.Episode{one}), "constant outcomes": constant} {
 		res := Analyze(d, Options{})
 		if len(res.Tables) != len(TableNumbers) || len(res.Hypotheses) != 6 {
 			t.Errorf("%s: %d tables, %d hypotheses, warnings %v", name, len(res.Tables), len(res.Hypotheses), res.Warnings)
@@ -278,9 +278,9 @@ func TestDegenerateLedgers(t *testing.T) {
 
 // onlyColumns copies the episodes keeping only cols (the others zero), as a
 // reader that decodes only those columns would.
-func onlyColumns(t *testing.T, d *analysis.Data, cols []string) *analysis.Data {
+func onlyColumns(t *testing.T, d *table.Data, cols []string) *table.Data {
 	t.Helper()
-	out := &analysis.Data{Columns: cols}
+	out := &table.Data{Columns: cols}
 	for _, e := range d.Episodes() {
 		b, _ := json.Marshal(e)
 		var m map[string]any

@@ -8,7 +8,9 @@ import (
 	"github.com/limbo-toolkit/limbo/agent"
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/formula"
+	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -172,7 +174,7 @@ func closedForms(o Options, gens []generator) ([]*Closed, []string, error) {
 						}
 					}
 				}
-				c := closedPart(p, analysis.Query{Rows: sub, Where: where, Weight: p.Estimand.Weight}, o.Sizes)
+				c := closedPart(p, analysis.Query{Source: table.Rows(sub), Where: where, Weight: p.Estimand.Weight}, sub, o.Sizes)
 				c.Hypothesis, c.Level = h.ID, lv
 				if c.Reason != "" {
 					warns = append(warns, fmt.Sprintf("%s %s: no closed form: %s", h.ID, label(c), c.Reason))
@@ -215,7 +217,7 @@ func (o *Options) profiles() *agent.Profiles {
 }
 
 // closedPart computes one part's inputs and its closed form per size.
-func closedPart(p *prereg.Part, q analysis.Query, sizes []float64) *Closed {
+func closedPart(p *prereg.Part, q analysis.Query, rows []frame.Row, sizes []float64) *Closed {
 	e, r := p.Estimand, p.Rule
 	c := &Closed{Part: p.Name, Kind: string(e.Kind), Method: "n/a", Power: nanSlice(len(sizes))}
 	sign := 1.0 // +1 when the rule predicts a large value
@@ -228,7 +230,7 @@ func closedPart(p *prereg.Part, q analysis.Query, sizes []float64) *Closed {
 	}
 	switch e.Kind {
 	case prereg.KindRateDiff, prereg.KindTOST:
-		in, err := armInputs(q, p.Outcome, e)
+		in, err := armInputs(q, rows, p.Outcome, e)
 		if err != nil {
 			c.Reason = err.Error()
 			return c
@@ -329,7 +331,7 @@ func (a *arms) list(e prereg.Estimand) []Input {
 
 // armInputs reads the two arms' rates, sizes, the ICC and the mean cluster
 // size of the population.
-func armInputs(q analysis.Query, outcome string, e prereg.Estimand) (*arms, error) {
+func armInputs(q analysis.Query, rows []frame.Row, outcome string, e prereg.Estimand) (*arms, error) {
 	r, err := analysis.Rates(q, analysis.RatesSpec{Outcome: outcome, By: []string{e.Arm}, Cluster: e.Cluster})
 	if err != nil {
 		return nil, err
@@ -348,7 +350,7 @@ func armInputs(q analysis.Query, outcome string, e prereg.Estimand) (*arms, erro
 		return nil, fmt.Errorf("an arm (%s = %s or %s) is empty at the base size", e.Arm, e.A, e.B)
 	}
 	if e.Cluster != "" {
-		k, err := countClusters(q, e.Cluster)
+		k, err := countClusters(q, rows, e.Cluster)
 		if err != nil {
 			return nil, err
 		}
@@ -362,14 +364,15 @@ func armInputs(q analysis.Query, outcome string, e prereg.Estimand) (*arms, erro
 	return a, nil
 }
 
-// countClusters counts the distinct values of col among the rows q keeps.
-func countClusters(q analysis.Query, col string) (int, error) {
+// countClusters counts the distinct values of col among the rows (q's
+// source) that q keeps.
+func countClusters(q analysis.Query, rows []frame.Row, col string) (int, error) {
 	w, err := formula.ParseWhere(q.Where)
 	if err != nil {
 		return 0, err
 	}
 	seen := map[string]bool{}
-	for _, r := range q.Rows {
+	for _, r := range rows {
 		ok, err := w.Keep(r)
 		if err != nil {
 			return 0, err

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -68,7 +68,7 @@ func TestNullAndEffect(t *testing.T) {
 
 func readPilot(t *testing.T) []*ledger.Episode {
 	t.Helper()
-	d, err := analysis.Read("testdata/pilot.csv", ledger.ReadOptions{Warn: func(ledger.Problem) {}})
+	d, err := table.Read("testdata/pilot.csv", ledger.ReadOptions{Warn: func(ledger.Problem) {}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/agent"
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/power"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -81,7 +81,7 @@ func TestDeterminism(t *testing.T) {
 // TestPilotOutput: the pilot bootstrap gives the same bytes at --jobs 1
 // and 2; its text output is pinned by a golden file.
 func TestPilotOutput(t *testing.T) {
-	d, err := analysis.Read("testdata/pilot.csv", ledger.ReadOptions{Warn: func(ledger.Problem) {}})
+	d, err := table.Read("testdata/pilot.csv", ledger.ReadOptions{Warn: func(ledger.Problem) {}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -113,7 +113,7 @@ func (f *File) Columns() []string {
 
 // CheckLedger checks f against a ledger and returns its errors
 // (CheckLedgerAll without the warnings).
-func (f *File) CheckLedger(d *analysis.Data, columns []string) error {
+func (f *File) CheckLedger(d *table.Data, columns []string) error {
 	errs, _, err := f.CheckLedgerAll(d, columns)
 	if err != nil {
 		return err
@@ -135,7 +135,7 @@ func (f *File) CheckLedger(d *analysis.Data, columns []string) error {
 // absent without a close match is a warning, and so is a level the
 // schema or the paper's design knows that this ledger lacks (a pilot).
 // err is a failure to compute a derived column.
-func (f *File) CheckLedgerAll(d *analysis.Data, columns []string) (errs, warns ErrorList, err error) {
+func (f *File) CheckLedgerAll(d *table.Data, columns []string) (errs, warns ErrorList, err error) {
 	errf := func(line int, format string, args ...any) {
 		errs = append(errs, &Error{File: f.Path, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
@@ -179,7 +179,7 @@ func (f *File) CheckLedgerAll(d *analysis.Data, columns []string) (errs, warns E
 }
 
 // ledgerColumns are the schema's columns and the episodes' extra ones.
-func ledgerColumns(d *analysis.Data) []string {
+func ledgerColumns(d *table.Data) []string {
 	var columns []string
 	for _, c := range ledger.EpisodeColumns {
 		columns = append(columns, c.Name)
@@ -188,7 +188,7 @@ func ledgerColumns(d *analysis.Data) []string {
 }
 
 // dataLevels lists the levels of a column of d as distinct does.
-func dataLevels(d *analysis.Data) func(col string) ([]string, bool) {
+func dataLevels(d *table.Data) func(col string) ([]string, bool) {
 	return func(col string) ([]string, bool) {
 		lv, _, text, err := d.Levels(nil, col)
 		if err != nil {
@@ -318,7 +318,7 @@ func quoteAll(s []string) string {
 // classes). A level the schema or the paper's design knows that these
 // episodes lack is left out: a pilot may rightly lack it. The evaluation
 // reports them as warnings (Result.Checks).
-func (f *File) WhereLevelProblems(d *analysis.Data) ErrorList {
+func (f *File) WhereLevelProblems(d *table.Data) ErrorList {
 	_, lvls := f.uses()
 	lvls = slices.DeleteFunc(lvls, func(u levelUse) bool { return !u.where })
 	if len(lvls) == 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -141,8 +142,8 @@ func (f *File) Rows(eps []*ledger.Episode) ([]frame.Row, error) {
 }
 
 // withDerived returns d with the file's derived columns, each a bit per
-// episode computed on dictionary codes (analysis.Data.Keep).
-func (f *File) withDerived(d *analysis.Data) (*analysis.Data, error) {
+// episode computed on dictionary codes (table.Data.Keep).
+func (f *File) withDerived(d *table.Data) (*table.Data, error) {
 	extra := d.ExtraColumns()
 	for _, x := range f.Derive {
 		if slices.Contains(extra, x.Name) {
@@ -170,12 +171,12 @@ func (f *File) withDerived(d *analysis.Data) (*analysis.Data, error) {
 
 // EvaluateEpisodes is Evaluate on episodes held one by one.
 func (f *File) EvaluateEpisodes(eps []*ledger.Episode) (*Result, error) {
-	return f.Evaluate(analysis.NewData(eps))
+	return f.Evaluate(table.NewData(eps))
 }
 
 // Evaluate computes every hypothesis of f on the episodes through the
 // analysis engine and applies the decision rules.
-func (f *File) Evaluate(d *analysis.Data) (*Result, error) {
+func (f *File) Evaluate(d *table.Data) (*Result, error) {
 	dv, err := f.withDerived(d)
 	if err != nil {
 		return nil, err
@@ -245,10 +246,10 @@ func (f *File) adjustFamilies(all []*PartResult) {
 var nan = math.NaN()
 
 // evalPart evaluates a part once, or once per level of its for_each column.
-func (f *File) evalPart(h *Hypothesis, p *Part, d *analysis.Data) []*PartResult {
+func (f *File) evalPart(h *Hypothesis, p *Part, d *table.Data) []*PartResult {
 	where := formula.And(h.Population, p.Population)
 	if p.ForEach == "" {
-		return []*PartResult{f.estimate(p, analysis.Query{Data: d, Where: where}, "")}
+		return []*PartResult{f.estimate(p, analysis.Query{Source: table.Held(d, nil), Where: where}, "")}
 	}
 	levels, subsets, err := forEachLevels(d, where, p.ForEach)
 	if err == nil && len(levels) == 0 {
@@ -264,7 +265,7 @@ func (f *File) evalPart(h *Hypothesis, p *Part, d *analysis.Data) []*PartResult 
 	}
 	var out []*PartResult
 	for k, lv := range levels {
-		out = append(out, f.estimate(p, analysis.Query{Data: d, Subset: subsets[k], Where: where}, lv))
+		out = append(out, f.estimate(p, analysis.Query{Source: table.Held(d, subsets[k]), Where: where}, lv))
 	}
 	return out
 }
@@ -784,7 +785,7 @@ func (r *Rule) String(kind Kind) string {
 // forEachLevels lists the levels of a part's for_each column among the
 // episodes where keeps, with the episodes of each (all of them, for the
 // engine to filter by where again).
-func forEachLevels(d *analysis.Data, where, col string) ([]string, [][]int32, error) {
+func forEachLevels(d *table.Data, where, col string) ([]string, [][]int32, error) {
 	w, err := formula.ParseWhere(where)
 	if err != nil {
 		return nil, nil, fmt.Errorf("for_each: %w", err)

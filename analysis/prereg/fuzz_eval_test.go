@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
 )
@@ -37,7 +37,7 @@ func FuzzEvaluate(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	d := analysis.NewData(eps)
+	d := table.NewData(eps)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := prereg.Parse("fuzz.yaml", data)
 		if err != nil {

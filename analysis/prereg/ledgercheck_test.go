@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // TestMalformedAgainstLedger checks every file under
@@ -55,7 +55,7 @@ func TestMalformedAgainstLedger(t *testing.T) {
 				return false
 			}
 			// "warning: TEXT" wants a warning (the check passes), TEXT an error.
-			errs, warns, err := f.CheckLedgerAll(analysis.NewData(eps), nil)
+			errs, warns, err := f.CheckLedgerAll(table.NewData(eps), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,11 +70,11 @@ func TestMalformedAgainstLedger(t *testing.T) {
 			if has(other) {
 				t.Errorf("the problem is also an error/warning of the other kind")
 			}
-			if err := f.CheckLedger(analysis.NewData(eps), nil); has(err) == warning {
+			if err := f.CheckLedger(table.NewData(eps), nil); has(err) == warning {
 				t.Errorf("CheckLedger returns %v", err)
 			}
 			known := strings.Contains(text, "a known level")
-			if strings.Contains(text, "not in column") && has(f.WhereLevelProblems(analysis.NewData(eps))) == known {
+			if strings.Contains(text, "not in column") && has(f.WhereLevelProblems(table.NewData(eps))) == known {
 				t.Errorf("WhereLevelProblems: want the problem reported: %v (a known level absent from a pilot is not)", !known)
 			}
 		})
@@ -102,13 +102,13 @@ hypotheses:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.CheckLedger(analysis.NewData(eps), nil); err != nil {
+	if err := f.CheckLedger(table.NewData(eps), nil); err != nil {
 		t.Errorf("valid levels: %v", err)
 	}
-	if p := f.WhereLevelProblems(analysis.NewData(eps)); p != nil {
+	if p := f.WhereLevelProblems(table.NewData(eps)); p != nil {
 		t.Errorf("valid levels at evaluation: %v", p)
 	}
-	good, err := f.Run("ok.yaml", analysis.NewData(eps), in, "", "test")
+	good, err := f.Run("ok.yaml", table.NewData(eps), in, "", "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ hypotheses:
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := typo.Run("typo.yaml", analysis.NewData(eps), in, "", "test")
+	r, err := typo.Run("typo.yaml", table.NewData(eps), in, "", "test")
 	if err != nil {
 		t.Fatal(err)
 	}

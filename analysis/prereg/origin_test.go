@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -50,7 +50,7 @@ func TestLockOrigin(t *testing.T) {
 		{"simulated with a time", Origin{Created: at.Add(time.Hour), From: "x", SimulatedSeed: "7"}, "yes", false},
 	}
 	for _, tt := range tests {
-		r, err := f.RunWith(path, analysis.NewData(eps), RunOptions{In: in, Seed: "7", Version: "test", Origin: tt.origin})
+		r, err := f.RunWith(path, table.NewData(eps), RunOptions{In: in, Seed: "7", Version: "test", Origin: tt.origin})
 		if err != nil {
 			t.Fatal(err)
 		}

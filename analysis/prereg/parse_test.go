@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -119,7 +119,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		// The ledger checks walk every expression and level.
-		for _, e := range file.WhereLevelProblems(analysis.NewData(fuzzEpisodes)) {
+		for _, e := range file.WhereLevelProblems(table.NewData(fuzzEpisodes)) {
 			if e.Line < 1 {
 				t.Fatalf("level problem without a line: %v", e)
 			}

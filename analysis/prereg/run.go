@@ -3,7 +3,7 @@ package prereg
 import (
 	"fmt"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/internal/readlimit"
 )
 
@@ -41,7 +41,7 @@ func ReadFile(path string) (*File, error) {
 // seed and the state of path's lock, under the toolkit version. The
 // ledger's creation time is not looked for (the lock's order is
 // "unknown"); RunWith takes it.
-func (f *File) Run(path string, d *analysis.Data, in, seed, version string) (*Result, error) {
+func (f *File) Run(path string, d *table.Data, in, seed, version string) (*Result, error) {
 	return f.RunWith(path, d, RunOptions{In: in, Seed: seed, Version: version})
 }
 
@@ -55,7 +55,7 @@ type RunOptions struct {
 
 // RunWith is Run with the ledger's origin: whether the lock predates the
 // ledger is decided from o.Origin (CheckLockOrigin).
-func (f *File) RunWith(path string, d *analysis.Data, o RunOptions) (*Result, error) {
+func (f *File) RunWith(path string, d *table.Data, o RunOptions) (*Result, error) {
 	res, err := f.Evaluate(d)
 	if err != nil {
 		return nil, err

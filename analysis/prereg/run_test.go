@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // Run attaches the ledger's identity, the seed and the lock's state; a
@@ -37,7 +37,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := f.Run(path, analysis.NewData(eps), in, "42", "v-test")
+	r, err := f.Run(path, table.NewData(eps), in, "42", "v-test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestRun(t *testing.T) {
 	if f, err = ReadFile(path); err != nil {
 		t.Fatal(err)
 	}
-	if r, err = f.Run(path, analysis.NewData(eps), in, "42", "v-test"); err != nil {
+	if r, err = f.Run(path, table.NewData(eps), in, "42", "v-test"); err != nil {
 		t.Fatal(err)
 	}
 	if w := r.Warnings(); len(w) == 0 || w[0] != "warning: "+path+" changed after it was locked" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/formula"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
 )
@@ -55,12 +56,17 @@ func (o *inputOptions) validate() error {
 // query is the engine's query of the flags; --weight none and the empty
 // default are both unweighted here (rates resolves its own default).
 func (o *inputOptions) query(e *env) analysis.Query {
-	q := analysis.Query{Inputs: []string{o.In}, Format: o.InFormat, Where: o.Where, Strict: o.Strict, Grader: grader(),
-		Warn: func(p ledger.Problem) { fmt.Fprintf(e.stderr, "limbo-analyze: %v\n", p) }}
+	q := analysis.Query{Source: o.files(e, o.In), Where: o.Where}
 	if o.Weight != "none" {
 		q.Weight = o.Weight
 	}
 	return q
+}
+
+// files is the engine's source of the ledger at path, read as the flags say.
+func (o *inputOptions) files(e *env, path string) *table.Files {
+	return &table.Files{Paths: []string{path}, Format: o.InFormat, Strict: o.Strict, Grader: grader(),
+		Warn: func(p ledger.Problem) { fmt.Fprintf(e.stderr, "limbo-analyze: %v\n", p) }}
 }
 
 // emit returns the step after an engine call: a spec error becomes a

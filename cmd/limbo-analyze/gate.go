@@ -29,21 +29,18 @@ Example:
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Weight = "none"
 			cand, b := o.query(e), o.query(e)
-			b.Inputs = []string{base}
+			b.Source = o.files(e, base)
 			r, err := analysis.Gate(analysis.GateSpec{Candidate: cand, Baseline: b, Outcome: outcome, Margin: margin, PairBy: pairBy, Where: o.Where})
-			var fe *analysis.GateFieldError
-			if errors.As(err, &fe) {
-				return usagef("--%s: %s", map[string]string{"Margin": "margin", "Candidate": "in", "Baseline": "baseline"}[fe.Field], fe.Msg)
-			}
 			var se *analysis.SpecError
 			if errors.As(err, &se) {
-				return usageError{err}
+				// The runs are this command's flags (Margin is every command's).
+				return usageError{analysis.RenameField(err, map[string]string{"Candidate": "--in", "Baseline": "--baseline"})}
 			} else if err != nil {
 				return err
 			}
-			fmt.Fprintln(e.stdout, r)
+			fmt.Fprintln(e.stdout, gateVerdict(r))
 			if !r.Pass {
-				return errors.New("gate failed: " + r.String())
+				return errors.New("gate failed: " + gateVerdict(r))
 			}
 			return nil
 		},
@@ -56,4 +53,14 @@ Example:
 	c.Flags().Float64Var(&margin, "margin", 0, "the worsening tolerated, a difference of proportions (required), e.g. 0.02")
 	c.Flags().StringSliceVar(&pairBy, "pair-by", nil, "columns that pair the runs' episodes (default: the world's design columns)")
 	return c
+}
+
+// gateVerdict is the gate's verdict in one line.
+func gateVerdict(r *analysis.GateResult) string {
+	verdict := "pass"
+	if !r.Pass {
+		verdict = "FAIL"
+	}
+	return fmt.Sprintf("gate %s: %s candidate − baseline = %+.4f over %d pairs (90%% upper %.4f, Newcombe [%.4f, %.4f]); H0 worse by ≥ %g: p = %.4g",
+		verdict, r.Spec.Outcome, r.Diff, r.Pairs, r.Hi90, r.NewcombeLo, r.NewcombeHi, r.Spec.Margin, r.P)
 }

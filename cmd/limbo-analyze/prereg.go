@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -191,7 +191,7 @@ func runPreregHypotheses(o hypothesesOptions, e *env) error {
 // in ("" for a simulation in process, whose seed is given) and prints its
 // warnings on stderr. created is --ledger-created ("" for none); seed ""
 // is the ledger's own (runSeed).
-func evalPrereg(e *env, path string, f *prereg.File, d *analysis.Data, in, inFormat, created, seed string) (*prereg.Result, error) {
+func evalPrereg(e *env, path string, f *prereg.File, d *table.Data, in, inFormat, created, seed string) (*prereg.Result, error) {
 	if seed == "" {
 		seed = runSeed(in, d)
 	}

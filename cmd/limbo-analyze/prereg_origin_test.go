@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
 )
@@ -144,8 +144,8 @@ func TestReportPreregSimulated(t *testing.T) {
 	eps := readCLIEpisodes(t)
 	old := simulatePaper
 	t.Cleanup(func() { simulatePaper = old })
-	simulatePaper = func(seed uint64) (*analysis.Data, error) {
-		return analysis.NewData(eps), nil
+	simulatePaper = func(seed uint64) (*table.Data, error) {
+		return table.NewData(eps), nil
 	}
 	dir := t.TempDir()
 	study := filepath.Join(dir, "study.yaml")

@@ -7,13 +7,14 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/spf13/cobra"
+
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
-	"github.com/spf13/cobra"
 )
 
 // reportOptions are the flags of `report`.
@@ -114,7 +115,7 @@ var simulatePaper = paper.Simulate
 func runReport(o reportOptions, e *env) error {
 	job := report.Job{In: o.in, Seed: o.seed, Out: o.out, Simulate: simulatePaper,
 		Meta: report.Meta{Toolkit: version, Schema: ledger.SchemaVersion, Go: runtime.Version()},
-		Analyze: func(d *analysis.Data) *paper.Results {
+		Analyze: func(d *table.Data) *paper.Results {
 			return paper.Analyze(d, paper.Options{Tools: paper.NativeTools(), ICC: paper.ICC(o.icc)})
 		},
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", msg) },
@@ -127,7 +128,7 @@ func runReport(o reportOptions, e *env) error {
 		if err != nil {
 			return err
 		}
-		job.Extra = func(u *outfile.Unit, dir string, d *analysis.Data) ([]string, error) {
+		job.Extra = func(u *outfile.Unit, dir string, d *table.Data) ([]string, error) {
 			seed := ""
 			if o.in == "" {
 				seed = strconv.FormatUint(o.seed, 10) // the simulation in process
@@ -152,7 +153,7 @@ func runReport(o reportOptions, e *env) error {
 }
 
 // runSeed is the run seed of the ledger at in (paper.RunSeed).
-func runSeed(in string, d *analysis.Data) string { return paper.RunSeed(in, d) }
+func runSeed(in string, d *table.Data) string { return paper.RunSeed(in, d) }
 
 // checkOutDir rejects an output directory path that is an existing file,
 // before any work is done.

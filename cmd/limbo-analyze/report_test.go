@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
 // readTree returns every file under dir by relative path.
@@ -105,7 +105,7 @@ func TestReportSeedByteStable(t *testing.T) {
 }
 
 // paperEpisodes simulates the paper design once per test binary.
-func paperEpisodes(b *testing.B) *analysis.Data {
+func paperEpisodes(b *testing.B) *table.Data {
 	b.Helper()
 	d, err := paper.Simulate(defaultSeed)
 	if err != nil {

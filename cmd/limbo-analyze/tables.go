@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
 	"github.com/spf13/cobra"
@@ -75,7 +75,7 @@ Examples:
 // readAnalysisData reads the ledger's episodes for the analysis
 // (paper.ReadData); ledger plausibility warnings go to stderr, at most
 // a few lines of them.
-func readAnalysisData(e *env, in, inFormat string, strict bool, cols []string) (*analysis.Data, error) {
+func readAnalysisData(e *env, in, inFormat string, strict bool, cols []string) (*table.Data, error) {
 	wl := analysisWarnings(e)
 	defer wl.Flush()
 	return paper.ReadData(in, ledger.ReadOptions{Format: inFormat, Columns: cols, Grader: grader(), Strict: strict, Warn: wl.Warn})
@@ -89,7 +89,7 @@ func runTables(o tablesOptions, e *env) error {
 	if o.table != 0 {
 		ns = []int{o.table}
 	}
-	var d *analysis.Data
+	var d *table.Data
 	if !(len(ns) == 1 && ns[0] == 11) {
 		var err error
 		if d, err = readAnalysisData(e, o.in, o.inFormat, o.strict, paper.Columns(ns)); err != nil {

@@ -1,13 +1,14 @@
-package analysis
+package table
 
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"math"
 	"slices"
 	"sort"
-	"strings"
+	"unsafe"
 
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
@@ -104,9 +105,12 @@ var slots = map[string]slot{
 // column that was not read has neither (every value "").
 type strCol struct {
 	dict []string
-	ids  map[string]int32
+	idx  strIndex // finds a value's code; empty once released
 	c8   []uint8
 	c32  []int32
+	// arena holds the texts of dict, copied from a reader's buffers a
+	// chunk at a time rather than one allocation each.
+	arena []byte
 }
 
 func (c *strCol) active() bool { return c.c8 != nil || c.c32 != nil }
@@ -132,22 +136,33 @@ func (c *strCol) str(i int32) string {
 
 // intern returns s's code, adding it to the dictionary if new.
 func (c *strCol) intern(s string) int32 {
-	if k, ok := c.ids[s]; ok {
+	if c.idx.slots == nil {
+		c.idx.build(c.dict, len(c.dict)) // first, or after release
+	}
+	k, h := c.idx.lookup(c.dict, s)
+	if k >= 0 {
 		return k
 	}
-	if c.ids == nil {
-		c.ids = make(map[string]int32, len(c.dict))
-		for j, x := range c.dict { // after release
-			c.ids[x] = int32(j)
-		}
-		if k, ok := c.ids[s]; ok {
-			return k
-		}
+	return c.insert(s, h)
+}
+
+// internBytes is intern for a value given as bytes.
+func (c *strCol) internBytes(b []byte) int32 {
+	if c.idx.slots == nil {
+		c.idx.build(c.dict, len(c.dict))
 	}
+	k, h := c.idx.lookupBytes(c.dict, b)
+	if k >= 0 {
+		return k
+	}
+	return c.insert(unsafe.String(unsafe.SliceData(b), len(b)), h)
+}
+
+// insert adds s, whose hash is h, to the dictionary and returns its code.
+func (c *strCol) insert(s string, h uint64) int32 {
 	k := int32(len(c.dict))
-	s = strings.Clone(s) // s may point into a reader's buffer
-	c.dict = append(c.dict, s)
-	c.ids[s] = k
+	c.dict = append(c.dict, c.keep(s)) // s may point into a reader's buffer
+	c.idx.insert(k, h)
 	if k == 256 && c.c32 == nil {
 		c.c32 = make([]int32, len(c.c8), max(cap(c.c8), 1))
 		for j, x := range c.c8 {
@@ -158,12 +173,91 @@ func (c *strCol) intern(s string) int32 {
 	return k
 }
 
-// internBytes is intern for a value given as bytes (no copy when known).
-func (c *strCol) internBytes(b []byte) int32 {
-	if k, ok := c.ids[string(b)]; ok {
-		return k
+// keep returns a copy of s in c's arena.
+func (c *strCol) keep(s string) string {
+	if len(s) == 0 {
+		return ""
 	}
-	return c.intern(string(b))
+	if len(s) > cap(c.arena)-len(c.arena) {
+		c.arena = make([]byte, 0, max(len(s), 64<<10))
+	}
+	c.arena = append(c.arena, s...)
+	return unsafe.String(unsafe.SliceData(c.arena[len(c.arena)-len(s):]), len(s))
+}
+
+// strIndex maps the texts of a dictionary to their codes: open addressing
+// on a 64-bit hash, every hit confirmed on the text. It holds no pointer,
+// so that the garbage collector does not scan millions of entries, and
+// grows by copying two flat arrays (pair_key has a value per world).
+type strIndex struct {
+	seed  maphash.Seed
+	slots []uint32 // code + 1, 0 for an empty slot; a power of two long
+	hash  []uint64 // by code
+}
+
+// build indexes the n first texts of dict, with room for n.
+func (x *strIndex) build(dict []string, n int) {
+	x.seed = maphash.MakeSeed()
+	size := 1024
+	for size < 2*n {
+		size *= 2
+	}
+	x.slots = make([]uint32, size)
+	x.hash = make([]uint64, 0, n)
+	for k, s := range dict {
+		x.insert(int32(k), maphash.String(x.seed, s))
+	}
+}
+
+// lookup returns the code of s in dict (−1 when absent) and s's hash.
+func (x *strIndex) lookup(dict []string, s string) (int32, uint64) {
+	h := maphash.String(x.seed, s)
+	mask := uint64(len(x.slots) - 1)
+	for j := h & mask; ; j = (j + 1) & mask {
+		k := x.slots[j]
+		if k == 0 {
+			return -1, h
+		}
+		if x.hash[k-1] == h && dict[k-1] == s {
+			return int32(k - 1), h
+		}
+	}
+}
+
+// lookupBytes is lookup for a text given as bytes.
+func (x *strIndex) lookupBytes(dict []string, b []byte) (int32, uint64) {
+	h := maphash.Bytes(x.seed, b)
+	mask := uint64(len(x.slots) - 1)
+	for j := h & mask; ; j = (j + 1) & mask {
+		k := x.slots[j]
+		if k == 0 {
+			return -1, h
+		}
+		if x.hash[k-1] == h && dict[k-1] == string(b) {
+			return int32(k - 1), h
+		}
+	}
+}
+
+// insert records code k, the next one, with hash h.
+func (x *strIndex) insert(k int32, h uint64) {
+	if 2*(len(x.hash)+1) > len(x.slots) {
+		x.slots = make([]uint32, 2*len(x.slots))
+		for c, hc := range x.hash {
+			x.place(int32(c), hc)
+		}
+	}
+	x.hash = append(x.hash, h)
+	x.place(k, h)
+}
+
+func (x *strIndex) place(k int32, h uint64) {
+	mask := uint64(len(x.slots) - 1)
+	j := h & mask
+	for x.slots[j] != 0 {
+		j = (j + 1) & mask
+	}
+	x.slots[j] = uint32(k) + 1
 }
 
 func (c *strCol) add(k int32) {
@@ -357,7 +451,7 @@ type boolCol struct {
 // they were read or appended. The zero Data is empty and holds every
 // schema column; Append adds episodes one at a time (NewData all at
 // once), Read fills it from a ledger, a Parquet one by columns. Queries
-// read it by the column scan (Query.Data), a caller's own code through
+// read it by its columns (Held), a caller's own code through
 // column views (Strings, Bools, Ints, Floats); Episode materialises one
 // row for a caller that needs a whole episode.
 type Data struct {
@@ -732,20 +826,16 @@ func (d *Data) addStrings(c *strCol, v *ledger.Vec, rows int, fileRows int64, lo
 	return local
 }
 
-// reserve rebuilds c's lookup map with room for n distinct values.
+// reserve rebuilds c's index with room for n distinct values.
 func (c *strCol) reserve(n int) {
-	ids := make(map[string]int32, n)
-	for j, x := range c.dict {
-		ids[x] = int32(j)
-	}
-	c.ids = ids
+	c.idx.build(c.dict, n)
 	c.dict = slices.Grow(c.dict, n-len(c.dict))
 }
 
 // release drops the dictionaries' lookup maps once d is complete.
 func (d *Data) release() {
 	for i := range d.strs {
-		d.strs[i].ids = nil
+		d.strs[i].idx = strIndex{}
 	}
 	for i := range d.floats {
 		d.floats[i].ids = nil
@@ -754,7 +844,7 @@ func (d *Data) release() {
 		d.ints[i].ids = nil
 	}
 	for _, x := range d.extras {
-		x.ids = nil
+		x.idx = strIndex{}
 	}
 }
 
@@ -779,36 +869,32 @@ func (d *Data) Keep(w *formula.Where) (keep []uint64, bad int, err error) {
 	for j := range cols {
 		ev.pos[j] = j
 	}
-	at := 0
 	var kept []int32
-	q := &Query{Data: d}
-	err = q.dataBatches(cols, func(b *ledger.Batch) error {
+	bad = -1
+	err = (&dataSource{d: d}).Scan(cols, nil, func(b *Batch) error {
+		if b.Vec == nil {
+			// Row by row, for the expression's own error on the row that has it.
+			ok, err := w.Keep(b.Row(0))
+			if err != nil {
+				bad = int(b.First)
+				return err
+			}
+			set.set(int(b.First), ok)
+			return nil
+		}
 		var err error
-		if kept, err = ev.rows(b, kept[:0]); err != nil {
+		var r int
+		if kept, r, err = ev.rows(b.Vec, kept[:0]); err != nil {
+			bad = int(b.First) + r
 			return err
 		}
 		for _, r := range kept {
-			set.set(at+int(r), true)
+			set.set(int(b.First)+int(r), true)
 		}
-		at += b.Rows
 		return nil
 	})
-	if err == nil {
-		return set, -1, nil
-	}
-	if err != errRowPath {
-		return nil, -1, err
-	}
-	// Row by row, for the expression's own error on the row that has it.
-	clear(set)
-	r := &rowPtr{row{d: d}}
-	for i := range d.n {
-		r.i = int32(i)
-		ok, err := w.Keep(r)
-		if err != nil {
-			return nil, i, err
-		}
-		set.set(i, ok)
+	if err != nil {
+		return nil, bad, err
 	}
 	return set, -1, nil
 }

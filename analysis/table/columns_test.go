@@ -1,4 +1,4 @@
-package analysis
+package table
 
 import (
 	"fmt"
@@ -7,14 +7,26 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
+
+// sample is the analysis package's committed sample ledger, read with
+// encoding/json (the tests do not depend on the ledger readers).
+func sample(t testing.TB) []*ledger.Episode {
+	t.Helper()
+	eps, err := testfile.ReadJSONLinesGz[ledger.Episode](filepath.Join("..", "..", "testdata", "analysis", "sample.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eps
+}
 
 // wideEpisodes are episodes whose columns outgrow every narrow code: more
 // than 256 distinct strings, floats and integers, integers beyond int32,
 // a cost on some episodes only and extra columns on some.
-func wideEpisodes(n int) []*ledger.Episode {
-	eps := genSample(7)[:n]
+func wideEpisodes(t testing.TB, n int) []*ledger.Episode {
+	eps := sample(t)[:n]
 	for i, e := range eps {
 		c := *e
 		c.PairKey = fmt.Sprintf("pk-%d", i)
@@ -44,7 +56,7 @@ func wideEpisodes(n int) []*ledger.Episode {
 func TestDataRoundTrip(t *testing.T) {
 	for _, n := range []int{0, 1, 300, 1000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			eps := wideEpisodes(n)
+			eps := wideEpisodes(t, n)
 			d := NewData(eps)
 			if d.Len() != n {
 				t.Fatalf("Len = %d, want %d", d.Len(), n)
@@ -77,7 +89,7 @@ func TestDataRoundTrip(t *testing.T) {
 // Reading a Parquet ledger by columns (nulls in cost_usd included) gives
 // the Data the row reader gives.
 func TestReadParquetColumns(t *testing.T) {
-	eps := wideEpisodes(1000)
+	eps := wideEpisodes(t, 1000)
 	for _, e := range eps {
 		e.Extra = nil // extra columns are a CSV's
 	}
@@ -103,7 +115,7 @@ func TestReadParquetColumns(t *testing.T) {
 // A Parquet ledger without an optional column (cost_usd) reads it as
 // missing on every episode: Columns nil holds only what the file has.
 func TestFillWithoutColumn(t *testing.T) {
-	eps := wideEpisodes(300)
+	eps := wideEpisodes(t, 300)
 	path := filepath.Join(t.TempDir(), "w.parquet")
 	writeParquet(t, path, eps)
 	var cols []string
@@ -128,29 +140,6 @@ func TestFillWithoutColumn(t *testing.T) {
 	}
 }
 
-// Episode ids that a Parquet ledger's Data does not hold are read again
-// when a query names them: --where on episode_id selects as on the file.
-func TestParquetIDsOnDemand(t *testing.T) {
-	eps := wideEpisodes(500)
-	path := filepath.Join(t.TempDir(), "w.parquet")
-	writeParquet(t, path, eps)
-	d, err := Read(path, ledger.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	where := fmt.Sprintf("episode_id == %q || episode_id == %q", eps[3].EpisodeID, eps[400].EpisodeID)
-	for name, q := range map[string]Query{"file": {Inputs: []string{path}}, "columns": {Data: d}} {
-		q.Where = where
-		r, err := Rates(q, RatesSpec{Outcome: "eos"})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if r.Rows[0].N != 2 {
-			t.Errorf("%s: %d episodes kept, want 2", name, r.Rows[0].N)
-		}
-	}
-}
-
 // writeParquet writes eps to a Parquet ledger at path, without their extra
 // columns (a CSV's); eps are not changed.
 func writeParquet(t testing.TB, path string, eps []*ledger.Episode) {
@@ -168,5 +157,36 @@ func writeParquet(t testing.TB, path string, eps []*ledger.Episode) {
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A string column numbers its values in order of first appearance, by
+// text or by bytes, before and after its index is released (rebuilt from
+// the dictionary) and through the index's growth.
+func TestStrColIntern(t *testing.T) {
+	for _, n := range []int{1, 300, 5000} {
+		var c strCol
+		c.grow(0)
+		for pass := range 3 {
+			for i := range n {
+				s := fmt.Sprintf("v%d", i*7919%n)
+				var k int32
+				if i%2 == 0 {
+					k = c.intern(s)
+				} else {
+					k = c.internBytes([]byte(s))
+				}
+				if c.dict[k] != s {
+					t.Fatalf("n %d pass %d: %q has code %d, which is %q", n, pass, s, k, c.dict[k])
+				}
+				if pass == 0 && int(k) != i {
+					t.Fatalf("n %d: %q got code %d, want %d (first appearance)", n, s, k, i)
+				}
+			}
+			if len(c.dict) != n {
+				t.Fatalf("n %d pass %d: %d values, want %d", n, pass, len(c.dict), n)
+			}
+			c.idx = strIndex{} // as release does
+		}
 	}
 }

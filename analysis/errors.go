@@ -1,0 +1,70 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
+)
+
+// SpecError is a mistake in a query or a spec (an unknown option, a
+// malformed Where, a column listed twice), as opposed to a failure that
+// depends on the data. A command reports it as a usage error.
+type SpecError struct {
+	Err error
+	// Field names the spec field at fault ("Order"), when the error is
+	// about one; a command maps it to its own option with RenameField.
+	Field string
+}
+
+func (e *SpecError) Error() string {
+	var ft *fieldtext.Error
+	if e.Field != "" && !errors.As(e.Err, &ft) {
+		return e.Field + ": " + e.Err.Error()
+	}
+	return e.Err.Error()
+}
+func (e *SpecError) Unwrap() error { return e.Err }
+
+func specf(format string, args ...any) error {
+	return &SpecError{Err: fmt.Errorf(format, args...)}
+}
+
+// RenameField returns err with the spec fields its message names (the
+// Field of a SpecError, and the other fields an error of the engine
+// names) called by their names in names: a command's options, or the keys
+// of a preregistration. A field not in names keeps its Go name. The
+// result's text is err's so renamed, and it unwraps to err (errors.As
+// still finds a *SpecError); an error that names no field is returned
+// unchanged.
+func RenameField(err error, names map[string]string) error {
+	return fieldtext.Rename(err, names)
+}
+
+// fieldErr is a SpecError about field whose message names spec fields
+// by {Name} placeholders (see RenameField).
+func fieldErr(field, format string, args ...any) error {
+	return &SpecError{Err: fieldtext.New(field, format, args...), Field: field}
+}
+
+// fieldf is a SpecError about the spec field named field.
+func fieldf(field, format string, args ...any) error {
+	return fieldErr(field, "{"+field+"}: "+format, args...)
+}
+
+// warnings collects the messages a result carries.
+type warnings struct{ list []string }
+
+func (w *warnings) addf(format string, args ...any) {
+	w.list = append(w.list, fmt.Sprintf(format, args...))
+}
+
+func (w *warnings) add(msgs ...string) { w.list = append(w.list, msgs...) }
+
+// items returns the warnings, never nil (JSON [] rather than null).
+func (w *warnings) items() []string {
+	if w.list == nil {
+		return []string{}
+	}
+	return w.list
+}
