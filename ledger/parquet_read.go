@@ -39,6 +39,10 @@ func openPQ(path string) (_ *pqFile, err error) {
 	if err != nil {
 		return nil, Problem{File: path, Msg: "not a readable Parquet file: " + err.Error()}
 	}
+	if err := checkArrowSchema(pf.MetaData().KeyValueMetadata()); err != nil {
+		pf.Close()
+		return nil, Problem{File: path, Msg: "not a readable Parquet file: its stored Arrow schema (" + arrowSchemaKey + " metadata) is damaged: " + err.Error()}
+	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: rowGroupRows}, memory.DefaultAllocator)
 	if err == nil {
 		var s *arrow.Schema
