@@ -140,7 +140,7 @@ type RunOptions struct {
 	Episodes string    // graded episode table (.parquet, .csv, .jsonl); "" for none
 	Jobs     int       // parallel workers (≥ 1)
 	Shard    string    // "I/N"; "" for the whole run
-	Toolkit  string    // toolkit version recorded in the sidecar
+	Toolkit  string    // toolkit version recorded in the sidecar and the Parquet episode table
 	Progress func(n int)
 }
 
@@ -168,7 +168,7 @@ func Run(sim *Simulator, o RunOptions) error {
 	bw := bufio.NewWriterSize(out, 1<<16)
 	var epw ledger.EpisodeWriter
 	if o.Episodes != "" {
-		if epw, err = ledger.CreateEpisodesIn(u, o.Episodes, "", nil); err != nil {
+		if epw, err = ledger.CreateEpisodesWith(o.Episodes, "", nil, ledger.WriteOptions{Unit: u, ToolkitVersion: o.Toolkit}); err != nil {
 			return err
 		}
 		defer epw.Abort()

@@ -59,6 +59,9 @@ const DefaultMaxPartitions = 1000
 type PartitionedWriter struct {
 	// MaxOpen bounds the open files; set it before the first Write.
 	MaxOpen int
+	// ToolkitVersion is recorded in the Parquet files' key-value metadata
+	// (WriteOptions); set it before the first Write.
+	ToolkitVersion string
 	// MaxPartitions bounds the number of partitions; set it before the
 	// first Write.
 	MaxPartitions int
@@ -408,7 +411,7 @@ func (w *PartitionedWriter) openPart(rel string) (*openPart, error) {
 	}
 	k := w.next[rel]
 	w.next[rel] = k + 1
-	ew, err := createEpisodes(nil, filepath.Join(d, "part-"+strconv.Itoa(k)+"."+w.format), w.format, w.extra, true)
+	ew, err := createEpisodes(filepath.Join(d, "part-"+strconv.Itoa(k)+"."+w.format), w.format, w.extra, WriteOptions{ToolkitVersion: w.ToolkitVersion}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -444,10 +447,10 @@ func (w *PartitionedWriter) openNested(p *openPart) error {
 		paths[j] = filepath.Join(d, name)
 	}
 	var err error
-	if p.calls, err = createCalls(nil, paths[0], true); err != nil {
+	if p.calls, err = createCalls(paths[0], WriteOptions{ToolkitVersion: w.ToolkitVersion}, true); err != nil {
 		return err
 	}
-	p.effects, err = createEffects(nil, paths[1], true)
+	p.effects, err = createEffects(paths[1], WriteOptions{ToolkitVersion: w.ToolkitVersion}, true)
 	return err
 }
 

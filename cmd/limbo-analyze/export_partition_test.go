@@ -120,6 +120,17 @@ func TestExportPartitionedRaw(t *testing.T) {
 		}
 	}
 	cflat, eflat := ledger.SiblingPaths(flat)
+	// Every table written, flat or partitioned, records this binary's
+	// version.
+	files := append([]string{flat, cflat, eflat}, mustGlob(t, filepath.Join(out+"*", "*", "*", "*.parquet"))...)
+	if len(files) < 6 {
+		t.Fatalf("%d Parquet files", len(files))
+	}
+	for _, f := range files {
+		if v, _, err := ledger.ParquetKeyValue(f, ledger.MetaToolkitVersion); err != nil || v != version {
+			t.Errorf("%s: %s = %q (%v), want %q", f, ledger.MetaToolkitVersion, v, err, version)
+		}
+	}
 	for _, c := range []struct{ flat, ds string }{{cflat, out + ".calls"}, {eflat, out + ".effects"}} {
 		want := parquetRows(t, []string{c.flat})
 		got := parquetRows(t, mustGlob(t, filepath.Join(c.ds, "*", "*", "*.parquet")))
