@@ -335,7 +335,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			pr.Extra = append(pr.Extra, d.extra(e)...)
 			break
 		}
-		r, err := analysis.TOST(q, analysis.TOSTSpec{Outcome: p.Outcome, Arm: e.Arm, A: e.A, B: e.B, Margin: margin / 100, Method: e.Method, PairedBy: e.PairBy})
+		r, err := analysis.TOST(q, analysis.TOSTSpec{Outcome: p.Outcome, Arm: e.Arm, A: e.A, B: e.B, Margin: margin / 100, Method: analysis.TOSTMethod(e.Method), PairedBy: e.PairBy})
 		if err != nil {
 			return fail(err)
 		}
@@ -345,7 +345,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			st.N = int64(r.Pairs)
 		}
 	case KindMcNemar:
-		r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: p.Outcome, Arm: e.Arm, Base: e.A, Levels: []string{e.B}, PairBy: e.PairBy, Test: e.Test, Adjust: "none"})
+		r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: p.Outcome, Arm: e.Arm, Base: e.A, Levels: []string{e.B}, PairBy: e.PairBy, Test: analysis.PairedTest(e.Test), Adjust: "none"})
 		if err != nil {
 			return fail(err)
 		}
@@ -394,7 +394,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		pr.rawP = c.P
 		oneSided(p.Rule, pr)
 	case KindShapley:
-		r, err := analysis.Shapley(q, analysis.ShapleySpec{Formula: e.Formula, R2: e.R2, Refs: e.Refs})
+		r, err := analysis.Shapley(q, analysis.ShapleySpec{Formula: e.Formula, R2: analysis.PseudoR2(e.R2), Refs: e.Refs})
 		if err != nil {
 			return fail(err)
 		}

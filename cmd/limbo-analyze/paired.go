@@ -60,7 +60,7 @@ Examples:
 			}
 			q := o.query(e)
 			r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: o.Outcome, Arm: o.Arm, Base: o.Base,
-				PairBy: o.PairBy, Levels: o.Levels, Test: o.Test, Adjust: o.Adjust})
+				PairBy: o.PairBy, Levels: o.Levels, Test: analysis.PairedTest(o.Test), Adjust: analysis.Adjustment(o.Adjust)})
 			return emit(e, o.Format, report.Paired)(r, analysis.RenameField(err, pairedFlags))
 		},
 	}

@@ -1,0 +1,54 @@
+package analysis
+
+import (
+	"encoding"
+	"strings"
+	"testing"
+)
+
+// Every enumeration of a spec round-trips through its text form, and an
+// unknown name is an error that lists the accepted ones.
+func TestSpecEnums(t *testing.T) {
+	type textual interface {
+		encoding.TextUnmarshaler
+		Valid() bool
+	}
+	for _, tc := range []struct {
+		name   string
+		values []string
+		target func() textual
+		want   string // in the error for an unknown name
+	}{
+		{"PairedTest", names(PairedTests()), func() textual { return new(PairedTest) }, "want exact, midp, chi2 or chi2cc (a binary outcome), t or wilcoxon (a numeric one)"},
+		{"Adjustment", names(Adjustments()), func() textual { return new(Adjustment) }, "want holm, bonferroni, bh or none"},
+		{"PseudoR2", names(PseudoR2s()), func() textual { return new(PseudoR2) }, "want mcfadden, nagelkerke, tjur or coxsnell"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, v := range tc.values {
+				x := tc.target()
+				if err := x.UnmarshalText([]byte(v)); err != nil || !x.Valid() {
+					t.Errorf("%q: %v (valid %v)", v, err, x.Valid())
+				}
+				if got, err := x.(encoding.TextMarshaler).MarshalText(); err != nil || string(got) != v {
+					t.Errorf("%q marshals as %q (%v)", v, got, err)
+				}
+			}
+			x := tc.target()
+			err := x.UnmarshalText([]byte("bogus"))
+			if err == nil || !strings.Contains(err.Error(), `"bogus"`) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("unknown name: error %v, want one naming it and saying %q", err, tc.want)
+			}
+			if x.Valid() {
+				t.Error("a failed UnmarshalText left a valid value")
+			}
+		})
+	}
+}
+
+func names[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
