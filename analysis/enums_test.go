@@ -2,8 +2,12 @@ package analysis
 
 import (
 	"encoding"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // Every enumeration of a spec round-trips through its text form, and an
@@ -51,4 +55,26 @@ func names[T ~string](vs []T) []string {
 		out[i] = string(v)
 	}
 	return out
+}
+
+// A GEE fit that fails on its data reaches the caller as a
+// *stats.GEEError, which a caller classifies with errors.As (a
+// preregistration falls back to another working correlation).
+func TestModelGEEFailureTyped(t *testing.T) {
+	q := Query{Inputs: []string{cliLedger}, Where: `task == "` + firstTask(t) + `"`}
+	_, err := Model(q, ModelSpec{Family: FamilyGEE, Formula: "eos ~ contract", Group: "task"})
+	var ge *stats.GEEError
+	if !errors.As(err, &ge) || ge.Reason != "fewer than two clusters" {
+		t.Fatalf("one cluster: error %v, want a *stats.GEEError", err)
+	}
+}
+
+// firstTask is a task of the CLI ledger.
+func firstTask(t *testing.T) string {
+	t.Helper()
+	d, err := Read(cliLedger, ledger.ReadOptions{})
+	if err != nil || d.Len() == 0 {
+		t.Fatal(err)
+	}
+	return d.Episodes()[0].Task
 }

@@ -154,7 +154,7 @@ func fitGEE(d *geeData, nRows int, opt GEEOptions) (*GEEResult, error) {
 	p := d.p
 	res := &GEEResult{NClusters: len(d.clusters), N: nRows, Alpha: math.NaN(), Scale: 1}
 	if res.NClusters < 2 {
-		return nil, errors.New("GEE needs at least two clusters")
+		return nil, geeFailf("fewer than two clusters")
 	}
 	exch := opt.Corr == "exchangeable"
 
@@ -193,11 +193,11 @@ func fitGEE(d *geeData, nRows int, opt GEEOptions) (*GEEResult, error) {
 		}
 		var ch mat.Cholesky
 		if !ch.Factorize(b) {
-			return nil, errors.New("GEE: singular matrix in the update")
+			return nil, geeFailf("singular matrix in the update")
 		}
 		var step mat.VecDense
 		if err := ch.SolveVecTo(&step, u); err != nil {
-			return nil, errors.New("GEE: singular matrix in the update")
+			return nil, geeFailf("singular matrix in the update")
 		}
 		for j := range beta {
 			beta[j] += step.AtVec(j)
@@ -212,7 +212,7 @@ func fitGEE(d *geeData, nRows int, opt GEEOptions) (*GEEResult, error) {
 			fresh = true
 			alpha = st.alpha(opt.Convention, p, opt.ScaleFix)
 			if math.IsNaN(alpha) {
-				return nil, errors.New("GEE: exchangeable correlation undefined (no within-cluster pairs)")
+				return nil, geeFailf("exchangeable correlation undefined (no within-cluster pairs)")
 			}
 		}
 		updates++
@@ -233,7 +233,7 @@ func fitGEE(d *geeData, nRows int, opt GEEOptions) (*GEEResult, error) {
 	}
 	binv, bch, ok := symInverse(b)
 	if !ok {
-		return nil, errors.New("GEE: singular matrix B at the estimate")
+		return nil, geeFailf("singular matrix B at the estimate")
 	}
 	if opt.Convention == "geepack" && !opt.ScaleFix {
 		res.Scale = st.sumQ / st.nTotal

@@ -365,11 +365,11 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		spec := analysis.ModelSpec{Family: analysis.ModelFamily(e.Model), Formula: e.Formula, Group: e.Group, Corr: stats.Corr(e.Corr), Refs: e.Refs}
 		label := modelLabel[e.Model]
 		r, err := analysis.Model(q, spec)
-		if err != nil && e.Fallback != "" {
+		if ge := (*stats.GEEError)(nil); errors.As(err, &ge) && e.Fallback != "" {
 			// An undefined working correlation (e.g. an outcome constant
 			// within every cluster) leaves the fallback, whose robust SEs
 			// are still valid.
-			pr.Warnings = append(pr.Warnings, fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, strings.TrimPrefix(err.Error(), "GEE: "), e.Fallback))
+			pr.Warnings = append(pr.Warnings, fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, ge.Reason, e.Fallback))
 			spec.Corr = stats.Corr(e.Fallback)
 			r, err = analysis.Model(q, spec)
 		}
