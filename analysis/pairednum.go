@@ -117,14 +117,14 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 		return nil, err
 	}
 	arm, ids, y := fr.Col(spec.Arm), fr.Col("episode_id"), fr.Col(spec.Outcome)
-	base, err := armLevel(arm, "--base", spec.Base)
+	base, err := armLevel(arm, "Base", spec.Base)
 	if err != nil {
 		return nil, err
 	}
 	var others []int32
 	if len(spec.Levels) > 0 {
 		for _, l := range spec.Levels {
-			c, err := armLevel(arm, "--levels", l)
+			c, err := armLevel(arm, "Levels", l)
 			if err != nil {
 				return nil, err
 			}

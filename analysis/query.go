@@ -235,7 +235,8 @@ func (q *Query) scan(columns []string, outcome, weight string, add func(r frame.
 		ok, err := where.Keep(ep)
 		if err != nil {
 			// Placed by the reader (or each) at the row's file and line.
-			return ledger.Problem{Msg: "--where: " + err.Error()}
+			fe := fieldtext.New("Where", "{Where}: %w", err)
+			return ledger.Problem{Msg: fe.Error(), Err: fe}
 		}
 		if !ok {
 			return nil

@@ -1,6 +1,7 @@
 package design
 
 import (
+	"errors"
 	"io"
 	"runtime"
 
@@ -42,11 +43,21 @@ func (c *SimulateConfig) Check() error {
 	if c.Episodes != "" && !ledger.IsLedgerName(c.Episodes) {
 		return fieldtext.New("Episodes", "{Episodes} %s: want a .parquet, .csv or .jsonl name", c.Episodes)
 	}
-	outs := map[string]string{"--out": c.Out, "--episodes": c.Episodes}
+	outs := map[string]string{"Out": c.Out, "Episodes": c.Episodes}
 	if c.Out != "-" {
 		outs["the sidecar"] = MetaPath(c.Out)
 	}
-	if err := outfile.CheckDistinct(outs); err != nil {
+	var same *outfile.SameFileError
+	if err := outfile.CheckDistinct(outs); errors.As(err, &same) {
+		// Out and Episodes are fields, which a command names its own way.
+		name := func(k string) string {
+			if k == "the sidecar" {
+				return k
+			}
+			return "{" + k + "}"
+		}
+		return fieldtext.New(same.A, name(same.A)+" and "+name(same.B)+" name the same file %s; one would replace the other", same.Path)
+	} else if err != nil {
 		return err
 	}
 	ins := []string{c.Profiles}

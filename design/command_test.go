@@ -30,7 +30,7 @@ func TestSimulateConfigCheck(t *testing.T) {
 		{"bad shard", func(c *SimulateConfig) { c.Shard = "0/4" }, "Shard: "},
 		{"csv out", func(c *SimulateConfig) { c.Out = "run.csv" }, "Out run.csv: the raw ledger is JSONL; name it .jsonl (or - for stdout)"},
 		{"bad episodes name", func(c *SimulateConfig) { c.Episodes = "run.txt" }, "Episodes run.txt: want a .parquet, .csv or .jsonl name"},
-		{"episodes over out", func(c *SimulateConfig) { c.Episodes = c.Out }, "--episodes and --out"},
+		{"episodes over out", func(c *SimulateConfig) { c.Episodes = c.Out }, "Episodes and Out name the same file"},
 		{"out over profiles", func(c *SimulateConfig) { c.Profiles, c.Episodes = profiles, profiles }, "output " + profiles},
 	}
 	for _, tc := range tests {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
@@ -342,8 +343,8 @@ func (w *PartitionedWriter) part(e *Episode) (*openPart, error) {
 		if _, seen := w.next[rel]; !seen && len(w.next) >= max(w.MaxPartitions, 1) {
 			// Placed, as a bad value is, at the input row that would open
 			// one partition too many.
-			return nil, Problem{Field: strings.Join(w.by, ","),
-				Msg: "more than " + strconv.Itoa(max(w.MaxPartitions, 1)) + " partitions in " + w.dir + "; a partition per few rows makes a slow dataset of tiny files: partition by columns with fewer values, or raise the limit (export --max-partitions)"}
+			fe := fieldtext.New("MaxPartitions", "more than %d partitions in %s; a partition per few rows makes a slow dataset of tiny files: partition by columns with fewer values, or raise the limit ({MaxPartitions})", max(w.MaxPartitions, 1), w.dir)
+			return nil, Problem{Field: strings.Join(w.by, ","), Msg: fe.Error(), Err: fe}
 		}
 		if p, err = w.openPart(rel); err != nil {
 			return nil, err

@@ -28,7 +28,14 @@ type Problem struct {
 	Field   string // column or JSON field, dotted for nested values (calls[2].outcome)
 	Msg     string
 	Warning bool
+	// Err, if set, is the error Msg renders, kept so that callers find
+	// it with errors.As (a field error a command rewrites in its own
+	// terms, see package internal/fieldtext).
+	Err error
 }
+
+// Unwrap returns p.Err.
+func (p Problem) Unwrap() error { return p.Err }
 
 // Error renders the problem as "file:line: field: msg" (for a Parquet
 // row, "file: row N: field: msg"), leaving out the parts that are empty or

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -121,7 +122,12 @@ func TestServeConfigServePrintTask(t *testing.T) {
 	}
 	c.One = Episode{Template: "T03", FocalIndex: 99, FaultMode: ledger.FaultNone, Contract: ledger.ContractNative, Condition: DefaultCondition}
 	var ee *EpisodeError
-	if err := c.Serve(context.Background(), strings.NewReader(""), &out, &log, "test", "v", nil); !errors.As(err, &ee) {
+	err = c.Serve(context.Background(), strings.NewReader(""), &out, &log, "test", "v", nil)
+	if !errors.As(err, &ee) {
 		t.Errorf("a single episode with focal index 99: err = %v, want an *EpisodeError", err)
+	}
+	// It names the Template field, which a command renames to its flag.
+	if got := fieldtext.Rename(err, map[string]string{"Template": "--template"}).Error(); !strings.HasPrefix(got, "--template episode: ") || !strings.HasPrefix(err.Error(), "Template episode: ") {
+		t.Errorf("error %q, renamed %q: want Template episode: …, renamed --template episode: …", err, got)
 	}
 }

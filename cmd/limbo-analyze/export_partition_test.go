@@ -80,6 +80,7 @@ func TestExportPartitionedRefuses(t *testing.T) {
 		// The sample's platform is empty for non-social writes.
 		{[]string{"--partition-by", "platform"}, exitFailure, "platform: empty value"},
 		{[]string{"--partition-by", "episode_id", "--max-partitions", "10"}, exitFailure, "sample.csv:12: episode_id: more than 10 partitions"},
+		{[]string{"--partition-by", "episode_id", "--max-partitions", "10"}, exitFailure, "or raise the limit (--max-partitions)"},
 		{[]string{"--partition-by", "model", "--max-partitions", "0"}, exitUsage, "--max-partitions must be at least 1"},
 	} {
 		dir := t.TempDir()

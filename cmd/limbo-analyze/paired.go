@@ -21,7 +21,7 @@ type pairedOptions struct {
 // pairedFlags maps PairedSpec fields (and the query's Weight) to the
 // paired command's flags.
 var pairedFlags = map[string]string{"Outcome": "--outcome", "Arm": "--arm", "Base": "--base", "PairBy": "--pair-by",
-	"Levels": "--levels", "Test": "--test", "Adjust": "--adjust", "Weight": "--weight"}
+	"Levels": "--levels", "Test": "--test", "Adjust": "--adjust", "Weight": "--weight", "Where": "--where"}
 
 func newPairedCmd(e *env) *cobra.Command {
 	o := &pairedOptions{}
