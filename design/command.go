@@ -6,8 +6,8 @@ import (
 	"runtime"
 
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // SimulateConfig is a simulate run as a command line describes it; its

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // FileCheck is the outcome of CheckFile on one ledger file.

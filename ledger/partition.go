@@ -12,7 +12,7 @@ import (
 	"syscall"
 
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // HiveDefaultPartition names the partition of an empty or null value, as

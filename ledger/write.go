@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // EpisodeWriter writes graded episodes to a ledger file. Nothing is

@@ -13,7 +13,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/internal/jsonnum"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // WriteFiles writes power.txt, power.csv and power.json into dir as part

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/internal/readlimit"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // skeleton is what `prereg init` writes without --paper: one hypothesis to

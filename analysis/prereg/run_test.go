@@ -14,7 +14,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // Run attaches the ledger's identity, the seed and the lock's state; a
