@@ -553,7 +553,7 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 		}
 	}
 	if opt.Strict && opt.Columns == nil && len(extras) > 0 {
-		return Problem{File: path, Field: extras[0], Msg: "extra column (not in the ledger schema; rejected under --strict)"}
+		return Problem{File: path, Field: extras[0]}.strict(extraRejected, "column")
 	}
 	if p.pf.NumRows() == 0 {
 		return Problem{File: path, Msg: "empty ledger: no episodes"}

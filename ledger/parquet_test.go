@@ -16,6 +16,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 )
 
 // writeForeign writes a Parquet file with the given columns, as another
@@ -180,6 +182,11 @@ func TestParquetColumnsWithExtras(t *testing.T) {
 	err = ReadEpisodes(path, ReadOptions{Strict: true}, func(*Episode) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "site: extra column") {
 		t.Errorf("strict: got %v", err)
+	}
+	// The error names the option as a field, which a command renames.
+	if want := path + ": site: extra column (not in the ledger schema; rejected under --strict)"; err == nil ||
+		!strings.HasSuffix(err.Error(), "rejected under Strict)") || fieldtext.Rename(err, map[string]string{"Strict": "--strict"}).Error() != want {
+		t.Errorf("strict: got %v, renamed want %s", err, want)
 	}
 }
 

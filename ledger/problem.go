@@ -3,6 +3,8 @@ package ledger
 import (
 	"strconv"
 	"strings"
+
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 )
 
 // Problem is one finding about a ledger: an error (the row is unusable) or a
@@ -36,6 +38,18 @@ type Problem struct {
 
 // Unwrap returns p.Err.
 func (p Problem) Unwrap() error { return p.Err }
+
+// strict returns p with the message format makes of args, a field error
+// that names ReadOptions.Strict as {Strict}: a command renames it to its
+// own option.
+func (p Problem) strict(format string, args ...any) Problem {
+	fe := fieldtext.New("Strict", format, args...)
+	p.Msg, p.Err = fe.Error(), fe
+	return p
+}
+
+// extraRejected is the message for an extra column under Strict.
+const extraRejected = "extra %s (not in the ledger schema; rejected under {Strict})"
 
 // Error renders the problem as "file:line: field: msg" (for a Parquet
 // row, "file: row N: field: msg"), leaving out the parts that are empty or
