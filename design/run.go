@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -138,7 +139,7 @@ type RunOptions struct {
 	Out      string    // raw JSONL ledger; "-" writes to Stdout and no sidecar
 	Stdout   io.Writer // where Out "-" goes
 	Episodes string    // graded episode table (.parquet, .csv, .jsonl); "" for none
-	Jobs     int       // parallel workers (≥ 1)
+	Jobs     int       // parallel workers; 0 for GOMAXPROCS
 	Shard    string    // "I/N"; "" for the whole run
 	Toolkit  string    // toolkit version recorded in the sidecar and the Parquet episode table
 	Progress func(n int)
@@ -173,7 +174,11 @@ func Run(sim *Simulator, o RunOptions) error {
 		}
 		defer epw.Abort()
 	}
-	if err := Generate(sim, lo, hi, o.Jobs, epw != nil, func(c *Chunk) error {
+	jobs := o.Jobs
+	if jobs == 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	if err := Generate(sim, lo, hi, jobs, epw != nil, func(c *Chunk) error {
 		if _, err := bw.Write(c.Buf); err != nil {
 			return err
 		}
