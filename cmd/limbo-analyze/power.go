@@ -16,7 +16,7 @@ import (
 
 func newPowerCmd(e *env) *cobra.Command {
 	var o power.Options
-	var pre, des, pilot, sizes, format, out string
+	var pre, des, pilot, sizes, format, out, scale string
 	cmd := &cobra.Command{
 		Use:   "power [--prereg FILE] [--design paper|FILE | --pilot LEDGER] [--sizes LIST]",
 		Short: "Power of a preregistration by simulation, with closed-form approximations",
@@ -57,6 +57,7 @@ Examples:
 			if !slices.Contains([]string{"text", "md", "csv", "json"}, format) {
 				return usagef("power: --format %q: want text, md, csv or json", format)
 			}
+			o.Scale = design.ScaleKind(scale)
 			if err := o.Check(); err != nil {
 				return usageError{err}
 			}
@@ -108,7 +109,7 @@ Examples:
 	f.StringVar(&pre, "prereg", "paper", `preregistration file ("paper": the paper's H1–H6)`)
 	f.StringVar(&des, "design", "paper", `design to regenerate: "paper" or a manifest file`)
 	f.StringVar(&pilot, "pilot", "", "pilot episode ledger to resample instead of simulating")
-	f.StringVar(&o.Scale, "scale", design.ScaleEpisodes, "what a size multiplies: episodes, instances or seeds")
+	f.StringVar(&scale, "scale", string(design.ScaleEpisodes), "what a size multiplies: episodes, instances or seeds")
 	f.StringVar(&sizes, "sizes", "0.5,1,2", "comma-separated multipliers of the base design")
 	f.IntVar(&o.Reps, "reps", 100, "replications per size")
 	f.Float64Var(&o.Target, "target", 0.8, "power to reach")
