@@ -480,7 +480,9 @@ func Model(q Query, spec ModelSpec) (*ModelResult, error) {
 		if err != nil {
 			return nil, fitError(err)
 		}
-		warn.add(r.Warnings...)
+		for _, w := range r.Warnings {
+			warn.add(w.Message)
+		}
 		res.Converged = r.Converged
 		res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
 		for k, g := range gs {

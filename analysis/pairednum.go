@@ -37,11 +37,6 @@ type PairedDifference struct {
 }
 
 // The tests of a numeric outcome.
-const (
-	pairedT        = "t"
-	pairedWilcoxon = "wilcoxon"
-)
-
 // errNumericOutcome stops the scan that finds a numeric outcome.
 var errNumericOutcome = errors.New("numeric outcome")
 
@@ -50,13 +45,10 @@ var errNumericOutcome = errors.New("numeric outcome")
 // outcome is a number other than 0 and 1 (a boolean column of the schema
 // is binary without reading). Test set to a McNemar test is binary.
 func (q *Query) pairedNumeric(spec PairedSpec) (bool, error) {
-	switch spec.Test {
-	case pairedT, pairedWilcoxon:
-		return true, nil
-	case "exact", "midp", "chi2", "chi2cc":
-		return false, nil
-	case "":
-	default:
+	switch {
+	case spec.Test.Valid():
+		return spec.Test.numeric(), nil
+	case spec.Test != "":
 		return false, fieldf("Test", "%q: want exact, midp, chi2 or chi2cc (a binary outcome), t or wilcoxon (a numeric one)", spec.Test)
 	}
 	if k, ok := schemaKind(spec.Outcome); isBuilt(q.Source) || spec.Outcome == "" || ok && (k == ledger.KindBool || k == ledger.KindString) {
@@ -93,10 +85,10 @@ func (q *Query) pairedNumeric(spec PairedSpec) (bool, error) {
 func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 	var warn warnings
 	if spec.Test == "" {
-		spec.Test = pairedT
+		spec.Test = PairedT
 	}
 	if spec.Adjust == "" {
-		spec.Adjust = "holm"
+		spec.Adjust = AdjustHolm
 	}
 	switch {
 	case spec.Outcome == "":
@@ -114,9 +106,7 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 	case q.Weight != "":
 		return nil, fieldf("Weight", "the paired t and Wilcoxon tests are unweighted")
 	}
-	switch spec.Adjust {
-	case "holm", "bonferroni", "bh", "none":
-	default:
+	if !spec.Adjust.Valid() {
 		return nil, fieldf("Adjust", "%q: want holm, bonferroni, bh or none", spec.Adjust)
 	}
 	fs := pairSpec("", spec.Arm, spec.PairBy, "")
@@ -127,14 +117,14 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 		return nil, err
 	}
 	arm, ids, y := fr.Col(spec.Arm), fr.Col("episode_id"), fr.Col(spec.Outcome)
-	base, err := armLevel(arm, "--base", spec.Base)
+	base, err := armLevel(arm, "Base", spec.Base)
 	if err != nil {
 		return nil, err
 	}
 	var others []int32
 	if len(spec.Levels) > 0 {
 		for _, l := range spec.Levels {
-			c, err := armLevel(arm, "--levels", l)
+			c, err := armLevel(arm, "Levels", l)
 			if err != nil {
 				return nil, err
 			}
@@ -211,7 +201,7 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 		c.Pairs = len(d)
 		t := stats.PairedT(d, 0.95)
 		c.Mean, c.SD, c.SE, c.DF, c.Lo, c.Hi, c.T, c.P, c.V = t.Mean, t.SD, t.SE, t.DF, t.Lo, t.Hi, t.T, t.P, math.NaN()
-		if spec.Test == pairedWilcoxon {
+		if spec.Test == PairedWilcoxon {
 			w := stats.WilcoxonSignedRank(d)
 			c.V, c.Zeros, c.Exact, c.P = w.V, w.Zeros, w.Exact, w.P
 			if w.Zeros > 0 {
@@ -223,7 +213,7 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 			warn.addf("%s vs %s: no matched pairs; the difference and p are undefined", spec.Base, c.Other)
 		case c.Pairs == 1:
 			warn.addf("%s vs %s: one matched pair; the SD, interval and t test are undefined", spec.Base, c.Other)
-		case spec.Test == pairedT && math.IsNaN(c.P):
+		case spec.Test == PairedT && math.IsNaN(c.P):
 			warn.addf("%s vs %s: every difference is %v; the t test is undefined", spec.Base, c.Other, c.Mean)
 		}
 		if c.UnmatchedBase+c.UnmatchedOther > 0 {

@@ -13,13 +13,13 @@ import (
 // PairedSpec is a Paired analysis: McNemar tests of a base level of Arm
 // against the other levels on episodes matched by PairBy.
 type PairedSpec struct {
-	Outcome string   // binary outcome column (required)
-	Arm     string   // column whose levels are compared, e.g. condition
-	Base    string   // the level every other level is compared with
-	PairBy  []string // columns that identify the same world, e.g. pair_key
-	Levels  []string // compare only these levels (default: all present)
-	Test    string   // exact (default), midp, chi2 or chi2cc; t (numeric default) or wilcoxon
-	Adjust  string   // holm (default), bonferroni, bh or none
+	Outcome string     // binary outcome column (required)
+	Arm     string     // column whose levels are compared, e.g. condition
+	Base    string     // the level every other level is compared with
+	PairBy  []string   // columns that identify the same world, e.g. pair_key
+	Levels  []string   // compare only these levels (default: all present)
+	Test    PairedTest // exact (default), midp, chi2 or chi2cc; t (numeric default) or wilcoxon
+	Adjust  Adjustment // holm (default), bonferroni, bh or none
 }
 
 // PairedComparison is the base level against one other level.
@@ -87,10 +87,10 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 	}
 	var warn warnings
 	if spec.Test == "" {
-		spec.Test = "exact"
+		spec.Test = PairedExact
 	}
 	if spec.Adjust == "" {
-		spec.Adjust = "holm"
+		spec.Adjust = AdjustHolm
 	}
 	switch {
 	case spec.Outcome == "":
@@ -106,14 +106,10 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 	case slices.Contains(spec.Levels, spec.Base):
 		return nil, fieldErr("Levels", "{Levels} must not contain the {Base} level %s", spec.Base)
 	}
-	switch spec.Test {
-	case "exact", "midp", "chi2", "chi2cc":
-	default:
+	if !spec.Test.Valid() || spec.Test.numeric() {
 		return nil, fieldErr("Test", "{Test} %q: want exact, midp, chi2 or chi2cc", spec.Test)
 	}
-	switch spec.Adjust {
-	case "holm", "bonferroni", "bh", "none":
-	default:
+	if !spec.Adjust.Valid() {
 		return nil, fieldErr("Adjust", "{Adjust} %q: want holm, bonferroni, bh or none", spec.Adjust)
 	}
 	pr, err := q.readPairing(spec.Outcome, spec.Arm, spec.PairBy, q.Weight, spec.Base, spec.Levels, &warn)
@@ -195,27 +191,27 @@ func (t pairTable) gainPP(weighted bool) float64 {
 }
 
 // adjustP adjusts p-values for multiplicity: holm, bonferroni, bh or none.
-func adjustP(method string, ps []float64) []float64 {
+func adjustP(method Adjustment, ps []float64) []float64 {
 	switch method {
-	case "holm":
+	case AdjustHolm:
 		return stats.HolmAdjust(ps)
-	case "bonferroni":
+	case AdjustBonferroni:
 		return stats.BonferroniAdjust(ps)
-	case "bh":
+	case AdjustBH:
 		return stats.BHAdjust(ps)
 	}
 	return ps
 }
 
 // mcnemarP is the two-sided p-value of the chosen McNemar test.
-func mcnemarP(test string, b, c int) float64 {
+func mcnemarP(test PairedTest, b, c int) float64 {
 	switch test {
-	case "midp":
+	case PairedMidP:
 		return stats.McNemarMidP(b, c)
-	case "chi2":
+	case PairedChi2:
 		_, p := stats.McNemarChi2(b, c, false)
 		return p
-	case "chi2cc":
+	case PairedChi2CC:
 		_, p := stats.McNemarChi2(b, c, true)
 		return p
 	}
@@ -238,12 +234,12 @@ func reportableP(p, lp float64) (float64, bool) {
 }
 
 // mcnemarLog10P is log₁₀ of mcnemarP, finite where the p-value underflows.
-func mcnemarLog10P(test string, b, c int) float64 {
+func mcnemarLog10P(test PairedTest, b, c int) float64 {
 	switch test {
-	case "midp":
+	case PairedMidP:
 		return stats.McNemarMidPLog10(b, c)
-	case "chi2", "chi2cc":
-		stat, p := stats.McNemarChi2(b, c, test == "chi2cc")
+	case PairedChi2, PairedChi2CC:
+		stat, p := stats.McNemarChi2(b, c, test == PairedChi2CC)
 		if p > 1e-280 {
 			return math.Log10(p)
 		}
@@ -269,7 +265,7 @@ func chi2SF1Log10(x float64) float64 {
 // Bonferroni's m·p and Benjamini–Hochberg's step-up minimum, capped at
 // log₁₀ 1 = 0. NaN entries stay NaN and do not count in m; ties keep
 // their input order, as in stats.HolmAdjust and stats.BHAdjust.
-func adjustLog10P(method string, lps []float64) []float64 {
+func adjustLog10P(method Adjustment, lps []float64) []float64 {
 	out := make([]float64, len(lps))
 	var o []int
 	for i, v := range lps {
@@ -281,17 +277,17 @@ func adjustLog10P(method string, lps []float64) []float64 {
 	slices.SortStableFunc(o, func(a, b int) int { return cmp.Compare(lps[a], lps[b]) })
 	m := float64(len(o))
 	switch method {
-	case "holm":
+	case AdjustHolm:
 		run := math.Inf(-1)
 		for i, j := range o {
 			run = math.Max(run, math.Log10(m-float64(i))+lps[j])
 			out[j] = math.Min(0, run)
 		}
-	case "bonferroni":
+	case AdjustBonferroni:
 		for _, j := range o {
 			out[j] = math.Min(0, math.Log10(m)+lps[j])
 		}
-	case "bh":
+	case AdjustBH:
 		run := math.Inf(1)
 		for i := len(o) - 1; i >= 0; i-- {
 			j := o[i]
@@ -313,7 +309,7 @@ type TOSTSpec struct {
 	Margin  float64 // equivalence margin on the difference; 0 = 0.05
 	// Method is the independent-samples test: agresti-caffo (default, as
 	// statsmodels), wald or score; ignored with PairedBy.
-	Method   string
+	Method   TOSTMethod
 	PairedBy []string // match episodes as Paired and use the paired test
 }
 
@@ -345,7 +341,7 @@ func TOST(q Query, spec TOSTSpec) (*TOSTResult, error) {
 		spec.Margin = 0.05
 	}
 	if spec.Method == "" {
-		spec.Method = "agresti-caffo"
+		spec.Method = stats.TOSTAgrestiCaffo
 	}
 	switch {
 	case spec.Outcome == "":
@@ -361,9 +357,7 @@ func TOST(q Query, spec TOSTSpec) (*TOSTResult, error) {
 	case q.Weight != "":
 		return nil, fieldErr("Weight", "{Weight}: tost is unweighted (its tests take counts)")
 	}
-	switch spec.Method {
-	case "wald", "agresti-caffo", "score":
-	default:
+	if !spec.Method.Valid() {
 		return nil, fieldErr("Method", "{Method} %q: want wald, agresti-caffo or score", spec.Method)
 	}
 	var r stats.TOSTResult
@@ -415,7 +409,7 @@ func TOST(q Query, spec TOSTSpec) (*TOSTResult, error) {
 				cb.Add(cell)
 			}
 		}
-		r = stats.TOSTIndep(int(ca.Events), int(ca.N), int(cb.Events), int(cb.N), spec.Margin, stats.TOSTMethod(spec.Method))
+		r = stats.TOSTIndep(int(ca.Events), int(ca.N), int(cb.Events), int(cb.N), spec.Margin, spec.Method)
 		res.NA, res.NB = int(ca.N), int(cb.N)
 	}
 	if math.IsNaN(r.PTOST) {

@@ -100,7 +100,7 @@ func TestRowErrorsNamePlace(t *testing.T) {
 		{"csv outcome after --where", Query{Source: &table.Files{Paths: []string{csvPath}}, Where: blue}, outcome, csvPath + ":" + strconv.Itoa(blueLine) + ": " + notBinary},
 		{"csv weight", Query{Source: &table.Files{Paths: []string{csvPath}}, Where: blue}, weight, csvPath + ":" + strconv.Itoa(blueLine) + `: team: weight: value "blue" is not a finite number ≥ 0`},
 		{"csv paired", Query{Source: &table.Files{Paths: []string{csvPath}}, Where: blue}, paired, csvPath + ":" + strconv.Itoa(blueLine) + ": " + notBinary},
-		{"csv where", Query{Source: &table.Files{Paths: []string{csvPath}}, Where: blue}, where, csvPath + ":" + strconv.Itoa(blueLine) + `: --where: `},
+		{"csv where", Query{Source: &table.Files{Paths: []string{csvPath}}, Where: blue}, where, csvPath + ":" + strconv.Itoa(blueLine) + `: Where: `},
 		{"jsonl", Query{Source: &table.Files{Paths: []string{jsonlPath}}, Where: blue}, outcome, jsonlPath + ":" + strconv.Itoa(blueLine-1) + ": " + notBinary},
 		{"parquet", Query{Source: &table.Files{Paths: []string{pqPath}}, Where: blue}, outcome, pqPath + ": row " + strconv.Itoa(blueRow) + ": " + notBinary},
 		{"parquet paired", Query{Source: &table.Files{Paths: []string{pqPath}}, Where: blue}, paired, pqPath + ": row " + strconv.Itoa(blueRow) + ": " + notBinary},
@@ -111,5 +111,11 @@ func TestRowErrorsNamePlace(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: %v\nwant %s…", tc.name, err, tc.want)
 		}
+	}
+	// The filter's row error names the Where field, which a command
+	// renames to its flag, keeping the place.
+	err = RenameField(where(Query{Source: &table.Files{Paths: []string{csvPath}}, Where: blue}), map[string]string{"Where": "--where"})
+	if want := csvPath + ":" + strconv.Itoa(blueLine) + ": --where: "; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("renamed where: %v\nwant %s…", err, want)
 	}
 }

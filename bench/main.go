@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // suite is one package's benchmarks; stage maps a benchmark name to the

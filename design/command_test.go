@@ -8,30 +8,30 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
-func TestSimulateConfigCheck(t *testing.T) {
+func TestRunOptionsCheck(t *testing.T) {
 	dir := t.TempDir()
 	profiles := filepath.Join(dir, "profiles.csv")
 	if err := os.WriteFile(profiles, []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ok := SimulateConfig{Design: "paper", Out: filepath.Join(dir, "run.jsonl")}
+	ok := RunOptions{Design: "paper", Out: filepath.Join(dir, "run.jsonl")}
 	tests := []struct {
 		name string
-		edit func(*SimulateConfig)
+		edit func(*RunOptions)
 		err  string
 	}{
-		{"defaults", func(*SimulateConfig) {}, ""},
-		{"stdout", func(c *SimulateConfig) { c.Out = "-" }, ""},
-		{"no out", func(c *SimulateConfig) { c.Out = "" }, "Out is required"},
-		{"negative jobs", func(c *SimulateConfig) { c.Jobs = -1 }, "Jobs must be ≥ 0"},
-		{"bad shard", func(c *SimulateConfig) { c.Shard = "0/4" }, "Shard: "},
-		{"csv out", func(c *SimulateConfig) { c.Out = "run.csv" }, "Out run.csv: the raw ledger is JSONL; name it .jsonl (or - for stdout)"},
-		{"bad episodes name", func(c *SimulateConfig) { c.Episodes = "run.txt" }, "Episodes run.txt: want a .parquet, .csv or .jsonl name"},
-		{"episodes over out", func(c *SimulateConfig) { c.Episodes = c.Out }, "--episodes and --out"},
-		{"out over profiles", func(c *SimulateConfig) { c.Profiles, c.Episodes = profiles, profiles }, "output " + profiles},
+		{"defaults", func(*RunOptions) {}, ""},
+		{"stdout", func(c *RunOptions) { c.Out = "-" }, ""},
+		{"no out", func(c *RunOptions) { c.Out = "" }, "Out is required"},
+		{"negative jobs", func(c *RunOptions) { c.Jobs = -1 }, "Jobs must be ≥ 0"},
+		{"bad shard", func(c *RunOptions) { c.Shard = "0/4" }, "Shard: "},
+		{"csv out", func(c *RunOptions) { c.Out = "run.csv" }, "Out run.csv: the raw ledger is JSONL; name it .jsonl (or - for stdout)"},
+		{"bad episodes name", func(c *RunOptions) { c.Episodes = "run.txt" }, "Episodes run.txt: want a .parquet, .csv or .jsonl name"},
+		{"episodes over out", func(c *RunOptions) { c.Episodes = c.Out }, "Episodes and Out name the same file"},
+		{"out over profiles", func(c *RunOptions) { c.Profiles, c.Episodes = profiles, profiles }, "output " + profiles},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,32 +51,31 @@ func TestSimulateConfigCheck(t *testing.T) {
 	}
 }
 
-// Simulate reports the shard's episode count before the first and every
-// episode after, and writes the same bytes as Run.
-func TestSimulateConfigSimulate(t *testing.T) {
-	c := SimulateConfig{Design: "paper", Seed: 3, Out: "-", Shard: "7/2000", Jobs: 2}
-	var out bytes.Buffer
-	total, done := -1, 0
-	err := c.Simulate(&out, "test", func(n int) func(int) {
-		total = n
-		return func(k int) { done += k }
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Count(out.String(), "\n")
-	if total <= 0 || done != total || lines != total {
-		t.Errorf("start(%d), %d done, %d lines written: want all equal and > 0", total, done, lines)
-	}
+// Run with Jobs 0 (GOMAXPROCS) reports every episode of the shard to
+// Progress and writes the same bytes as one worker.
+func TestRunJobsZeroAndProgress(t *testing.T) {
 	sim, err := LoadSimulator("paper", "", 3)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	done := 0
+	o := RunOptions{Design: "paper", Out: "-", Stdout: &out, Shard: "7/2000", Toolkit: "test", Progress: func(k int) { done += k }}
+	if err := o.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(sim, o); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(out.String(), "\n")
+	if lines == 0 || done != lines {
+		t.Errorf("%d done, %d lines written: want equal and > 0", done, lines)
 	}
 	var want bytes.Buffer
 	if err := Run(sim, RunOptions{Design: "paper", Out: "-", Stdout: &want, Jobs: 1, Shard: "7/2000", Toolkit: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(out.Bytes(), want.Bytes()) {
-		t.Error("Simulate and Run wrote different bytes")
+		t.Error("Jobs 0 and Jobs 1 wrote different bytes")
 	}
 }

@@ -39,7 +39,7 @@ func checkManifest(t *testing.T, data []byte) {
 		if _, err := Compile(m); err != nil {
 			return
 		}
-		for _, kind := range ScaleKinds {
+		for _, kind := range ScaleKinds() {
 			for _, size := range []float64{0.5, 2} {
 				s, err := Scale(m, kind, size)
 				if err != nil {

@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/internal/readlimit"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // Merging lives here, beside the sidecar it reads: whether shards belong

@@ -12,15 +12,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 
 	"github.com/limbo-toolkit/limbo/agent"
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/internal/readlimit"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/outfile"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
@@ -138,9 +139,9 @@ type RunOptions struct {
 	Out      string    // raw JSONL ledger; "-" writes to Stdout and no sidecar
 	Stdout   io.Writer // where Out "-" goes
 	Episodes string    // graded episode table (.parquet, .csv, .jsonl); "" for none
-	Jobs     int       // parallel workers (≥ 1)
+	Jobs     int       // parallel workers; 0 for GOMAXPROCS
 	Shard    string    // "I/N"; "" for the whole run
-	Toolkit  string    // toolkit version recorded in the sidecar
+	Toolkit  string    // toolkit version recorded in the sidecar and the Parquet episode table
 	Progress func(n int)
 }
 
@@ -168,12 +169,16 @@ func Run(sim *Simulator, o RunOptions) error {
 	bw := bufio.NewWriterSize(out, 1<<16)
 	var epw ledger.EpisodeWriter
 	if o.Episodes != "" {
-		if epw, err = ledger.CreateEpisodesIn(u, o.Episodes, "", nil); err != nil {
+		if epw, err = ledger.CreateEpisodesWith(o.Episodes, "", nil, ledger.WriteOptions{Unit: u, ToolkitVersion: o.Toolkit}); err != nil {
 			return err
 		}
 		defer epw.Abort()
 	}
-	if err := Generate(sim, lo, hi, o.Jobs, epw != nil, func(c *Chunk) error {
+	jobs := o.Jobs
+	if jobs == 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	if err := Generate(sim, lo, hi, jobs, epw != nil, func(c *Chunk) error {
 		if _, err := bw.Write(c.Buf); err != nil {
 			return err
 		}

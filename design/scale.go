@@ -9,24 +9,45 @@ import (
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
-// What a size scales (limbo-analyze power --scale).
+// ScaleKind is what a size scales: episodes, instances or seeds.
+type ScaleKind string
+
+// The scale kinds.
 const (
 	// ScaleEpisodes multiplies the episodes of every cell: each cell's
 	// worlds are run Repeats times, each repeat keeping the same seeded
 	// share of the worlds.
-	ScaleEpisodes = "episodes"
+	ScaleEpisodes ScaleKind = "episodes"
 	// ScaleInstances multiplies the task instances of every template in
 	// every block (new worlds, the templates unchanged).
-	ScaleInstances = "instances"
+	ScaleInstances ScaleKind = "instances"
 	// ScaleSeeds runs the whole design under f run seeds (f whole): with
 	// the simulator's profiles a seed is one more repeat of every cell, so
 	// this is ScaleEpisodes restricted to whole multipliers, named for
 	// how a study adds runs.
-	ScaleSeeds = "seeds"
+	ScaleSeeds ScaleKind = "seeds"
 )
 
-// ScaleKinds lists the scale kinds in the order help texts show them.
-var ScaleKinds = []string{ScaleEpisodes, ScaleInstances, ScaleSeeds}
+// ScaleKinds returns the scale kinds in the order help texts show them.
+func ScaleKinds() []ScaleKind { return []ScaleKind{ScaleEpisodes, ScaleInstances, ScaleSeeds} }
+
+// String returns the kind's name.
+func (k ScaleKind) String() string { return string(k) }
+
+// Valid reports whether k is one of ScaleKinds.
+func (k ScaleKind) Valid() bool { return slices.Contains(ScaleKinds(), k) }
+
+// MarshalText returns the kind's name.
+func (k ScaleKind) MarshalText() ([]byte, error) { return []byte(k), nil }
+
+// UnmarshalText accepts the names of ScaleKinds.
+func (k *ScaleKind) UnmarshalText(b []byte) error {
+	if v := ScaleKind(b); v.Valid() {
+		*k = v
+		return nil
+	}
+	return fmt.Errorf("scale %q: want episodes, instances or seeds", b)
+}
 
 // Scaled is a design at one size: the manifest each repeat runs and how
 // many repeats of it make the design. A repeat is the same manifest run
@@ -55,7 +76,7 @@ type Scaled struct {
 // instance numbers the block does not use yet when f > 1. The sandbox has
 // a fixed number of instances per template (3 for most), so asking for
 // more is an error that names the block and the template.
-func Scale(m *Manifest, kind string, f float64) (*Scaled, error) {
+func Scale(m *Manifest, kind ScaleKind, f float64) (*Scaled, error) {
 	if !(f > 0) || math.IsInf(f, 0) {
 		return nil, fmt.Errorf("scale: size must be a number > 0, got %v", f)
 	}
@@ -84,7 +105,7 @@ func Scale(m *Manifest, kind string, f float64) (*Scaled, error) {
 		}
 		return &Scaled{Manifest: c, Repeats: 1}, nil
 	}
-	return nil, fmt.Errorf("scale: unknown kind %q (want %v)", kind, ScaleKinds)
+	return nil, fmt.Errorf("scale: unknown kind %q (want %v)", kind, ScaleKinds())
 }
 
 // cloneManifest is a deep copy through the manifest's JSON form, which is

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func compileScaled(t *testing.T, kind string, f float64) (*Scaled, *Plan) {
+func compileScaled(t *testing.T, kind ScaleKind, f float64) (*Scaled, *Plan) {
 	t.Helper()
 	s, err := Scale(Paper(), kind, f)
 	if err != nil {
@@ -39,7 +39,7 @@ func TestScaleIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range ScaleKinds {
+	for _, kind := range ScaleKinds() {
 		s, p := compileScaled(t, kind, 1)
 		if s.Repeats != 1 || p.Len() != base.Len() {
 			t.Fatalf("%s ×1: %d repeats of %d episodes, want 1 of %d", kind, s.Repeats, p.Len(), base.Len())
@@ -177,7 +177,7 @@ func TestScaleSeeds(t *testing.T) {
 
 func TestScaleErrors(t *testing.T) {
 	for _, tt := range []struct {
-		kind string
+		kind ScaleKind
 		f    float64
 		want string
 	}{
@@ -197,5 +197,21 @@ func TestScaleErrors(t *testing.T) {
 	}
 	if m.Experiments[0].Blocks[0].Limit["gpt-6-sol"] != 0 {
 		t.Error("Scale modified its input")
+	}
+}
+
+// A scale kind round-trips through its text; an unknown one is an error
+// that lists the accepted kinds.
+func TestScaleKindText(t *testing.T) {
+	for _, k := range ScaleKinds() {
+		var got ScaleKind
+		b, _ := k.MarshalText()
+		if err := got.UnmarshalText(b); err != nil || got != k {
+			t.Errorf("%s: read back %q, %v", k, got, err)
+		}
+	}
+	var k ScaleKind
+	if err := k.UnmarshalText([]byte("cells")); err == nil || !strings.Contains(err.Error(), `"cells": want episodes, instances or seeds`) || k.Valid() {
+		t.Errorf("cells: %v, left %q", err, k)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // FileCheck is the outcome of CheckFile on one ledger file.
@@ -165,11 +165,12 @@ func Files(path string) []string {
 // and writes its episode table to out in format ("" for out's extension),
 // as one unit whose inputs are in's files: an episode table written over
 // an earlier raw Parquet export replaces its calls and effects siblings
-// too (removed, as they would no longer match).
-func Convert(in, out, format string, opt ReadOptions) error {
+// too (removed, as they would no longer match). A Parquet output records
+// toolkitVersion (WriteOptions).
+func Convert(in, out, format string, opt ReadOptions, toolkitVersion string) error {
 	u := outfile.NewUnit(Files(in)...)
 	defer u.Abort() // no-op after Commit
-	w, err := CreateEpisodesIn(u, out, format, nil)
+	w, err := CreateEpisodesWith(out, format, nil, WriteOptions{Unit: u, ToolkitVersion: toolkitVersion})
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func TestFiles(t *testing.T) {
 func TestConvert(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.jsonl")
-	if err := Convert("../testdata/ledger/sample.csv", out, "", ReadOptions{}); err != nil {
+	if err := Convert("../testdata/ledger/sample.csv", out, "", ReadOptions{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	c := CheckFile(out, ReadOptions{}, false, func(err error) { t.Errorf("converted ledger: %v", err) })
@@ -84,7 +84,7 @@ func TestConvert(t *testing.T) {
 		t.Errorf("converted %d rows, want 36", c.Rows)
 	}
 	bad := filepath.Join(dir, "bad.out.csv")
-	if err := Convert(filepath.Join(dir, "none.csv"), bad, "", ReadOptions{}); err == nil {
+	if err := Convert(filepath.Join(dir, "none.csv"), bad, "", ReadOptions{}, ""); err == nil {
 		t.Error("missing input converted")
 	}
 	if _, err := os.Stat(bad); err == nil {

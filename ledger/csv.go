@@ -177,7 +177,7 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 		return Problem{File: path, Line: 1, Field: missing[0], Msg: msg}
 	}
 	if opt.Strict && opt.Columns == nil && len(extras) > 0 {
-		return Problem{File: path, Line: 1, Field: extras[0], Msg: "extra column (not in the ledger schema; rejected under --strict)"}
+		return Problem{File: path, Line: 1, Field: extras[0]}.strict(extraRejected, "column")
 	}
 	// Absent columns that are not needed, or that are optional (empty
 	// platform, no cost), are not checked.

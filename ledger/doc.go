@@ -22,8 +22,9 @@
 // # Writing
 //
 // CreateEpisodes writes graded episodes as JSONL, CSV or Parquet (zstd,
-// row groups of 64k rows, key-value metadata with ToolkitVersion and
-// SchemaVersion); CreateCalls and CreateEffects write the tables beside a
+// row groups of 64k rows, key-value metadata with the toolkit version
+// given in WriteOptions and SchemaVersion); CreateCalls and CreateEffects
+// write the tables beside a
 // Parquet episode table. Every writer commits atomically on Close (a
 // temporary file in the target directory, renamed) and leaves nothing on
 // Abort. RawWriter writes raw episodes as canonical JSONL (fixed field

@@ -4,7 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // ExportOptions are the settings of Export.
@@ -23,6 +23,9 @@ type ExportOptions struct {
 	// MaxPartitions bounds a partitioned export; 0 means
 	// DefaultMaxPartitions.
 	MaxPartitions int
+	// ToolkitVersion is recorded in the Parquet files written
+	// (WriteOptions).
+	ToolkitVersion string
 }
 
 // ExportStats is what Export wrote.
@@ -93,7 +96,8 @@ func Export(in, out string, o ExportOptions) (ExportStats, error) {
 	}
 	u := outfile.NewUnit(Files(in)...)
 	defer u.Abort() // no-op after Commit
-	w, err := CreateEpisodesIn(u, out, format, extra)
+	wo := WriteOptions{Unit: u, ToolkitVersion: o.ToolkitVersion}
+	w, err := CreateEpisodesWith(out, format, extra, wo)
 	if err != nil {
 		return st, err
 	}
@@ -125,10 +129,10 @@ func Export(in, out string, o ExportOptions) (ExportStats, error) {
 		if calls == nil {
 			cp, ep := SiblingPaths(out)
 			var err error
-			if calls, err = CreateCallsIn(u, cp); err != nil {
+			if calls, err = CreateCallsWith(cp, wo); err != nil {
 				return err
 			}
-			if effects, err = CreateEffectsIn(u, ep); err != nil {
+			if effects, err = CreateEffectsWith(ep, wo); err != nil {
 				return err
 			}
 		}
@@ -156,10 +160,10 @@ func Export(in, out string, o ExportOptions) (ExportStats, error) {
 		} else {
 			// The episode table's calls and effects go with it.
 			cp, epath := SiblingPaths(out)
-			if calls, err = CreateCallsIn(u, cp); err != nil {
+			if calls, err = CreateCallsWith(cp, wo); err != nil {
 				return st, err
 			}
-			if effects, err = CreateEffectsIn(u, epath); err != nil {
+			if effects, err = CreateEffectsWith(epath, wo); err != nil {
 				return st, err
 			}
 			ro := ReadOptions{Warn: o.Read.Warn, Strict: o.Read.Strict}
@@ -197,6 +201,7 @@ func exportPartitioned(in, out string, o ExportOptions, extra []string) (ExportS
 		return st, err
 	}
 	defer w.Abort() // no-op after Close
+	w.ToolkitVersion = o.ToolkitVersion
 	if o.MaxPartitions > 0 {
 		w.MaxPartitions = o.MaxPartitions
 	}

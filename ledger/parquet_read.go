@@ -39,6 +39,10 @@ func openPQ(path string) (_ *pqFile, err error) {
 	if err != nil {
 		return nil, Problem{File: path, Msg: "not a readable Parquet file: " + err.Error()}
 	}
+	if err := checkArrowSchema(pf.MetaData().KeyValueMetadata()); err != nil {
+		pf.Close()
+		return nil, Problem{File: path, Msg: "not a readable Parquet file: its stored Arrow schema (" + arrowSchemaKey + " metadata) is damaged: " + err.Error()}
+	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: rowGroupRows}, memory.DefaultAllocator)
 	if err == nil {
 		var s *arrow.Schema
@@ -549,7 +553,7 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 		}
 	}
 	if opt.Strict && opt.Columns == nil && len(extras) > 0 {
-		return Problem{File: path, Field: extras[0], Msg: "extra column (not in the ledger schema; rejected under --strict)"}
+		return Problem{File: path, Field: extras[0]}.strict(extraRejected, "column")
 	}
 	if p.pf.NumRows() == 0 {
 		return Problem{File: path, Msg: "empty ledger: no episodes"}

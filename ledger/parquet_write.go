@@ -11,8 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 )
 
 // rowGroupRows is the number of rows buffered per Parquet row group: large
@@ -146,8 +144,8 @@ func columnDocs(cols []Column, extra []string) string {
 }
 
 // newPQWriter starts a Parquet file with cols (then extra string columns)
-// and the key-value metadata naming table.
-func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, lazy bool) (*pqWriter, error) {
+// and the key-value metadata naming table and the toolkit version.
+func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, version string, lazy bool) (*pqWriter, error) {
 	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithCompressionLevel(1),
@@ -201,7 +199,7 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, laz
 		return nil, wrapWrite(a.path, err)
 	}
 	w.fw = fw
-	for _, kv := range [][2]string{{MetaToolkitVersion, ToolkitVersion}, {MetaSchemaVersion, SchemaVersion}, {MetaTable, table}, {MetaColumns, columnDocs(cols, extra)}} {
+	for _, kv := range [][2]string{{MetaToolkitVersion, recordedVersion(version)}, {MetaSchemaVersion, SchemaVersion}, {MetaTable, table}, {MetaColumns, columnDocs(cols, extra)}} {
 		if err := fw.AppendKeyValueMetadata(kv[0], kv[1]); err != nil {
 			return nil, wrapWrite(a.path, err)
 		}
@@ -344,8 +342,8 @@ type parquetEpisodeWriter struct {
 	xs    []*array.StringBuilder
 }
 
-func newParquetEpisodeWriter(a *atomicFile, extra []string, lazy bool) (*parquetEpisodeWriter, error) {
-	w, err := newPQWriter(a, "episodes", EpisodeColumns, extra, lazy)
+func newParquetEpisodeWriter(a *atomicFile, extra []string, version string, lazy bool) (*parquetEpisodeWriter, error) {
+	w, err := newPQWriter(a, "episodes", EpisodeColumns, extra, version, lazy)
 	if err != nil {
 		return nil, err
 	}
@@ -459,20 +457,19 @@ func (t *tableWriter[T]) Close() error { return t.w.close() }
 func (t *tableWriter[T]) Abort() error { return t.w.abort() }
 
 // CreateCalls creates a Parquet calls table at path.
-func CreateCalls(path string) (CallWriter, error) { return CreateCallsIn(nil, path) }
+func CreateCalls(path string) (CallWriter, error) { return CreateCallsWith(path, WriteOptions{}) }
 
-// CreateCallsIn is CreateCalls for one output of a unit u (nil for a file
-// of its own).
-func CreateCallsIn(u *outfile.Unit, path string) (CallWriter, error) {
-	return createCalls(u, path, false)
+// CreateCallsWith is CreateCalls with the settings o.
+func CreateCallsWith(path string, o WriteOptions) (CallWriter, error) {
+	return createCalls(path, o, false)
 }
 
-func createCalls(u *outfile.Unit, path string, lazy bool) (CallWriter, error) {
-	a, err := createAtomic(u, path)
+func createCalls(path string, o WriteOptions, lazy bool) (CallWriter, error) {
+	a, err := createAtomic(o.Unit, path)
 	if err != nil {
 		return nil, err
 	}
-	w, err := newPQWriter(a, "calls", CallColumns, nil, lazy)
+	w, err := newPQWriter(a, "calls", CallColumns, nil, o.ToolkitVersion, lazy)
 	if err != nil {
 		a.abort()
 		return nil, err
@@ -481,20 +478,19 @@ func createCalls(u *outfile.Unit, path string, lazy bool) (CallWriter, error) {
 }
 
 // CreateEffects creates a Parquet effects table at path.
-func CreateEffects(path string) (EffectWriter, error) { return CreateEffectsIn(nil, path) }
+func CreateEffects(path string) (EffectWriter, error) { return CreateEffectsWith(path, WriteOptions{}) }
 
-// CreateEffectsIn is CreateEffects for one output of a unit u (nil for a file
-// of its own).
-func CreateEffectsIn(u *outfile.Unit, path string) (EffectWriter, error) {
-	return createEffects(u, path, false)
+// CreateEffectsWith is CreateEffects with the settings o.
+func CreateEffectsWith(path string, o WriteOptions) (EffectWriter, error) {
+	return createEffects(path, o, false)
 }
 
-func createEffects(u *outfile.Unit, path string, lazy bool) (EffectWriter, error) {
-	a, err := createAtomic(u, path)
+func createEffects(path string, o WriteOptions, lazy bool) (EffectWriter, error) {
+	a, err := createAtomic(o.Unit, path)
 	if err != nil {
 		return nil, err
 	}
-	w, err := newPQWriter(a, "effects", EffectColumns, nil, lazy)
+	w, err := newPQWriter(a, "effects", EffectColumns, nil, o.ToolkitVersion, lazy)
 	if err != nil {
 		a.abort()
 		return nil, err

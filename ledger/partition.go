@@ -11,7 +11,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // HiveDefaultPartition names the partition of an empty or null value, as
@@ -59,6 +60,9 @@ const DefaultMaxPartitions = 1000
 type PartitionedWriter struct {
 	// MaxOpen bounds the open files; set it before the first Write.
 	MaxOpen int
+	// ToolkitVersion is recorded in the Parquet files' key-value metadata
+	// (WriteOptions); set it before the first Write.
+	ToolkitVersion string
 	// MaxPartitions bounds the number of partitions; set it before the
 	// first Write.
 	MaxPartitions int
@@ -339,8 +343,8 @@ func (w *PartitionedWriter) part(e *Episode) (*openPart, error) {
 		if _, seen := w.next[rel]; !seen && len(w.next) >= max(w.MaxPartitions, 1) {
 			// Placed, as a bad value is, at the input row that would open
 			// one partition too many.
-			return nil, Problem{Field: strings.Join(w.by, ","),
-				Msg: "more than " + strconv.Itoa(max(w.MaxPartitions, 1)) + " partitions in " + w.dir + "; a partition per few rows makes a slow dataset of tiny files: partition by columns with fewer values, or raise the limit (export --max-partitions)"}
+			fe := fieldtext.New("MaxPartitions", "more than %d partitions in %s; a partition per few rows makes a slow dataset of tiny files: partition by columns with fewer values, or raise the limit ({MaxPartitions})", max(w.MaxPartitions, 1), w.dir)
+			return nil, Problem{Field: strings.Join(w.by, ","), Msg: fe.Error(), Err: fe}
 		}
 		if p, err = w.openPart(rel); err != nil {
 			return nil, err
@@ -408,7 +412,7 @@ func (w *PartitionedWriter) openPart(rel string) (*openPart, error) {
 	}
 	k := w.next[rel]
 	w.next[rel] = k + 1
-	ew, err := createEpisodes(nil, filepath.Join(d, "part-"+strconv.Itoa(k)+"."+w.format), w.format, w.extra, true)
+	ew, err := createEpisodes(filepath.Join(d, "part-"+strconv.Itoa(k)+"."+w.format), w.format, w.extra, WriteOptions{ToolkitVersion: w.ToolkitVersion}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -444,10 +448,10 @@ func (w *PartitionedWriter) openNested(p *openPart) error {
 		paths[j] = filepath.Join(d, name)
 	}
 	var err error
-	if p.calls, err = createCalls(nil, paths[0], true); err != nil {
+	if p.calls, err = createCalls(paths[0], WriteOptions{ToolkitVersion: w.ToolkitVersion}, true); err != nil {
 		return err
 	}
-	p.effects, err = createEffects(nil, paths[1], true)
+	p.effects, err = createEffects(paths[1], WriteOptions{ToolkitVersion: w.ToolkitVersion}, true)
 	return err
 }
 

@@ -3,6 +3,8 @@ package ledger
 import (
 	"strconv"
 	"strings"
+
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 )
 
 // Problem is one finding about a ledger: an error (the row is unusable) or a
@@ -28,7 +30,26 @@ type Problem struct {
 	Field   string // column or JSON field, dotted for nested values (calls[2].outcome)
 	Msg     string
 	Warning bool
+	// Err, if set, is the error Msg renders, kept so that callers find
+	// it with errors.As (a field error a command rewrites in its own
+	// terms, see package internal/fieldtext).
+	Err error
 }
+
+// Unwrap returns p.Err.
+func (p Problem) Unwrap() error { return p.Err }
+
+// strict returns p with the message format makes of args, a field error
+// that names ReadOptions.Strict as {Strict}: a command renames it to its
+// own option.
+func (p Problem) strict(format string, args ...any) Problem {
+	fe := fieldtext.New("Strict", format, args...)
+	p.Msg, p.Err = fe.Error(), fe
+	return p
+}
+
+// extraRejected is the message for an extra column under Strict.
+const extraRejected = "extra %s (not in the ledger schema; rejected under {Strict})"
 
 // Error renders the problem as "file:line: field: msg" (for a Parquet
 // row, "file: row N: field: msg"), leaving out the parts that are empty or

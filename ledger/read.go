@@ -250,7 +250,7 @@ func (r *reporter) add(line int, p Problem) error {
 	p.File, p.Line, p.Row = r.file, line, r.rows
 	if p.Warning && r.opt.Strict {
 		p.Warning = false
-		p.Msg += " (an error under --strict)"
+		p = p.strict("%s (an error under {Strict})", p.Msg)
 	}
 	if p.Warning {
 		if r.opt.Warn != nil {
@@ -409,7 +409,7 @@ func decodeRow(rep *reporter, line int, b []byte, r *RawEpisode) (info lineInfo,
 		}
 	}
 	if derr == nil && rep.opt.Strict && len(info.extras) > 0 {
-		ps = append(ps, Problem{Field: info.extras[0], Msg: "extra field (not in the ledger schema; rejected under --strict)"})
+		ps = append(ps, Problem{Field: info.extras[0]}.strict(extraRejected, "field"))
 	}
 	bad, err := rep.row(line, ps)
 	return info, !bad, err

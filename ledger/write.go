@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // EpisodeWriter writes graded episodes to a ledger file. Nothing is
@@ -24,9 +24,24 @@ type EpisodeWriter interface {
 	Abort() error
 }
 
-// ToolkitVersion is written into Parquet key-value metadata; the command
-// sets it from its own version at start-up.
-var ToolkitVersion = "unknown"
+// WriteOptions are the settings of the Create…With writers.
+type WriteOptions struct {
+	// Unit, if set, makes the file one output of a unit: Close stages it
+	// and Unit.Commit puts it in place. Nil writes a file of its own.
+	Unit *outfile.Unit
+	// ToolkitVersion is recorded in a Parquet file's key-value metadata
+	// (MetaToolkitVersion); "" records "unknown". Other formats have no
+	// place for it.
+	ToolkitVersion string
+}
+
+// recordedVersion is the MetaToolkitVersion value for version.
+func recordedVersion(version string) string {
+	if version == "" {
+		return "unknown"
+	}
+	return version
+}
 
 // Parquet key-value metadata keys.
 const (
@@ -92,18 +107,17 @@ func (a *atomicFile) abort() error {
 // user's extra columns, written after the schema columns in this order
 // from each episode's Extra.
 func CreateEpisodes(path string, format string, extraCols []string) (EpisodeWriter, error) {
-	return CreateEpisodesIn(nil, path, format, extraCols)
+	return CreateEpisodesWith(path, format, extraCols, WriteOptions{})
 }
 
-// CreateEpisodesIn is CreateEpisodes for one output of a unit u (nil for a
-// file of its own): Close stages the file and u.Commit puts it in place.
-func CreateEpisodesIn(u *outfile.Unit, path string, format string, extraCols []string) (EpisodeWriter, error) {
-	return createEpisodes(u, path, format, extraCols, false)
+// CreateEpisodesWith is CreateEpisodes with the settings o.
+func CreateEpisodesWith(path string, format string, extraCols []string, o WriteOptions) (EpisodeWriter, error) {
+	return createEpisodes(path, format, extraCols, o, false)
 }
 
-// createEpisodes is CreateEpisodesIn; lazy Parquet buffers grow with the
+// createEpisodes is CreateEpisodesWith; lazy Parquet buffers grow with the
 // rows (pqWriter.lazy).
-func createEpisodes(u *outfile.Unit, path string, format string, extraCols []string, lazy bool) (EpisodeWriter, error) {
+func createEpisodes(path string, format string, extraCols []string, o WriteOptions, lazy bool) (EpisodeWriter, error) {
 	format, err := formatOf(path, format)
 	if err != nil {
 		return nil, Problem{File: path, Msg: err.Error()}
@@ -113,7 +127,7 @@ func createEpisodes(u *outfile.Unit, path string, format string, extraCols []str
 			return nil, Problem{File: path, Field: x, Msg: "extra column name is empty or a schema column"}
 		}
 	}
-	a, err := createAtomic(u, path)
+	a, err := createAtomic(o.Unit, path)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +142,7 @@ func createEpisodes(u *outfile.Unit, path string, format string, extraCols []str
 		}
 		return w, nil
 	default:
-		w, err := newParquetEpisodeWriter(a, extraCols, lazy)
+		w, err := newParquetEpisodeWriter(a, extraCols, o.ToolkitVersion, lazy)
 		if err != nil {
 			a.abort()
 			return nil, err
@@ -282,12 +296,12 @@ type AtomicRawFile struct {
 }
 
 // CreateRaw creates a raw JSONL ledger at path, visible only after Close.
-func CreateRaw(path string) (*AtomicRawFile, error) { return CreateRawIn(nil, path) }
+func CreateRaw(path string) (*AtomicRawFile, error) { return CreateRawWith(path, WriteOptions{}) }
 
-// CreateRawIn is CreateRaw for one output of a unit u (nil for a file of
-// its own).
-func CreateRawIn(u *outfile.Unit, path string) (*AtomicRawFile, error) {
-	a, err := createAtomic(u, path)
+// CreateRawWith is CreateRaw with the settings o (of which a raw ledger
+// uses the unit).
+func CreateRawWith(path string, o WriteOptions) (*AtomicRawFile, error) {
+	a, err := createAtomic(o.Unit, path)
 	if err != nil {
 		return nil, err
 	}

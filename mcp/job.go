@@ -34,8 +34,15 @@ type PlanSource struct {
 // error.
 type EpisodeError struct{ Err error }
 
-func (e *EpisodeError) Error() string { return "--template episode: " + e.Err.Error() }
-func (e *EpisodeError) Unwrap() error { return e.Err }
+func (e *EpisodeError) Error() string { return e.field().Error() }
+
+// Unwrap returns Err within a field error naming PlanSource.One's
+// Template, which a command renames to its own option.
+func (e *EpisodeError) Unwrap() error { return e.field() }
+
+func (e *EpisodeError) field() *fieldtext.Error {
+	return fieldtext.New("Template", "{Template} episode: %w", e.Err)
+}
 
 // Load reads or builds the plan.
 func (s PlanSource) Load() (*Plan, error) {

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/internal/readlimit"
+	"github.com/limbo-toolkit/limbo/outfile"
 
 	"github.com/limbo-toolkit/limbo/ledger"
 )

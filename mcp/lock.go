@@ -1,6 +1,6 @@
 package mcp
 
-import "github.com/limbo-toolkit/limbo/internal/outfile"
+import "github.com/limbo-toolkit/limbo/outfile"
 
 // ErrLocked is wrapped by LockFile's error when another process holds the
 // lock.

@@ -15,9 +15,9 @@ import (
 
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/internal/readlimit"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // ShardKind marks a sidecar written by drive --shard (simulate's have no

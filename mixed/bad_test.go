@@ -117,8 +117,8 @@ func TestFitLogitWarnings(t *testing.T) {
 				if !strings.Contains(err.Error(), "separation") {
 					t.Errorf("error %v does not name separation", err)
 				}
-			case !hasWarning(res, "separation"):
-				t.Errorf("no separation warning: β = %v, warnings %q", res.Coef, res.Warnings)
+			case !hasWarning(res, WarnSeparation, "separation"):
+				t.Errorf("no separation warning: β = %v, warnings %v", res.Coef, res.Warnings)
 			}
 		})
 	}
@@ -128,8 +128,8 @@ func TestFitLogitWarnings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Converged || !hasWarning(res, "did not converge") {
-			t.Errorf("converged = %v, warnings %q", res.Converged, res.Warnings)
+		if res.Converged || !hasWarning(res, WarnNotConverged, "did not converge") {
+			t.Errorf("converged = %v, warnings %v", res.Converged, res.Warnings)
 		}
 	})
 	t.Run("single-observation level", func(t *testing.T) {
@@ -140,15 +140,16 @@ func TestFitLogitWarnings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !hasWarning(res, "single observation") {
-			t.Errorf("warnings %q", res.Warnings)
+		if !hasWarning(res, WarnSingleObs, "single observation") {
+			t.Errorf("warnings %v", res.Warnings)
 		}
 	})
 }
 
-func hasWarning(r *Result, s string) bool {
+// hasWarning reports whether r warns with code, in a message saying s.
+func hasWarning(r *Result, code WarningCode, s string) bool {
 	for _, w := range r.Warnings {
-		if strings.Contains(w, s) {
+		if w.Code == code && strings.Contains(w.Message, s) {
 			return true
 		}
 	}

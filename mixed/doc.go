@@ -17,7 +17,8 @@
 // Wald tests, per term the SDs, correlations, θ and conditional modes, the
 // residual SD σ (Gaussian), log-likelihood, REML criterion, AIC/BIC and
 // typed Warnings, each saying what to do. FitLogit, the earlier entry
-// point for logistic models with scalar random intercepts, is unchanged;
+// point for logistic models with scalar random intercepts, is unchanged
+// but for its warnings, typed the same way;
 // Fit hands it the models it covers (binomial, logit, 0/1 response, no
 // weights, offset or trials, random intercepts only), so those keep its
 // row collapsing, adaptive quadrature (Options.NAGQ) and nAGQ = 0.

@@ -72,10 +72,10 @@ type Result struct {
 	NAGQ     int     // quadrature nodes used (1: Laplace, 0: lme4's nAGQ = 0)
 
 	Converged bool
-	Singular  bool    // some θ below 1e-4 (lme4 isSingular)
-	MaxGrad   float64 // lme4's max|scaled gradient| at the optimum (check.conv.grad, tol 2e-3)
-	Warnings  []string
-	Iter      int // deviance evaluations over all stages
+	Singular  bool      // some θ below 1e-4 (lme4 isSingular)
+	MaxGrad   float64   // lme4's max|scaled gradient| at the optimum (check.conv.grad, tol 2e-3)
+	Warnings  []Warning // each with its Code (and Term when about one)
+	Iter      int       // deviance evaluations over all stages
 }
 
 // Wald returns exp(β_j ± z·SE_j) for a two-sided Wald interval of the given
@@ -149,7 +149,7 @@ func fitLogit(X *mat.Dense, y []float64, groups []Group, opt Options, fast bool)
 	if opt.Tol <= 0 {
 		opt.Tol = 1e-12
 	}
-	var warns []string
+	var warns []Warning
 	nlev := make([]int, len(groups))
 	ones := 0
 	for i, v := range y {
@@ -206,7 +206,7 @@ func fitLogit(X *mat.Dense, y []float64, groups []Group, opt Options, fast bool)
 			return nil, fmt.Errorf("mixed: grouping factor %q has as many levels (%d) as observations; its variance is not identifiable", g.Name, used)
 		}
 		if single > 0 {
-			warns = append(warns, fmt.Sprintf("grouping factor %q: %d of %d levels have a single observation", g.Name, single, used))
+			warns = append(warns, Warning{Code: WarnSingleObs, Term: g.Name, Message: fmt.Sprintf("grouping factor %q: %d of %d levels have a single observation", g.Name, single, used)})
 		}
 	}
 
@@ -221,7 +221,7 @@ func fitLogit(X *mat.Dense, y []float64, groups []Group, opt Options, fast bool)
 	glm, err := stats.Logistic(mat.NewDense(md.n, p, slices.Clone(md.x)), yc, md.m, stats.LogisticOptions{})
 	if err == nil {
 		if glm.Separation {
-			warns = append(warns, fmt.Sprintf("fixed-effect columns %v (0-based) separate the response in the logistic regression without random effects; their estimates may diverge", glm.SeparatedTerms))
+			warns = append(warns, Warning{Code: WarnSeparation, Message: fmt.Sprintf("fixed-effect columns %v (0-based) separate the response in the logistic regression without random effects; their estimates may diverge", glm.SeparatedTerms)})
 		} else if glm.Converged {
 			copy(md.beta, glm.Coef)
 		}
@@ -263,7 +263,7 @@ func fitLogit(X *mat.Dense, y []float64, groups []Group, opt Options, fast bool)
 	res.Theta, res.SD, res.Modes, res.NLevels = theta, sd, modes, nlev
 	for gi, t := range theta {
 		if t < singularTol {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("boundary (singular) fit: SD of %q is %.3g", groups[gi].Name, t))
+			res.Warnings = append(res.Warnings, Warning{Code: WarnSingular, Term: groups[gi].Name, Message: fmt.Sprintf("boundary (singular) fit: SD of %q is %.3g", groups[gi].Name, t)})
 		}
 	}
 	npar := float64(p + len(groups))

@@ -314,10 +314,10 @@ func testSingularExactZero(t *testing.T, fast bool) {
 	}
 	found := false
 	for _, w := range res.Warnings {
-		found = found || strings.Contains(w, "singular")
+		found = found || w.Code == WarnSingular && strings.Contains(w.Message, "singular")
 	}
 	if !found {
-		t.Errorf("no singular-fit warning in %q", res.Warnings)
+		t.Errorf("no singular-fit warning in %v", res.Warnings)
 	}
 	for _, b := range res.Modes[0] {
 		if b != 0 {

@@ -546,7 +546,7 @@ func (ft *fitter) fit(opt Options) (*Result, error) {
 	}
 	if !ok {
 		res.Converged = false
-		res.Warnings = append(res.Warnings, fmt.Sprintf("optimiser did not converge in %d deviance evaluations", ft.nEval))
+		res.Warnings = append(res.Warnings, Warning{Code: WarnNotConverged, Message: fmt.Sprintf("optimiser did not converge in %d deviance evaluations", ft.nEval)})
 	}
 
 	// Boundary check (lme4 check.boundary): try θ_k = 0 when close to it.
@@ -582,10 +582,10 @@ func (ft *fitter) fit(opt Options) (*Result, error) {
 		switch {
 		case math.IsNaN(res.MaxGrad):
 			res.Converged = false
-			res.Warnings = append(res.Warnings, "unable to evaluate scaled gradient: Hessian of the deviance is not positive definite")
+			res.Warnings = append(res.Warnings, Warning{Code: WarnGradient, Message: "unable to evaluate scaled gradient: Hessian of the deviance is not positive definite"})
 		case res.MaxGrad > gradTol:
 			res.Converged = false
-			res.Warnings = append(res.Warnings, fmt.Sprintf("model failed to converge with max|grad| = %.3g (tol = %g)", res.MaxGrad, gradTol))
+			res.Warnings = append(res.Warnings, Warning{Code: WarnGradient, Message: fmt.Sprintf("model failed to converge with max|grad| = %.3g (tol = %g)", res.MaxGrad, gradTol)})
 		}
 	}
 
@@ -605,7 +605,7 @@ func (ft *fitter) fit(opt Options) (*Result, error) {
 		cov = covHessian(h, k, p)
 		if cov == nil {
 			res.SEMethod = "RX"
-			res.Warnings = append(res.Warnings, "covariance from the finite-difference Hessian is not positive definite: falling back to RX")
+			res.Warnings = append(res.Warnings, Warning{Code: WarnHessian, Message: "covariance from the finite-difference Hessian is not positive definite: falling back to RX"})
 		}
 	}
 	ft.finish(res, cov)
@@ -617,10 +617,10 @@ func (ft *fitter) fit(opt Options) (*Result, error) {
 func (ft *fitter) finish(res *Result, cov *mat.SymDense) {
 	md := ft.md
 	if ft.nFail > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("penalised IRLS broke down in %d of %d deviance evaluations (taken as +Inf)", ft.nFail, ft.nEval))
+		res.Warnings = append(res.Warnings, Warning{Code: WarnPIRLS, Message: fmt.Sprintf("penalised IRLS broke down in %d of %d deviance evaluations (taken as +Inf)", ft.nFail, ft.nEval)})
 	}
 	if ft.nNoConv > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("penalised IRLS reached %d iterations in %d of %d deviance evaluations", md.maxit, ft.nNoConv, ft.nEval))
+		res.Warnings = append(res.Warnings, Warning{Code: WarnPIRLS, Message: fmt.Sprintf("penalised IRLS reached %d iterations in %d of %d deviance evaluations", md.maxit, ft.nNoConv, ft.nEval)})
 	}
 	res.Modes = make([][]float64, ft.k)
 	for f := 0; f < ft.k; f++ {
@@ -648,11 +648,11 @@ func (ft *fitter) finish(res *Result, cov *mat.SymDense) {
 		res.ORLo = append(res.ORLo, math.Exp(b-z*se))
 		res.ORHi = append(res.ORHi, math.Exp(b+z*se))
 		if math.Abs(b) > 10 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("fixed effect %d: |β| = %.3g on the logit scale; possible (quasi-)complete separation", j, math.Abs(b)))
+			res.Warnings = append(res.Warnings, Warning{Code: WarnSeparation, Message: fmt.Sprintf("fixed effect %d: |β| = %.3g on the logit scale; possible (quasi-)complete separation", j, math.Abs(b))})
 		}
 	}
 	if cov == nil {
-		res.Warnings = append(res.Warnings, "covariance of the fixed effects is not positive definite: standard errors are NaN")
+		res.Warnings = append(res.Warnings, Warning{Code: WarnHessian, Message: "covariance of the fixed effects is not positive definite: standard errors are NaN"})
 	}
 	res.Iter = ft.nEval
 }
@@ -683,7 +683,7 @@ func (ft *fitter) fitNAGQ0(opt Options) (*Result, error) {
 	r := nelderMead(ft.dev0, t0, 0.2, 1e-13, opt.MaxIter)
 	if !r.Converged {
 		res.Converged = false
-		res.Warnings = append(res.Warnings, fmt.Sprintf("optimiser did not converge in %d deviance evaluations", ft.nEval))
+		res.Warnings = append(res.Warnings, Warning{Code: WarnNotConverged, Message: fmt.Sprintf("optimiser did not converge in %d deviance evaluations", ft.nEval)})
 	}
 	x, fx := r.X, r.F
 	for i := 0; i < k; i++ {

@@ -3,7 +3,6 @@ package mixed
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -63,35 +62,10 @@ func fitViaLogit(s *Spec, opt Options, res *Fitted) error {
 		res.Terms[k] = tf
 	}
 	for _, w := range r.Warnings {
-		res.Warnings = append(res.Warnings, logitWarning(w, s.Terms))
+		if w.Code == WarnSingular {
+			w.Message += "; the data do not support this variance component, consider dropping the term"
+		}
+		res.Warnings = append(res.Warnings, w)
 	}
 	return nil
-}
-
-// logitWarning classifies a FitLogit warning.
-func logitWarning(w string, terms []Term) Warning {
-	out := Warning{Message: w}
-	for _, t := range terms {
-		if strings.Contains(w, fmt.Sprintf("%q", t.Name)) {
-			out.Term = t.Name
-		}
-	}
-	switch {
-	case strings.Contains(w, "single observation"):
-		out.Code = WarnSingleObs
-	case strings.Contains(w, "singular"):
-		out.Code = WarnSingular
-		out.Message += "; the data do not support this variance component, consider dropping the term"
-	case strings.Contains(w, "separat"):
-		out.Code = WarnSeparation
-	case strings.Contains(w, "optimiser did not converge"):
-		out.Code = WarnNotConverged
-	case strings.Contains(w, "gradient"):
-		out.Code = WarnGradient
-	case strings.Contains(w, "not positive definite"):
-		out.Code = WarnHessian
-	default:
-		out.Code = WarnPIRLS
-	}
-	return out
 }

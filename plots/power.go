@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/limbo-toolkit/limbo/analysis/power"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // PowerCurve is one hypothesis's power over a grid of sizes, as shares in

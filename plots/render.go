@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 	"github.com/limbo-toolkit/limbo/sandbox"
 	"gonum.org/v1/plot/vg"
 )

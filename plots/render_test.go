@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 func dirNames(t *testing.T, dir string) []string {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 	"github.com/limbo-toolkit/limbo/plots"
 )
 

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // DrawFigures writes every figure the sample supports as PNG and SVG and

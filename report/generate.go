@@ -12,8 +12,8 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/analysis/table"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // Job is one run of the whole report: its data (a ledger, or the paper's

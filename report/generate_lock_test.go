@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // While another process writes a report into a directory (it holds the

@@ -9,8 +9,8 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/analysis/table"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 const sampleLedger = "../testdata/ledger/sample.csv"

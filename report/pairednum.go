@@ -41,7 +41,7 @@ type pairedDiffJSON struct {
 func pairedDifferences(r *analysis.PairedResult) *Output {
 	s := r.Spec
 	wil := s.Test == "wilcoxon"
-	res := pairedDiffJSON{Outcome: s.Outcome, Test: s.Test, Adjust: s.Adjust, Differences: []differenceJSON{}, Warnings: r.Warnings}
+	res := pairedDiffJSON{Outcome: s.Outcome, Test: string(s.Test), Adjust: string(s.Adjust), Differences: []differenceJSON{}, Warnings: r.Warnings}
 	head := []string{"base", "other", "pairs", "mean_diff", "sd", "lo", "hi", "t", "df"}
 	if wil {
 		head = append(head, "v")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis/power"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // PowerFormats are the formats of a power analysis.

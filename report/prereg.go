@@ -11,7 +11,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/internal/jsonnum"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // PreregFormats are the formats of a preregistration's evaluation.

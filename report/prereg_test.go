@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 )
 

@@ -127,7 +127,7 @@ func Paired(r *analysis.PairedResult) *Output {
 		return pairedDifferences(r)
 	}
 	s := r.Spec
-	res := pairedJSON{Test: s.Test, Adjust: s.Adjust, Warnings: r.Warnings}
+	res := pairedJSON{Test: string(s.Test), Adjust: string(s.Adjust), Warnings: r.Warnings}
 	head := []string{"base", "other", "pairs", "b", "c", "gain_pp", "p", "p_adj"}
 	t := &Grid{Header: head}
 	csvT := &Grid{Header: append(slices.Clone(head), "log10_p", "log10_p_adj")}
@@ -450,7 +450,7 @@ type shapleyJSON struct {
 // Shapley lays out a Shapley decomposition: terms in formula order (CSV,
 // JSON), largest share first and then the total for people.
 func Shapley(r *analysis.ShapleyDecomposition) *Output {
-	res := shapleyJSON{R2: r.Spec.R2, N: r.N, Total: jnum(r.Total), Warnings: r.Warnings}
+	res := shapleyJSON{R2: string(r.Spec.R2), N: r.N, Total: jnum(r.Total), Warnings: r.Warnings}
 	t := &Grid{Header: []string{"name", "value", "share"}}
 	for _, f := range r.Terms {
 		fac := shapleyFactorJSON{Name: f.Name, Value: jnum(f.Value), Share: jnum(f.Share)}

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // Meta says what made a report. Nothing in it changes between runs of the

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 var (

@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -244,7 +243,7 @@ func (st *geeStats) assemble(alpha float64, exch bool) (*mat.SymDense, *mat.VecD
 		if exch && alpha != 0 {
 			den := 1 + (st.nc[i]-1)*alpha
 			if !(den > 0) || !(alpha < 1) {
-				return nil, nil, fmt.Errorf("GEE: exchangeable working correlation α = %.4g is not positive definite", alpha)
+				return nil, nil, geeFailf("exchangeable working correlation α = %.4g is not positive definite", alpha)
 			}
 			c = exchC(alpha, st.nc[i])
 		}

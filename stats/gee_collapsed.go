@@ -154,7 +154,7 @@ func fitGEE(d *geeData, nRows int, opt GEEOptions) (*GEEResult, error) {
 	p := d.p
 	res := &GEEResult{NClusters: len(d.clusters), N: nRows, Alpha: math.NaN(), Scale: 1}
 	if res.NClusters < 2 {
-		return nil, errors.New("GEE needs at least two clusters")
+		return nil, geeFailf("fewer than two clusters")
 	}
 	exch := opt.Corr == "exchangeable"
 
@@ -208,7 +208,7 @@ func fitGEE(d *geeData, nRows int, opt GEEOptions) (*GEEResult, error) {
 			fresh = true
 			alpha = st.alpha(opt.Convention, p, opt.ScaleFix)
 			if math.IsNaN(alpha) {
-				return nil, errors.New("GEE: exchangeable correlation undefined (no within-cluster pairs)")
+				return nil, geeFailf("exchangeable correlation undefined (no within-cluster pairs)")
 			}
 		}
 		updates++
@@ -229,7 +229,7 @@ func fitGEE(d *geeData, nRows int, opt GEEOptions) (*GEEResult, error) {
 	}
 	binv, bch, ok := symInverse(b)
 	if !ok {
-		return nil, errors.New("GEE: singular matrix B at the estimate")
+		return nil, geeFailf("singular matrix B at the estimate")
 	}
 	if opt.Convention == "geepack" && !opt.ScaleFix {
 		res.Scale = st.sumQ / st.nTotal

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -240,17 +241,23 @@ func TestGEEInvariance(t *testing.T) {
 	checkVec(t, "reversed coef", rev.Coef, base.Coef, 1e-10)
 	checkVec(t, "reversed se", rev.SE, base.SE, 1e-10)
 
+	// A failure on the data is a *GEEError (a caller may refit with
+	// another working correlation); one in the options is not.
+	var ge *GEEError
 	_, err = GEE(XD, yD, make([]int, n), GEEOptions{})
-	if err == nil {
-		t.Error("one cluster: no error")
+	if !errors.As(err, &ge) || ge.Reason != "fewer than two clusters" || err.Error() != "GEE: fewer than two clusters" {
+		t.Errorf("one cluster: error %v, want a *GEEError", err)
+	}
+	if _, err := GEEGLM(XD, yD, make([]int, n), nil, GEEOptions{}); !errors.As(err, &ge) {
+		t.Errorf("GEEGLM, one cluster: error %v, want a *GEEError", err)
 	}
 	// Unknown options come from users: errors, never panics.
 	for _, opt := range []GEEOptions{{Corr: "ar2"}, {Corr: "ar1"}, {Cov: "sandwich"}, {Convention: "sas"}, {Family: Poisson}} {
-		if _, err := GEE(XD, yD, cD, opt); err == nil {
-			t.Errorf("GEE(%+v): no error", opt)
+		if _, err := GEE(XD, yD, cD, opt); err == nil || errors.As(err, &ge) {
+			t.Errorf("GEE(%+v): error %v, want one that is not a *GEEError", opt, err)
 		}
-		if _, err := GEEGLM(XD, yD, cD, nil, GEEOptions{Corr: opt.Corr, Cov: opt.Cov, Convention: opt.Convention, Family: "negbin"}); err == nil {
-			t.Errorf("GEEGLM(%+v): no error", opt)
+		if _, err := GEEGLM(XD, yD, cD, nil, GEEOptions{Corr: opt.Corr, Cov: opt.Cov, Convention: opt.Convention, Family: "negbin"}); err == nil || errors.As(err, &ge) {
+			t.Errorf("GEEGLM(%+v): error %v, want one that is not a *GEEError", opt, err)
 		}
 	}
 }

@@ -37,6 +37,22 @@ func (c *Corr) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// GEEError is a GEE fit that failed on its data: too few clusters, a
+// working correlation the data leave undefined or not positive definite,
+// a singular matrix. Errors in the options are not GEEErrors. A caller
+// that can refit with another working correlation tests for it with
+// errors.As instead of reading the message.
+type GEEError struct {
+	Reason string // what failed, e.g. "singular matrix in the update"
+}
+
+// Error returns "GEE: " and the reason.
+func (e *GEEError) Error() string { return "GEE: " + e.Reason }
+
+func geeFailf(format string, args ...any) error {
+	return &GEEError{Reason: fmt.Sprintf(format, args...)}
+}
+
 // GEECov names a GEE covariance estimator.
 type GEECov string
 
@@ -157,7 +173,7 @@ func GEEGLM(X *mat.Dense, y []float64, cluster, wave []int, opt GEEOptions) (*GE
 		s = e
 	}
 	if len(groups) < 2 {
-		return nil, errors.New("GEE: fewer than two clusters")
+		return nil, geeFailf("fewer than two clusters")
 	}
 	glm, err := GLM(X, y, GLMOptions{Family: fam, Link: link, Weights: w, Offset: off, Names: opt.Names, Tol: 1e-10})
 	if err != nil {
@@ -172,7 +188,7 @@ func GEEGLM(X *mat.Dense, y []float64, cluster, wave []int, opt GEEOptions) (*GE
 		g.residuals(beta)
 		_, alpha = g.moments(opt)
 		if math.IsNaN(alpha) {
-			return nil, errors.New("GEE: working correlation undefined (no within-cluster pairs)")
+			return nil, geeFailf("working correlation undefined (no within-cluster pairs)")
 		}
 		b, u, err := g.assemble(alpha, false)
 		if err != nil {
@@ -216,7 +232,7 @@ func GEEGLM(X *mat.Dense, y []float64, cluster, wave []int, opt GEEOptions) (*GE
 	}
 	binv, bch, ok := symInverse(b)
 	if !ok {
-		return nil, errors.New("GEE: singular matrix B at the estimate")
+		return nil, geeFailf("singular matrix B at the estimate")
 	}
 	res.NaiveCov = mat.NewSymDense(p, nil)
 	res.NaiveCov.ScaleSym(res.Scale, binv)
@@ -471,7 +487,7 @@ func (g *geeGLM) assemble(alpha float64, keep bool) (*mat.SymDense, *mat.VecDens
 		}
 		var ch mat.Cholesky
 		if !ch.Factorize(rm) {
-			return nil, nil, fmt.Errorf("GEE: the working correlation (α = %.4g) is not positive definite for a cluster of %d rows", alpha, m)
+			return nil, nil, geeFailf("the working correlation (α = %.4g) is not positive definite for a cluster of %d rows", alpha, m)
 		}
 		// Whitened D and residuals: D̃ = A^{-½}D, r̃ = Pearson residuals.
 		dt := mat.NewDense(m, p, nil)
@@ -485,11 +501,11 @@ func (g *geeGLM) assemble(alpha float64, keep bool) (*mat.SymDense, *mat.VecDens
 		}
 		var rd mat.Dense
 		if err := ch.SolveTo(&rd, dt); err != nil {
-			return nil, nil, errors.New("GEE: singular working correlation")
+			return nil, nil, geeFailf("singular working correlation")
 		}
 		var rr mat.VecDense
 		if err := ch.SolveVecTo(&rr, rv); err != nil {
-			return nil, nil, errors.New("GEE: singular working correlation")
+			return nil, nil, geeFailf("singular working correlation")
 		}
 		var bi mat.Dense
 		bi.Mul(dt.T(), &rd)
@@ -515,11 +531,11 @@ func (g *geeGLM) assemble(alpha float64, keep bool) (*mat.SymDense, *mat.VecDens
 func geeStep(b *mat.SymDense, u *mat.VecDense) (*mat.VecDense, error) {
 	var ch mat.Cholesky
 	if !ch.Factorize(b) {
-		return nil, errors.New("GEE: singular matrix in the update")
+		return nil, geeFailf("singular matrix in the update")
 	}
 	var step mat.VecDense
 	if err := ch.SolveVecTo(&step, u); err != nil {
-		return nil, errors.New("GEE: singular matrix in the update")
+		return nil, geeFailf("singular matrix in the update")
 	}
 	return &step, nil
 }

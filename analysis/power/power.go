@@ -27,10 +27,10 @@ type Options struct {
 	Manifest *design.Manifest // the base design to regenerate
 	Profiles *agent.Profiles  // nil: the embedded profiles
 	Pilot    []*ledger.Episode
-	Scale    string    // design.ScaleEpisodes or design.ScaleInstances (simulation only)
-	Sizes    []float64 // multipliers of the base design (or pilot), > 0, ascending, distinct
-	Reps     int       // replications per size (≥ 1)
-	Target   float64   // power to reach, in (0, 1)
+	Scale    design.ScaleKind // episodes, instances or seeds (simulation only)
+	Sizes    []float64        // multipliers of the base design (or pilot), > 0, ascending, distinct
+	Reps     int              // replications per size (≥ 1)
+	Target   float64          // power to reach, in (0, 1)
 	Seed     uint64
 	Jobs     int         // parallel workers; < 1 means GOMAXPROCS
 	Progress func(n int) // called after each finished replication, from one goroutine at a time
@@ -114,7 +114,7 @@ func Run(o Options) (*Result, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	res := &Result{Title: o.Prereg.Title, Reps: o.Reps, Seed: o.Seed, Target: o.Target, Scale: o.Scale}
+	res := &Result{Title: o.Prereg.Title, Reps: o.Reps, Seed: o.Seed, Target: o.Target, Scale: string(o.Scale)}
 	var gens []generator
 	if o.Pilot != nil {
 		res.Source, res.Scale = "pilot", "worlds per template"
@@ -171,8 +171,8 @@ func (o *Options) Check() error {
 		return fieldtext.New("Target", "power: {Target} must be in (0, 1), got %v", o.Target)
 	case len(o.Sizes) == 0:
 		return fieldtext.New("Sizes", "power: {Sizes}: empty")
-	case o.Pilot == nil && !slices.Contains(design.ScaleKinds, o.Scale):
-		return fieldtext.New("Scale", "power: {Scale} %q: want one of %v", o.Scale, design.ScaleKinds)
+	case o.Pilot == nil && !o.Scale.Valid():
+		return fieldtext.New("Scale", "power: {Scale} %q: want one of %v", o.Scale, design.ScaleKinds())
 	}
 	for i, f := range o.Sizes {
 		if !(f > 0) || math.IsInf(f, 0) {
@@ -379,7 +379,7 @@ type simulation struct {
 	needed  []int // plan indices some population can keep
 }
 
-func newSimulation(m *design.Manifest, prof *agent.Profiles, f *prereg.File, kind string, factor float64) (*simulation, error) {
+func newSimulation(m *design.Manifest, prof *agent.Profiles, f *prereg.File, kind design.ScaleKind, factor float64) (*simulation, error) {
 	sc, err := design.Scale(m, kind, factor)
 	if err != nil {
 		return nil, err

@@ -337,7 +337,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			pr.Extra = append(pr.Extra, d.extra(e)...)
 			break
 		}
-		r, err := analysis.TOST(q, analysis.TOSTSpec{Outcome: p.Outcome, Arm: e.Arm, A: e.A, B: e.B, Margin: margin / 100, Method: string(e.Method), PairedBy: e.PairBy})
+		r, err := analysis.TOST(q, analysis.TOSTSpec{Outcome: p.Outcome, Arm: e.Arm, A: e.A, B: e.B, Margin: margin / 100, Method: analysis.TOSTMethod(e.Method), PairedBy: e.PairBy})
 		if err != nil {
 			return fail(err)
 		}
@@ -347,7 +347,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			st.N = int64(r.Pairs)
 		}
 	case KindMcNemar:
-		r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: p.Outcome, Arm: e.Arm, Base: e.A, Levels: []string{e.B}, PairBy: e.PairBy, Test: string(e.Test), Adjust: "none"})
+		r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: p.Outcome, Arm: e.Arm, Base: e.A, Levels: []string{e.B}, PairBy: e.PairBy, Test: analysis.PairedTest(e.Test), Adjust: "none"})
 		if err != nil {
 			return fail(err)
 		}
@@ -367,11 +367,11 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		spec := e.modelSpec()
 		label := e.modelLabel()
 		r, err := analysis.Model(q, spec)
-		if err != nil && e.Fallback != "" {
+		if ge := (*stats.GEEError)(nil); errors.As(err, &ge) && e.Fallback != "" {
 			// An undefined working correlation (e.g. an outcome constant
 			// within every cluster) leaves the fallback, whose robust SEs
 			// are still valid.
-			pr.Warnings = append(pr.Warnings, fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, strings.TrimPrefix(err.Error(), "GEE: "), e.Fallback))
+			pr.Warnings = append(pr.Warnings, fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, ge.Reason, e.Fallback))
 			spec.Corr = e.Fallback
 			r, err = analysis.Model(q, spec)
 		}
@@ -397,7 +397,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		pr.rawP = c.P
 		oneSided(p.Rule, pr)
 	case KindShapley:
-		r, err := analysis.Shapley(q, analysis.ShapleySpec{Formula: e.Formula, R2: string(e.R2), Refs: e.Refs})
+		r, err := analysis.Shapley(q, analysis.ShapleySpec{Formula: e.Formula, R2: analysis.PseudoR2(e.R2), Refs: e.Refs})
 		if err != nil {
 			return fail(err)
 		}

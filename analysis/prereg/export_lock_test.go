@@ -1,6 +1,6 @@
 package prereg
 
-import "github.com/limbo-toolkit/limbo/internal/outfile"
+import "github.com/limbo-toolkit/limbo/outfile"
 
 // lockFileForTest holds the lock Lock takes on path, as a concurrent
 // `prereg lock` would, until the returned function is called.

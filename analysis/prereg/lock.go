@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/internal/readlimit"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // LockFile is the content of FILE.lock: what was registered, when, with

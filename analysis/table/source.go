@@ -722,6 +722,14 @@ func vecValue(c *ledger.Vec, r int) ledger.Value {
 	return ledger.Value{Kind: c.Kind} // an empty batch's column
 }
 
+// whereProblem is a row's --where evaluation error: a field error naming
+// Where (a command renames it to its flag) that the batch places at the
+// row's file and line.
+func whereProblem(err error) ledger.Problem {
+	fe := fieldtext.New("Where", "{Where}: %w", err)
+	return ledger.Problem{Msg: fe.Error(), Err: fe}
+}
+
 // Filter streams src through where: fn gets each batch, holding cols
 // (each once, first) and then the other columns where names, and the rows
 // of it that where keeps, in row order (checked columns as Source.Scan).
@@ -746,7 +754,7 @@ func Filter(src Source, where *formula.Where, cols, checked []string, fn func(b 
 			var bad int
 			var err error
 			if keep, bad, err = ev.rows(b.Vec, keep); err != nil {
-				return b.Place(bad, ledger.Problem{Msg: "--where: " + err.Error()})
+				return b.Place(bad, whereProblem(err))
 			}
 		} else {
 			for r := range b.N {
@@ -759,7 +767,7 @@ func Filter(src Source, where *formula.Where, cols, checked []string, fn func(b 
 				}
 				ok, err := where.Keep(row)
 				if err != nil {
-					return b.Place(r, ledger.Problem{Msg: "--where: " + err.Error()})
+					return b.Place(r, whereProblem(err))
 				}
 				if ok {
 					keep = append(keep, int32(r))

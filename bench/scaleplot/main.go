@@ -24,7 +24,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // sizes maps the ledger names bench/scale.sh uses to their row counts.

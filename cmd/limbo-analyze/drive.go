@@ -6,11 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/limbo-toolkit/limbo/cmd/limbo-analyze/internal/mcpcmd"
 	"github.com/limbo-toolkit/limbo/mcp"
 )
 
 func newDriveCmd(e *env) *cobra.Command {
-	o := &mcp.DriveConfig{}
+	o := &mcpcmd.DriveConfig{}
 	c := &cobra.Command{
 		Use:   "drive --harness 'COMMAND {task} {mcp_config}' --out LEDGER [--plan PLAN] [--parallel K]",
 		Short: "Run an agent harness once per planned episode against a fresh stdio MCP server",
@@ -90,10 +91,10 @@ Examples:
 	return c
 }
 
-func runDrive(ctx context.Context, e *env, o *mcp.DriveConfig) error {
+func runDrive(ctx context.Context, e *env, o *mcpcmd.DriveConfig) error {
 	ctx, stop := signalContext(ctx)
 	defer stop()
-	return o.Drive(ctx, e.stderr, "limbo-analyze drive", version, func(pending int) mcp.Bar {
+	return o.Drive(ctx, e.stderr, "limbo-analyze drive", version, func(pending int) mcpcmd.Bar {
 		if bar := progressBar(e, pending, "episodes"); bar != nil {
 			return bar
 		}

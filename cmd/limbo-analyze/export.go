@@ -90,15 +90,13 @@ Examples:
 	return cmd
 }
 
-// Every ledger file this binary writes records the toolkit version.
-func init() { ledger.ToolkitVersion = version }
-
 func runExport(o exportOptions, e *env) error {
 	wl := ledger.NewWarnLimiter(e.stderr)
 	defer wl.Flush()
 	st, err := ledger.Export(o.in, o.out, ledger.ExportOptions{
 		Read:   ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wl.Warn},
 		Format: o.format, PartitionBy: o.partitionBy, MaxPartitions: o.maxPartitions,
+		ToolkitVersion: version,
 	})
 	if err != nil {
 		return err

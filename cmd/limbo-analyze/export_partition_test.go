@@ -80,6 +80,7 @@ func TestExportPartitionedRefuses(t *testing.T) {
 		// The sample's platform is empty for non-social writes.
 		{[]string{"--partition-by", "platform"}, exitFailure, "platform: empty value"},
 		{[]string{"--partition-by", "episode_id", "--max-partitions", "10"}, exitFailure, "sample.csv:12: episode_id: more than 10 partitions"},
+		{[]string{"--partition-by", "episode_id", "--max-partitions", "10"}, exitFailure, "or raise the limit (--max-partitions)"},
 		{[]string{"--partition-by", "model", "--max-partitions", "0"}, exitUsage, "--max-partitions must be at least 1"},
 	} {
 		dir := t.TempDir()
@@ -120,6 +121,17 @@ func TestExportPartitionedRaw(t *testing.T) {
 		}
 	}
 	cflat, eflat := ledger.SiblingPaths(flat)
+	// Every table written, flat or partitioned, records this binary's
+	// version.
+	files := append([]string{flat, cflat, eflat}, mustGlob(t, filepath.Join(out+"*", "*", "*", "*.parquet"))...)
+	if len(files) < 6 {
+		t.Fatalf("%d Parquet files", len(files))
+	}
+	for _, f := range files {
+		if v, _, err := ledger.ParquetKeyValue(f, ledger.MetaToolkitVersion); err != nil || v != version {
+			t.Errorf("%s: %s = %q (%v), want %q", f, ledger.MetaToolkitVersion, v, err, version)
+		}
+	}
 	for _, c := range []struct{ flat, ds string }{{cflat, out + ".calls"}, {eflat, out + ".effects"}} {
 		want := parquetRows(t, []string{c.flat})
 		got := parquetRows(t, mustGlob(t, filepath.Join(c.ds, "*", "*", "*.parquet")))

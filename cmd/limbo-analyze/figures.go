@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/outfile"
 	"github.com/limbo-toolkit/limbo/plots"
 	"github.com/spf13/cobra"
 )

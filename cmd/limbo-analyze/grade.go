@@ -55,5 +55,5 @@ func runGrade(o gradeOptions, e *env) error {
 	// show the first few and count the rest.
 	wl := ledger.NewFirstWarnings(e.stderr, 10, "limbo-analyze: warning: ", "limbo-analyze: %d more warnings not shown\n")
 	defer wl.Flush()
-	return ledger.Convert(o.in, o.out, o.format, ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wl.Warn})
+	return ledger.Convert(o.in, o.out, o.format, ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wl.Warn}, version)
 }

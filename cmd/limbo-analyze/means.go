@@ -16,7 +16,7 @@ type meansOptions struct {
 }
 
 // meansFlags maps MeansSpec fields to the means command's flags.
-var meansFlags = map[string]string{"Outcome": "--outcome", "By": "--by", "Cluster": "--cluster", "Level": "--level"}
+var meansFlags = map[string]string{"Outcome": "--outcome", "By": "--by", "Cluster": "--cluster", "Level": "--level", "Where": "--where", "Weight": "--weight"}
 
 func newMeansCmd(e *env) *cobra.Command {
 	o := &meansOptions{}

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // checkOutputs refuses, before any work is done, an output that is one of

@@ -21,7 +21,7 @@ type pairedOptions struct {
 // pairedFlags maps PairedSpec fields (and the query's Weight) to the
 // paired command's flags.
 var pairedFlags = map[string]string{"Outcome": "--outcome", "Arm": "--arm", "Base": "--base", "PairBy": "--pair-by",
-	"Levels": "--levels", "Test": "--test", "Adjust": "--adjust", "Weight": "--weight"}
+	"Levels": "--levels", "Test": "--test", "Adjust": "--adjust", "Weight": "--weight", "Where": "--where"}
 
 func newPairedCmd(e *env) *cobra.Command {
 	o := &pairedOptions{}
@@ -60,7 +60,7 @@ Examples:
 			}
 			q := o.query(e)
 			r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: o.Outcome, Arm: o.Arm, Base: o.Base,
-				PairBy: o.PairBy, Levels: o.Levels, Test: o.Test, Adjust: o.Adjust})
+				PairBy: o.PairBy, Levels: o.Levels, Test: analysis.PairedTest(o.Test), Adjust: analysis.Adjustment(o.Adjust)})
 			return emit(e, o.Format, report.Paired)(r, analysis.RenameField(err, pairedFlags))
 		},
 	}

@@ -10,14 +10,14 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis/power"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/design"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 	"github.com/limbo-toolkit/limbo/plots"
 	"github.com/limbo-toolkit/limbo/report"
 )
 
 func newPowerCmd(e *env) *cobra.Command {
 	var o power.Options
-	var pre, des, pilot, sizes, format, out string
+	var pre, des, pilot, sizes, format, out, scale string
 	cmd := &cobra.Command{
 		Use:   "power [--prereg FILE] [--design paper|FILE | --pilot LEDGER] [--sizes LIST]",
 		Short: "Power of a preregistration by simulation, with closed-form approximations",
@@ -58,6 +58,7 @@ Examples:
 			if !slices.Contains(report.PowerFormats, format) {
 				return usagef("power: --format %q: want text, md, latex, csv or json", format)
 			}
+			o.Scale = design.ScaleKind(scale)
 			if err := o.Check(); err != nil {
 				return usageError{err}
 			}
@@ -109,7 +110,7 @@ Examples:
 	f.StringVar(&pre, "prereg", "paper", `preregistration file ("paper": the paper's H1–H6)`)
 	f.StringVar(&des, "design", "paper", `design to regenerate: "paper" or a manifest file`)
 	f.StringVar(&pilot, "pilot", "", "pilot episode ledger to resample instead of simulating")
-	f.StringVar(&o.Scale, "scale", design.ScaleEpisodes, "what a size multiplies: episodes, instances or seeds")
+	f.StringVar(&scale, "scale", string(design.ScaleEpisodes), "what a size multiplies: episodes, instances or seeds")
 	f.StringVar(&sizes, "sizes", "0.5,1,2", "comma-separated multipliers of the base design")
 	f.IntVar(&o.Reps, "reps", 100, "replications per size")
 	f.Float64Var(&o.Target, "target", 0.8, "power to reach")

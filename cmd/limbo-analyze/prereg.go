@@ -14,9 +14,9 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/design"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
+	"github.com/limbo-toolkit/limbo/outfile"
 	"github.com/limbo-toolkit/limbo/report"
 )
 

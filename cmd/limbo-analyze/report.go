@@ -12,8 +12,8 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/analysis/table"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/outfile"
 	"github.com/limbo-toolkit/limbo/report"
 )
 

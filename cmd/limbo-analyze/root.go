@@ -13,8 +13,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/internal/outfile"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 // Exit codes (docs/design.md, Errors, exit codes and outputs).

@@ -10,12 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/limbo-toolkit/limbo/cmd/limbo-analyze/internal/mcpcmd"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
 )
 
 func newServeCmd(e *env) *cobra.Command {
-	o := &mcp.ServeConfig{}
+	o := &mcpcmd.ServeConfig{}
 	c := &cobra.Command{
 		Use:   "serve --ledger OUT.jsonl [--transport stdio|http] [--plan PLAN]",
 		Short: "Serve the sandbox to a real agent over MCP, one episode per session",
@@ -118,7 +119,7 @@ Examples:
 	return c
 }
 
-func runServe(ctx context.Context, e *env, o *mcp.ServeConfig) error {
+func runServe(ctx context.Context, e *env, o *mcpcmd.ServeConfig) error {
 	ctx, stop := signalContext(ctx)
 	defer stop()
 	err := o.Serve(ctx, e.stdin, e.stdout, e.stderr, "limbo-analyze serve", version, callerFactory())

@@ -44,7 +44,7 @@ Examples:
 				return usageError{err}
 			}
 			q := o.query(e)
-			return emit(e, o.Format, report.Shapley)(analysis.Shapley(q, analysis.ShapleySpec{Formula: o.Formula, R2: o.R2, Refs: refs}))
+			return emit(e, o.Format, report.Shapley)(analysis.Shapley(q, analysis.ShapleySpec{Formula: o.Formula, R2: analysis.PseudoR2(o.R2), Refs: refs}))
 		},
 	}
 	addInputFlags(c, &o.inputOptions, `weight column, or "none" (default: unweighted)`)

@@ -1,14 +1,19 @@
 package main
 
 import (
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/design"
 )
 
+// simulateOptions are simulate's flags: the run's options and the seed.
+type simulateOptions struct {
+	design.RunOptions
+	seed uint64
+}
+
 func newSimulateCmd(e *env) *cobra.Command {
-	var o design.SimulateConfig
+	var o simulateOptions
 	cmd := &cobra.Command{
 		Use:   "simulate --out LEDGER.jsonl",
 		Short: "Regenerate episode ledgers with simulated agents in the sandbox",
@@ -40,7 +45,7 @@ Examples:
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Design, "design", "paper", `experiment design: "paper" or a manifest file`)
-	f.Uint64Var(&o.Seed, "seed", 1, "run seed")
+	f.Uint64Var(&o.seed, "seed", 1, "run seed")
 	f.StringVar(&o.Out, "out", "", `raw ledger to write (JSONL; "-" for stdout)`)
 	f.StringVar(&o.Episodes, "episodes", "", "also write the graded episode table (.parquet, .csv or .jsonl)")
 	f.IntVar(&o.Jobs, "jobs", 0, "parallel workers (0 = number of CPUs)")
@@ -49,15 +54,19 @@ Examples:
 	return cmd
 }
 
-func runSimulate(o design.SimulateConfig, e *env) error {
-	var bar *progressbar.ProgressBar
-	err := o.Simulate(e.stdout, version, func(total int) func(int) {
-		if bar = progressBar(e, total, "simulate"); bar == nil {
-			return nil
-		}
-		return func(n int) { bar.Add(n) }
-	})
-	if err == nil && bar != nil {
+func runSimulate(o simulateOptions, e *env) error {
+	sim, err := design.LoadSimulator(o.Design, o.Profiles, o.seed)
+	if err != nil {
+		return err
+	}
+	o.Stdout, o.Toolkit = e.stdout, version
+	si, sn, _ := design.ParseShard(o.Shard) // checked
+	lo, hi := design.ShardRange(sim.Plan.Len(), si, sn)
+	bar := progressBar(e, hi-lo, "simulate")
+	if bar != nil {
+		o.Progress = func(n int) { bar.Add(n) }
+	}
+	if err = design.Run(sim, o.RunOptions); err == nil && bar != nil {
 		bar.Finish()
 	}
 	return err

@@ -118,6 +118,7 @@ func TestSimulateUsage(t *testing.T) {
 		{[]string{"grade", "in.jsonl"}, exitUsage, "--out is required"},
 		{[]string{"simulate", "--out", "x.txt"}, exitUsage, "--out x.txt: the raw ledger is JSONL"},
 		{[]string{"simulate", "--out", "x.jsonl", "--episodes", "x.xlsx"}, exitUsage, "--episodes x.xlsx: want a .parquet, .csv or .jsonl name"},
+		{[]string{"simulate", "--out", "x.jsonl", "--episodes", "./x.jsonl"}, exitUsage, "--episodes and --out name the same file ./x.jsonl"},
 		{[]string{"simulate", "--out", filepath.Join(t.TempDir(), "x.jsonl"), "--design", "nope"}, exitFailure, "--design nope: not a built-in design (paper) and no such manifest file"},
 		{[]string{"grade", "in.jsonl", "--out", "x.txt"}, exitUsage, "--out x.txt: name it .parquet, .csv or .jsonl"},
 		{[]string{"grade", "in.jsonl", "--out", "x.csv", "--format", "xls"}, exitUsage, `--format "xls": want parquet, csv or jsonl`},

@@ -17,6 +17,8 @@ var specFlags = map[string]string{
 	"Refs": "--ref", "R2": "--r2",
 	// power.
 	"Reps": "--reps", "Jobs": "--jobs", "Sizes": "--sizes", "Target": "--target", "Scale": "--scale",
+	// export, grade and validate.
+	"MaxPartitions": "--max-partitions", "Strict": "--strict",
 	// simulate, merge, serve and drive.
 	"Out": "--out", "Shard": "--shard", "Episodes": "--episodes", "Design": "--design",
 	"Transport": "--transport", "Addr": "--addr", "AllowRemote": "--allow-remote", "Ledger": "--ledger", "PlanFile": "--plan",

@@ -2,6 +2,11 @@
 // crash never leaves a half-written file at an output path and never
 // destroys an input.
 //
+// It is public because the library's writers that may be one output among
+// several (ledger.CreateEpisodesWith and its siblings, report.WriteAllTo,
+// the preregistration and power WriteFiles) take a *Unit: a caller groups
+// their files with its own and commits them all at once.
+//
 // # One file
 //
 // Create returns a File that is written to a temporary file in the target's

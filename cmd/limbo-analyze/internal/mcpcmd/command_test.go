@@ -1,4 +1,4 @@
-package mcp
+package mcpcmd
 
 import (
 	"bytes"
@@ -9,13 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/mcp"
 )
 
 // Check reports the first invalid flag of a serve configuration.
 func TestServeConfigCheck(t *testing.T) {
 	ok := ServeConfig{Transport: "stdio", Addr: "127.0.0.1:8765", Ledger: "run.jsonl",
-		One: Episode{Template: "T03", FaultMode: ledger.FaultNone, Contract: ledger.ContractNative}}
+		One: mcp.Episode{Template: "T03", FaultMode: ledger.FaultNone, Contract: ledger.ContractNative}}
 	tests := []struct {
 		name string
 		edit func(*ServeConfig)
@@ -56,11 +58,11 @@ func TestServePrintPlan(t *testing.T) {
 	if err := c.Serve(context.Background(), strings.NewReader(""), &out, &bytes.Buffer{}, "serve", "test", nil); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ParsePlan("printed.json", out.Bytes())
+	got, err := mcp.ParsePlan("printed.json", out.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := DefaultPlan(1, "m", "h")
+	want, err := mcp.DefaultPlan(1, "m", "h")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,21 +109,26 @@ func TestDriveConfigCheck(t *testing.T) {
 // Without a ledger, --print-task prints the plan's first instruction; a
 // single episode that makes no plan is an *EpisodeError.
 func TestServeConfigServePrintTask(t *testing.T) {
-	c := ServeConfig{PrintTask: true, Model: DefaultLabel, Harness: DefaultLabel, Seed: 1}
+	c := ServeConfig{PrintTask: true, Model: mcp.DefaultLabel, Harness: mcp.DefaultLabel, Seed: 1}
 	var out, log bytes.Buffer
 	if err := c.Serve(context.Background(), strings.NewReader(""), &out, &log, "test", "v", nil); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := DefaultPlan(1, DefaultLabel, DefaultLabel)
+	plan, err := mcp.DefaultPlan(1, mcp.DefaultLabel, mcp.DefaultLabel)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := Instruction(plan, 0) + "\n"; out.String() != want {
+	if want := mcp.Instruction(plan, 0) + "\n"; out.String() != want {
 		t.Errorf("printed %q, want %q", out.String(), want)
 	}
-	c.One = Episode{Template: "T03", FocalIndex: 99, FaultMode: ledger.FaultNone, Contract: ledger.ContractNative, Condition: DefaultCondition}
-	var ee *EpisodeError
-	if err := c.Serve(context.Background(), strings.NewReader(""), &out, &log, "test", "v", nil); !errors.As(err, &ee) {
+	c.One = mcp.Episode{Template: "T03", FocalIndex: 99, FaultMode: ledger.FaultNone, Contract: ledger.ContractNative, Condition: mcp.DefaultCondition}
+	var ee *mcp.EpisodeError
+	err = c.Serve(context.Background(), strings.NewReader(""), &out, &log, "test", "v", nil)
+	if !errors.As(err, &ee) {
 		t.Errorf("a single episode with focal index 99: err = %v, want an *EpisodeError", err)
+	}
+	// It names the Template field, which a command renames to its flag.
+	if got := fieldtext.Rename(err, map[string]string{"Template": "--template"}).Error(); !strings.HasPrefix(got, "--template episode: ") || !strings.HasPrefix(err.Error(), "Template episode: ") {
+		t.Errorf("error %q, renamed %q: want Template episode: …, renamed --template episode: …", err, got)
 	}
 }

@@ -450,10 +450,20 @@ func isGlob(path string) bool {
 	return strings.ContainsAny(path, "*?[")
 }
 
+// SameFileError says that two outputs of one command, named A and B as
+// in CheckDistinct's map, are the same file Path.
+type SameFileError struct{ A, B, Path string }
+
+func (e *SameFileError) Error() string {
+	return fmt.Sprintf("%s and %s name the same file %s; one would replace the other", e.A, e.B, e.Path)
+}
+
 // CheckDistinct refuses two outputs of one command that are the same file
 // however spelled (simulate --out x.jsonl --episodes x.jsonl): one would
-// silently replace the other. outputs maps a flag name to its path; "" and
-// "-" (stdout) are not files.
+// silently replace the other. outputs maps a name of each output (an
+// option, as its caller's messages name it) to its path; "" and "-"
+// (stdout) are not files. The error is a *SameFileError naming the pair
+// first in sorted order.
 func CheckDistinct(outputs map[string]string) error {
 	names := make([]string, 0, len(outputs))
 	for k := range outputs {
@@ -468,7 +478,7 @@ func CheckDistinct(outputs map[string]string) error {
 				continue
 			}
 			if filepath.Clean(pa) == filepath.Clean(pb) || SameFile(pa, pb) {
-				return fmt.Errorf("%s and %s name the same file %s; one would replace the other", a, b, pa)
+				return &SameFileError{A: a, B: b, Path: pa}
 			}
 		}
 	}

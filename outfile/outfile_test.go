@@ -342,6 +342,10 @@ func TestCheckDistinct(t *testing.T) {
 		if (tt.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err %v, want %q", tt.name, err, tt.want)
 		}
+		var se *SameFileError
+		if err != nil && (!errors.As(err, &se) || se.A != "--episodes" || se.B != "--out") {
+			t.Errorf("%s: err %#v, want a *SameFileError naming --episodes and --out", tt.name, err)
+		}
 	}
 }
 

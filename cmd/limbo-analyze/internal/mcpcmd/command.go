@@ -1,4 +1,8 @@
-package mcp
+// Package mcpcmd holds the configurations of the serve and drive commands:
+// structs whose fields are the flags, checked together and run through
+// package mcp's library API (PlanSource, RunServe, RunDrive), which is in
+// domain terms.
+package mcpcmd
 
 import (
 	"context"
@@ -12,6 +16,7 @@ import (
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/mcp"
 )
 
 // ServeConfig is a serve run as a command line describes it: where the
@@ -28,13 +33,13 @@ type ServeConfig struct {
 	PrintPlan   bool   // print the loaded plan (Plan.Marshal) instead
 	Raw         bool   // also write calls, effects and the final report
 	Annotations bool   // list the tools with MCP tool annotations
-	Limits      Limits
+	Limits      mcp.Limits
 	IdleTimeout time.Duration
 	Origins     []string // browser origins accepted besides loopback ones
 
-	Model, Harness string  // labels of the default or single-episode plan
-	Seed           uint64  // world seed of the default or single-episode plan
-	One            Episode // a single episode, when One.Template is set
+	Model, Harness string      // labels of the default or single-episode plan
+	Seed           uint64      // world seed of the default or single-episode plan
+	One            mcp.Episode // a single episode, when One.Template is set
 }
 
 // singleEpisodeFlags are the flags that describe ServeConfig.One.
@@ -77,8 +82,8 @@ func (c *ServeConfig) Check(set func(flag string) bool) error {
 // (PrintPlan), or prints the first episode's instruction when PrintTask
 // has no ledger to find the next pending one in. Notices go to log, each line after name and a colon;
 // a single episode that does not make a plan is an *EpisodeError.
-func (c *ServeConfig) Serve(ctx context.Context, stdin io.Reader, stdout, log io.Writer, name, version string, newCaller CallerFactory) error {
-	plan, err := PlanSource{File: c.PlanFile, One: c.One, Model: c.Model, Harness: c.Harness, Seed: c.Seed, Annotations: c.Annotations}.Load()
+func (c *ServeConfig) Serve(ctx context.Context, stdin io.Reader, stdout, log io.Writer, name, version string, newCaller mcp.CallerFactory) error {
+	plan, err := mcp.PlanSource{File: c.PlanFile, One: c.One, Model: c.Model, Harness: c.Harness, Seed: c.Seed, Annotations: c.Annotations}.Load()
 	if err != nil {
 		return err
 	}
@@ -92,13 +97,13 @@ func (c *ServeConfig) Serve(ctx context.Context, stdin io.Reader, stdout, log io
 		return err
 	}
 	if c.PrintTask && c.Ledger == "" {
-		_, err := fmt.Fprintln(stdout, Instruction(plan, 0))
+		_, err := fmt.Fprintln(stdout, mcp.Instruction(plan, 0))
 		return err
 	}
-	return RunServe(ctx, ServeJob{
+	return mcp.RunServe(ctx, mcp.ServeJob{
 		Plan: plan, Ledger: c.Ledger, HTTP: c.Transport == "http", Addr: c.Addr, AllowRemote: c.AllowRemote,
 		Stdin: stdin, Stdout: stdout, PrintTask: c.PrintTask,
-		Options: Options{Limits: c.Limits, Raw: c.Raw, Version: version, Log: log,
+		Options: mcp.Options{Limits: c.Limits, Raw: c.Raw, Version: version, Log: log,
 			IdleTimeout: c.IdleTimeout, NewCaller: newCaller, AllowedOrigins: c.Origins},
 		Warn: func(msg string) { fmt.Fprintln(log, name+":", msg) },
 		Listening: func(a net.Addr, pending int) {
@@ -122,7 +127,7 @@ type DriveConfig struct {
 	LogDir      string
 	Server      string // executable whose serve command serves; "" for this one
 	Raw         bool
-	Limits      Limits
+	Limits      mcp.Limits
 	Shard       string // "I/N" or ""
 	Annotations bool
 
@@ -169,7 +174,7 @@ type Bar interface {
 // limits. Messages go to log after name and a colon; newBar, if set, gives
 // the progress display once the pending count is known (nil for none).
 func (c *DriveConfig) Drive(ctx context.Context, log io.Writer, name, version string, newBar func(pending int) Bar) error {
-	plan, err := PlanSource{File: c.PlanFile, Model: c.Model, Harness: c.HarnessLabel, Seed: c.Seed, Annotations: c.Annotations}.Load()
+	plan, err := mcp.PlanSource{File: c.PlanFile, Model: c.Model, Harness: c.HarnessLabel, Seed: c.Seed, Annotations: c.Annotations}.Load()
 	if err != nil {
 		return err
 	}
@@ -184,7 +189,7 @@ func (c *DriveConfig) Drive(ctx context.Context, log io.Writer, name, version st
 		serverArgs = append(serverArgs, "--raw")
 	}
 	var bar Bar
-	t, err := RunDrive(ctx, DriveJob{
+	t, err := mcp.RunDrive(ctx, mcp.DriveJob{
 		Ledger: c.Out, Shard: c.Shard, Toolkit: version,
 		Warn: func(msg string) { fmt.Fprintln(log, name+":", msg) },
 		Start: func(pending int) {
@@ -192,10 +197,10 @@ func (c *DriveConfig) Drive(ctx context.Context, log io.Writer, name, version st
 				bar = newBar(pending)
 			}
 		},
-		DriveOptions: DriveOptions{
+		DriveOptions: mcp.DriveOptions{
 			Plan: plan, Harness: c.Harness, Server: []string{exe, "serve"}, ServerArgs: serverArgs,
 			Parallel: c.Parallel, Timeout: c.Timeout, Grace: c.Grace, LogDir: c.LogDir,
-			Progress: func(ev DriveEvent) {
+			Progress: func(ev mcp.DriveEvent) {
 				if bar != nil {
 					_ = bar.Add(1)
 					if ev.Err != nil || ev.Warning != "" {
