@@ -172,3 +172,47 @@ func (x *Effect) ref(i int) fieldRef {
 	}
 	panic("ledger: effect column index out of range")
 }
+
+// appendColumns appends e's schema columns to p's builders, which are
+// by kind in EpisodeColumns order.
+func (p *parquetEpisodeWriter) appendColumns(e *Episode) {
+	p.strs[0].Append(e.EpisodeID)
+	p.strs[1].Append(e.Experiment)
+	p.strs[2].Append(e.Model)
+	p.strs[3].Append(e.Harness)
+	p.strs[4].Append(e.Contract)
+	p.strs[5].Append(e.Condition)
+	p.strs[6].Append(e.Cue)
+	p.strs[7].Append(e.Service)
+	p.strs[8].Append(e.Template)
+	p.ints[0].Append(e.Instance)
+	p.strs[9].Append(e.Task)
+	p.strs[10].Append(e.FocalWrite)
+	p.ints[1].Append(e.FocalIndex)
+	p.strs[11].Append(e.Platform)
+	p.strs[12].Append(e.PairKey)
+	p.strs[13].Append(e.WriteClass)
+	p.strs[14].Append(e.ReadPath)
+	p.bools[0].Append(e.Reversible)
+	p.strs[15].Append(e.FaultMode)
+	p.bools[1].Append(e.FaultFired)
+	p.flts[0].Append(e.DelayS)
+	p.flts[1].Append(e.Weight)
+	p.ints[2].Append(e.Seed)
+	p.ints[3].Append(e.ExpectedCommits)
+	p.ints[4].Append(e.FocalCommits)
+	p.bools[2].Append(e.Duplicated)
+	p.bools[3].Append(e.TaskSuccess)
+	p.bools[4].Append(e.EOS)
+	p.ints[5].Append(e.ToolCalls)
+	p.flts[2].Append(e.AgentTimeS)
+	if e.CostUSD == nil {
+		p.opts[0].AppendNull()
+	} else {
+		p.opts[0].Append(*e.CostUSD)
+	}
+	p.bools[5].Append(e.ReportedSuccess)
+	p.bools[6].Append(e.UncertaintyListed)
+	p.bools[7].Append(e.Overclaim)
+	p.strs[16].Append(e.Recovery)
+}

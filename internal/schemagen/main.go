@@ -7,9 +7,10 @@
 // the struct field whose json tag names it, checks the field's type
 // against the column's Kind, and writes
 //
-//   - ledger/columns_gen.go: the column indices of EpisodeColumns and the
+//   - ledger/columns_gen.go: the column indices of EpisodeColumns, the
 //     ref methods of Episode, Call and Effect (a column index to a pointer
-//     at the field), on which every reader and writer is built;
+//     at the field), on which every reader and writer is built, and the
+//     Parquet episode writer's per-row appends, unrolled;
 //   - analysis/slots_gen.go: where each episode column lives in
 //     analysis.Data (its kind and slot).
 //
@@ -309,6 +310,28 @@ func ledgerFile(tables []*table) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "}\npanic(\"ledger: %scolumn index out of range\")\n}\n\n", what)
 	}
+	// The Parquet episode writer's inner loop, unrolled: its builders are
+	// by kind, in table order.
+	t := tables[0]
+	b.WriteString("// appendColumns appends e's schema columns to p's builders, which are\n// by kind in EpisodeColumns order.\n")
+	b.WriteString("func (p *parquetEpisodeWriter) appendColumns(e *Episode) {\n")
+	n := map[string]int{}
+	for _, c := range t.cols {
+		k := c.kind
+		if c.optional {
+			k = "opt"
+		}
+		j := n[k]
+		n[k]++
+		switch k {
+		case "opt":
+			fmt.Fprintf(&b, "if e.%s == nil {\np.opts[%d].AppendNull()\n} else {\np.opts[%d].Append(*e.%s)\n}\n", c.field, j, j, c.field)
+		default:
+			bld := map[string]string{"KindString": "strs", "KindInt": "ints", "KindFloat": "flts", "KindBool": "bools"}[k]
+			fmt.Fprintf(&b, "p.%s[%d].Append(e.%s)\n", bld, j, c.field)
+		}
+	}
+	b.WriteString("}\n")
 	return format.Source(b.Bytes())
 }
 
