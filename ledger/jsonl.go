@@ -111,6 +111,12 @@ func decodeCol(d *jdec, e *Episode, i int, field string) error {
 		default:
 			*r.s, err = d.strC(field, i, true)
 		}
+	case r.i != nil:
+		*r.i, err = d.int64v(field)
+	case r.f != nil:
+		*r.f, err = d.float64v(field)
+	case r.b != nil:
+		*r.b, err = d.boolv(field)
 	case r.opt != nil:
 		if d.peek() == 'n' && d.lit("null") {
 			*r.opt = nil
@@ -122,22 +128,6 @@ func decodeCol(d *jdec, e *Episode, i int, field string) error {
 			*p = v
 			*r.opt = p
 		}
-	default:
-		err = decodeScalar(d, r, field)
-	}
-	return err
-}
-
-// decodeScalar decodes a number or boolean into r.
-func decodeScalar(d *jdec, r fieldRef, field string) error {
-	var err error
-	switch {
-	case r.i != nil:
-		*r.i, err = d.int64v(field)
-	case r.f != nil:
-		*r.f, err = d.float64v(field)
-	case r.b != nil:
-		*r.b, err = d.boolv(field)
 	}
 	return err
 }
@@ -212,18 +202,21 @@ func decodeNested(d *jdec, warn nestedWarner, t *nestedTable, ref func(int) fiel
 		}
 		have |= 1 << uint(i)
 		r := ref(i)
-		if r.s == nil {
-			return decodeScalar(d, r, key)
-		}
 		var err error
-		switch p := d.peek(); {
-		case i == t.args && (p == '{' || p == '['):
+		switch {
+		case r.i != nil:
+			*r.i, err = d.int64v(key)
+		case r.f != nil:
+			*r.f, err = d.float64v(key)
+		case r.b != nil:
+			*r.b, err = d.boolv(key)
+		case t.vocab.has(i):
+			*r.s, err = d.strK(key)
+		case i == t.args && (d.peek() == '{' || d.peek() == '['):
 			// Arguments are JSON text; accept them nested as well.
 			var b []byte
 			b, err = d.skip(key, 0)
 			*r.s = string(b)
-		case t.vocab.has(i):
-			*r.s, err = d.strK(key)
 		default:
 			*r.s, err = d.str(key)
 		}
