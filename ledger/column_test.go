@@ -117,3 +117,42 @@ func TestPaperServices(t *testing.T) {
 		}
 	}
 }
+
+// The JSON decoder fills calls and effects by their column tables: keys
+// in any order, escaped, an explicit episode_id, args nested as an
+// object, and an unknown key warned about.
+func TestDecodeNestedByTable(t *testing.T) {
+	line := `{"episode_id":"e1",` +
+		`"calls":[{"t_s":1.5,"seq":3,"args":{"to":["a"]},"too\u006c":"mail_send","outcome":"ok","idempotency_key":"k1","latency_s":0.25,"episode_id":"e0","colour":1}],` +
+		`"effects":[{"focal":true,"seq":3,"service":"mail","tool":"mail_send","resource_id":"r1","idempotency_key":"k1","attempt":2,"issued_at_s":1.5,"committed_at_s":2,"source":"late","absorbed":1}],` +
+		`"final_report":null}`
+	var r RawEpisode
+	var warns []string
+	info, err := decodeLine([]byte(line), &r, &strCache{}, func(field, msg string) { warns = append(warns, field+": "+msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCall := Call{EpisodeID: "e0", Seq: 3, TS: 1.5, Tool: "mail_send", Args: `{"to":["a"]}`, IdempotencyKey: "k1", Outcome: "ok", LatencyS: 0.25}
+	wantEffect := Effect{Seq: 3, Service: "mail", Tool: "mail_send", ResourceID: "r1", IdempotencyKey: "k1", Attempt: 2, IssuedAtS: 1.5, CommittedAtS: 2, Source: "late", Absorbed: true, Focal: true}
+	if !info.raw || len(r.Calls) != 1 || r.Calls[0] != wantCall {
+		t.Errorf("calls %+v, want [%+v]", r.Calls, wantCall)
+	}
+	if len(r.Effects) != 1 || r.Effects[0] != wantEffect {
+		t.Errorf("effects %+v, want [%+v]", r.Effects, wantEffect)
+	}
+	if want := []string{"calls[0].colour: unknown field ignored"}; !slices.Equal(warns, want) {
+		t.Errorf("warnings %q, want %q", warns, want)
+	}
+	for _, tc := range []struct{ line, want string }{
+		{`{"calls":[{"seq":0,"t_s":0,"tool":"x"}]}`, "calls[0].outcome: missing"},
+		{`{"effects":[{"seq":0,"service":"s","tool":"x","source":"agent"}]}`, "effects[0].committed_at_s: missing"},
+		{`{"calls":[{"seq":0,"episode_id":"a","episode_id":"a"}]}`, "calls[0].episode_id: duplicate field"},
+		{`{"effects":[{"attempt":"2"}]}`, "effects[0].attempt: expected a number, found a string"},
+	} {
+		var r RawEpisode
+		_, err := decodeLine([]byte(tc.line), &r, nil, func(string, string) {})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error %v, want %s", tc.line, err, tc.want)
+		}
+	}
+}
