@@ -165,12 +165,13 @@ type nestedTable struct {
 var callTable, effectTable nestedTable
 
 func init() {
-	callTable = newNestedTable(CallColumns, []string{"seq", "t_s", "tool", "outcome"}, []string{"tool", "outcome"})
-	effectTable = newNestedTable(EffectColumns, []string{"seq", "service", "tool", "committed_at_s", "source"}, []string{"service", "tool", "source"})
-	callTable.args = slices.IndexFunc(CallColumns, func(c Column) bool { return c.Name == "args" })
+	callTable = newNestedTable(CallColumns, []string{"seq", "t_s", "tool", "outcome"}, []string{"tool", "outcome"}, "args")
+	effectTable = newNestedTable(EffectColumns, []string{"seq", "service", "tool", "committed_at_s", "source"}, []string{"service", "tool", "source"}, "")
 }
 
-func newNestedTable(cols []Column, required, vocab []string) nestedTable {
+// newNestedTable describes cols by name: required and vocab as in
+// nestedTable, args the column of JSON text ("" for none).
+func newNestedTable(cols []Column, required, vocab []string, args string) nestedTable {
 	index := func(name string) int {
 		i := slices.IndexFunc(cols, func(c Column) bool { return c.Name == name })
 		if i < 0 {
@@ -179,6 +180,9 @@ func newNestedTable(cols []Column, required, vocab []string) nestedTable {
 		return i
 	}
 	t := nestedTable{cols: cols, args: -1}
+	if args != "" {
+		t.args = index(args)
+	}
 	for _, n := range required {
 		t.required = append(t.required, index(n))
 	}
