@@ -26,4 +26,10 @@ var (
 		"deploy_list_runs", "deploy_get_run",
 		"state_oracle", "outcome_oracle", "wait",
 	}
+	// PaperServices are the sandbox's services (the service column; the
+	// prefix of each tool's name).
+	PaperServices = []string{"social", "billing", "tickets", "mail", "data", "deploy"}
+	// PaperPlatforms are the social platforms (the platform column of a
+	// social write).
+	PaperPlatforms = []string{"mastodon", "weibo", "linkedin", "x"}
 )

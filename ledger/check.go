@@ -126,8 +126,8 @@ func (s *Summary) distinct(col, v string) {
 // Add counts one episode.
 func (s *Summary) Add(e *Episode) {
 	s.Rows++
-	for _, c := range EpisodeColumns {
-		v, _ := e.Get(c.Name)
+	for i, c := range EpisodeColumns {
+		v := e.Column(i)
 		switch c.Kind {
 		case KindBool:
 			if v.Bool {

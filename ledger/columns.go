@@ -42,7 +42,14 @@ type Column struct {
 	Doc    string
 }
 
-// EpisodeColumns lists the episode table's columns in canonical order.
+// EpisodeColumns lists the episode table's columns in canonical order. It
+// is the schema's one declaration: every reader and writer, the analysis
+// engine's columns and the viewer's fields are driven by it (through the
+// code schemagen writes from it into columns_gen.go, and
+// analysis/slots_gen.go). A column is added here, with its field in
+// Episode tagged with its name, and go generate run.
+//
+//go:generate go run ../internal/schemagen
 var EpisodeColumns = []Column{
 	{Name: "episode_id", Kind: KindString,
 		Domain: "string", Doc: "unique in the ledger; stable for a given design and seed"},
@@ -177,84 +184,8 @@ func (v Value) String() string {
 // Get returns the named column of e: a schema column, or one of e's extra
 // columns (as a string). ok is false if e has no such column.
 func (e *Episode) Get(name string) (v Value, ok bool) {
-	s := func(x string) (Value, bool) { return Value{Kind: KindString, Str: x}, true }
-	i := func(x int64) (Value, bool) { return Value{Kind: KindInt, Int: x}, true }
-	f := func(x float64) (Value, bool) { return Value{Kind: KindFloat, Num: x}, true }
-	b := func(x bool) (Value, bool) { return Value{Kind: KindBool, Bool: x}, true }
-	switch name {
-	case "episode_id":
-		return s(e.EpisodeID)
-	case "experiment":
-		return s(e.Experiment)
-	case "model":
-		return s(e.Model)
-	case "harness":
-		return s(e.Harness)
-	case "contract":
-		return s(e.Contract)
-	case "condition":
-		return s(e.Condition)
-	case "cue":
-		return s(e.Cue)
-	case "service":
-		return s(e.Service)
-	case "template":
-		return s(e.Template)
-	case "instance":
-		return i(e.Instance)
-	case "task":
-		return s(e.Task)
-	case "focal_write":
-		return s(e.FocalWrite)
-	case "focal_index":
-		return i(e.FocalIndex)
-	case "platform":
-		return s(e.Platform)
-	case "pair_key":
-		return s(e.PairKey)
-	case "write_class":
-		return s(e.WriteClass)
-	case "read_path":
-		return s(e.ReadPath)
-	case "reversible":
-		return b(e.Reversible)
-	case "fault_mode":
-		return s(e.FaultMode)
-	case "fault_fired":
-		return b(e.FaultFired)
-	case "delay_s":
-		return f(e.DelayS)
-	case "weight":
-		return f(e.Weight)
-	case "seed":
-		return i(e.Seed)
-	case "expected_commits":
-		return i(e.ExpectedCommits)
-	case "focal_commits":
-		return i(e.FocalCommits)
-	case "duplicated":
-		return b(e.Duplicated)
-	case "task_success":
-		return b(e.TaskSuccess)
-	case "eos":
-		return b(e.EOS)
-	case "tool_calls":
-		return i(e.ToolCalls)
-	case "agent_time_s":
-		return f(e.AgentTimeS)
-	case "cost_usd":
-		if e.CostUSD == nil {
-			return Value{Kind: KindFloat, Null: true}, true
-		}
-		return f(*e.CostUSD)
-	case "reported_success":
-		return b(e.ReportedSuccess)
-	case "uncertainty_listed":
-		return b(e.UncertaintyListed)
-	case "overclaim":
-		return b(e.Overclaim)
-	case "recovery":
-		return s(e.Recovery)
+	if i, ok := colIndex[name]; ok {
+		return e.Column(i), true
 	}
 	if x, ok := e.Extra[name]; ok {
 		return Value{Kind: KindString, Str: x, Null: x == ""}, true

@@ -27,10 +27,10 @@ type jdec struct {
 	// order is the key order the current object is expected in (the
 	// canonical one); next indexes it. A key that matches the prediction
 	// is recognised without a map lookup.
-	order []string
+	order keyOrder
 	next  int
-	top   bool // the current object is the top-level episode
-	// col is the episode column of the last key read by key (-1 if none).
+	// col is the column of the last key read by key, in the current
+	// object's table (-1 if none).
 	col int
 	// strs, if set, remembers the file's recent string values per column.
 	strs *strCache
@@ -158,8 +158,8 @@ func init() {
 			known[v] = v
 		}
 	}
-	for _, vs := range [][]string{PaperWriteTools, PaperOtherTools, PaperHarnesses, PaperConditions, PaperExperiments,
-		{"social", "billing", "tickets", "mail", "data", "deploy", "mastodon", "linkedin", "weibo", "x", ""}} {
+	for _, vs := range [][]string{PaperWriteTools, PaperOtherTools, PaperServices, PaperPlatforms, PaperHarnesses, PaperConditions, PaperExperiments,
+		{""}} { // platform is empty off social writes
 		for _, v := range vs {
 			known[v] = v
 		}
@@ -168,114 +168,119 @@ func init() {
 
 // knownKeys holds the field names of the ledger, so that decoding an
 // object's keys does not allocate.
-var knownKeys = map[string]keyInfo{}
+var knownKeys = map[string]string{}
 
-type keyInfo struct {
-	name string
-	col  int // episode column, or -1
+// keyOrder is the key order an object is expected in (the canonical one,
+// as RawWriter and the episode writers emit it), with each key's index in
+// its column table (-1 for a key that is not a column).
+type keyOrder struct {
+	names []string
+	cols  []int
 }
 
-// The canonical key orders (as RawWriter and the episode writers emit
-// them).
-var episodeKeyOrder, callKeyOrder, effectKeyOrder, reportKeyOrder []string
+func (o *keyOrder) add(name string, col int) {
+	o.names = append(o.names, name)
+	o.cols = append(o.cols, col)
+}
 
-// episodeKeyCols are the column indices of episodeKeyOrder.
-var episodeKeyCols []int
+// tableKeys is the key order of a call or effect object: its columns
+// after episode_id, which a raw line mostly leaves out (it inherits the
+// episode's), and episode_id last.
+func tableKeys(cols []Column) keyOrder {
+	var o keyOrder
+	for i := 1; i < len(cols); i++ {
+		o.add(cols[i].Name, i)
+	}
+	o.add(cols[0].Name, 0)
+	return o
+}
+
+var episodeKeys, callKeys, effectKeys, reportKeys keyOrder
 
 func init() {
 	for i, c := range EpisodeColumns {
 		if designCols.has(i) {
-			episodeKeyOrder = append(episodeKeyOrder, c.Name)
+			episodeKeys.add(c.Name, i)
 		}
 	}
 	// A graded row continues with the outcome columns; a raw one with
 	// calls, effects and the final report.
 	for i, c := range EpisodeColumns {
 		if !designCols.has(i) {
-			episodeKeyOrder = append(episodeKeyOrder, c.Name)
+			episodeKeys.add(c.Name, i)
 		}
 	}
-	for _, c := range CallColumns[1:] {
-		callKeyOrder = append(callKeyOrder, c.Name)
-	}
-	for _, c := range EffectColumns[1:] {
-		effectKeyOrder = append(effectKeyOrder, c.Name)
-	}
-	reportKeyOrder = []string{"status", "uncertainties"}
+	callKeys, effectKeys = tableKeys(CallColumns), tableKeys(EffectColumns)
+	reportKeys.add("status", -1)
+	reportKeys.add("uncertainties", -1)
 	for _, cols := range [][]Column{CallColumns, EffectColumns, EpisodeColumns} {
 		for _, c := range cols {
-			col := -1
-			if i, ok := colIndex[c.Name]; ok {
-				col = i
-			}
-			knownKeys[c.Name] = keyInfo{c.Name, col}
+			knownKeys[c.Name] = c.Name
 		}
 	}
 	for _, k := range []string{"calls", "effects", "final_report", "status", "uncertainties"} {
-		knownKeys[k] = keyInfo{k, -1}
-	}
-	for _, k := range episodeKeyOrder {
-		episodeKeyCols = append(episodeKeyCols, colIndex[k])
+		knownKeys[k] = k
 	}
 }
 
-// key decodes an object key.
+// key decodes an object key, setting d.pos and d.col.
 func (d *jdec) key(field string) (string, error) {
 	if d.peek() == '"' {
 		if end := bytesIndexQuoteOrEscape(d.b[d.i+1:]); end >= 0 && d.b[d.i+1+end] == '"' {
 			raw := d.b[d.i+1 : d.i+1+end]
-			if d.next < len(d.order) && string(raw) == d.order[d.next] {
+			if o := d.order.names; d.next < len(o) && string(raw) == o[d.next] {
 				d.i += end + 2
 				d.pos = d.next
 				d.next++
-				d.col = -1
-				if d.top {
-					d.col = episodeKeyCols[d.next-1]
-				}
-				return d.order[d.next-1], nil
+				d.col = d.order.cols[d.pos]
+				return o[d.pos], nil
 			}
 			if k, ok := knownKeys[string(raw)]; ok {
 				d.i += end + 2
-				d.col = -1
-				if d.top {
-					d.col = k.col
-				}
 				// Resynchronise the prediction (an optional field was
 				// left out, or fields come in another order).
 				d.pos = -1
-				for j := d.next; j < len(d.order); j++ {
-					if d.order[j] == k.name {
+				o := d.order.names
+				for j := d.next; j < len(o); j++ {
+					if o[j] == k {
 						d.next = j + 1
 						d.pos = j
 						break
 					}
 				}
 				if d.pos < 0 {
-					d.pos = slices.Index(d.order, k.name)
+					d.pos = slices.Index(o, k)
 				}
-				return k.name, nil
+				d.setCol()
+				return k, nil
 			}
 		}
 	}
 	// Escaped or unknown key.
-	d.col = -1
 	k, err := d.str(field + "(key)")
-	d.pos = slices.Index(d.order, k)
-	if err == nil && d.top {
-		if ki, ok := knownKeys[k]; ok {
-			d.col = ki.col
-		}
+	d.pos = -1
+	if err == nil {
+		d.pos = slices.Index(d.order.names, k)
 	}
+	d.setCol()
 	return k, err
+}
+
+// setCol sets d.col from d.pos.
+func (d *jdec) setCol() {
+	d.col = -1
+	if d.pos >= 0 {
+		d.col = d.order.cols[d.pos]
+	}
 }
 
 // withOrder runs f with the key prediction set to order, restoring the
 // enclosing object's afterwards.
-func (d *jdec) withOrder(order []string, f func() error) error {
-	o, n, t := d.order, d.next, d.top
-	d.order, d.next, d.top = order, 0, false
+func (d *jdec) withOrder(order keyOrder, f func() error) error {
+	o, n := d.order, d.next
+	d.order, d.next = order, 0
 	err := f()
-	d.order, d.next, d.top = o, n, t
+	d.order, d.next = o, n
 	return err
 }
 

@@ -24,7 +24,7 @@ type lineInfo struct {
 // fields inside calls, effects and final_report are reported through warn.
 // strs (nil for none) is the file's cache of string values.
 func decodeLine(b []byte, r *RawEpisode, strs *strCache, warn func(field, msg string)) (lineInfo, error) {
-	d := jdec{b: b, order: episodeKeyOrder, top: true, col: -1, strs: strs}
+	d := jdec{b: b, order: episodeKeys, col: -1, strs: strs}
 	var info lineInfo
 	e := &r.Episode
 	err := d.object("", func(key string) error {
@@ -40,16 +40,18 @@ func decodeLine(b []byte, r *RawEpisode, strs *strCache, warn func(field, msg st
 			info.raw = true
 			return d.array(key, func(i int) error {
 				r.Calls = append(r.Calls, Call{})
-				return d.withOrder(callKeyOrder, func() error {
-					return decodeCall(&d, &r.Calls[len(r.Calls)-1], nestedWarn(warn, key, i))
+				c := &r.Calls[len(r.Calls)-1]
+				return d.withOrder(callKeys, func() error {
+					return decodeNested(&d, nestedWarn(warn, key, i), &callTable, c.ref)
 				})
 			})
 		case "effects":
 			info.raw = true
 			return d.array(key, func(i int) error {
 				r.Effects = append(r.Effects, Effect{})
-				return d.withOrder(effectKeyOrder, func() error {
-					return decodeEffect(&d, &r.Effects[len(r.Effects)-1], nestedWarn(warn, key, i))
+				x := &r.Effects[len(r.Effects)-1]
+				return d.withOrder(effectKeys, func() error {
+					return decodeNested(&d, nestedWarn(warn, key, i), &effectTable, x.ref)
 				})
 			})
 		case "final_report":
@@ -58,7 +60,7 @@ func decodeLine(b []byte, r *RawEpisode, strs *strCache, warn func(field, msg st
 				return nil
 			}
 			r.FinalReport = &FinalReport{}
-			return d.withOrder(reportKeyOrder, func() error { return decodeReport(&d, r.FinalReport, key, warn) })
+			return d.withOrder(reportKeys, func() error { return decodeReport(&d, r.FinalReport, key, warn) })
 		}
 		v, err := extraValue(&d, key)
 		if err != nil {
@@ -145,106 +147,94 @@ func (w nestedWarner) unknown(key string) {
 	w.warn(w.kind+"["+strconv.Itoa(w.i)+"]."+key, "unknown field ignored")
 }
 
-// decodeNested decodes one call or effect object: set decodes a known
-// key and reports false for an unknown one (warned about and skipped);
-// every field in required must be present.
-func decodeNested(d *jdec, warn nestedWarner, required []string, set func(key string) (known bool, err error)) error {
-	var have uint32
+// nestedTable is the calls or effects table as the JSON decoder reads
+// its objects.
+type nestedTable struct {
+	cols []Column
+	// required are the columns an object must have, in the order a
+	// missing one is reported.
+	required []int
+	// vocab marks the string columns whose values are mostly in known
+	// (enumerations, tool and service names), decoded without a copy.
+	vocab colMask
+	// args is the column holding JSON text, which may also come nested
+	// as an object (-1 for none).
+	args int
+}
+
+var callTable, effectTable nestedTable
+
+func init() {
+	callTable = newNestedTable(CallColumns, []string{"seq", "t_s", "tool", "outcome"}, []string{"tool", "outcome"}, "args")
+	effectTable = newNestedTable(EffectColumns, []string{"seq", "service", "tool", "committed_at_s", "source"}, []string{"service", "tool", "source"}, "")
+}
+
+// newNestedTable describes cols by name: required and vocab as in
+// nestedTable, args the column of JSON text ("" for none).
+func newNestedTable(cols []Column, required, vocab []string, args string) nestedTable {
+	index := func(name string) int {
+		i := slices.IndexFunc(cols, func(c Column) bool { return c.Name == name })
+		if i < 0 {
+			panic("ledger: no column " + name)
+		}
+		return i
+	}
+	t := nestedTable{cols: cols, args: -1}
+	if args != "" {
+		t.args = index(args)
+	}
+	for _, n := range required {
+		t.required = append(t.required, index(n))
+	}
+	for _, n := range vocab {
+		t.vocab |= 1 << uint(index(n))
+	}
+	return t
+}
+
+// decodeNested decodes one call or effect object into the fields ref
+// points at: every column of t that is present (those in t.required must
+// be); an unknown key is warned about and skipped.
+func decodeNested(d *jdec, warn nestedWarner, t *nestedTable, ref func(int) fieldRef) error {
+	var have colMask
 	err := d.object("", func(key string) error {
-		known, err := set(key)
-		if !known {
+		i := d.col
+		if i < 0 {
 			warn.unknown(key)
-			_, err = d.skip(key, 0)
+			_, err := d.skip(key, 0)
 			return err
 		}
-		if j := slices.Index(required, key); j >= 0 {
-			have |= 1 << uint(j)
+		have |= 1 << uint(i)
+		r := ref(i)
+		var err error
+		switch {
+		case r.i != nil:
+			*r.i, err = d.int64v(key)
+		case r.f != nil:
+			*r.f, err = d.float64v(key)
+		case r.b != nil:
+			*r.b, err = d.boolv(key)
+		case t.vocab.has(i):
+			*r.s, err = d.strK(key)
+		case i == t.args && (d.peek() == '{' || d.peek() == '['):
+			// Arguments are JSON text; accept them nested as well.
+			var b []byte
+			b, err = d.skip(key, 0)
+			*r.s = string(b)
+		default:
+			*r.s, err = d.str(key)
 		}
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	for j, name := range required {
-		if have&(1<<uint(j)) == 0 {
-			return &fieldError{name, "missing"}
+	for _, i := range t.required {
+		if !have.has(i) {
+			return &fieldError{t.cols[i].Name, "missing"}
 		}
 	}
 	return nil
-}
-
-var (
-	callRequired   = []string{"seq", "t_s", "tool", "outcome"}
-	effectRequired = []string{"seq", "service", "tool", "committed_at_s", "source"}
-)
-
-func decodeCall(d *jdec, c *Call, warn nestedWarner) error {
-	return decodeNested(d, warn, callRequired, func(f string) (bool, error) {
-		var err error
-		switch f {
-		case "episode_id":
-			c.EpisodeID, err = d.str(f)
-		case "seq":
-			c.Seq, err = d.int64v(f)
-		case "t_s":
-			c.TS, err = d.float64v(f)
-		case "tool":
-			c.Tool, err = d.strK(f)
-		case "args":
-			// Arguments are JSON text; accept them nested as well.
-			if p := d.peek(); p == '{' || p == '[' {
-				var t []byte
-				t, err = d.skip(f, 0)
-				c.Args = string(t)
-			} else {
-				c.Args, err = d.str(f)
-			}
-		case "idempotency_key":
-			c.IdempotencyKey, err = d.str(f)
-		case "outcome":
-			c.Outcome, err = d.strK(f)
-		case "latency_s":
-			c.LatencyS, err = d.float64v(f)
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-}
-
-func decodeEffect(d *jdec, x *Effect, warn nestedWarner) error {
-	return decodeNested(d, warn, effectRequired, func(f string) (bool, error) {
-		var err error
-		switch f {
-		case "episode_id":
-			x.EpisodeID, err = d.str(f)
-		case "seq":
-			x.Seq, err = d.int64v(f)
-		case "service":
-			x.Service, err = d.strK(f)
-		case "tool":
-			x.Tool, err = d.strK(f)
-		case "resource_id":
-			x.ResourceID, err = d.str(f)
-		case "idempotency_key":
-			x.IdempotencyKey, err = d.str(f)
-		case "attempt":
-			x.Attempt, err = d.int64v(f)
-		case "issued_at_s":
-			x.IssuedAtS, err = d.float64v(f)
-		case "committed_at_s":
-			x.CommittedAtS, err = d.float64v(f)
-		case "source":
-			x.Source, err = d.strK(f)
-		case "absorbed":
-			x.Absorbed, err = d.boolv(f)
-		case "focal":
-			x.Focal, err = d.boolv(f)
-		default:
-			return false, nil
-		}
-		return true, err
-	})
 }
 
 func decodeReport(d *jdec, fr *FinalReport, field string, warn func(field, msg string)) error {

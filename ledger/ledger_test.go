@@ -13,37 +13,6 @@ import (
 	"testing"
 )
 
-// ref and Get must agree on every column: readers and writers use ref,
-// analysis uses Get.
-func TestRefMatchesGet(t *testing.T) {
-	e := synthEpisode(5)
-	for i, c := range EpisodeColumns {
-		v, ok := e.Get(c.Name)
-		if !ok || v.Kind != c.Kind {
-			t.Fatalf("%s: Get kind %v ok=%v, want %v", c.Name, v.Kind, ok, c.Kind)
-		}
-		r := e.ref(i)
-		var got Value
-		switch {
-		case r.s != nil:
-			got = Value{Kind: KindString, Str: *r.s}
-		case r.i != nil:
-			got = Value{Kind: KindInt, Int: *r.i}
-		case r.f != nil:
-			got = Value{Kind: KindFloat, Num: *r.f}
-		case r.b != nil:
-			got = Value{Kind: KindBool, Bool: *r.b}
-		case *r.opt == nil:
-			got = Value{Kind: KindFloat, Null: true}
-		default:
-			got = Value{Kind: KindFloat, Num: **r.opt}
-		}
-		if got != v {
-			t.Errorf("%s: ref gives %+v, Get gives %+v", c.Name, got, v)
-		}
-	}
-}
-
 func TestProblemError(t *testing.T) {
 	for _, tc := range []struct {
 		p    Problem

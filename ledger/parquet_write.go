@@ -338,7 +338,7 @@ type parquetEpisodeWriter struct {
 	ints  []*array.Int64Builder
 	flts  []*array.Float64Builder
 	bools []*array.BooleanBuilder
-	cost  *array.Float64Builder
+	opts  []*array.Float64Builder // optional floats (cost_usd), nil as null
 	xs    []*array.StringBuilder
 }
 
@@ -360,7 +360,7 @@ func newParquetEpisodeWriter(a *atomicFile, extra []string, version string, lazy
 			p.bools = append(p.bools, b)
 		case *array.Float64Builder:
 			if c.Optional {
-				p.cost = b
+				p.opts = append(p.opts, b)
 			} else {
 				p.flts = append(p.flts, b)
 			}
@@ -372,49 +372,10 @@ func newParquetEpisodeWriter(a *atomicFile, extra []string, version string, lazy
 	return p, nil
 }
 
-// Write appends e. The field order is EpisodeColumns' within each kind
-// (TestRoundTrip catches a mismatch).
+// Write appends e: its schema columns (appendColumns, generated from
+// EpisodeColumns), then its extra columns.
 func (p *parquetEpisodeWriter) Write(e *Episode) error {
-	s, n, f, b := p.strs, p.ints, p.flts, p.bools
-	s[0].Append(e.EpisodeID)
-	s[1].Append(e.Experiment)
-	s[2].Append(e.Model)
-	s[3].Append(e.Harness)
-	s[4].Append(e.Contract)
-	s[5].Append(e.Condition)
-	s[6].Append(e.Cue)
-	s[7].Append(e.Service)
-	s[8].Append(e.Template)
-	n[0].Append(e.Instance)
-	s[9].Append(e.Task)
-	s[10].Append(e.FocalWrite)
-	n[1].Append(e.FocalIndex)
-	s[11].Append(e.Platform)
-	s[12].Append(e.PairKey)
-	s[13].Append(e.WriteClass)
-	s[14].Append(e.ReadPath)
-	b[0].Append(e.Reversible)
-	s[15].Append(e.FaultMode)
-	b[1].Append(e.FaultFired)
-	f[0].Append(e.DelayS)
-	f[1].Append(e.Weight)
-	n[2].Append(e.Seed)
-	n[3].Append(e.ExpectedCommits)
-	n[4].Append(e.FocalCommits)
-	b[2].Append(e.Duplicated)
-	b[3].Append(e.TaskSuccess)
-	b[4].Append(e.EOS)
-	n[5].Append(e.ToolCalls)
-	f[2].Append(e.AgentTimeS)
-	if e.CostUSD == nil {
-		p.cost.AppendNull()
-	} else {
-		p.cost.Append(*e.CostUSD)
-	}
-	b[5].Append(e.ReportedSuccess)
-	b[6].Append(e.UncertaintyListed)
-	b[7].Append(e.Overclaim)
-	s[16].Append(e.Recovery)
+	p.appendColumns(e)
 	for j, k := range p.extra {
 		p.xs[j].Append(e.Extra[k])
 	}

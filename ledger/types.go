@@ -5,8 +5,9 @@ package ledger
 const SchemaVersion = "1"
 
 // Episode is one graded episode: the design fields that place it in an
-// experiment and the outcome fields the grader derives. Field names are the
-// column names of docs/ledger.md.
+// experiment and the outcome fields the grader derives. Each field holds
+// the column of EpisodeColumns its json tag names (go generate pairs them
+// and checks the types; see EpisodeColumns).
 type Episode struct {
 	// Design.
 	EpisodeID  string `json:"episode_id"`

@@ -55,11 +55,7 @@ func popcount(m colMask) int {
 	return n
 }
 
-var (
-	mEOS, mPlatform, mDelay, mBatch colMask
-
-	colFocalWrite, colHarness, colCondition, colExperiment int
-)
+var mEOS, mPlatform, mDelay, mBatch colMask
 
 func init() {
 	for _, en := range []Enum{FaultModes, Contracts, Recoveries, WriteClasses, ReadPaths, Cues} {
@@ -71,8 +67,6 @@ func init() {
 	mPlatform = maskFor("service", "platform")
 	mDelay = maskFor("fault_mode", "fault_fired", "delay_s")
 	mBatch = maskFor("fault_mode", "focal_write")
-	colFocalWrite, colHarness = colIndex["focal_write"], colIndex["harness"]
-	colCondition, colExperiment = colIndex["condition"], colIndex["experiment"]
 }
 
 func enumMsg(en Enum, v string) string {

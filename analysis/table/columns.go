@@ -22,82 +22,15 @@ import (
 // hundred megabytes this way, where one *ledger.Episode per row took five
 // gigabytes.
 
-// String, integer, float and boolean columns of the schema, by slot.
-const (
-	sExperiment = iota
-	sModel
-	sHarness
-	sContract
-	sCondition
-	sCue
-	sService
-	sTemplate
-	sTask
-	sFocalWrite
-	sPlatform
-	sPairKey
-	sWriteClass
-	sReadPath
-	sFaultMode
-	sRecovery
-	numStr
-)
-
-const (
-	iInstance = iota
-	iFocalIndex
-	iSeed
-	iExpectedCommits
-	iFocalCommits
-	iToolCalls
-	numInt
-)
-
-const (
-	fDelayS = iota
-	fWeight
-	fAgentTimeS
-	fCostUSD
-	numFloat
-)
-
-const (
-	bReversible = iota
-	bFaultFired
-	bDuplicated
-	bTaskSuccess
-	bEOS
-	bReportedSuccess
-	bUncertaintyListed
-	bOverclaim
-	numBool
-)
+// Each schema column but episode_id has a slot: its kind and its index
+// among the columns of that kind (sExperiment, iSeed, fCostUSD, …), in
+// ledger.EpisodeColumns order. The slots are generated from that table,
+// in slots_gen.go.
 
 // slot is where a schema column lives in Data.
 type slot struct {
 	kind ledger.Kind
 	i    int
-}
-
-// slots maps every schema column but episode_id to its slot.
-var slots = map[string]slot{
-	"experiment": {ledger.KindString, sExperiment}, "model": {ledger.KindString, sModel},
-	"harness": {ledger.KindString, sHarness}, "contract": {ledger.KindString, sContract},
-	"condition": {ledger.KindString, sCondition}, "cue": {ledger.KindString, sCue},
-	"service": {ledger.KindString, sService}, "template": {ledger.KindString, sTemplate},
-	"task": {ledger.KindString, sTask}, "focal_write": {ledger.KindString, sFocalWrite},
-	"platform": {ledger.KindString, sPlatform}, "pair_key": {ledger.KindString, sPairKey},
-	"write_class": {ledger.KindString, sWriteClass}, "read_path": {ledger.KindString, sReadPath},
-	"fault_mode": {ledger.KindString, sFaultMode}, "recovery": {ledger.KindString, sRecovery},
-	"instance": {ledger.KindInt, iInstance}, "focal_index": {ledger.KindInt, iFocalIndex},
-	"seed": {ledger.KindInt, iSeed}, "expected_commits": {ledger.KindInt, iExpectedCommits},
-	"focal_commits": {ledger.KindInt, iFocalCommits}, "tool_calls": {ledger.KindInt, iToolCalls},
-	"delay_s": {ledger.KindFloat, fDelayS}, "weight": {ledger.KindFloat, fWeight},
-	"agent_time_s": {ledger.KindFloat, fAgentTimeS}, "cost_usd": {ledger.KindFloat, fCostUSD},
-	"reversible": {ledger.KindBool, bReversible}, "fault_fired": {ledger.KindBool, bFaultFired},
-	"duplicated": {ledger.KindBool, bDuplicated}, "task_success": {ledger.KindBool, bTaskSuccess},
-	"eos": {ledger.KindBool, bEOS}, "reported_success": {ledger.KindBool, bReportedSuccess},
-	"uncertainty_listed": {ledger.KindBool, bUncertaintyListed}, "overclaim": {ledger.KindBool, bOverclaim},
 }
 
 // strCol is a string column: a dictionary and one code per row, in c8
@@ -626,19 +559,23 @@ var schemaIndex = func() (x struct{ str, int, float, bool []int }) {
 // ids are not held (see EpisodeIDs).
 func (d *Data) Episode(i int) *ledger.Episode {
 	r := row{d, int32(i)}
-	e := &ledger.Episode{
-		Experiment: r.Experiment(), Model: r.Model(), Harness: r.Harness(), Contract: r.Contract(),
-		Condition: r.Condition(), Cue: r.Cue(), Service: r.Service(), Template: r.Template(),
-		Instance: r.Instance(), Task: r.Task(), FocalWrite: r.FocalWrite(), FocalIndex: r.FocalIndex(),
-		Platform: r.Platform(), PairKey: r.PairKey(), WriteClass: r.WriteClass(), ReadPath: r.ReadPath(),
-		Reversible: r.Reversible(), FaultMode: r.FaultMode(), FaultFired: r.FaultFired(), DelayS: r.DelayS(),
-		Weight: r.Weight(), Seed: r.Seed(), ExpectedCommits: r.ExpectedCommits(), FocalCommits: r.FocalCommits(),
-		Duplicated: r.Duplicated(), TaskSuccess: r.TaskSuccess(), EOS: r.EOS(), ToolCalls: r.ToolCalls(),
-		AgentTimeS: r.AgentTimeS(), ReportedSuccess: r.ReportedSuccess(), UncertaintyListed: r.UncertaintyListed(),
-		Overclaim: r.Overclaim(), Recovery: r.Recovery(),
+	e := &ledger.Episode{}
+	for s, j := range schemaIndex.str {
+		e.SetColumn(j, ledger.Value{Kind: ledger.KindString, Str: d.strs[s].str(r.i)})
 	}
-	if c, ok := r.CostUSD(); ok {
-		e.CostUSD = &c
+	for s, j := range schemaIndex.int {
+		e.SetColumn(j, ledger.Value{Kind: ledger.KindInt, Int: d.ints[s].get(r.i)})
+	}
+	for s, j := range schemaIndex.float {
+		if s == fCostUSD {
+			c, ok := r.costUSD()
+			e.SetColumn(j, ledger.Value{Kind: ledger.KindFloat, Num: c, Null: !ok})
+			continue
+		}
+		e.SetColumn(j, ledger.Value{Kind: ledger.KindFloat, Num: d.floats[s].get(r.i)})
+	}
+	for s, j := range schemaIndex.bool {
+		e.SetColumn(j, ledger.Value{Kind: ledger.KindBool, Bool: d.bools[s].bits.get(i)})
 	}
 	e.EpisodeID = r.episodeID()
 	for name, x := range d.extras {

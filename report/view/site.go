@@ -105,7 +105,7 @@ type Num struct {
 	Values []float64 `json:"values"`
 }
 
-// Flag bits of Data.Flags.
+// Flag bits of Data.Flags, in the order of flagNames.
 const (
 	FlagDuplicated = 1 << iota
 	FlagEOS
@@ -117,13 +117,47 @@ const (
 	FlagReversible
 )
 
-// dimNames are the coded fields, in the order the pages show them; "file"
-// comes first when there are several ledgers.
-var dimNames = []string{"experiment", "model", "harness", "condition", "contract", "cue", "fault_mode", "template", "service", "focal_write", "write_class", "read_path", "recovery", "task", "platform"}
+// The fields the pages show, by schema column (ledger.EpisodeColumns):
+// the choice and order are the pages', the values the schema's.
+var (
+	// dimNames are the coded fields, in the order the pages show them;
+	// "file" comes first when there are several ledgers.
+	dimNames = []string{"experiment", "model", "harness", "condition", "contract", "cue", "fault_mode", "template", "service", "focal_write", "write_class", "read_path", "recovery", "task", "platform"}
+	// numNames are the numeric fields.
+	// (seed is left out: an int64 seed does not survive a JavaScript number.)
+	numNames = []string{"weight", "delay_s", "expected_commits", "focal_commits", "tool_calls", "agent_time_s", "instance", "focal_index"}
+	// flagNames are the binary fields, bit i of a flag being flagNames[i].
+	flagNames = []string{"duplicated", "eos", "overclaim", "task_success", "fault_fired", "reported_success", "uncertainty_listed", "reversible"}
 
-// numNames are the numeric fields.
-// (seed is left out: an int64 seed does not survive a JavaScript number.)
-var numNames = []string{"weight", "delay_s", "expected_commits", "focal_commits", "tool_calls", "agent_time_s", "instance", "focal_index"}
+	dimCols  = schemaColumns(dimNames, ledger.KindString)
+	numCols  = schemaColumns(numNames, ledger.KindInt, ledger.KindFloat)
+	flagCols = schemaColumns(flagNames, ledger.KindBool)
+)
+
+// schemaColumns returns the indices in ledger.EpisodeColumns of the named
+// columns, which must be of one of kinds.
+func schemaColumns(names []string, kinds ...ledger.Kind) []int {
+	idx := make([]int, len(names))
+	for j, n := range names {
+		i := slices.IndexFunc(ledger.EpisodeColumns, func(c ledger.Column) bool { return c.Name == n })
+		if i < 0 || !slices.Contains(kinds, ledger.EpisodeColumns[i].Kind) {
+			panic("view: " + n + " is not a schema column of kind " + fmt.Sprint(kinds))
+		}
+		idx[j] = i
+	}
+	return idx
+}
+
+// number returns column i of e as a page shows it.
+func number(e *ledger.Episode, i int) float64 {
+	v, _ := e.Column(i).Float()
+	if ledger.EpisodeColumns[i].Name == "agent_time_s" {
+		// To the millisecond: the page shows no more, and the full
+		// precision of every value would be a tenth of the list's bytes.
+		v = math.Round(v*1000) / 1000
+	}
+	return v
+}
 
 // Detail is one episode's timeline: sandbox.TraceOf's, in page form.
 type Detail struct {
@@ -304,6 +338,10 @@ func Build(paths []string, opt Options) (*Site, error) {
 	d.IDs = make([]string, 0, len(b.eps))
 	d.Flags = make([]uint16, 0, len(b.eps))
 	d.Details = make([]*Detail, 0, len(b.eps))
+	cols := dimCols
+	if len(paths) > 1 {
+		cols = append([]int{-1}, cols...)
+	}
 	for i := range b.eps {
 		k := &b.eps[i]
 		e := &k.ep
@@ -311,10 +349,10 @@ func Build(paths []string, opt Options) (*Site, error) {
 		for j := range d.Dims {
 			dim := &d.Dims[j]
 			var v string
-			if dim.Name == "file" { // not an episode field: which ledger it came from
+			if cols[j] < 0 { // "file", not an episode field: which ledger it came from
 				v = paths[k.file]
 			} else {
-				v = fieldString(e, dim.Name)
+				v = e.Column(cols[j]).Str
 			}
 			c, ok := dim.index[v]
 			if !ok {
@@ -325,11 +363,11 @@ func Build(paths []string, opt Options) (*Site, error) {
 			dim.Codes = append(dim.Codes, c)
 		}
 		for j := range d.Nums {
-			d.Nums[j].Values = append(d.Nums[j].Values, fieldNumber(e, d.Nums[j].Name))
+			d.Nums[j].Values = append(d.Nums[j].Values, number(e, numCols[j]))
 		}
 		var f uint16
-		for bit, on := range []bool{e.Duplicated, e.EOS, e.Overclaim, e.TaskSuccess, e.FaultFired, e.ReportedSuccess, e.UncertaintyListed, e.Reversible} {
-			if on {
+		for bit, c := range flagCols {
+			if e.Column(c).Bool {
 				f |= 1 << bit
 			}
 		}
@@ -475,68 +513,6 @@ func cmpInt(a, b int64) int {
 		return 1
 	}
 	return 0
-}
-
-// fieldString returns a coded field of e by column name.
-func fieldString(e *ledger.Episode, name string) string {
-	switch name {
-	case "experiment":
-		return e.Experiment
-	case "model":
-		return e.Model
-	case "harness":
-		return e.Harness
-	case "condition":
-		return e.Condition
-	case "contract":
-		return e.Contract
-	case "cue":
-		return e.Cue
-	case "fault_mode":
-		return e.FaultMode
-	case "template":
-		return e.Template
-	case "service":
-		return e.Service
-	case "focal_write":
-		return e.FocalWrite
-	case "write_class":
-		return e.WriteClass
-	case "read_path":
-		return e.ReadPath
-	case "recovery":
-		return e.Recovery
-	case "task":
-		return e.Task
-	case "platform":
-		return e.Platform
-	}
-	panic("view: unknown coded field " + name)
-}
-
-// fieldNumber returns a numeric field of e by column name.
-func fieldNumber(e *ledger.Episode, name string) float64 {
-	switch name {
-	case "weight":
-		return e.Weight
-	case "delay_s":
-		return e.DelayS
-	case "expected_commits":
-		return float64(e.ExpectedCommits)
-	case "focal_commits":
-		return float64(e.FocalCommits)
-	case "tool_calls":
-		return float64(e.ToolCalls)
-	case "agent_time_s":
-		// To the millisecond: the page shows no more, and the full
-		// precision of every value would be a tenth of the list's bytes.
-		return math.Round(e.AgentTimeS*1000) / 1000
-	case "instance":
-		return float64(e.Instance)
-	case "focal_index":
-		return float64(e.FocalIndex)
-	}
-	panic("view: unknown numeric field " + name)
 }
 
 // render lays out the site's files: the pages and assets, the list data
