@@ -11,8 +11,8 @@
 //     ref methods of Episode, Call and Effect (a column index to a pointer
 //     at the field), on which every reader and writer is built, and the
 //     Parquet episode writer's per-row appends, unrolled;
-//   - analysis/slots_gen.go: where each episode column lives in
-//     analysis.Data (its kind and slot).
+//   - analysis/table/slots_gen.go: where each episode column lives in
+//     table.Data (its kind and slot).
 //
 // Run it with go generate ./ledger; its test fails when the committed
 // files differ from what it would write.
@@ -162,7 +162,7 @@ func generate(root string) ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []file{{"ledger/" + genLedger, led}, {"analysis/slots_gen.go", ana}}, nil
+	return []file{{"ledger/" + genLedger, led}, {"analysis/table/slots_gen.go", ana}}, nil
 }
 
 const genLedger = "columns_gen.go"
@@ -335,12 +335,12 @@ func ledgerFile(tables []*table) ([]byte, error) {
 	return format.Source(b.Bytes())
 }
 
-// analysisFile writes analysis's part: the slot of every episode column
-// but episode_id (held apart) in analysis.Data, by kind in table order.
+// analysisFile writes the column store's part: the slot of every episode
+// column but episode_id (held apart) in table.Data, by kind in table order.
 func analysisFile(t *table) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(header)
-	b.WriteString("package analysis\n\nimport \"github.com/limbo-toolkit/limbo/ledger\"\n\n")
+	b.WriteString("package table\n\nimport \"github.com/limbo-toolkit/limbo/ledger\"\n\n")
 	kinds := []struct{ kind, prefix, num, what string }{
 		{"KindString", "s", "numStr", "String"},
 		{"KindInt", "i", "numInt", "Integer"},
