@@ -449,7 +449,7 @@ func Model(q Query, spec ModelSpec) (*ModelResult, error) {
 		if err != nil {
 			return nil, fitError(err)
 		}
-		warn.add(WarnFit, r.Warnings...)
+		warn.addStats(r.Warnings)
 		res.Converged = r.Converged
 		res.Coefficients = logitCoefs(r, d, fr, spec.Firth, &warn)
 		res.LogLik = r.LogLik
@@ -532,7 +532,7 @@ func (q *Query) geeCollapsed(f *formula.Formula, spec ModelSpec, warn *warnings)
 	if err != nil {
 		return nil, nil, nil, fitError(err)
 	}
-	warn.add(WarnFit, r.Warnings...)
+	warn.addStats(r.Warnings)
 	if r.NClusters < 40 && spec.Cov == "robust" {
 		warn.addField(WarnFewClusters, "Cov", "only %d clusters: the robust sandwich is biased downwards; consider --cov bias-reduced or kc", r.NClusters)
 	}
@@ -561,7 +561,7 @@ func modelFamily(q Query, spec ModelSpec, f *formula.Formula) (*ModelResult, err
 			if err != nil {
 				return nil, fitError(err)
 			}
-			warn.add(WarnFit, r.Warnings...)
+			warn.addStats(r.Warnings)
 			res.Converged = r.Converged
 			res.Coefficients = logitCoefs(r, d, fr, spec.Firth, &warn)
 			res.LogLik, res.Deviance, res.NObs = r.LogLik, r.Deviance, r.SumW
@@ -579,7 +579,7 @@ func modelFamily(q Query, spec ModelSpec, f *formula.Formula) (*ModelResult, err
 		if err != nil {
 			return nil, fitError(err)
 		}
-		warn.add(WarnFit, r.Warnings...)
+		warn.addStats(r.Warnings)
 		res.Converged = r.Converged
 		res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
 		if !fam.FixedScale() {
@@ -617,7 +617,7 @@ func modelFamily(q Query, spec ModelSpec, f *formula.Formula) (*ModelResult, err
 		if err != nil {
 			return nil, fitError(err)
 		}
-		warn.add(WarnFit, r.Warnings...)
+		warn.addStats(r.Warnings)
 		if r.NClusters < 40 && spec.Cov == stats.Robust {
 			warn.addField(WarnFewClusters, "Cov", "only %d clusters: the robust sandwich is biased downwards; consider --cov bias-reduced or kc", r.NClusters)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/limbo-toolkit/limbo/mixed"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // WarningCode classifies a Warning, so that a caller can act on a kind of
@@ -120,5 +121,29 @@ func (w *warnings) addMixed(ws []mixed.Warning) {
 			code = WarnFit
 		}
 		w.list = append(w.list, Warning{Code: code, Msg: m.Message})
+	}
+}
+
+// statsCodes are the codes of the fitters' warnings in this package's
+// terms, with the spec field a warning's remedy concerns.
+var statsCodes = map[stats.WarningCode]struct {
+	code  WarningCode
+	field string
+}{
+	stats.WarnNotConverged: {WarnNotConverged, ""},
+	stats.WarnSeparation:   {WarnSeparation, ""},
+	stats.WarnAliased:      {WarnDroppedTerm, ""},
+	stats.WarnCovUndefined: {WarnUndefined, "Cov"},
+	stats.WarnNoResidualDF: {WarnUndefined, ""},
+}
+
+// addStats adds the warnings of a GLM, GEE or logistic fit.
+func (w *warnings) addStats(ws []stats.Warning) {
+	for _, s := range ws {
+		c, ok := statsCodes[s.Code]
+		if !ok {
+			c.code = WarnFit
+		}
+		w.list = append(w.list, Warning{Code: c.code, Field: c.field, Msg: s.Msg})
 	}
 }

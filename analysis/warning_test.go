@@ -58,6 +58,10 @@ func TestWarningCodes(t *testing.T) {
 			r, err := Model(q, ModelSpec{Formula: "duplicated ~ contract + fault_mode"})
 			return warningsOf(r, err)
 		}, WarnSeparation, "Firth"},
+		{"separation, the fitter's", func() ([]Warning, error) {
+			r, err := Model(q, ModelSpec{Formula: "duplicated ~ contract + fault_mode"})
+			return warningsOf(r, err)
+		}, WarnSeparation, ""},
 		{"few clusters", func() ([]Warning, error) {
 			r, err := Model(q, ModelSpec{Family: "gee", Group: "task", Formula: "eos ~ contract + condition"})
 			return warningsOf(r, err)
