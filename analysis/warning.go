@@ -28,9 +28,9 @@ const (
 	WarnFewClusters                            // too few clusters for the robust sandwich
 	WarnSingular                               // a boundary (singular) mixed-model fit
 	WarnNotConverged                           // the fitter stopped before converging
-	WarnFallback                               // a fit failed and a fallback was fitted instead
+	WarnFallback                               // a fit failed and a fallback was fitted instead (a preregistration's fallback correlation)
 	WarnFit                                    // another diagnostic of the fitter
-	WarnAdjusted                               // p-values adjusted for multiple comparisons
+	WarnAdjusted                               // p-values adjusted over a family of tests (a preregistration's)
 )
 
 var warningNames = [...]string{
@@ -68,7 +68,7 @@ type Warning struct {
 	// Field names the spec field the warning's advice concerns ("Cov",
 	// "Firth"), when it has one.
 	Field string
-	Msg   string
+	Msg   string // what the warning prints as
 }
 
 // String returns the message.
@@ -106,10 +106,12 @@ func (w *warnings) items() []Warning {
 }
 
 // mixedCodes are the codes of the mixed-model fitter's warnings that
-// callers classify; its other diagnostics are WarnFit.
+// callers classify; its other diagnostics are WarnFit. A gradient above
+// tolerance is a failed convergence check, as lme4's checkConv has it.
 var mixedCodes = map[mixed.WarningCode]WarningCode{
 	mixed.WarnSingular:     WarnSingular,
 	mixed.WarnNotConverged: WarnNotConverged,
+	mixed.WarnGradient:     WarnNotConverged,
 	mixed.WarnSeparation:   WarnSeparation,
 }
 

@@ -66,6 +66,10 @@ func TestWarningCodes(t *testing.T) {
 			r, err := Model(q, ModelSpec{Family: "gee", Group: "task", Formula: "eos ~ contract + condition"})
 			return warningsOf(r, err)
 		}, WarnFewClusters, "Cov"},
+		{"singular", func() ([]Warning, error) {
+			r, err := Model(q, ModelSpec{Family: "glmm", Formula: "duplicated ~ contract + condition + (1|model) + (1|template)"})
+			return warningsOf(r, err)
+		}, WarnSingular, ""},
 		{"single level", func() ([]Warning, error) {
 			r, err := Model(Query{Source: q.Source, Where: `model == "m1"`}, ModelSpec{Formula: "eos ~ contract + model"})
 			return warningsOf(r, err)
