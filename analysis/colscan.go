@@ -311,7 +311,7 @@ func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
 		return nil, err
 	}
 	for _, c := range slices.Sorted(maps.Keys(fr.Dropped)) {
-		w.addf("%d row(s) with a missing %s left out", fr.Dropped[c], c)
+		w.addf(WarnMissingRows, "%d row(s) with a missing %s left out", fr.Dropped[c], c)
 	}
 	if fr.Len() == 0 {
 		return nil, fmt.Errorf("%s: no episode left after dropping rows with missing values", q.name())

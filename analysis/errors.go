@@ -51,20 +51,3 @@ func fieldErr(field, format string, args ...any) error {
 func fieldf(field, format string, args ...any) error {
 	return fieldErr(field, "{"+field+"}: "+format, args...)
 }
-
-// warnings collects the messages a result carries.
-type warnings struct{ list []string }
-
-func (w *warnings) addf(format string, args ...any) {
-	w.list = append(w.list, fmt.Sprintf(format, args...))
-}
-
-func (w *warnings) add(msgs ...string) { w.list = append(w.list, msgs...) }
-
-// items returns the warnings, never nil (JSON [] rather than null).
-func (w *warnings) items() []string {
-	if w.list == nil {
-		return []string{}
-	}
-	return w.list
-}

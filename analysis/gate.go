@@ -39,12 +39,12 @@ type GateSpec struct {
 type GateResult struct {
 	Spec                   GateSpec
 	Pairs                  int
-	Diff                   float64  // Δ̂ over the pairs
-	Hi90                   float64  // upper end of the paired Wald 90% interval
-	NewcombeLo, NewcombeHi float64  // Newcombe's 90% interval, for reporting
-	P                      float64  // p-value of H₀ Δ ≥ δ
-	Pass                   bool     // H₀ rejected: non-inferior within δ
-	Warnings               []string // unpaired episodes dropped, undefined tests
+	Diff                   float64   // Δ̂ over the pairs
+	Hi90                   float64   // upper end of the paired Wald 90% interval
+	NewcombeLo, NewcombeHi float64   // Newcombe's 90% interval, for reporting
+	P                      float64   // p-value of H₀ Δ ≥ δ
+	Pass                   bool      // H₀ rejected: non-inferior within δ
+	Warnings               []Warning // unpaired episodes dropped, undefined tests
 }
 
 // gateArm is the virtual column that tells the two runs apart.

@@ -86,7 +86,7 @@ func TestGateUnpairedAndWhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Pairs != 8 || len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "without a partner") {
+	if r.Pairs != 8 || len(r.Warnings) == 0 || r.Warnings[0].Code != WarnUnmatched {
 		t.Errorf("pairs %d, warnings %q", r.Pairs, r.Warnings)
 	}
 	r, err = Gate(GateSpec{Candidate: gateRun("new", pattern(10, 0)), Baseline: gateRun("old", pattern(10, 0)), Margin: 0.05, Where: "instance < 4"})

@@ -42,7 +42,7 @@ type RatesResult struct {
 	Kinds    []ledger.Kind // the kind of each By column
 	Rows     []RateRow     // groups in sorted level order
 	ICC      float64       // the pooled ρ̂ (NaN without Cluster, or undefined)
-	Warnings []string
+	Warnings []Warning
 }
 
 // Rates computes, for each group of spec.By, the weighted proportion of the
@@ -86,7 +86,7 @@ func Rates(q Query, spec RatesSpec) (*RatesResult, error) {
 		if ok {
 			weight = "weight"
 		} else {
-			warn.addf("the ledger has no weight column; rates are unweighted")
+			warn.addField(WarnUnweighted, "Weight", "the ledger has no weight column; rates are unweighted")
 		}
 	}
 	keys := slices.Clone(spec.By)
@@ -123,14 +123,14 @@ func Rates(q Query, spec RatesSpec) (*RatesResult, error) {
 		neff := designNEff(float64(c.N), c.SumW, c.SumW2, clusters, res.ICC)
 		if c.SumW == 0 {
 			p, neff = math.NaN(), math.NaN()
-			warn.addf("group %s: all weights are zero; p is undefined", g.label(spec.By))
+			warn.addf(WarnZeroWeight, "group %s: all weights are zero; p is undefined", g.label(spec.By))
 		}
 		lo, hi := math.NaN(), math.NaN()
 		if !math.IsNaN(p) {
 			lo, hi = stats.Wilson(p, neff, z)
 		}
 		if neff < 1 {
-			warn.addf("group %s: effective sample size %.3g < 1", g.label(spec.By), neff)
+			warn.addf(WarnSmallSample, "group %s: effective sample size %.3g < 1", g.label(spec.By), neff)
 		}
 		res.Rows = append(res.Rows, RateRow{Levels: g.levels, N: c.N, Events: c.Events, P: p, NEff: neff, Lo: lo, Hi: hi})
 	}
@@ -242,18 +242,18 @@ func pooledClusterICC(fr *frame.Frame, cluster string, iccBy []string, warn *war
 		}
 		rho := stats.ICCANOVA(y, cl)
 		if math.IsNaN(rho) && len(iccBy) == 0 {
-			warn.addf("ICC undefined for %s (%d rows, %d clusters: fewer than two clusters, singleton clusters or a constant outcome); n_eff falls back to Kish's", cluster, len(y), len(clusters))
+			warn.addf(WarnICCUndefined, "ICC undefined for %s (%d rows, %d clusters: fewer than two clusters, singleton clusters or a constant outcome); n_eff falls back to Kish's", cluster, len(y), len(clusters))
 			return math.NaN()
 		}
 		if math.IsNaN(rho) {
-			warn.addf("ICC undefined in stratum %s (%d rows, %d clusters): fewer than two clusters, singleton clusters or a constant outcome", s.label(iccBy), len(y), len(clusters))
+			warn.addf(WarnICCUndefined, "ICC undefined in stratum %s (%d rows, %d clusters): fewer than two clusters, singleton clusters or a constant outcome", s.label(iccBy), len(y), len(clusters))
 			continue
 		}
 		sum += rho * float64(len(clusters))
 		wsum += float64(len(clusters))
 	}
 	if wsum == 0 {
-		warn.addf("the ICC of %s is undefined; n_eff falls back to Kish's", cluster)
+		warn.addf(WarnICCUndefined, "the ICC of %s is undefined; n_eff falls back to Kish's", cluster)
 		return math.NaN()
 	}
 	return sum / wsum

@@ -43,7 +43,7 @@ type MeansResult struct {
 	Weight   string        // the weight column used; "" unweighted
 	Kinds    []ledger.Kind // the kind of each By column
 	Rows     []MeanRow     // groups in sorted level order
-	Warnings []string
+	Warnings []Warning
 }
 
 // Means computes, for each group of spec.By, the (weighted) mean of the
@@ -90,7 +90,7 @@ func Means(q Query, spec MeansSpec) (*MeansResult, error) {
 		if ok {
 			weight = "weight"
 		} else {
-			warn.addf("the ledger has no weight column; means are unweighted")
+			warn.addField(WarnUnweighted, "Weight", "the ledger has no weight column; means are unweighted")
 		}
 	}
 	keys := slices.Clone(spec.By)
@@ -127,11 +127,11 @@ func Means(q Query, spec MeansSpec) (*MeansResult, error) {
 		label := g.label(spec.By)
 		switch {
 		case e.SumW == 0:
-			warn.addf("group %s: all weights are zero; the mean is undefined", label)
+			warn.addf(WarnZeroWeight, "group %s: all weights are zero; the mean is undefined", label)
 		case cl != nil && e.Clusters < 2:
-			warn.addf("group %s: one cluster of %s; the interval is undefined", label, spec.Cluster)
+			warn.addf(WarnUndefined, "group %s: one cluster of %s; the interval is undefined", label, spec.Cluster)
 		case e.N < 2:
-			warn.addf("group %s: one row; the SD and the interval are undefined", label)
+			warn.addf(WarnUndefined, "group %s: one row; the SD and the interval are undefined", label)
 		}
 		res.Rows = append(res.Rows, MeanRow{Levels: g.levels, N: e.N, SumW: e.SumW, Mean: e.Mean, SD: e.SD, SE: e.SE,
 			Clusters: e.Clusters, DF: e.DF, Lo: e.Lo, Hi: e.Hi})

@@ -150,7 +150,7 @@ type ModelResult struct {
 	LogLik       float64        // logit and glmm (NaN for gee)
 	Singular     bool           // glmm: a variance at its boundary
 	Clusters     int            // gee
-	Warnings     []string
+	Warnings     []Warning
 	// Fit is set for models with families; it is "" for the logistic
 	// models named by family logit, gee or glmm, whose output is that of
 	// before families, and the fields below are then unset.
@@ -449,7 +449,7 @@ func Model(q Query, spec ModelSpec) (*ModelResult, error) {
 		if err != nil {
 			return nil, fitError(err)
 		}
-		warn.add(r.Warnings...)
+		warn.addStats(r.Warnings)
 		res.Converged = r.Converged
 		res.Coefficients = logitCoefs(r, d, fr, spec.Firth, &warn)
 		res.LogLik = r.LogLik
@@ -480,9 +480,7 @@ func Model(q Query, spec ModelSpec) (*ModelResult, error) {
 		if err != nil {
 			return nil, fitError(err)
 		}
-		for _, w := range r.Warnings {
-			warn.add(w.Message)
-		}
+		warn.addMixed(r.Warnings)
 		res.Converged = r.Converged
 		res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
 		for k, g := range gs {
@@ -510,7 +508,7 @@ func logitCoefs(r *stats.LogisticResult, d *formula.Design, fr *frame.Frame, fir
 		if sep := formula.Separated(d, fr); len(sep) > 0 {
 			msg += "; levels with a constant outcome: " + strings.Join(sep, ", ")
 		}
-		warn.add(msg + "; use --firth for finite estimates")
+		warn.addField(WarnSeparation, "Firth", "%s; use --firth for finite estimates", msg)
 	}
 	return out
 }
@@ -534,9 +532,9 @@ func (q *Query) geeCollapsed(f *formula.Formula, spec ModelSpec, warn *warnings)
 	if err != nil {
 		return nil, nil, nil, fitError(err)
 	}
-	warn.add(r.Warnings...)
+	warn.addStats(r.Warnings)
 	if r.NClusters < 40 && spec.Cov == "robust" {
-		warn.addf("only %d clusters: the robust sandwich is biased downwards; consider --cov bias-reduced or kc", r.NClusters)
+		warn.addField(WarnFewClusters, "Cov", "only %d clusters: the robust sandwich is biased downwards; consider --cov bias-reduced or kc", r.NClusters)
 	}
 	return r, d, fr, nil
 }
@@ -563,7 +561,7 @@ func modelFamily(q Query, spec ModelSpec, f *formula.Formula) (*ModelResult, err
 			if err != nil {
 				return nil, fitError(err)
 			}
-			warn.add(r.Warnings...)
+			warn.addStats(r.Warnings)
 			res.Converged = r.Converged
 			res.Coefficients = logitCoefs(r, d, fr, spec.Firth, &warn)
 			res.LogLik, res.Deviance, res.NObs = r.LogLik, r.Deviance, r.SumW
@@ -581,7 +579,7 @@ func modelFamily(q Query, spec ModelSpec, f *formula.Formula) (*ModelResult, err
 		if err != nil {
 			return nil, fitError(err)
 		}
-		warn.add(r.Warnings...)
+		warn.addStats(r.Warnings)
 		res.Converged = r.Converged
 		res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
 		if !fam.FixedScale() {
@@ -619,9 +617,9 @@ func modelFamily(q Query, spec ModelSpec, f *formula.Formula) (*ModelResult, err
 		if err != nil {
 			return nil, fitError(err)
 		}
-		warn.add(r.Warnings...)
+		warn.addStats(r.Warnings)
 		if r.NClusters < 40 && spec.Cov == stats.Robust {
-			warn.addf("only %d clusters: the robust sandwich is biased downwards; consider --cov bias-reduced or kc", r.NClusters)
+			warn.addField(WarnFewClusters, "Cov", "only %d clusters: the robust sandwich is biased downwards; consider --cov bias-reduced or kc", r.NClusters)
 		}
 		res.Converged = r.Converged
 		res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
@@ -709,7 +707,7 @@ func (q *Query) familyData(f *formula.Formula, spec ModelSpec, fam stats.Family,
 	if d, err = formula.Build(f, fr, formula.Options{Ref: spec.Refs}); err != nil {
 		return
 	}
-	warn.add(d.Warnings...)
+	warn.add(WarnDroppedTerm, d.Warnings...)
 	if off, err = formula.Offset(f, fr); err != nil {
 		return
 	}
@@ -855,9 +853,7 @@ func (q *Query) modelGLMM(spec ModelSpec, f *formula.Formula, fam stats.Family, 
 	if err != nil {
 		return nil, fitError(err)
 	}
-	for _, w := range r.Warnings {
-		warn.add(w.Message)
-	}
+	warn.addMixed(r.Warnings)
 	res.Converged = r.Converged
 	res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
 	if fam == stats.Gaussian {
@@ -927,7 +923,7 @@ func (q *Query) modelDesign(f *formula.Formula, extra []string, weight string, c
 	if err != nil {
 		return nil, nil, err
 	}
-	warn.add(d.Warnings...)
+	warn.add(WarnDroppedTerm, d.Warnings...)
 	return fr, d, nil
 }
 

@@ -205,19 +205,19 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 			w := stats.WilcoxonSignedRank(d)
 			c.V, c.Zeros, c.Exact, c.P = w.V, w.Zeros, w.Exact, w.P
 			if w.Zeros > 0 {
-				warn.addf("%s vs %s: %d zero difference(s) dropped by the signed-rank test", spec.Base, c.Other, w.Zeros)
+				warn.addf(WarnZeroDifferences, "%s vs %s: %d zero difference(s) dropped by the signed-rank test", spec.Base, c.Other, w.Zeros)
 			}
 		}
 		switch {
 		case c.Pairs == 0:
-			warn.addf("%s vs %s: no matched pairs; the difference and p are undefined", spec.Base, c.Other)
+			warn.addf(WarnNoPairs, "%s vs %s: no matched pairs; the difference and p are undefined", spec.Base, c.Other)
 		case c.Pairs == 1:
-			warn.addf("%s vs %s: one matched pair; the SD, interval and t test are undefined", spec.Base, c.Other)
+			warn.addf(WarnUndefined, "%s vs %s: one matched pair; the SD, interval and t test are undefined", spec.Base, c.Other)
 		case spec.Test == PairedT && math.IsNaN(c.P):
-			warn.addf("%s vs %s: every difference is %v; the t test is undefined", spec.Base, c.Other, c.Mean)
+			warn.addf(WarnUndefined, "%s vs %s: every difference is %v; the t test is undefined", spec.Base, c.Other, c.Mean)
 		}
 		if c.UnmatchedBase+c.UnmatchedOther > 0 {
-			warn.addf("%s vs %s: %d %s and %d %s episode(s) without a partner dropped", spec.Base, c.Other, c.UnmatchedBase, spec.Base, c.UnmatchedOther, c.Other)
+			warn.addf(WarnUnmatched, "%s vs %s: %d %s and %d %s episode(s) without a partner dropped", spec.Base, c.Other, c.UnmatchedBase, spec.Base, c.UnmatchedOther, c.Other)
 		}
 		ps[k] = c.P
 		res.Differences = append(res.Differences, c)

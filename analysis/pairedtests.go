@@ -58,7 +58,7 @@ type PairedResult struct {
 	// Differences, for a numeric outcome (Spec.Test t or wilcoxon), are
 	// the comparisons instead of Comparisons (see pairedDifferences).
 	Differences []PairedDifference
-	Warnings    []string
+	Warnings    []Warning
 }
 
 // Paired compares the binary outcome of the base level of spec.Arm with
@@ -143,7 +143,7 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 		return nil, fieldtext.New("Arm", "{Arm} %s has only the base level %q after {Where}; nothing to compare", spec.Arm, spec.Base)
 	}
 	if q.Weight != "" {
-		warn.addf("weighted by %s: gain_pp weights each pair by its base episode; b, c, pairs and p are unweighted", q.Weight)
+		warn.addField(WarnUnweighted, "Weight", "weighted by %s: gain_pp weights each pair by its base episode; b, c, pairs and p are unweighted", q.Weight)
 	}
 	res := &PairedResult{Spec: spec}
 	ps := make([]float64, len(others))
@@ -158,7 +158,7 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 		// log₁₀ adjustment then reports.
 		ps[k] = math.NaN()
 		if tb.pairs() == 0 {
-			warn.addf("%s vs %s: no matched pairs; gain_pp and p are undefined", spec.Base, other)
+			warn.addf(WarnNoPairs, "%s vs %s: no matched pairs; gain_pp and p are undefined", spec.Base, other)
 		} else {
 			c.GainPP = tb.gainPP(q.Weight != "")
 			ps[k] = mcnemarP(spec.Test, tb.b, tb.c)
@@ -166,7 +166,7 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 			c.P, c.PBelow = reportableP(ps[k], c.Log10P)
 		}
 		if tb.unmatched1+tb.unmatched2 > 0 {
-			warn.addf("%s vs %s: %d %s and %d %s episode(s) without a partner dropped", spec.Base, other, tb.unmatched1, spec.Base, tb.unmatched2, other)
+			warn.addf(WarnUnmatched, "%s vs %s: %d %s and %d %s episode(s) without a partner dropped", spec.Base, other, tb.unmatched1, spec.Base, tb.unmatched2, other)
 		}
 		lps[k] = c.Log10P
 		res.Comparisons = append(res.Comparisons, c)
@@ -328,7 +328,7 @@ type TOSTResult struct {
 	// NewcombeLo and NewcombeHi are Newcombe's 90% hybrid score interval
 	// (square-and-add when paired).
 	NewcombeLo, NewcombeHi float64
-	Warnings               []string
+	Warnings               []Warning
 }
 
 // TOST runs two one-sided tests of H₀ |p_A − p_B| ≥ margin (Schuirmann
@@ -380,7 +380,7 @@ func TOST(q Query, spec TOSTSpec) (*TOSTResult, error) {
 			return nil, fieldtext.New("PairedBy", "no matched pairs of %s and %s on %v after {Where}; nothing to test", spec.A, spec.B, spec.PairedBy)
 		}
 		if tb.unmatched1+tb.unmatched2 > 0 {
-			warn.addf("%d %s and %d %s episode(s) without a partner dropped", tb.unmatched1, spec.A, tb.unmatched2, spec.B)
+			warn.addf(WarnUnmatched, "%d %s and %d %s episode(s) without a partner dropped", tb.unmatched1, spec.A, tb.unmatched2, spec.B)
 		}
 		// NewcombePaired's table: a both succeed, b only the first (A).
 		r = stats.TOSTPaired(tb.a, tb.b, tb.c, tb.d, spec.Margin)
@@ -413,7 +413,7 @@ func TOST(q Query, spec TOSTSpec) (*TOSTResult, error) {
 		res.NA, res.NB = int(ca.N), int(cb.N)
 	}
 	if math.IsNaN(r.PTOST) {
-		warn.addf("the test is undefined for these counts (a zero standard error); p-values are null")
+		warn.addf(WarnUndefined, "the test is undefined for these counts (a zero standard error); p-values are null")
 	}
 	res.Diff, res.Lo90, res.Hi90, res.Method = r.Diff, r.Lo90, r.Hi90, r.Method
 	res.PLower, res.PUpper, res.PTOST, res.Equivalent = r.PLower, r.PUpper, r.PTOST, r.Equivalent

@@ -804,7 +804,7 @@ func (q *Query) readPairing(outcome, arm string, pairBy []string, weight, base s
 		return nil, err
 	}
 	for _, c := range slices.Sorted(maps.Keys(pr.dropped)) {
-		w.addf("%d row(s) with a missing %s left out", pr.dropped[c], c)
+		w.addf(WarnMissingRows, "%d row(s) with a missing %s left out", pr.dropped[c], c)
 	}
 	if len(pr.key) == 0 {
 		return nil, fmt.Errorf("%s: no episode left after dropping rows with missing values", q.name())

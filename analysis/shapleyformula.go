@@ -38,7 +38,7 @@ type ShapleyDecomposition struct {
 	N        int64  // rows (episodes)
 	Total    float64
 	Terms    []ShapleyTerm // in formula order
-	Warnings []string
+	Warnings []Warning
 }
 
 // MaxShapleyTerms is the largest number of terms Shapley decomposes (2^k
@@ -114,10 +114,10 @@ func Shapley(q Query, spec ShapleySpec) (*ShapleyDecomposition, error) {
 		return nil, err
 	}
 	if len(aliased) > 0 {
-		warn.addf("aliased columns left out in %d of %d subset fits (%s); the likelihood of a fit does not change", len(aliased), 1<<k, strings.Join(aliased, "; "))
+		warn.addf(WarnDroppedTerm, "aliased columns left out in %d of %d subset fits (%s); the likelihood of a fit does not change", len(aliased), 1<<k, strings.Join(aliased, "; "))
 	}
 	if len(separated) > 0 {
-		warn.addf("separation in %d of %d subset fits (%s); their pseudo-R² uses the finite supremum log-likelihood", len(separated), 1<<k, strings.Join(separated, " "))
+		warn.addf(WarnSeparation, "separation in %d of %d subset fits (%s); their pseudo-R² uses the finite supremum log-likelihood", len(separated), 1<<k, strings.Join(separated, " "))
 	}
 	res := &ShapleyDecomposition{Spec: spec, Formula: f.String(), N: fr.Rows, Total: sr.Total}
 	for j, dt := range d.Terms {

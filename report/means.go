@@ -21,12 +21,12 @@ type meanRowJSON struct {
 }
 
 type meansJSON struct {
-	Outcome  string        `json:"outcome"`
-	Weight   string        `json:"weight"`
-	Cluster  string        `json:"cluster"`
-	Level    float64       `json:"level"`
-	Rows     []meanRowJSON `json:"rows"`
-	Warnings []string      `json:"warnings"`
+	Outcome  string             `json:"outcome"`
+	Weight   string             `json:"weight"`
+	Cluster  string             `json:"cluster"`
+	Level    float64            `json:"level"`
+	Rows     []meanRowJSON      `json:"rows"`
+	Warnings []analysis.Warning `json:"warnings"`
 }
 
 // Means lays out a Means result: one row per group. The table shows the
@@ -66,5 +66,5 @@ func Means(r *analysis.MeansResult) *Output {
 		w = "weighted by " + r.Weight
 	}
 	title := []string{fmt.Sprintf("mean of %s, %s; %s, %s", s.Outcome, w, ci, how)}
-	return &Output{Value: res, CSV: csvT, Title: title, Tables: []*Grid{t}, Warnings: r.Warnings}
+	return &Output{Value: res, CSV: csvT, Title: title, Tables: []*Grid{t}, Warnings: warningTexts(r.Warnings)}
 }

@@ -27,11 +27,11 @@ type differenceJSON struct {
 }
 
 type pairedDiffJSON struct {
-	Outcome     string           `json:"outcome"`
-	Test        string           `json:"test"`
-	Adjust      string           `json:"adjust"`
-	Differences []differenceJSON `json:"differences"`
-	Warnings    []string         `json:"warnings"`
+	Outcome     string             `json:"outcome"`
+	Test        string             `json:"test"`
+	Adjust      string             `json:"adjust"`
+	Differences []differenceJSON   `json:"differences"`
+	Warnings    []analysis.Warning `json:"warnings"`
 }
 
 // pairedDifferences lays out a Paired result on a numeric outcome: one
@@ -66,5 +66,5 @@ func pairedDifferences(r *analysis.PairedResult) *Output {
 		test = "Wilcoxon signed-rank test (exact when n < 50 without ties or zeros, else normal with continuity correction)"
 	}
 	title := []string{fmt.Sprintf("%s: %s − each other %s (mean difference, 95%% t interval), %s, %s adjustment", s.Outcome, s.Base, s.Arm, test, s.Adjust)}
-	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{t}, Warnings: r.Warnings}
+	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{t}, Warnings: warningTexts(r.Warnings)}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/internal/jsonnum"
 	"github.com/limbo-toolkit/limbo/outfile"
@@ -304,16 +305,16 @@ func statJSON(s prereg.Stat) preregStatJSON {
 }
 
 type preregPartJSON struct {
-	Name     string           `json:"name"`
-	Level    string           `json:"level,omitempty"`
-	Kind     string           `json:"kind"`
-	Estimate preregStatJSON   `json:"estimate"`
-	Bound    fnum             `json:"bound"`
-	Extra    []preregStatJSON `json:"extra"`
-	Rule     string           `json:"rule"`
-	Verdict  string           `json:"verdict"`
-	Reason   string           `json:"reason,omitempty"`
-	Warnings []string         `json:"warnings"`
+	Name     string             `json:"name"`
+	Level    string             `json:"level,omitempty"`
+	Kind     string             `json:"kind"`
+	Estimate preregStatJSON     `json:"estimate"`
+	Bound    fnum               `json:"bound"`
+	Extra    []preregStatJSON   `json:"extra"`
+	Rule     string             `json:"rule"`
+	Verdict  string             `json:"verdict"`
+	Reason   string             `json:"reason,omitempty"`
+	Warnings []analysis.Warning `json:"warnings"`
 }
 
 type preregVerdictJSON struct {
@@ -340,7 +341,7 @@ func preregJSON(r *prereg.Result) preregResultJSON {
 		for _, p := range v.Parts {
 			jp := preregPartJSON{Name: p.Name, Level: p.Level, Kind: string(p.Kind), Estimate: statJSON(p.Estimate), Bound: fnum(p.Bound), Extra: []preregStatJSON{}, Rule: p.Rule, Verdict: string(p.Verdict), Reason: p.Reason, Warnings: p.Warnings}
 			if jp.Warnings == nil {
-				jp.Warnings = []string{}
+				jp.Warnings = []analysis.Warning{}
 			}
 			for _, s := range p.Extra {
 				jp.Extra = append(jp.Extra, statJSON(s))

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
-	"github.com/limbo-toolkit/limbo/outfile"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 var updateRender = flag.Bool("update-render", false, "rewrite report/testdata/*.golden.* of prereg, power, prove and schema")
@@ -27,7 +28,7 @@ func samplePrereg() *prereg.Result {
 			{ID: "H1", Statement: "Writes duplicate\nmore often (OR > 1)", Analysis: prereg.Primary, Verdict: prereg.Supported, Parts: []*prereg.PartResult{
 				{Name: "gee", Kind: prereg.KindOddsRatio, Estimate: prereg.Stat{Name: "odds_ratio", Value: 2.0975, Lo: 1.5412, Hi: 2.8551, P: 2.8e-6, N: 1987},
 					Bound: 1, Extra: []prereg.Stat{{Name: "rate_true", Value: 0.4231, Lo: nan, Hi: nan, P: nan, N: 781}},
-					Rule: "supported iff the estimate > 1 with p < 0.05", Verdict: prereg.Supported, Warnings: []string{"3 clusters | few"}},
+					Rule: "supported iff the estimate > 1 with p < 0.05", Verdict: prereg.Supported, Warnings: []analysis.Warning{{Code: analysis.WarnFewClusters, Field: "Cov", Msg: "3 clusters | few"}}},
 				{Name: "rate", Kind: prereg.KindRate, Estimate: prereg.Stat{Name: "rate_pct", Value: 42.25, Lo: 38.8, Hi: 45.7, P: nan, N: 781}, Bound: nan},
 			}},
 			{ID: "H1-adjusted", Statement: "adjusted", Analysis: prereg.Sensitivity, SensitivityOf: "H1", Verdict: prereg.NotComputable, Reason: "no episodes",

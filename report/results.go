@@ -28,9 +28,9 @@ type rateRowJSON struct {
 }
 
 type ratesJSON struct {
-	Rows     []rateRowJSON `json:"rows"`
-	ICC      jnum          `json:"icc"`
-	Warnings []string      `json:"warnings"`
+	Rows     []rateRowJSON      `json:"rows"`
+	ICC      jnum               `json:"icc"`
+	Warnings []analysis.Warning `json:"warnings"`
 }
 
 // typedLevel renders a level of a column of kind k as a JSON value of its
@@ -94,7 +94,7 @@ func Rates(r *analysis.RatesResult) *Output {
 	if r.Spec.Cluster != "" {
 		title = append(title, fmt.Sprintf("ICC (%s) = %s", r.Spec.Cluster, TextCell(r.ICC, 4)))
 	}
-	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{t}, Warnings: r.Warnings}
+	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{t}, Warnings: warningTexts(r.Warnings)}
 }
 
 type comparisonJSON struct {
@@ -113,10 +113,10 @@ type comparisonJSON struct {
 }
 
 type pairedJSON struct {
-	Test        string           `json:"test"`
-	Adjust      string           `json:"adjust"`
-	Comparisons []comparisonJSON `json:"comparisons"`
-	Warnings    []string         `json:"warnings"`
+	Test        string             `json:"test"`
+	Adjust      string             `json:"adjust"`
+	Comparisons []comparisonJSON   `json:"comparisons"`
+	Warnings    []analysis.Warning `json:"warnings"`
 }
 
 // Paired lays out a Paired result: one row per comparison. A p-value that
@@ -137,7 +137,7 @@ func Paired(r *analysis.PairedResult) *Output {
 		csvT.Add(c.Base, c.Other, c.Pairs, c.B, c.C, PP(c.GainPP), P(c.P), P(c.PAdj), c.Log10P, c.Log10PAdj)
 	}
 	title := []string{fmt.Sprintf("%s: %s vs each other %s, McNemar %s, %s adjustment", s.Outcome, s.Base, s.Arm, s.Test, s.Adjust)}
-	return &Output{Value: res, CSV: csvT, Title: title, Tables: []*Grid{t}, Warnings: r.Warnings}
+	return &Output{Value: res, CSV: csvT, Title: title, Tables: []*Grid{t}, Warnings: warningTexts(r.Warnings)}
 }
 
 // pCell is a p-value grid cell: P, or PBelow when it is a bound.
@@ -149,21 +149,21 @@ func pCell(p float64, below bool) any {
 }
 
 type tostJSON struct {
-	A          string   `json:"a"`
-	B          string   `json:"b"`
-	NA         int      `json:"n_a"`
-	NB         int      `json:"n_b"`
-	Pairs      *int     `json:"pairs,omitempty"`
-	Margin     float64  `json:"margin"`
-	Diff       jnum     `json:"diff"`
-	CI90       [2]jnum  `json:"ci90"`
-	Method     string   `json:"method"`
-	PLower     jnum     `json:"p_lower"`
-	PUpper     jnum     `json:"p_upper"`
-	PTOST      jnum     `json:"p_tost"`
-	Equivalent bool     `json:"equivalent"`
-	Newcombe90 [2]jnum  `json:"newcombe90"`
-	Warnings   []string `json:"warnings"`
+	A          string             `json:"a"`
+	B          string             `json:"b"`
+	NA         int                `json:"n_a"`
+	NB         int                `json:"n_b"`
+	Pairs      *int               `json:"pairs,omitempty"`
+	Margin     float64            `json:"margin"`
+	Diff       jnum               `json:"diff"`
+	CI90       [2]jnum            `json:"ci90"`
+	Method     string             `json:"method"`
+	PLower     jnum               `json:"p_lower"`
+	PUpper     jnum               `json:"p_upper"`
+	PTOST      jnum               `json:"p_tost"`
+	Equivalent bool               `json:"equivalent"`
+	Newcombe90 [2]jnum            `json:"newcombe90"`
+	Warnings   []analysis.Warning `json:"warnings"`
 }
 
 // TOST lays out a TOST result: one row, shown as field/value for people.
@@ -183,7 +183,7 @@ func TOST(r *analysis.TOSTResult) *Output {
 		tr.Add(h, t.Rows[0][j])
 	}
 	title := []string{fmt.Sprintf("%s: %s = %s vs %s, margin ±%v", s.Outcome, s.Arm, s.A, s.B, s.Margin)}
-	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{tr}, Warnings: r.Warnings}
+	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{tr}, Warnings: warningTexts(r.Warnings)}
 }
 
 type coefJSON struct {
@@ -204,17 +204,17 @@ type randomJSON struct {
 }
 
 type modelJSON struct {
-	Family       string       `json:"family"`
-	Formula      string       `json:"formula"`
-	N            int64        `json:"n"`
-	Converged    bool         `json:"converged"`
-	Coefficients []coefJSON   `json:"coefficients"`
-	Alpha        jnum         `json:"alpha"`
-	Random       []randomJSON `json:"random,omitempty"`
-	LogLik       *jnum        `json:"loglik,omitempty"`
-	Singular     *bool        `json:"singular,omitempty"`
-	Clusters     int          `json:"clusters,omitempty"`
-	Warnings     []string     `json:"warnings"`
+	Family       string             `json:"family"`
+	Formula      string             `json:"formula"`
+	N            int64              `json:"n"`
+	Converged    bool               `json:"converged"`
+	Coefficients []coefJSON         `json:"coefficients"`
+	Alpha        jnum               `json:"alpha"`
+	Random       []randomJSON       `json:"random,omitempty"`
+	LogLik       *jnum              `json:"loglik,omitempty"`
+	Singular     *bool              `json:"singular,omitempty"`
+	Clusters     int                `json:"clusters,omitempty"`
+	Warnings     []analysis.Warning `json:"warnings"`
 }
 
 // Model lays out a Model result: the coefficients (CSV: then alpha for
@@ -257,7 +257,7 @@ func Model(r *analysis.ModelResult) *Output {
 		title[1] += fmt.Sprintf(", singular = %v", r.Singular)
 		tables = append(tables, rt)
 	}
-	return &Output{Value: res, CSV: csvT, Title: title, Tables: tables, Warnings: r.Warnings}
+	return &Output{Value: res, CSV: csvT, Title: title, Tables: tables, Warnings: warningTexts(r.Warnings)}
 }
 
 type familyCoefJSON struct {
@@ -301,7 +301,7 @@ type familyJSON struct {
 	REML          bool               `json:"reml,omitempty"`
 	REMLCrit      jnum               `json:"remlcrit"`
 	Singular      *bool              `json:"singular,omitempty"`
-	Warnings      []string           `json:"warnings"`
+	Warnings      []analysis.Warning `json:"warnings"`
 }
 
 type randomEffectJSON struct {
@@ -429,7 +429,7 @@ func modelFamily(r *analysis.ModelResult) *Output {
 		row[0], row[1] = e[0], e[1]
 		csvT.Add(row...)
 	}
-	return &Output{Value: res, CSV: csvT, Title: title, Tables: tables, Warnings: r.Warnings}
+	return &Output{Value: res, CSV: csvT, Title: title, Tables: tables, Warnings: warningTexts(r.Warnings)}
 }
 
 type shapleyFactorJSON struct {
@@ -444,7 +444,7 @@ type shapleyJSON struct {
 	N        int64               `json:"n"`
 	Total    jnum                `json:"total"`
 	Factors  []shapleyFactorJSON `json:"factors"`
-	Warnings []string            `json:"warnings"`
+	Warnings []analysis.Warning  `json:"warnings"`
 }
 
 // Shapley lays out a Shapley decomposition: terms in formula order (CSV,
@@ -466,5 +466,5 @@ func Shapley(r *analysis.ShapleyDecomposition) *Output {
 	})
 	text.Add("total", r.Total, 100.0)
 	title := []string{fmt.Sprintf("%s pseudo-R² of %s (n = %d)", r.Spec.R2, r.Formula, r.N)}
-	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{text}, Warnings: r.Warnings}
+	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{text}, Warnings: warningTexts(r.Warnings)}
 }

@@ -172,7 +172,7 @@ func testResults() map[string]*Output {
 			{Levels: []string{"m2", "false", ""}, N: 0, Events: 0, P: nan, NEff: nan, Lo: nan, Hi: nan},
 		},
 		ICC:      0.0625,
-		Warnings: []string{"m2: no rows"},
+		Warnings: []analysis.Warning{{Code: analysis.WarnUndefined, Msg: "m2: no rows"}},
 	}
 	ratesAll := &analysis.RatesResult{
 		Spec: analysis.RatesSpec{Outcome: "duplicated"},
@@ -186,7 +186,7 @@ func testResults() map[string]*Output {
 				Log10P: math.Log10(0.012939453125), Log10PAdj: math.Log10(0.02587890625)},
 			{Base: "native", Other: "none", Pairs: 0, GainPP: nan, P: nan, PAdj: nan, Log10P: nan, Log10PAdj: nan},
 		},
-		Warnings: []string{"none: no pairs"},
+		Warnings: []analysis.Warning{{Code: analysis.WarnNoPairs, Msg: "none: no pairs"}},
 	}
 	tost := &analysis.TOSTResult{
 		Spec: analysis.TOSTSpec{Outcome: "reissued", Arm: "reversible", A: "false", B: "true", Margin: 0.05, PairedBy: []string{"pair_key"}},
@@ -196,7 +196,7 @@ func testResults() map[string]*Output {
 	tostIndep := &analysis.TOSTResult{
 		Spec: analysis.TOSTSpec{Outcome: "reissued", Arm: "reversible", A: "false", B: "true", Margin: 0.05},
 		NA:   3, NB: 0, Diff: nan, Lo90: nan, Hi90: nan, Method: "agresti-caffo", PLower: nan, PUpper: nan, PTOST: nan,
-		NewcombeLo: nan, NewcombeHi: nan, Warnings: []string{"b: no episodes"},
+		NewcombeLo: nan, NewcombeHi: nan, Warnings: []analysis.Warning{{Code: analysis.WarnUndefined, Msg: "b: no episodes"}},
 	}
 	coefs := []analysis.Coef{
 		{Term: "(Intercept)", Estimate: -1.5, SE: 0.25, Z: -6, P: 1.97e-9, OR: 0.2231301601484298, ORLo: 0.1367, ORHi: 0.3642},
@@ -205,7 +205,7 @@ func testResults() map[string]*Output {
 	logit := &analysis.ModelResult{Spec: analysis.ModelSpec{Family: "logit"}, Formula: "duplicated ~ contract", N: 200, Converged: true,
 		Coefficients: coefs, Alpha: nan, LogLik: -101.25}
 	gee := &analysis.ModelResult{Spec: analysis.ModelSpec{Family: "gee", Corr: "exchangeable", Cov: "robust"}, Formula: "duplicated ~ contract",
-		N: 200, Converged: true, Coefficients: coefs, Alpha: 0.031, LogLik: nan, Clusters: 5, Warnings: []string{"only 5 clusters"}}
+		N: 200, Converged: true, Coefficients: coefs, Alpha: 0.031, LogLik: nan, Clusters: 5, Warnings: []analysis.Warning{{Code: analysis.WarnFewClusters, Field: "Cov", Msg: "only 5 clusters"}}}
 	glmm := &analysis.ModelResult{Spec: analysis.ModelSpec{Family: "glmm"}, Formula: "duplicated ~ contract + (1|template)", N: 200,
 		Converged: false, Coefficients: coefs, Alpha: nan, LogLik: -99.875, Singular: true,
 		Random: []analysis.RandomEffect{{Group: "template", SD: 0, Levels: 5}}}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/outfile"
 )
@@ -239,4 +240,13 @@ func WriteAllTo(u *outfile.Unit, dir string, res *paper.Results, meta Meta, figs
 		}
 	}
 	return files, nil
+}
+
+// warningTexts are the messages of ws, as Output lists them.
+func warningTexts(ws []analysis.Warning) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.String()
+	}
+	return out
 }

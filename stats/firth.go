@@ -110,7 +110,7 @@ func (f *logitFit) firth(opt LogisticOptions, res *LogisticResult) error {
 	}
 	res.Coef = beta
 	res.LogLik = f.update(beta)
-	res.Warnings = append(res.Warnings, "Firth penalised likelihood: standard errors from (XᵀWX)⁻¹; Wald tests are approximate")
+	res.Warnings = append(res.Warnings, Warning{WarnApproximate, "Firth penalised likelihood: standard errors from (XᵀWX)⁻¹; Wald tests are approximate"})
 	return f.covariance(res)
 }
 

@@ -60,7 +60,7 @@ type GEEResult struct {
 	N                                 int
 	Iter                              int
 	Converged                         bool
-	Warnings                          []string
+	Warnings                          []Warning
 }
 
 // GEE fits a marginal logistic model by generalised estimating equations
@@ -328,7 +328,7 @@ func (st *geeStats) clusterB(i int, alpha float64, exch bool) (*mat.SymDense, *m
 //	DᵢᵀVᵢ⁻¹ f(I−Hᵢ) rᵢ = uᵢ + BᵢL⁻ᵀW diag((f(1−λ)−1)/λ) WᵀL⁻¹uᵢ,
 //
 // so MD (f(x) = 1/x) and KC (f(x) = x^{−½}) need only p×p algebra.
-func (st *geeStats) sandwiches(alpha float64, exch bool, binv *mat.SymDense, bch *mat.Cholesky, warn []string, adjusted bool) (robust, md, kc *mat.SymDense, warnings []string) {
+func (st *geeStats) sandwiches(alpha float64, exch bool, binv *mat.SymDense, bch *mat.Cholesky, warn []Warning, adjusted bool) (robust, md, kc *mat.SymDense, warnings []Warning) {
 	return sandwichCovs(st.p, len(st.s),
 		func(i int) *mat.VecDense { return st.clusterU(i, alpha, exch) },
 		func(i int) (*mat.SymDense, *mat.VecDense) { return st.clusterB(i, alpha, exch) },
@@ -338,7 +338,7 @@ func (st *geeStats) sandwiches(alpha float64, exch bool, binv *mat.SymDense, bch
 // sandwichCovs computes the robust, Mancl–DeRouen and Kauermann–Carroll
 // covariances (see geeStats.sandwiches) from each of k clusters' uᵢ
 // (clusterU) or Bᵢ and uᵢ (clusterB, when adjusted).
-func sandwichCovs(p, k int, clusterU func(i int) *mat.VecDense, clusterB func(i int) (*mat.SymDense, *mat.VecDense), binv *mat.SymDense, bch *mat.Cholesky, warn []string, adjusted bool) (robust, md, kc *mat.SymDense, warnings []string) {
+func sandwichCovs(p, k int, clusterU func(i int) *mat.VecDense, clusterB func(i int) (*mat.SymDense, *mat.VecDense), binv *mat.SymDense, bch *mat.Cholesky, warn []Warning, adjusted bool) (robust, md, kc *mat.SymDense, warnings []Warning) {
 	meatR := mat.NewSymDense(p, nil)
 	sand := func(meat *mat.SymDense) *mat.SymDense {
 		var t, out mat.Dense
@@ -436,12 +436,12 @@ func sandwichCovs(p, k int, clusterU func(i int) *mat.VecDense, clusterB func(i 
 	if mdOK {
 		md = sand(meatMD)
 	} else {
-		warn = append(warn, "GEE: bias-reduced (Mancl–DeRouen) covariance undefined: a cluster has leverage 1")
+		warn = append(warn, Warning{WarnCovUndefined, "GEE: bias-reduced (Mancl–DeRouen) covariance undefined: a cluster has leverage 1"})
 	}
 	if kcOK {
 		kc = sand(meatKC)
 	} else {
-		warn = append(warn, "GEE: Kauermann–Carroll covariance undefined: a cluster has leverage 1")
+		warn = append(warn, Warning{WarnCovUndefined, "GEE: Kauermann–Carroll covariance undefined: a cluster has leverage 1"})
 	}
 	return robust, md, kc, warn
 }

@@ -215,7 +215,7 @@ func fitGEE(d *geeData, nRows int, opt GEEOptions) (*GEEResult, error) {
 	}
 	if res.Iter > opt.MaxIter {
 		res.Iter = opt.MaxIter
-		res.Warnings = append(res.Warnings, fmt.Sprintf("GEE: no convergence after %d iterations (score norm %.3g)", opt.MaxIter, norm))
+		res.Warnings = append(res.Warnings, Warning{WarnNotConverged, fmt.Sprintf("GEE: no convergence after %d iterations (score norm %.3g)", opt.MaxIter, norm)})
 	}
 	if exch {
 		res.Alpha = alpha

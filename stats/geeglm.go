@@ -211,7 +211,7 @@ func GEEGLM(X *mat.Dense, y []float64, cluster, wave []int, opt GEEOptions) (*GE
 	}
 	if res.Iter > opt.MaxIter {
 		res.Iter = opt.MaxIter
-		res.Warnings = append(res.Warnings, fmt.Sprintf("GEE: no convergence after %d iterations (score norm %.3g)", opt.MaxIter, norm))
+		res.Warnings = append(res.Warnings, Warning{WarnNotConverged, fmt.Sprintf("GEE: no convergence after %d iterations (score norm %.3g)", opt.MaxIter, norm)})
 	}
 	g.residuals(beta)
 	phi, alpha := g.moments(opt)

@@ -57,7 +57,7 @@ type GLMResult struct {
 	NObs, DFResidual float64
 	Iter             int
 	Converged        bool
-	Warnings         []string
+	Warnings         []Warning
 	Mu               []float64 // fitted means, one per row
 }
 
@@ -241,7 +241,7 @@ func (g *glmFit) irls(opt GLMOptions, res *GLMResult) error {
 	}
 	if res.Iter > opt.MaxIter {
 		res.Iter = opt.MaxIter
-		res.Warnings = append(res.Warnings, fmt.Sprintf("GLM: no convergence after %d iterations (deviance %.6g); the estimates may be unreliable", opt.MaxIter, g.dev))
+		res.Warnings = append(res.Warnings, Warning{WarnNotConverged, fmt.Sprintf("GLM: no convergence after %d iterations (deviance %.6g); the estimates may be unreliable", opt.MaxIter, g.dev)})
 	}
 	g.beta = beta
 	return nil
@@ -275,7 +275,7 @@ func (g *glmFit) summarise(opt GLMOptions, res *GLMResult) {
 		}
 	}
 	if sep > 0 {
-		res.Warnings = append(res.Warnings, "GLM: fitted probabilities numerically 0 or 1 occurred (separation); the estimates of the terms involved diverge")
+		res.Warnings = append(res.Warnings, Warning{WarnSeparation, "GLM: fitted probabilities numerically 0 or 1 occurred (separation); the estimates of the terms involved diverge"})
 	}
 	res.NObs = nobs
 	res.DFResidual = nobs - float64(g.p)
@@ -284,7 +284,7 @@ func (g *glmFit) summarise(opt GLMOptions, res *GLMResult) {
 		res.Dispersion = pearson / res.DFResidual
 		if res.DFResidual <= 0 {
 			res.Dispersion = math.NaN()
-			res.Warnings = append(res.Warnings, fmt.Sprintf("GLM: no residual degrees of freedom (%g observations, %d coefficients): the dispersion and the standard errors are undefined; use fewer terms", nobs, g.p))
+			res.Warnings = append(res.Warnings, Warning{WarnNoResidualDF, fmt.Sprintf("GLM: no residual degrees of freedom (%g observations, %d coefficients): the dispersion and the standard errors are undefined; use fewer terms", nobs, g.p)})
 		}
 	}
 	res.ResidualSD = math.Sqrt(res.Dispersion)

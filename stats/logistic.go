@@ -44,7 +44,7 @@ type LogisticResult struct {
 	// (close to) its finite supremum, which is what pseudo-R² need.
 	Separation     bool
 	SeparatedTerms []int
-	Warnings       []string
+	Warnings       []Warning
 	Mu             []float64 // fitted probabilities, one per row of X
 }
 
@@ -171,7 +171,7 @@ func Logistic(X *mat.Dense, y, w []float64, opt LogisticOptions) (*LogisticResul
 	for i, j := range al {
 		names[i] = colName(opt.Names, j)
 	}
-	r.Warnings = append(r.Warnings, "aliased columns dropped (linear combinations of earlier columns): "+strings.Join(names, ", "))
+	r.Warnings = append(r.Warnings, Warning{WarnAliased, "aliased columns dropped (linear combinations of earlier columns): " + strings.Join(names, ", ")})
 	return r, nil
 }
 
@@ -242,17 +242,17 @@ func logistic(d *design, y, w []float64, opt LogisticOptions, startOnly bool) (*
 		}
 	}
 	if extreme > 0 && !res.Separation {
-		res.Warnings = append(res.Warnings, "fitted probabilities numerically 0 or 1 occurred")
+		res.Warnings = append(res.Warnings, Warning{WarnSeparation, "fitted probabilities numerically 0 or 1 occurred"})
 	}
 	if res.Separation {
 		names := make([]string, len(res.SeparatedTerms))
 		for i, j := range res.SeparatedTerms {
 			names[i] = colName(opt.Names, j)
 		}
-		res.Warnings = append(res.Warnings, fmt.Sprintf("separation: no finite maximum-likelihood estimate; coefficients diverge for %s (use Firth's penalised fit for finite odds ratios)", strings.Join(names, ", ")))
+		res.Warnings = append(res.Warnings, Warning{WarnSeparation, fmt.Sprintf("separation: no finite maximum-likelihood estimate; coefficients diverge for %s (use Firth's penalised fit for finite odds ratios)", strings.Join(names, ", "))})
 	}
 	if !res.Converged {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("no convergence after %d iterations", res.Iter))
+		res.Warnings = append(res.Warnings, Warning{WarnNotConverged, fmt.Sprintf("no convergence after %d iterations", res.Iter)})
 	}
 	return res, nil
 }

@@ -3,6 +3,7 @@ package stats
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -166,7 +167,7 @@ func TestLogisticSeparationAndFirth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Separation || len(res.SeparatedTerms) != 1 || res.SeparatedTerms[0] != 2 || len(res.Warnings) == 0 {
+	if !res.Separation || len(res.SeparatedTerms) != 1 || res.SeparatedTerms[0] != 2 || !hasWarning(res.Warnings, WarnSeparation) {
 		t.Errorf("separation %v terms %v warnings %q", res.Separation, res.SeparatedTerms, res.Warnings)
 	}
 	// The supremum of ℓ is finite; R glm stops with β_g2 ≈ 19.5, already
@@ -284,8 +285,13 @@ func TestLogisticDropAliased(t *testing.T) {
 	base, _ := Logistic(XD, yD, nil, LogisticOptions{})
 	checkVec(t, "kept coef", r.Coef[:p], base.Coef, 1e-12)
 	checkVec(t, "kept se", r.SE[:p], base.SE, 1e-12)
-	if !math.IsNaN(r.Coef[p]) || !math.IsNaN(r.SE[p+1]) || !math.IsNaN(r.Cov.At(p, 0)) || len(r.Warnings) != 1 {
+	if !math.IsNaN(r.Coef[p]) || !math.IsNaN(r.SE[p+1]) || !math.IsNaN(r.Cov.At(p, 0)) || len(r.Warnings) != 1 || r.Warnings[0].Code != WarnAliased {
 		t.Errorf("dropped columns: coef %v warnings %v", r.Coef, r.Warnings)
 	}
 	check(t, "cov kept", r.Cov.At(1, 2), base.Cov.At(1, 2), 1e-12)
+}
+
+// hasWarning reports whether ws has a warning with code.
+func hasWarning(ws []Warning, code WarningCode) bool {
+	return slices.ContainsFunc(ws, func(w Warning) bool { return w.Code == code })
 }

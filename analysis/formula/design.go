@@ -32,7 +32,7 @@ type Design struct {
 	Names     []string // column names of X: (Intercept), x, col[level], a[l]:b
 	Intercept bool
 	Terms     []DesignTerm // one per formula term, in formula order
-	Warnings  []string
+	Warnings  []string     // the terms and columns left out of the model, and why
 }
 
 // DesignTerm maps a formula term to its columns of X. A term whose column

@@ -108,7 +108,9 @@ func (l *layout) part(name string) *prereg.PartResult {
 // fits' warnings and why a part could not be computed.
 func (l *layout) warnings(p *prereg.PartResult) {
 	if p.Kind == prereg.KindOddsRatio {
-		l.h.Warnings = append(l.h.Warnings, p.Warnings...)
+		for _, w := range p.Warnings {
+			l.h.Warnings = append(l.h.Warnings, w.String())
+		}
 	}
 	if p.Reason != "" && p.Level == "" {
 		l.h.Warnings = append(l.h.Warnings, p.Label()+": "+p.Reason)

@@ -60,7 +60,7 @@ func (f *rateFrame) add(e row, lead []string, y, w float64) {
 // every group (docs/methods.md, "Intervals on rates"), weighted by the episode weight (1 when
 // not positive) if weighted. It returns the rows by group, the ICC and the
 // engine's warnings; nothing in scope gives no rows and a NaN ICC.
-func clusteredRates(eps []row, col rateCol, groupOf func(row) string, weighted bool) (map[string]analysis.RateRow, float64, []string) {
+func clusteredRates(eps []row, col rateCol, groupOf func(row) string, weighted bool) (map[string]analysis.RateRow, float64, []analysis.Warning) {
 	fr := newRateFrame([]string{"group"}, weighted)
 	lead := make([]string, 1)
 	for _, e := range eps {

@@ -29,7 +29,7 @@ type shapleyResult struct {
 	Total    float64   // McFadden R² of the full model
 	DupRate  float64   // percent
 	Episodes int
-	Warnings []string // the engine's (separation, aliased columns, single levels)
+	Warnings []analysis.Warning // the engine's (separation, aliased columns, single levels)
 }
 
 // decompose computes the Shapley shares of McFadden's R² = 1 − ℓ/ℓ₀ over
@@ -38,7 +38,7 @@ type shapleyResult struct {
 // Shapley: every subset of factors is fitted as main effects (treatment
 // dummies) on episode-level Bernoulli rows.
 func decompose(eps []row, fs []factor) (shapleyResult, error) {
-	r := shapleyResult{Total: nan, DupRate: nan, Episodes: len(eps), Warnings: []string{}}
+	r := shapleyResult{Total: nan, DupRate: nan, Episodes: len(eps), Warnings: []analysis.Warning{}}
 	var terms []string
 	for _, f := range fs {
 		r.Factors = append(r.Factors, f.key)

@@ -451,7 +451,7 @@ func Table7(d *table.Data) (*Table, error) {
 	rates := make([]map[string]analysis.RateRow, len(metrics))
 	for mi, m := range metrics {
 		if m.y != nil {
-			var warns []string
+			var warns []analysis.Warning
 			rates[mi], _, warns = clusteredRates(eps, rateCol{m.key, all, m.y}, cellKey, true)
 			for _, w := range warns {
 				t.warnf("%s: %s", m.key, w)

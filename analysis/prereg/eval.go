@@ -71,11 +71,11 @@ type PartResult struct {
 	Kind     Kind
 	Estimate Stat // the number the rule reads
 	Bound    float64
-	Extra    []Stat  // further numbers the estimand gives
-	Rule     string  // the rule in words, "" for a reported-only part
-	Verdict  Verdict // "" for a reported-only part
-	Reason   string  // why the verdict is not computable
-	Warnings []string
+	Extra    []Stat             // further numbers the estimand gives
+	Rule     string             // the rule in words, "" for a reported-only part
+	Verdict  Verdict            // "" for a reported-only part
+	Reason   string             // why the verdict is not computable
+	Warnings []analysis.Warning // the engine's, the fits' named by their labels
 	rawP     float64
 	part     *Part
 }
@@ -238,7 +238,7 @@ func (f *File) adjustFamilies(all []*PartResult) {
 		for i, pr := range members {
 			pr.Estimate.P = adj[i]
 			pr.Extra = append(pr.Extra, Stat{Name: "p_unadjusted", Value: ps[i], Lo: nan, Hi: nan, P: nan, N: pr.Estimate.N})
-			pr.Warnings = append(pr.Warnings, fmt.Sprintf("p adjusted (%s) over the %d test(s) of family %s", fam.Adjust, len(ps), fam.ID))
+			pr.Warnings = append(pr.Warnings, analysis.Warning{Code: analysis.WarnAdjusted, Msg: fmt.Sprintf("p adjusted (%s) over the %d test(s) of family %s", fam.Adjust, len(ps), fam.ID)})
 		}
 	}
 }
@@ -371,7 +371,8 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			// An undefined working correlation (e.g. an outcome constant
 			// within every cluster) leaves the fallback, whose robust SEs
 			// are still valid.
-			pr.Warnings = append(pr.Warnings, fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, ge.Reason, e.Fallback))
+			pr.Warnings = append(pr.Warnings, analysis.Warning{Code: analysis.WarnFallback, Field: "Corr",
+				Msg: fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, ge.Reason, e.Fallback)})
 			spec.Corr = e.Fallback
 			r, err = analysis.Model(q, spec)
 		}
@@ -380,7 +381,8 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		}
 		// Name the fit: a hypothesis may hold several (H1's GEE and GLMM).
 		for _, w := range r.Warnings {
-			pr.Warnings = append(pr.Warnings, label+": "+w)
+			w.Msg = label + ": " + w.Msg
+			pr.Warnings = append(pr.Warnings, w)
 		}
 		i := slices.IndexFunc(r.Coefficients, func(c analysis.Coef) bool { return c.Term == e.Term })
 		if i < 0 {
@@ -560,7 +562,7 @@ type diffResult struct {
 	na, nb               int64
 	icc                  float64
 	diff, lo, hi, se     float64 // percentage points
-	warnings             []string
+	warnings             []analysis.Warning
 }
 
 // rateDiff is p_A − p_B with its Wald interval (stats.RateDiffWald) on the

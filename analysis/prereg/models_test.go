@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis"
 )
 
 // TestModelEstimands checks coefficient estimands with families, an
@@ -247,5 +249,28 @@ func TestOddsRatioFitIsModel(t *testing.T) {
 				t.Errorf("n: %d, %d", m.N, f.N)
 			}
 		})
+	}
+}
+
+// TestFitWarningCodes: a fit's warnings keep their code and field when
+// the part names the fit in their text ("GEE: only 8 clusters: …").
+func TestFitWarningCodes(t *testing.T) {
+	eps := readCSV(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
+	src := "prereg: 1\nhypotheses:\n  - id: H\n    statement: s\n    population: fault_fired\n    estimand: {kind: odds_ratio, model: gee, formula: \"duplicated ~ contract\", group: template, term: \"contract[native]\"}\n    rule: {direction: above}\n"
+	f, err := Parse("h.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.EvaluateEpisodes(eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := r.Verdicts[0].Parts[0]
+	var found bool
+	for _, w := range pr.Warnings {
+		found = found || w.Code == analysis.WarnFewClusters && w.Field == "Cov" && strings.HasPrefix(w.Msg, "GEE: only ")
+	}
+	if !found {
+		t.Errorf("warnings %+v, want GEE's few-clusters warning", pr.Warnings)
 	}
 }
