@@ -24,9 +24,9 @@ func TestSpecEnums(t *testing.T) {
 		target func() textual
 		want   string // in the error for an unknown name
 	}{
-		{"PairedTest", names(PairedTests()), func() textual { return new(PairedTest) }, "want exact, midp, chi2 or chi2cc (a binary outcome), t or wilcoxon (a numeric one)"},
-		{"Adjustment", names(Adjustments()), func() textual { return new(Adjustment) }, "want holm, bonferroni, bh or none"},
-		{"PseudoR2", names(PseudoR2s()), func() textual { return new(PseudoR2) }, "want mcfadden, nagelkerke, tjur or coxsnell"},
+		{"stats.PairedTest", names(stats.PairedTests()), func() textual { return new(stats.PairedTest) }, "want exact, midp, chi2 or chi2cc (a binary outcome), t or wilcoxon (a numeric one)"},
+		{"stats.Adjustment", names(stats.Adjustments()), func() textual { return new(stats.Adjustment) }, "want holm, bonferroni, bh or none"},
+		{"stats.PseudoR2", names(stats.PseudoR2s()), func() textual { return new(stats.PseudoR2) }, "want mcfadden, nagelkerke, tjur or coxsnell"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, v := range tc.values {

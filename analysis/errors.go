@@ -13,7 +13,7 @@ import (
 type SpecError struct {
 	Err error
 	// Field names the spec field at fault ("Order"), when the error is
-	// about one; a command maps it to its own option with RenameField.
+	// about one; a command maps it to its own option (internal/fieldtext's Rename).
 	Field string
 }
 
@@ -30,19 +30,8 @@ func specf(format string, args ...any) error {
 	return &SpecError{Err: fmt.Errorf(format, args...)}
 }
 
-// RenameField returns err with the spec fields its message names (the
-// Field of a SpecError, and the other fields an error of the engine
-// names) called by their names in names: a command's options, or the keys
-// of a preregistration. A field not in names keeps its Go name. The
-// result's text is err's so renamed, and it unwraps to err (errors.As
-// still finds a *SpecError); an error that names no field is returned
-// unchanged.
-func RenameField(err error, names map[string]string) error {
-	return fieldtext.Rename(err, names)
-}
-
 // fieldErr is a SpecError about field whose message names spec fields
-// by {Name} placeholders (see RenameField).
+// by {Name} placeholders (see internal/fieldtext).
 func fieldErr(field, format string, args ...any) error {
 	return &SpecError{Err: fieldtext.New(field, format, args...), Field: field}
 }

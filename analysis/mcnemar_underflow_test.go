@@ -96,8 +96,8 @@ func TestPairedUnderflow(t *testing.T) {
 	path := writeUnderflowLedger(t, 1100, 7)
 	log2 := math.Log10(2)
 	for _, tc := range []struct {
-		test               PairedTest
-		adjust             Adjustment
+		test               stats.PairedTest
+		adjust             stats.Adjustment
 		wantLog, wantAdjLg float64 // log₁₀ p and log₁₀ p_adj of vanilla vs guard
 		wantAwareAdj       float64
 	}{
@@ -198,7 +198,7 @@ func TestMcNemarLog10Reference(t *testing.T) {
 		{3, 5000, -1495.43249796619, -1495.73326756748, -1085.73068312056, -1085.296865998},
 	} {
 		for _, tc := range []struct {
-			test PairedTest
+			test stats.PairedTest
 			want float64
 		}{{"exact", r.exact}, {"midp", r.midp}, {"chi2", r.chi2}, {"chi2cc", r.chicc}} {
 			if got := mcnemarLog10P(tc.test, r.b, r.c); math.Abs(got-tc.want) > 1e-10*math.Abs(tc.want) {

@@ -74,19 +74,6 @@ func (f ModelFamily) legacy() bool {
 	return f == "" || f == FamilyLogit || f == FamilyGEE || f == FamilyGLMM
 }
 
-// The GLM link and the GEE options are the numerics' own types, named
-// here so that a caller of the engine needs no import of package stats.
-type (
-	// Link is a GLM link function: logit, probit, cloglog, log, identity.
-	Link = stats.Link
-	// Corr is a GEE working correlation: independence, exchangeable, ar1.
-	Corr = stats.Corr
-	// GEECov is a GEE covariance: robust, bias-reduced, kc, naive.
-	GEECov = stats.GEECov
-	// Convention is a GEE moment convention: statsmodels or geepack.
-	Convention = stats.Convention
-)
-
 // ModelSpec is a Model analysis: a generalised linear model (GLM, GEE or
 // GLMM) given by an R-like formula (formula.Parse).
 type ModelSpec struct {

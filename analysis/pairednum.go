@@ -47,7 +47,7 @@ var errNumericOutcome = errors.New("numeric outcome")
 func (q *Query) pairedNumeric(spec PairedSpec) (bool, error) {
 	switch {
 	case spec.Test.Valid():
-		return spec.Test.numeric(), nil
+		return numericTest(spec.Test), nil
 	case spec.Test != "":
 		return false, fieldf("Test", "%q: want exact, midp, chi2 or chi2cc (a binary outcome), t or wilcoxon (a numeric one)", spec.Test)
 	}
@@ -85,10 +85,10 @@ func (q *Query) pairedNumeric(spec PairedSpec) (bool, error) {
 func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 	var warn warnings
 	if spec.Test == "" {
-		spec.Test = PairedT
+		spec.Test = stats.PairedStudentT
 	}
 	if spec.Adjust == "" {
-		spec.Adjust = AdjustHolm
+		spec.Adjust = stats.AdjustHolm
 	}
 	switch {
 	case spec.Outcome == "":
@@ -201,7 +201,7 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 		c.Pairs = len(d)
 		t := stats.PairedT(d, 0.95)
 		c.Mean, c.SD, c.SE, c.DF, c.Lo, c.Hi, c.T, c.P, c.V = t.Mean, t.SD, t.SE, t.DF, t.Lo, t.Hi, t.T, t.P, math.NaN()
-		if spec.Test == PairedWilcoxon {
+		if spec.Test == stats.PairedWilcoxon {
 			w := stats.WilcoxonSignedRank(d)
 			c.V, c.Zeros, c.Exact, c.P = w.V, w.Zeros, w.Exact, w.P
 			if w.Zeros > 0 {
@@ -213,7 +213,7 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 			warn.addf(WarnNoPairs, "%s vs %s: no matched pairs; the difference and p are undefined", spec.Base, c.Other)
 		case c.Pairs == 1:
 			warn.addf(WarnUndefined, "%s vs %s: one matched pair; the SD, interval and t test are undefined", spec.Base, c.Other)
-		case spec.Test == PairedT && math.IsNaN(c.P):
+		case spec.Test == stats.PairedStudentT && math.IsNaN(c.P):
 			warn.addf(WarnUndefined, "%s vs %s: every difference is %v; the t test is undefined", spec.Base, c.Other, c.Mean)
 		}
 		if c.UnmatchedBase+c.UnmatchedOther > 0 {

@@ -13,13 +13,13 @@ import (
 // PairedSpec is a Paired analysis: McNemar tests of a base level of Arm
 // against the other levels on episodes matched by PairBy.
 type PairedSpec struct {
-	Outcome string     // binary outcome column (required)
-	Arm     string     // column whose levels are compared, e.g. condition
-	Base    string     // the level every other level is compared with
-	PairBy  []string   // columns that identify the same world, e.g. pair_key
-	Levels  []string   // compare only these levels (default: all present)
-	Test    PairedTest // exact (default), midp, chi2 or chi2cc; t (numeric default) or wilcoxon
-	Adjust  Adjustment // holm (default), bonferroni, bh or none
+	Outcome string           // binary outcome column (required)
+	Arm     string           // column whose levels are compared, e.g. condition
+	Base    string           // the level every other level is compared with
+	PairBy  []string         // columns that identify the same world, e.g. pair_key
+	Levels  []string         // compare only these levels (default: all present)
+	Test    stats.PairedTest // exact (default), midp, chi2 or chi2cc; t (numeric default) or wilcoxon
+	Adjust  stats.Adjustment // holm (default), bonferroni, bh or none
 }
 
 // PairedComparison is the base level against one other level.
@@ -87,10 +87,10 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 	}
 	var warn warnings
 	if spec.Test == "" {
-		spec.Test = PairedExact
+		spec.Test = stats.PairedExact
 	}
 	if spec.Adjust == "" {
-		spec.Adjust = AdjustHolm
+		spec.Adjust = stats.AdjustHolm
 	}
 	switch {
 	case spec.Outcome == "":
@@ -106,7 +106,7 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 	case slices.Contains(spec.Levels, spec.Base):
 		return nil, fieldErr("Levels", "{Levels} must not contain the {Base} level %s", spec.Base)
 	}
-	if !spec.Test.Valid() || spec.Test.numeric() {
+	if !spec.Test.Valid() || numericTest(spec.Test) {
 		return nil, fieldErr("Test", "{Test} %q: want exact, midp, chi2 or chi2cc", spec.Test)
 	}
 	if !spec.Adjust.Valid() {
@@ -191,27 +191,27 @@ func (t pairTable) gainPP(weighted bool) float64 {
 }
 
 // adjustP adjusts p-values for multiplicity: holm, bonferroni, bh or none.
-func adjustP(method Adjustment, ps []float64) []float64 {
+func adjustP(method stats.Adjustment, ps []float64) []float64 {
 	switch method {
-	case AdjustHolm:
+	case stats.AdjustHolm:
 		return stats.HolmAdjust(ps)
-	case AdjustBonferroni:
+	case stats.AdjustBonferroni:
 		return stats.BonferroniAdjust(ps)
-	case AdjustBH:
+	case stats.AdjustBH:
 		return stats.BHAdjust(ps)
 	}
 	return ps
 }
 
 // mcnemarP is the two-sided p-value of the chosen McNemar test.
-func mcnemarP(test PairedTest, b, c int) float64 {
+func mcnemarP(test stats.PairedTest, b, c int) float64 {
 	switch test {
-	case PairedMidP:
+	case stats.PairedMidP:
 		return stats.McNemarMidP(b, c)
-	case PairedChi2:
+	case stats.PairedChi2:
 		_, p := stats.McNemarChi2(b, c, false)
 		return p
-	case PairedChi2CC:
+	case stats.PairedChi2CC:
 		_, p := stats.McNemarChi2(b, c, true)
 		return p
 	}
@@ -234,12 +234,12 @@ func reportableP(p, lp float64) (float64, bool) {
 }
 
 // mcnemarLog10P is log₁₀ of mcnemarP, finite where the p-value underflows.
-func mcnemarLog10P(test PairedTest, b, c int) float64 {
+func mcnemarLog10P(test stats.PairedTest, b, c int) float64 {
 	switch test {
-	case PairedMidP:
+	case stats.PairedMidP:
 		return stats.McNemarMidPLog10(b, c)
-	case PairedChi2, PairedChi2CC:
-		stat, p := stats.McNemarChi2(b, c, test == PairedChi2CC)
+	case stats.PairedChi2, stats.PairedChi2CC:
+		stat, p := stats.McNemarChi2(b, c, test == stats.PairedChi2CC)
 		if p > 1e-280 {
 			return math.Log10(p)
 		}
@@ -265,7 +265,7 @@ func chi2SF1Log10(x float64) float64 {
 // Bonferroni's m·p and Benjamini–Hochberg's step-up minimum, capped at
 // log₁₀ 1 = 0. NaN entries stay NaN and do not count in m; ties keep
 // their input order, as in stats.HolmAdjust and stats.BHAdjust.
-func adjustLog10P(method Adjustment, lps []float64) []float64 {
+func adjustLog10P(method stats.Adjustment, lps []float64) []float64 {
 	out := make([]float64, len(lps))
 	var o []int
 	for i, v := range lps {
@@ -277,17 +277,17 @@ func adjustLog10P(method Adjustment, lps []float64) []float64 {
 	slices.SortStableFunc(o, func(a, b int) int { return cmp.Compare(lps[a], lps[b]) })
 	m := float64(len(o))
 	switch method {
-	case AdjustHolm:
+	case stats.AdjustHolm:
 		run := math.Inf(-1)
 		for i, j := range o {
 			run = math.Max(run, math.Log10(m-float64(i))+lps[j])
 			out[j] = math.Min(0, run)
 		}
-	case AdjustBonferroni:
+	case stats.AdjustBonferroni:
 		for _, j := range o {
 			out[j] = math.Min(0, math.Log10(m)+lps[j])
 		}
-	case AdjustBH:
+	case stats.AdjustBH:
 		run := math.Inf(1)
 		for i := len(o) - 1; i >= 0; i-- {
 			j := o[i]
@@ -309,7 +309,7 @@ type TOSTSpec struct {
 	Margin  float64 // equivalence margin on the difference; 0 = 0.05
 	// Method is the independent-samples test: agresti-caffo (default, as
 	// statsmodels), wald or score; ignored with PairedBy.
-	Method   TOSTMethod
+	Method   stats.TOSTMethod
 	PairedBy []string // match episodes as Paired and use the paired test
 }
 

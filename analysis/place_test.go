@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -114,7 +115,7 @@ func TestRowErrorsNamePlace(t *testing.T) {
 	}
 	// The filter's row error names the Where field, which a command
 	// renames to its flag, keeping the place.
-	err = RenameField(where(Query{Source: &table.Files{Paths: []string{csvPath}}, Where: blue}), map[string]string{"Where": "--where"})
+	err = fieldtext.Rename(where(Query{Source: &table.Files{Paths: []string{csvPath}}, Where: blue}), map[string]string{"Where": "--where"})
 	if want := csvPath + ":" + strconv.Itoa(blueLine) + ": --where: "; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("renamed where: %v\nwant %s…", err, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 )
 
 // TestRenameField checks that engine errors name spec fields and that a
@@ -27,7 +28,7 @@ func TestRenameField(t *testing.T) {
 			t.Errorf("%s: %v, want the *SpecError %q", tc.name, tc.err, tc.plain)
 			continue
 		}
-		r := RenameField(tc.err, flags)
+		r := fieldtext.Rename(tc.err, flags)
 		if r.Error() != tc.named || !errors.As(r, &se) {
 			t.Errorf("%s: renamed %v, want the *SpecError %q", tc.name, r, tc.named)
 		}

@@ -17,7 +17,7 @@ import (
 // pseudo-R² over the terms of a fixed-effects formula.
 type ShapleySpec struct {
 	Formula string            // e.g. "duplicated ~ contract + fault_mode + model"
-	R2      PseudoR2          // mcfadden (default), nagelkerke, tjur or coxsnell
+	R2      stats.PseudoR2    // mcfadden (default), nagelkerke, tjur or coxsnell
 	Refs    map[string]string // reference levels (do not change the values)
 }
 
@@ -56,7 +56,7 @@ const MaxShapleyTerms = shapley.MaxGroups
 func Shapley(q Query, spec ShapleySpec) (*ShapleyDecomposition, error) {
 	var warn warnings
 	if spec.R2 == "" {
-		spec.R2 = R2McFadden
+		spec.R2 = stats.R2McFadden
 	}
 	f, err := parseFormula(spec.Formula)
 	if err != nil {
@@ -163,16 +163,16 @@ func logisticSpan(x *mat.Dense, y, w []float64, names []string) (*stats.Logistic
 
 // pseudoR2 is the chosen pseudo-R² of a fit (n = Σw Bernoulli rows: a
 // non-integer frequency weight is not rounded).
-func pseudoR2(kind PseudoR2, r *stats.LogisticResult, y, w []float64) float64 {
-	if (kind == R2Nagelkerke || kind == R2CoxSnell) && !(r.SumW > 0) {
+func pseudoR2(kind stats.PseudoR2, r *stats.LogisticResult, y, w []float64) float64 {
+	if (kind == stats.R2Nagelkerke || kind == stats.R2CoxSnell) && !(r.SumW > 0) {
 		return math.NaN() // n = Σw is 0: the index is undefined
 	}
 	switch kind {
-	case R2Nagelkerke:
+	case stats.R2Nagelkerke:
 		return stats.Nagelkerke(r.LogLik, r.NullLogLik, r.SumW)
-	case R2CoxSnell:
+	case stats.R2CoxSnell:
 		return stats.CoxSnell(r.LogLik, r.NullLogLik, r.SumW)
-	case R2Tjur:
+	case stats.R2Tjur:
 		return stats.TjurWeighted(y, r.Mu, w)
 	}
 	return stats.McFadden(r.LogLik, r.NullLogLik)

@@ -279,7 +279,7 @@ func closedPart(p *prereg.Part, q analysis.Query, rows []frame.Row, sizes []floa
 			}
 		}
 	case prereg.KindMcNemar:
-		res, err := analysis.Paired(q, analysis.PairedSpec{Outcome: p.Outcome, Arm: e.Arm, Base: e.A, Levels: []string{e.B}, PairBy: e.PairBy, Test: analysis.PairedTest(e.Test), Adjust: "none"})
+		res, err := analysis.Paired(q, analysis.PairedSpec{Outcome: p.Outcome, Arm: e.Arm, Base: e.A, Levels: []string{e.B}, PairBy: e.PairBy, Test: stats.PairedTest(e.Test), Adjust: "none"})
 		if err != nil || len(res.Comparisons) != 1 || res.Comparisons[0].Pairs == 0 {
 			c.Reason = "no pairs at the base size"
 			if err != nil {

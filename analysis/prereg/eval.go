@@ -13,6 +13,7 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/analysis/table"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -337,7 +338,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			pr.Extra = append(pr.Extra, d.extra(e)...)
 			break
 		}
-		r, err := analysis.TOST(q, analysis.TOSTSpec{Outcome: p.Outcome, Arm: e.Arm, A: e.A, B: e.B, Margin: margin / 100, Method: analysis.TOSTMethod(e.Method), PairedBy: e.PairBy})
+		r, err := analysis.TOST(q, analysis.TOSTSpec{Outcome: p.Outcome, Arm: e.Arm, A: e.A, B: e.B, Margin: margin / 100, Method: stats.TOSTMethod(e.Method), PairedBy: e.PairBy})
 		if err != nil {
 			return fail(err)
 		}
@@ -347,7 +348,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			st.N = int64(r.Pairs)
 		}
 	case KindMcNemar:
-		r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: p.Outcome, Arm: e.Arm, Base: e.A, Levels: []string{e.B}, PairBy: e.PairBy, Test: analysis.PairedTest(e.Test), Adjust: "none"})
+		r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: p.Outcome, Arm: e.Arm, Base: e.A, Levels: []string{e.B}, PairBy: e.PairBy, Test: stats.PairedTest(e.Test), Adjust: "none"})
 		if err != nil {
 			return fail(err)
 		}
@@ -399,7 +400,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		pr.rawP = c.P
 		oneSided(p.Rule, pr)
 	case KindShapley:
-		r, err := analysis.Shapley(q, analysis.ShapleySpec{Formula: e.Formula, R2: analysis.PseudoR2(e.R2), Refs: e.Refs})
+		r, err := analysis.Shapley(q, analysis.ShapleySpec{Formula: e.Formula, R2: stats.PseudoR2(e.R2), Refs: e.Refs})
 		if err != nil {
 			return fail(err)
 		}
@@ -528,7 +529,7 @@ func orDefault[T ~string](s, d T) T {
 }
 
 // engineKeys maps the spec fields that engine errors name
-// (analysis.RenameField) to the preregistration's keys that set them.
+// (fieldtext.Rename) to the preregistration's keys that set them.
 var engineKeys = map[string]string{
 	"Outcome": "outcome", "Where": "where", "Weight": "estimand.weight",
 	"Arm": "estimand.arm", "A": "estimand.a", "B": "estimand.b", "Base": "estimand.a", "Levels": "estimand.b",
@@ -548,7 +549,7 @@ func engineReason(err error, kind Kind) string {
 		keys = maps.Clone(engineKeys)
 		keys["Family"] = "estimand.distribution"
 	}
-	err = analysis.RenameField(err, keys)
+	err = fieldtext.Rename(err, keys)
 	var se *analysis.SpecError
 	if errors.As(err, &se) {
 		return "the specification does not fit this ledger: " + err.Error()

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 )
 
 func newGateCmd(e *env) *cobra.Command {
@@ -34,7 +35,7 @@ Example:
 			var se *analysis.SpecError
 			if errors.As(err, &se) {
 				// The runs are this command's flags (Margin is every command's).
-				return usageError{analysis.RenameField(err, map[string]string{"Candidate": "--in", "Baseline": "--baseline"})}
+				return usageError{fieldtext.Rename(err, map[string]string{"Candidate": "--in", "Baseline": "--baseline"})}
 			} else if err != nil {
 				return err
 			}

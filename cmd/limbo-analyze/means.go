@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/report"
 )
 
@@ -51,7 +52,7 @@ Examples:
 			}
 			r, err := analysis.Means(o.query(e), analysis.MeansSpec{Outcome: o.Outcome, By: o.By, Cluster: o.Cluster,
 				Level: o.Level, DefaultWeight: o.Weight == ""})
-			return emit(e, o.Format, report.Means)(r, analysis.RenameField(err, meansFlags))
+			return emit(e, o.Format, report.Means)(r, fieldtext.Rename(err, meansFlags))
 		},
 	}
 	addInputFlags(c, &o.inputOptions, `weight column, or "none" (default: the ledger's weight column)`)

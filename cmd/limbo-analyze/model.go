@@ -5,6 +5,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/report"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 type modelOptions struct {
@@ -77,7 +78,7 @@ Examples:
 			if err := o.validate(); err != nil {
 				return err
 			}
-			refs, err := analysis.ParseRefs(o.Refs)
+			refs, err := parseRefs(o.Refs)
 			if err != nil {
 				return usageError{err}
 			}
@@ -88,9 +89,9 @@ Examples:
 				return usagef("--reml and --ml exclude each other")
 			}
 			q := o.query(e)
-			r, err := analysis.Model(q, analysis.ModelSpec{Fit: analysis.ModelFit(o.Fit), Family: analysis.ModelFamily(o.Family), Link: analysis.Link(o.Link),
-				Formula: o.Formula, Refs: refs, Firth: o.Firth, Group: o.Group, Corr: analysis.Corr(o.Corr), Cov: analysis.GEECov(o.Cov),
-				Convention: analysis.Convention(o.Convention), Order: o.Order, NAGQ: o.NAGQ, ML: o.ML})
+			r, err := analysis.Model(q, analysis.ModelSpec{Fit: analysis.ModelFit(o.Fit), Family: analysis.ModelFamily(o.Family), Link: stats.Link(o.Link),
+				Formula: o.Formula, Refs: refs, Firth: o.Firth, Group: o.Group, Corr: stats.Corr(o.Corr), Cov: stats.GEECov(o.Cov),
+				Convention: stats.Convention(o.Convention), Order: o.Order, NAGQ: o.NAGQ, ML: o.ML})
 			return emit(e, o.Format, report.Model)(r, err)
 		},
 	}

@@ -4,7 +4,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/report"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 type pairedOptions struct {
@@ -60,8 +62,8 @@ Examples:
 			}
 			q := o.query(e)
 			r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: o.Outcome, Arm: o.Arm, Base: o.Base,
-				PairBy: o.PairBy, Levels: o.Levels, Test: analysis.PairedTest(o.Test), Adjust: analysis.Adjustment(o.Adjust)})
-			return emit(e, o.Format, report.Paired)(r, analysis.RenameField(err, pairedFlags))
+				PairBy: o.PairBy, Levels: o.Levels, Test: stats.PairedTest(o.Test), Adjust: stats.Adjustment(o.Adjust)})
+			return emit(e, o.Format, report.Paired)(r, fieldtext.Rename(err, pairedFlags))
 		},
 	}
 	addInputFlags(c, &o.inputOptions, `weight column for gain_pp, or "none" (default: unweighted)`)

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/outfile"
 )
@@ -55,7 +55,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	err = analysis.RenameField(err, specFlags)
+	err = fieldtext.Rename(err, specFlags)
 	fmt.Fprintf(stderr, "limbo-analyze: %v\n", err)
 	var ue usageError
 	var ie *outfile.InputError

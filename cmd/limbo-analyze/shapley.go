@@ -5,6 +5,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/report"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 type shapleyOptions struct {
@@ -39,12 +40,12 @@ Examples:
 			if err := o.validate(); err != nil {
 				return err
 			}
-			refs, err := analysis.ParseRefs(o.Refs)
+			refs, err := parseRefs(o.Refs)
 			if err != nil {
 				return usageError{err}
 			}
 			q := o.query(e)
-			return emit(e, o.Format, report.Shapley)(analysis.Shapley(q, analysis.ShapleySpec{Formula: o.Formula, R2: analysis.PseudoR2(o.R2), Refs: refs}))
+			return emit(e, o.Format, report.Shapley)(analysis.Shapley(q, analysis.ShapleySpec{Formula: o.Formula, R2: stats.PseudoR2(o.R2), Refs: refs}))
 		},
 	}
 	addInputFlags(c, &o.inputOptions, `weight column, or "none" (default: unweighted)`)

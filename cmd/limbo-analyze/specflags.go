@@ -1,7 +1,7 @@
 package main
 
 // specFlags maps the spec and configuration fields that library errors
-// name (analysis.RenameField) to the flags that set them, so that a
+// name (fieldtext.Rename) to the flags that set them, so that a
 // command's errors speak of its flags. A field has the same flag in every
 // command that has it.
 var specFlags = map[string]string{

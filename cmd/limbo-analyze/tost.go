@@ -5,6 +5,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/report"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 type tostOptions struct {
@@ -47,7 +48,7 @@ Examples:
 			}
 			q := o.query(e)
 			return emit(e, o.Format, report.TOST)(analysis.TOST(q, analysis.TOSTSpec{Outcome: o.Outcome, Arm: o.Arm, A: o.A, B: o.B,
-				Margin: o.Margin, Method: analysis.TOSTMethod(o.Method), PairedBy: o.PairedBy}))
+				Margin: o.Margin, Method: stats.TOSTMethod(o.Method), PairedBy: o.PairedBy}))
 		},
 	}
 	addInputFlags(c, &o.inputOptions, `not supported: tost is unweighted`)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
 )
@@ -73,7 +73,7 @@ func runValidate(o validateOptions, e *env) error {
 	wl := ledger.NewWarnLimiter(e.stderr)
 	defer wl.Flush()
 	opt := ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wl.Warn}
-	return ledger.CheckFiles(o.files, opt, o.summary, func(err error) { fmt.Fprintln(e.stdout, analysis.RenameField(err, specFlags)) },
+	return ledger.CheckFiles(o.files, opt, o.summary, func(err error) { fmt.Fprintln(e.stdout, fieldtext.Rename(err, specFlags)) },
 		func(path string, c ledger.FileCheck) error {
 			fmt.Fprintf(e.stderr, "%s: %d %s, no errors\n", path, c.Rows, ledger.Plural(c.Rows, "episode", "episodes"))
 			if c.Summary == nil {

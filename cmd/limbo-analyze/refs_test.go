@@ -1,4 +1,4 @@
-package analysis
+package main
 
 import (
 	"reflect"
@@ -20,15 +20,15 @@ func TestParseRefs(t *testing.T) {
 		{[]string{"model=a", "model=b"}, nil, "Refs model given twice"},
 	}
 	for _, tc := range tests {
-		got, err := ParseRefs(tc.in)
+		got, err := parseRefs(tc.in)
 		if tc.err != "" {
 			if err == nil || err.Error() != tc.err {
-				t.Errorf("ParseRefs(%q): err %v, want %q", tc.in, err, tc.err)
+				t.Errorf("parseRefs(%q): err %v, want %q", tc.in, err, tc.err)
 			}
 			continue
 		}
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("ParseRefs(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+			t.Errorf("parseRefs(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 	}
 }
