@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"iter"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -53,20 +54,26 @@ func (h *held) each() iter.Seq[row] {
 	}
 }
 
-// filter returns the rows of h for which keep is true. It counts them
-// first: on millions of rows appending would copy the slice again and
-// again.
+// filter returns the rows of h for which keep is true. keep runs once a
+// row, its answers noted in a bitset (a bit a row), so that the result is
+// allocated at its size: on millions of rows appending would copy the
+// slice again and again, and a second pass of keep costs as much as the
+// first.
 func (h *held) filter(keep func(e row) bool) []row {
-	n := 0
-	for i := range h.d.Len() {
+	n := h.d.Len()
+	set := make([]uint64, (n+63)/64)
+	count := 0
+	for i := range n {
 		if keep(row{h, i}) {
-			n++
+			set[i>>6] |= 1 << (i & 63)
+			count++
 		}
 	}
-	out := make([]row, 0, n)
-	for i := range h.d.Len() {
-		if e := (row{h, i}); keep(e) {
-			out = append(out, e)
+	out := make([]row, 0, count)
+	for w, x := range set {
+		for x != 0 {
+			out = append(out, row{h, w<<6 | bits.TrailingZeros64(x)})
+			x &= x - 1
 		}
 	}
 	return out
