@@ -184,3 +184,27 @@ func Columns(ns []int) []string {
 	}
 	return cols
 }
+
+// joined is a grouping function: the texts of columns x and y of a row
+// joined by sep, built once per pair of dictionary codes, since a string
+// built per row would allocate on each of millions of rows.
+func joined(x, y func(*held) table.Strings, sep string) func(row) string {
+	memo := map[[2]int32]string{}
+	return func(e row) string {
+		a, b := x(e.h), y(e.h)
+		k := [2]int32{a.Code(e.i), b.Code(e.i)}
+		s, ok := memo[k]
+		if !ok {
+			s = a.Value(e.i) + sep + b.Value(e.i)
+			memo[k] = s
+		}
+		return s
+	}
+}
+
+// Column selectors for joined.
+func modelCol(h *held) table.Strings     { return h.model }
+func conditionCol(h *held) table.Strings { return h.condition }
+func contractCol(h *held) table.Strings  { return h.contract }
+func harnessCol(h *held) table.Strings   { return h.harness }
+func faultModeCol(h *held) table.Strings { return h.faultMode }

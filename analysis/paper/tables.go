@@ -248,7 +248,7 @@ func Table5(d *table.Data) (*Table, error) {
 	if len(eps) == 0 {
 		t.warnf("no E2/E2k vanilla or guard episodes")
 	}
-	group := func(e row) string { return e.Contract() + "/" + e.Condition() }
+	group := joined(contractCol, conditionCol, "/")
 	for j, m := range modes {
 		mode := m.key
 		rateColumn(t, eps, rateCol{mode, func(e row) bool { return e.FaultFired() && e.FaultMode() == mode }, dupOf}, j, group, keys)
@@ -447,7 +447,7 @@ func Table7(d *table.Data) (*Table, error) {
 	}
 	// ICC pooled over the experiment (all conditions and models) per metric.
 	all := func(row) bool { return true }
-	cellKey := func(e row) string { return e.Condition() + "\x00" + e.Model() }
+	cellKey := joined(conditionCol, modelCol, "\x00")
 	rates := make([]map[string]analysis.RateRow, len(metrics))
 	for mi, m := range metrics {
 		if m.y != nil {
@@ -522,7 +522,7 @@ func Table8(d *table.Data) (*Table, error) {
 		}
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	group := func(e row) string { return e.Harness() + "/" + e.Model() }
+	group := joined(harnessCol, modelCol, "/")
 	native := func(e row) bool { return e.Condition() == "vanilla" }
 	cols := []rateCol{
 		{"dup_committed", func(e row) bool {
@@ -583,7 +583,7 @@ func Table9(d *table.Data) (*Table, error) {
 		}
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	group := func(e row) string { return e.Harness() + "/" + e.Model() }
+	group := joined(harnessCol, modelCol, "/")
 	for j := 0; j < 4; j++ {
 		ct, cond, _ := strings.Cut(t.Columns[j].Key, "/")
 		rateColumn(t, eps, rateCol{t.Columns[j].Key, func(e row) bool {
