@@ -208,3 +208,22 @@ func conditionCol(h *held) table.Strings { return h.condition }
 func contractCol(h *held) table.Strings  { return h.contract }
 func harnessCol(h *held) table.Strings   { return h.harness }
 func faultModeCol(h *held) table.Strings { return h.faultMode }
+
+// groupBy returns the rows of eps by key, each group in eps's order. The
+// groups are counted first and allocated at their size: appending would
+// copy millions of rows again and again.
+func groupBy(eps []row, key func(row) string) map[string][]row {
+	counts := map[string]int{}
+	for _, e := range eps {
+		counts[key(e)]++
+	}
+	out := make(map[string][]row, len(counts))
+	for k, n := range counts {
+		out[k] = make([]row, 0, n)
+	}
+	for _, e := range eps {
+		k := key(e)
+		out[k] = append(out[k], e)
+	}
+	return out
+}

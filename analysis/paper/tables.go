@@ -335,10 +335,7 @@ func Table6(d *table.Data) (*Table, error) {
 		off := 3 * k
 		rateColumn(t, set, rateCol{t.Columns[off].Key, all, eosOf}, off, group, keys)
 		rateColumn(t, set, rateCol{t.Columns[off+1].Key, all, dupOf}, off+1, group, keys)
-		by := map[string][]row{}
-		for _, e := range set {
-			by[group(e)] = append(by[group(e)], e)
-		}
+		by := groupBy(set, group)
 		for i, key := range keys {
 			t.Rows[i].Cells[off+2] = meanCell(by[key], timeMin, 1)
 		}
@@ -441,10 +438,7 @@ func Table7(d *table.Data) (*Table, error) {
 		labels = append(labels, []string{"Cost (USD per episode)", "all models"})
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	byCond := map[string][]row{}
-	for _, e := range eps {
-		byCond[e.Condition()] = append(byCond[e.Condition()], e)
-	}
+	byCond := groupBy(eps, conditionOf)
 	// ICC pooled over the experiment (all conditions and models) per metric.
 	all := func(row) bool { return true }
 	cellKey := joined(conditionCol, modelCol, "\x00")
@@ -460,10 +454,7 @@ func Table7(d *table.Data) (*Table, error) {
 	}
 	for j, cond := range conds {
 		ce := byCond[cond]
-		byModel := map[string][]row{}
-		for _, e := range ce {
-			byModel[e.Model()] = append(byModel[e.Model()], e)
-		}
+		byModel := groupBy(ce, modelOf)
 		for mi, m := range metrics {
 			rowOff := mi * len(models)
 			for i, mo := range models {
