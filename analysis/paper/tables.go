@@ -438,12 +438,15 @@ func Table7(d *table.Data) (*Table, error) {
 		labels = append(labels, []string{"Cost (USD per episode)", "all models"})
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	byCond := groupBy(eps, conditionOf)
 	// ICC pooled over the experiment (all conditions and models) per metric.
 	all := func(row) bool { return true }
 	cellKey := joined(conditionCol, modelCol, "\x00")
 	rates := make([]map[string]analysis.RateRow, len(metrics))
+	means := make([]map[string]*meanSum, len(metrics))
 	for mi, m := range metrics {
+		if m.mean != nil {
+			means[mi] = meansBy(eps, cellKey, m.mean)
+		}
 		if m.y != nil {
 			var warns []string
 			rates[mi], _, warns = clusteredRates(eps, rateCol{m.key, all, m.y}, cellKey, true)
@@ -452,9 +455,11 @@ func Table7(d *table.Data) (*Table, error) {
 			}
 		}
 	}
+	var costs map[string]*meanSum
+	if hasCost {
+		costs = meansBy(eps, conditionOf, func(e row) (float64, bool) { return e.CostUSD() })
+	}
 	for j, cond := range conds {
-		ce := byCond[cond]
-		byModel := groupBy(ce, modelOf)
 		for mi, m := range metrics {
 			rowOff := mi * len(models)
 			for i, mo := range models {
@@ -462,13 +467,12 @@ func Table7(d *table.Data) (*Table, error) {
 					r, ok := rates[mi][cond+"\x00"+mo]
 					t.Rows[rowOff+i].Cells[j] = rateCellOf(r, ok)
 				} else {
-					t.Rows[rowOff+i].Cells[j] = meanCell(byModel[mo], m.mean, m.digits)
+					t.Rows[rowOff+i].Cells[j] = meanOf(means[mi], cond+"\x00"+mo, m.digits)
 				}
 			}
 		}
 		if hasCost {
-			c := meanCell(ce, func(e row) (float64, bool) { return e.CostUSD() }, 3)
-			t.Rows[len(t.Rows)-1].Cells[j] = c
+			t.Rows[len(t.Rows)-1].Cells[j] = meanOf(costs, cond, 3)
 		}
 	}
 	return t, nil
