@@ -187,16 +187,24 @@ func Columns(ns []int) []string {
 
 // joined is a grouping function: the texts of columns x and y of a row
 // joined by sep, built once per pair of dictionary codes, since a string
-// built per row would allocate on each of millions of rows.
+// built per row would allocate on each of millions of rows. The memo is
+// indexed by the codes (+1: a column not read has code −1), as the
+// columns joined have few levels.
 func joined(x, y func(*held) table.Strings, sep string) func(row) string {
-	memo := map[[2]int32]string{}
+	var memo [][]string
 	return func(e row) string {
 		a, b := x(e.h), y(e.h)
-		k := [2]int32{a.Code(e.i), b.Code(e.i)}
-		s, ok := memo[k]
-		if !ok {
+		i, j := int(a.Code(e.i))+1, int(b.Code(e.i))+1
+		if i >= len(memo) {
+			memo = append(memo, make([][]string, i+1-len(memo))...)
+		}
+		if j >= len(memo[i]) {
+			memo[i] = append(memo[i], make([]string, j+1-len(memo[i]))...)
+		}
+		s := memo[i][j]
+		if s == "" { // never a joined text, which holds sep
 			s = a.Value(e.i) + sep + b.Value(e.i)
-			memo[k] = s
+			memo[i][j] = s
 		}
 		return s
 	}

@@ -616,14 +616,14 @@ func Table10(d *table.Data) (*Table, error) {
 	plainArm := h.filter(func(e row) bool { return e.Cue() == ledger.CuePlain })
 	// Keyed on the codes of harness and pair_key: the same text is the
 	// same code within one Data, and a code costs no string per episode.
-	defaults := map[[2]int32]row{}
+	var defaults pairIndex
 	for e := range h.each() {
 		if e.Cue() == ledger.CuePlain || e.Condition() != "vanilla" || e.Contract() != ledger.ContractNative || !in(e.Experiment(), "E6", "E1") {
 			continue
 		}
 		k := e.harnessPair()
-		if old, ok := defaults[k]; !ok || (old.Experiment() != "E6" && e.Experiment() == "E6") {
-			defaults[k] = e
+		if old, ok := defaults.get(h, k); !ok || (old.Experiment() != "E6" && e.Experiment() == "E6") {
+			defaults.set(k, e.i)
 		}
 	}
 	families := []struct {
@@ -656,7 +656,7 @@ func Table10(d *table.Data) (*Table, error) {
 			if !f.mode(e.FaultMode()) {
 				continue
 			}
-			def, ok := defaults[e.harnessPair()]
+			def, ok := defaults.get(h, e.harnessPair())
 			if !ok {
 				unmatched++
 				continue
