@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
-	"github.com/limbo-toolkit/limbo/outfile"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
+	"github.com/limbo-toolkit/limbo/outfile"
 )
 
 var updateRender = flag.Bool("update-render", false, "rewrite report/testdata/*.golden.* of prereg, power, prove and schema")
