@@ -3,6 +3,9 @@ package paper
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
+	"sync"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
 )
@@ -78,20 +81,46 @@ func BuildTable(d *table.Data, n int, opt Options) (*Table, error) {
 // Analyze computes every table, the hypotheses and the figure data. A
 // table the data cannot support (missing columns) becomes a warning, never
 // an abort.
+//
+// The tables only read d, so they are built concurrently, on up to
+// GOMAXPROCS goroutines; each result has its own slot and the results are
+// assembled in table order, so the Results do not depend on the schedule.
 func Analyze(d *table.Data, opt Options) *Results {
 	r := &Results{Episodes: d.Len()}
-	for _, n := range TableNumbers {
-		var t *Table
-		var err error
-		switch n {
-		case 12:
-			if r.Hypotheses, err = Hypotheses(d); err == nil {
-				t = Table12(r.Hypotheses)
+	type slot struct {
+		t   *Table
+		hs  []*Hypothesis
+		err error
+	}
+	tables := make([]slot, len(TableNumbers))
+	var figs *Figures
+	var figErr error
+	jobs := make([]func(), 0, len(TableNumbers)+1)
+	// The figures first, then the tables from the longest (the
+	// hypotheses, Tables 10 and 7 on a large ledger) to the shortest, so
+	// that no long job starts last while the other workers idle.
+	jobs = append(jobs, func() { figs, figErr = BuildFigures(d) })
+	for _, k := range byCost() {
+		n := TableNumbers[k]
+		jobs = append(jobs, func() {
+			s := &tables[k]
+			switch n {
+			case 12:
+				if s.hs, s.err = Hypotheses(d); s.err == nil {
+					s.t = Table12(s.hs)
+				}
+			default:
+				s.t, s.err = BuildTable(d, n, opt)
 			}
-		default:
-			t, err = BuildTable(d, n, opt)
+		})
+	}
+	run(jobs, runtime.GOMAXPROCS(0))
+	for k, n := range TableNumbers {
+		s := tables[k]
+		if n == 12 {
+			r.Hypotheses = s.hs
 		}
-		if err != nil {
+		if err := s.err; err != nil {
 			var mc *MissingColumnsError
 			if !errors.As(err, &mc) {
 				err = fmt.Errorf("Table %d: %w", n, err)
@@ -99,11 +128,56 @@ func Analyze(d *table.Data, opt Options) *Results {
 			r.Warnings = append(r.Warnings, err.Error())
 			continue
 		}
-		r.Tables = append(r.Tables, t)
+		r.Tables = append(r.Tables, s.t)
 	}
-	var err error
-	if r.Figures, err = BuildFigures(d); err != nil {
-		r.Warnings = append(r.Warnings, err.Error())
+	r.Figures = figs
+	if figErr != nil {
+		r.Warnings = append(r.Warnings, figErr.Error())
 	}
 	return r
+}
+
+// tableCost orders the tables by their time on bench/gen's 10M rows,
+// longest first (unlisted tables last, in order).
+var tableCost = []int{12, 10, 7, 4, 3, 6, 8, 13, 9, 5}
+
+// byCost returns the indices of TableNumbers in tableCost's order.
+func byCost() []int {
+	idx := make([]int, 0, len(TableNumbers))
+	for _, n := range tableCost {
+		if k := slices.Index(TableNumbers, n); k >= 0 {
+			idx = append(idx, k)
+		}
+	}
+	for k, n := range TableNumbers {
+		if !slices.Contains(tableCost, n) {
+			idx = append(idx, k)
+		}
+	}
+	return idx
+}
+
+// run calls every job, on at most workers goroutines at once, and returns
+// when all have returned. Jobs are started in order.
+func run(jobs []func(), workers int) {
+	if workers <= 1 {
+		for _, job := range jobs {
+			job()
+		}
+		return
+	}
+	next := make(chan func())
+	var wg sync.WaitGroup
+	for range min(workers, len(jobs)) {
+		wg.Go(func() {
+			for job := range next {
+				job()
+			}
+		})
+	}
+	for _, job := range jobs {
+		next <- job
+	}
+	close(next)
+	wg.Wait()
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"iter"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -53,20 +54,26 @@ func (h *held) each() iter.Seq[row] {
 	}
 }
 
-// filter returns the rows of h for which keep is true. It counts them
-// first: on millions of rows appending would copy the slice again and
-// again.
+// filter returns the rows of h for which keep is true. keep runs once a
+// row, its answers noted in a bitset (a bit a row), so that the result is
+// allocated at its size: on millions of rows appending would copy the
+// slice again and again, and a second pass of keep costs as much as the
+// first.
 func (h *held) filter(keep func(e row) bool) []row {
-	n := 0
-	for i := range h.d.Len() {
+	n := h.d.Len()
+	set := make([]uint64, (n+63)/64)
+	count := 0
+	for i := range n {
 		if keep(row{h, i}) {
-			n++
+			set[i>>6] |= 1 << (i & 63)
+			count++
 		}
 	}
-	out := make([]row, 0, n)
-	for i := range h.d.Len() {
-		if e := (row{h, i}); keep(e) {
-			out = append(out, e)
+	out := make([]row, 0, count)
+	for w, x := range set {
+		for x != 0 {
+			out = append(out, row{h, w<<6 | bits.TrailingZeros64(x)})
+			x &= x - 1
 		}
 	}
 	return out
@@ -176,4 +183,55 @@ func Columns(ns []int) []string {
 		}
 	}
 	return cols
+}
+
+// joined is a grouping function: the texts of columns x and y of a row
+// joined by sep, built once per pair of dictionary codes, since a string
+// built per row would allocate on each of millions of rows. The memo is
+// indexed by the codes (+1: a column not read has code −1), as the
+// columns joined have few levels.
+func joined(x, y func(*held) table.Strings, sep string) func(row) string {
+	var memo [][]string
+	return func(e row) string {
+		a, b := x(e.h), y(e.h)
+		i, j := int(a.Code(e.i))+1, int(b.Code(e.i))+1
+		if i >= len(memo) {
+			memo = append(memo, make([][]string, i+1-len(memo))...)
+		}
+		if j >= len(memo[i]) {
+			memo[i] = append(memo[i], make([]string, j+1-len(memo[i]))...)
+		}
+		s := memo[i][j]
+		if s == "" { // never a joined text, which holds sep
+			s = a.Value(e.i) + sep + b.Value(e.i)
+			memo[i][j] = s
+		}
+		return s
+	}
+}
+
+// Column selectors for joined.
+func modelCol(h *held) table.Strings     { return h.model }
+func conditionCol(h *held) table.Strings { return h.condition }
+func contractCol(h *held) table.Strings  { return h.contract }
+func harnessCol(h *held) table.Strings   { return h.harness }
+func faultModeCol(h *held) table.Strings { return h.faultMode }
+
+// groupBy returns the rows of eps by key, each group in eps's order. The
+// groups are counted first and allocated at their size: appending would
+// copy millions of rows again and again.
+func groupBy(eps []row, key func(row) string) map[string][]row {
+	counts := map[string]int{}
+	for _, e := range eps {
+		counts[key(e)]++
+	}
+	out := make(map[string][]row, len(counts))
+	for k, n := range counts {
+		out[k] = make([]row, 0, n)
+	}
+	for _, e := range eps {
+		k := key(e)
+		out[k] = append(out[k], e)
+	}
+	return out
 }

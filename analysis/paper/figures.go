@@ -137,7 +137,7 @@ func Figure6(d *table.Data) *Table {
 		}
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	group := func(e row) string { return e.FaultMode() + "/" + e.Model() }
+	group := joined(faultModeCol, modelCol, "/")
 	for j, r := range recs {
 		rec := r
 		rateColumn(t, eps, rateCol{rec, func(row) bool { return true }, func(e row) float64 { return b2f(e.Recovery() == rec) }}, j, group, keys)

@@ -130,20 +130,60 @@ func rateColumn(t *Table, eps []row, col rateCol, j int, groupOf func(row) strin
 // meanCell is the mean of f over eps (NaN if empty); values for which f
 // reports !ok are skipped.
 func meanCell(eps []row, f func(row) (float64, bool), digits int) Cell {
-	var s float64
-	var n int
+	var m meanSum
 	for _, e := range eps {
-		if v, ok := f(e); ok {
-			s += v
-			n++
-		}
+		m.add(e, f)
 	}
+	return m.cell(digits)
+}
+
+// meanSum is a running sum for meanCell.
+type meanSum struct {
+	s float64
+	n int
+}
+
+func (m *meanSum) add(e row, f func(row) (float64, bool)) {
+	if v, ok := f(e); ok {
+		m.s += v
+		m.n++
+	}
+}
+
+// cell is the mean as meanCell makes it.
+func (m meanSum) cell(digits int) Cell {
 	c := numCell(Number, nan, digits)
-	c.N = n
-	if n > 0 {
-		c.Value = s / float64(n)
+	c.N = m.n
+	if m.n > 0 {
+		c.Value = m.s / float64(m.n)
 	}
 	return c
+}
+
+// meansBy is meanCell over each group of eps by key: the sums are taken
+// in eps's order, as meanCell takes a group's rows, without a slice of
+// rows per group.
+func meansBy(eps []row, key func(row) string, f func(row) (float64, bool)) map[string]*meanSum {
+	out := map[string]*meanSum{}
+	for _, e := range eps {
+		k := key(e)
+		m := out[k]
+		if m == nil {
+			m = new(meanSum)
+			out[k] = m
+		}
+		m.add(e, f)
+	}
+	return out
+}
+
+// meanOf is group k's mean cell of ms (NaN with N 0 for a group without
+// rows).
+func meanOf(ms map[string]*meanSum, k string, digits int) Cell {
+	if m := ms[k]; m != nil {
+		return m.cell(digits)
+	}
+	return meanSum{}.cell(digits)
 }
 
 // newRows makes rows with labels and nc empty cells each.

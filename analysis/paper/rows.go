@@ -84,3 +84,45 @@ func (r row) CostUSD() (float64, bool) {
 func (r row) harnessPair() [2]int32 {
 	return [2]int32{r.h.harness.Code(r.i), r.h.pairKey.Code(r.i)}
 }
+
+// pairIndex maps the {harness, pair_key} codes of rows (harnessPair) to a
+// row. pair_key has a value per world, millions on a large ledger, so
+// the index is a slice by pair_key code holding the row of the first
+// harness seen with it; other harnesses of the same pair_key, rare, go to
+// a map.
+type pairIndex struct {
+	rows    []int32 // by pair_key code + 1: row + 1, 0 for none
+	harness []int32 // by pair_key code + 1: the harness code of rows'
+	spill   map[[2]int32]int32
+}
+
+func (x *pairIndex) get(h *held, k [2]int32) (row, bool) {
+	p := int(k[1]) + 1
+	if p < len(x.rows) && x.rows[p] != 0 && x.harness[p] == k[0] {
+		return row{h, int(x.rows[p] - 1)}, true
+	}
+	if i, ok := x.spill[k]; ok {
+		return row{h, int(i)}, true
+	}
+	return row{}, false
+}
+
+func (x *pairIndex) set(k [2]int32, i int) {
+	p := int(k[1]) + 1
+	if p >= len(x.rows) {
+		n := max(p+1, 2*len(x.rows))
+		x.rows = append(x.rows, make([]int32, n-len(x.rows))...)
+		x.harness = append(x.harness, make([]int32, n-len(x.harness))...)
+	}
+	switch {
+	case x.rows[p] == 0:
+		x.rows[p], x.harness[p] = int32(i)+1, k[0]
+	case x.harness[p] == k[0]:
+		x.rows[p] = int32(i) + 1
+	default:
+		if x.spill == nil {
+			x.spill = map[[2]int32]int32{}
+		}
+		x.spill[k] = int32(i)
+	}
+}

@@ -248,7 +248,7 @@ func Table5(d *table.Data) (*Table, error) {
 	if len(eps) == 0 {
 		t.warnf("no E2/E2k vanilla or guard episodes")
 	}
-	group := func(e row) string { return e.Contract() + "/" + e.Condition() }
+	group := joined(contractCol, conditionCol, "/")
 	for j, m := range modes {
 		mode := m.key
 		rateColumn(t, eps, rateCol{mode, func(e row) bool { return e.FaultFired() && e.FaultMode() == mode }, dupOf}, j, group, keys)
@@ -335,10 +335,7 @@ func Table6(d *table.Data) (*Table, error) {
 		off := 3 * k
 		rateColumn(t, set, rateCol{t.Columns[off].Key, all, eosOf}, off, group, keys)
 		rateColumn(t, set, rateCol{t.Columns[off+1].Key, all, dupOf}, off+1, group, keys)
-		by := map[string][]row{}
-		for _, e := range set {
-			by[group(e)] = append(by[group(e)], e)
-		}
+		by := groupBy(set, group)
 		for i, key := range keys {
 			t.Rows[i].Cells[off+2] = meanCell(by[key], timeMin, 1)
 		}
@@ -441,15 +438,15 @@ func Table7(d *table.Data) (*Table, error) {
 		labels = append(labels, []string{"Cost (USD per episode)", "all models"})
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	byCond := map[string][]row{}
-	for _, e := range eps {
-		byCond[e.Condition()] = append(byCond[e.Condition()], e)
-	}
 	// ICC pooled over the experiment (all conditions and models) per metric.
 	all := func(row) bool { return true }
-	cellKey := func(e row) string { return e.Condition() + "\x00" + e.Model() }
+	cellKey := joined(conditionCol, modelCol, "\x00")
 	rates := make([]map[string]analysis.RateRow, len(metrics))
+	means := make([]map[string]*meanSum, len(metrics))
 	for mi, m := range metrics {
+		if m.mean != nil {
+			means[mi] = meansBy(eps, cellKey, m.mean)
+		}
 		if m.y != nil {
 			var warns []analysis.Warning
 			rates[mi], _, warns = clusteredRates(eps, rateCol{m.key, all, m.y}, cellKey, true)
@@ -458,12 +455,11 @@ func Table7(d *table.Data) (*Table, error) {
 			}
 		}
 	}
+	var costs map[string]*meanSum
+	if hasCost {
+		costs = meansBy(eps, conditionOf, func(e row) (float64, bool) { return e.CostUSD() })
+	}
 	for j, cond := range conds {
-		ce := byCond[cond]
-		byModel := map[string][]row{}
-		for _, e := range ce {
-			byModel[e.Model()] = append(byModel[e.Model()], e)
-		}
 		for mi, m := range metrics {
 			rowOff := mi * len(models)
 			for i, mo := range models {
@@ -471,13 +467,12 @@ func Table7(d *table.Data) (*Table, error) {
 					r, ok := rates[mi][cond+"\x00"+mo]
 					t.Rows[rowOff+i].Cells[j] = rateCellOf(r, ok)
 				} else {
-					t.Rows[rowOff+i].Cells[j] = meanCell(byModel[mo], m.mean, m.digits)
+					t.Rows[rowOff+i].Cells[j] = meanOf(means[mi], cond+"\x00"+mo, m.digits)
 				}
 			}
 		}
 		if hasCost {
-			c := meanCell(ce, func(e row) (float64, bool) { return e.CostUSD() }, 3)
-			t.Rows[len(t.Rows)-1].Cells[j] = c
+			t.Rows[len(t.Rows)-1].Cells[j] = meanOf(costs, cond, 3)
 		}
 	}
 	return t, nil
@@ -522,7 +517,7 @@ func Table8(d *table.Data) (*Table, error) {
 		}
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	group := func(e row) string { return e.Harness() + "/" + e.Model() }
+	group := joined(harnessCol, modelCol, "/")
 	native := func(e row) bool { return e.Condition() == "vanilla" }
 	cols := []rateCol{
 		{"dup_committed", func(e row) bool {
@@ -583,7 +578,7 @@ func Table9(d *table.Data) (*Table, error) {
 		}
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
-	group := func(e row) string { return e.Harness() + "/" + e.Model() }
+	group := joined(harnessCol, modelCol, "/")
 	for j := 0; j < 4; j++ {
 		ct, cond, _ := strings.Cut(t.Columns[j].Key, "/")
 		rateColumn(t, eps, rateCol{t.Columns[j].Key, func(e row) bool {
@@ -621,14 +616,14 @@ func Table10(d *table.Data) (*Table, error) {
 	plainArm := h.filter(func(e row) bool { return e.Cue() == ledger.CuePlain })
 	// Keyed on the codes of harness and pair_key: the same text is the
 	// same code within one Data, and a code costs no string per episode.
-	defaults := map[[2]int32]row{}
+	var defaults pairIndex
 	for e := range h.each() {
 		if e.Cue() == ledger.CuePlain || e.Condition() != "vanilla" || e.Contract() != ledger.ContractNative || !in(e.Experiment(), "E6", "E1") {
 			continue
 		}
 		k := e.harnessPair()
-		if old, ok := defaults[k]; !ok || (old.Experiment() != "E6" && e.Experiment() == "E6") {
-			defaults[k] = e
+		if old, ok := defaults.get(h, k); !ok || (old.Experiment() != "E6" && e.Experiment() == "E6") {
+			defaults.set(k, e.i)
 		}
 	}
 	families := []struct {
@@ -661,7 +656,7 @@ func Table10(d *table.Data) (*Table, error) {
 			if !f.mode(e.FaultMode()) {
 				continue
 			}
-			def, ok := defaults[e.harnessPair()]
+			def, ok := defaults.get(h, e.harnessPair())
 			if !ok {
 				unmatched++
 				continue

@@ -606,6 +606,7 @@ type whereEval struct {
 	where *formula.Where
 	pos   []int // position of each --where column in the batch
 	memo  []int8
+	idx   []int32 // each row's index into memo
 	row   vecRow
 }
 
@@ -652,20 +653,31 @@ func (e *whereEval) rows(b *ledger.Batch, keep []int32) (_ []int32, bad int, err
 	}
 	memo := e.memo[:size]
 	clear(memo)
-	for r := range b.Rows {
-		idx := 0
-		for _, p := range e.pos {
-			v := &b.Cols[p]
-			if v.Dict != nil {
-				idx = idx*len(v.Dict) + int(v.Codes[r])
-			} else {
-				idx *= 2
-				if v.Bools[r] {
-					idx++
-				}
+	// Each row's combination of codes, a column at a time: tight loops
+	// over one column's codes rather than a switch per column per row.
+	if cap(e.idx) < b.Rows {
+		e.idx = make([]int32, b.Rows)
+	}
+	idx := e.idx[:b.Rows]
+	clear(idx)
+	for _, p := range e.pos {
+		v := &b.Cols[p]
+		if v.Dict != nil {
+			n := int32(len(v.Dict))
+			for r, c := range v.Codes[:len(idx)] {
+				idx[r] = idx[r]*n + c
+			}
+			continue
+		}
+		for r, x := range v.Bools[:len(idx)] {
+			idx[r] *= 2
+			if x {
+				idx[r]++
 			}
 		}
-		m := memo[idx]
+	}
+	for r, k := range idx {
+		m := memo[k]
 		if m == 0 {
 			ok, err := e.keep(r)
 			if err != nil {
@@ -675,7 +687,7 @@ func (e *whereEval) rows(b *ledger.Batch, keep []int32) (_ []int32, bad int, err
 			if ok {
 				m = 1
 			}
-			memo[idx] = m
+			memo[k] = m
 		}
 		if m == 1 {
 			keep = append(keep, int32(r))

@@ -80,3 +80,11 @@ func BenchmarkCLIModelGEE(b *testing.B) {
 func BenchmarkCLIModelGLMM(b *testing.B) {
 	benchCLI(b, "model", "--family", "glmm", "--formula", "duplicated ~ contract + (1|model)")
 }
+
+// BenchmarkCLIReport is issue 25's whole report (every table, hypothesis
+// and figure, written to a directory) on the bench ledger; with
+// LIMBO_BENCH_EPISODES at bench/gen's 10M rows and -cpuprofile it shows
+// where the report's time goes.
+func BenchmarkCLIReport(b *testing.B) {
+	benchCLI(b, "report", "--out", filepath.Join(b.TempDir(), "report"))
+}
