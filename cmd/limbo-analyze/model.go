@@ -5,7 +5,6 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/report"
-	"github.com/limbo-toolkit/limbo/stats"
 )
 
 type modelOptions struct {
@@ -89,9 +88,13 @@ Examples:
 				return usagef("--reml and --ml exclude each other")
 			}
 			q := o.query(e)
-			r, err := analysis.Model(q, analysis.ModelSpec{Fit: analysis.ModelFit(o.Fit), Family: analysis.ModelFamily(o.Family), Link: stats.Link(o.Link),
-				Formula: o.Formula, Refs: refs, Firth: o.Firth, Group: o.Group, Corr: stats.Corr(o.Corr), Cov: stats.GEECov(o.Cov),
-				Convention: stats.Convention(o.Convention), Order: o.Order, NAGQ: o.NAGQ, ML: o.ML})
+			spec := analysis.ModelSpec{Fit: analysis.ModelFit(o.Fit), Family: analysis.ModelFamily(o.Family),
+				Formula: o.Formula, Refs: refs, Firth: o.Firth, Group: o.Group, Order: o.Order, NAGQ: o.NAGQ, ML: o.ML}
+			setName(&spec.Link, o.Link)
+			setName(&spec.Corr, o.Corr)
+			setName(&spec.Cov, o.Cov)
+			setName(&spec.Convention, o.Convention)
+			r, err := analysis.Model(q, spec)
 			return emit(e, o.Format, report.Model)(r, err)
 		},
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/report"
-	"github.com/limbo-toolkit/limbo/stats"
 )
 
 type pairedOptions struct {
@@ -61,8 +60,10 @@ Examples:
 				return err
 			}
 			q := o.query(e)
-			r, err := analysis.Paired(q, analysis.PairedSpec{Outcome: o.Outcome, Arm: o.Arm, Base: o.Base,
-				PairBy: o.PairBy, Levels: o.Levels, Test: stats.PairedTest(o.Test), Adjust: stats.Adjustment(o.Adjust)})
+			spec := analysis.PairedSpec{Outcome: o.Outcome, Arm: o.Arm, Base: o.Base, PairBy: o.PairBy, Levels: o.Levels}
+			setName(&spec.Test, o.Test)
+			setName(&spec.Adjust, o.Adjust)
+			r, err := analysis.Paired(q, spec)
 			return emit(e, o.Format, report.Paired)(r, fieldtext.Rename(err, pairedFlags))
 		},
 	}

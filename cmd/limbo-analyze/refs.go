@@ -24,3 +24,9 @@ func parseRefs(refs []string) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// setName sets a spec field of one of the engine's named-value types (a
+// link, a test, an adjustment) to the flag's text, without the command
+// naming the numerics' types: the engine checks the value and its error
+// lists the accepted ones.
+func setName[T ~string](field *T, name string) { *field = T(name) }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/report"
-	"github.com/limbo-toolkit/limbo/stats"
 )
 
 type shapleyOptions struct {
@@ -45,7 +44,7 @@ Examples:
 				return usageError{err}
 			}
 			q := o.query(e)
-			return emit(e, o.Format, report.Shapley)(analysis.Shapley(q, analysis.ShapleySpec{Formula: o.Formula, R2: stats.PseudoR2(o.R2), Refs: refs}))
+			return emit(e, o.Format, report.Shapley)(analysis.Shapley(q, shapleySpec(o.Formula, o.R2, refs)))
 		},
 	}
 	addInputFlags(c, &o.inputOptions, `weight column, or "none" (default: unweighted)`)
@@ -53,4 +52,11 @@ Examples:
 	c.Flags().StringVar(&o.R2, "r2", "mcfadden", "pseudo-R²: mcfadden, nagelkerke, tjur or coxsnell")
 	c.Flags().StringArrayVar(&o.Refs, "ref", nil, "reference level of a factor, col=level (repeatable; does not change the values)")
 	return c
+}
+
+// shapleySpec is the decomposition the flags ask for.
+func shapleySpec(formula, r2 string, refs map[string]string) analysis.ShapleySpec {
+	spec := analysis.ShapleySpec{Formula: formula, Refs: refs}
+	setName(&spec.R2, r2)
+	return spec
 }

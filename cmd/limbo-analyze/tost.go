@@ -5,7 +5,6 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/report"
-	"github.com/limbo-toolkit/limbo/stats"
 )
 
 type tostOptions struct {
@@ -47,8 +46,9 @@ Examples:
 				return usagef("--method applies to independent samples; with --paired-by the paired Wald test is used")
 			}
 			q := o.query(e)
-			return emit(e, o.Format, report.TOST)(analysis.TOST(q, analysis.TOSTSpec{Outcome: o.Outcome, Arm: o.Arm, A: o.A, B: o.B,
-				Margin: o.Margin, Method: stats.TOSTMethod(o.Method), PairedBy: o.PairedBy}))
+			spec := analysis.TOSTSpec{Outcome: o.Outcome, Arm: o.Arm, A: o.A, B: o.B, Margin: o.Margin, PairedBy: o.PairedBy}
+			setName(&spec.Method, o.Method)
+			return emit(e, o.Format, report.TOST)(analysis.TOST(q, spec))
 		},
 	}
 	addInputFlags(c, &o.inputOptions, `not supported: tost is unweighted`)
