@@ -1,87 +1,13 @@
 package analysis
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
+	"github.com/limbo-toolkit/limbo/internal/ledgertest"
 	"github.com/limbo-toolkit/limbo/stats"
 )
-
-// writeUnderflowLedger writes a CSV ledger, from the CLI ledger's first row,
-// with nPairs pair keys holding one vanilla episode without a duplicate and
-// one guard episode with one (b = 0, c = nPairs against vanilla), plus
-// nAware pair keys where aware duplicates and vanilla does not. Its exact
-// McNemar p-value of vanilla against guard is 2·2^−nPairs.
-func writeUnderflowLedger(t *testing.T, nPairs, nAware int) string {
-	t.Helper()
-	f, err := os.Open(cliLedger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	head, err := r.Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := r.Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
-	}
-	path := filepath.Join(t.TempDir(), "underflow.csv")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := csv.NewWriter(out)
-	if err := w.Write(head); err != nil {
-		t.Fatal(err)
-	}
-	id := 0
-	add := func(key, cond string, dup bool) {
-		rec := append([]string(nil), tmpl...)
-		id++
-		rec[col["episode_id"]] = "ep" + strconv.Itoa(id)
-		rec[col["pair_key"]] = key
-		rec[col["condition"]] = cond
-		rec[col["duplicated"]] = strconv.FormatBool(dup)
-		rec[col["eos"]] = strconv.FormatBool(!dup)
-		rec[col["focal_commits"]] = "1"
-		if dup {
-			rec[col["focal_commits"]] = "2"
-		}
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for k := range nPairs {
-		key := "g" + strconv.Itoa(k)
-		add(key, "vanilla", false)
-		add(key, "guard", true)
-	}
-	for k := range nAware {
-		key := "a" + strconv.Itoa(k)
-		add(key, "vanilla", false)
-		add(key, "aware", true)
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // TestPairedUnderflow is the regression test of an exact McNemar p-value
 // that underflows float64: b = 0, c = 1100 gives p = 2^−1099 ≈ 1.4e-331,
@@ -93,7 +19,7 @@ func TestPairedUnderflow(t *testing.T) {
 	if stats.McNemarExact(0, 1100) != 0 {
 		t.Fatal("fixture: McNemarExact(0, 1100) no longer underflows; pick a larger c")
 	}
-	path := writeUnderflowLedger(t, 1100, 7)
+	path := ledgertest.UnderflowCSV(t, cliLedger, 1100, 7) // p = 2·2^−1100
 	log2 := math.Log10(2)
 	for _, tc := range []struct {
 		test               stats.PairedTest

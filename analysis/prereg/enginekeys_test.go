@@ -4,13 +4,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/internal/ledgertest"
 )
 
 // TestEngineErrorsNameKeys checks that an engine error a preregistration
 // meets names the preregistration's keys (estimand.pair_by), not the
 // engine's spec fields (PairBy) or a command's flags (--pair-by).
 func TestEngineErrorsNameKeys(t *testing.T) {
-	eps := readCSV(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
+	eps := ledgertest.ReadEpisodes(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
 	for _, tc := range []struct{ name, estimand, want string }{
 		{"pair_by holds the arm", "{kind: mcnemar, arm: condition, a: guard, b: vanilla, pair_by: [pair_key, condition]}",
 			"estimand.pair_by must not contain the estimand.arm column condition"},

@@ -5,23 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/internal/ledgertest"
 )
-
-// readCSV reads a committed CSV ledger into episodes.
-func readCSV(t *testing.T, path string) []*ledger.Episode {
-	t.Helper()
-	var eps []*ledger.Episode
-	err := ledger.ReadEpisodes(path, ledger.ReadOptions{Warn: func(ledger.Problem) {}}, func(e *ledger.Episode) error {
-		c := *e
-		eps = append(eps, &c)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return eps
-}
 
 // TestEstimands checks every estimand kind against testdata/estimands.py
 // (hand computations with the Python standard library) on the committed
@@ -35,7 +20,7 @@ func TestEstimands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := f.EvaluateEpisodes(readCSV(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv")))
+	r, err := f.EvaluateEpisodes(ledgertest.ReadEpisodes(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,15 +51,7 @@ func TestEstimands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
-			var v *HypothesisResult
-			for _, x := range r.Verdicts {
-				if x.ID == tt.id {
-					v = x
-				}
-			}
-			if v == nil {
-				t.Fatalf("no verdict %s", tt.id)
-			}
+			v := verdict(t, r, tt.id)
 			s := v.Parts[0].Estimate
 			for _, c := range []struct {
 				name      string
@@ -95,6 +72,22 @@ func TestEstimands(t *testing.T) {
 			}
 		})
 	}
+}
+
+// verdict returns r's verdict on the hypothesis id; a missing one is
+// fatal.
+func verdict(t *testing.T, r *Result, id string) *HypothesisResult {
+	t.Helper()
+	var v *HypothesisResult
+	for _, x := range r.Verdicts {
+		if x.ID == id {
+			v = x
+		}
+	}
+	if v == nil {
+		t.Fatalf("no verdict %s", id)
+	}
+	return v
 }
 
 func isNaN(x float64) bool { return x != x }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/analysis/table"
-	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/internal/ledgertest"
 	"github.com/limbo-toolkit/limbo/report"
 )
 
@@ -28,15 +28,7 @@ func FuzzEvaluate(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add(prereg.SkeletonBytes())
-	var eps []*ledger.Episode
-	err := ledger.ReadEpisodes(filepath.Join("..", "..", "testdata", "cli", "episodes.csv"), ledger.ReadOptions{Warn: func(ledger.Problem) {}}, func(e *ledger.Episode) error {
-		c := *e
-		eps = append(eps, &c)
-		return nil
-	})
-	if err != nil {
-		f.Fatal(err)
-	}
+	eps := ledgertest.ReadEpisodes(f, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
 	d := table.NewData(eps)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := prereg.Parse("fuzz.yaml", data)

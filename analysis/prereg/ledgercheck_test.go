@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
+	"github.com/limbo-toolkit/limbo/internal/ledgertest"
 )
 
 // TestMalformedAgainstLedger checks every file under
@@ -21,7 +22,7 @@ import (
 // reports the same problem, unless the level is a known one the ledger
 // lacks.
 func TestMalformedAgainstLedger(t *testing.T) {
-	eps := readCSV(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
+	eps := ledgertest.ReadEpisodes(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
 	files, err := filepath.Glob(filepath.Join("testdata", "malformed-ledger", "*.yaml"))
 	if err != nil || len(files) < 12 {
 		t.Fatalf("%d files, %v", len(files), err)
@@ -86,7 +87,7 @@ func TestMalformedAgainstLedger(t *testing.T) {
 // evaluation time without changing the verdicts.
 func TestWhereLevelsValid(t *testing.T) {
 	in := filepath.Join("..", "..", "testdata", "cli", "episodes.csv")
-	eps := readCSV(t, in)
+	eps := ledgertest.ReadEpisodes(t, in)
 	src := `prereg: 1
 derive:
   - {name: late, where: 'fault_mode in ("timeout_late")'}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/ledgertest"
 )
 
 // TestModelEstimands checks coefficient estimands with families, an
@@ -34,7 +35,7 @@ func TestModelEstimands(t *testing.T) {
 	if err := json.Unmarshal(b, &ref); err != nil {
 		t.Fatal(err)
 	}
-	r, err := f.EvaluateEpisodes(readCSV(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv")))
+	r, err := f.EvaluateEpisodes(ledgertest.ReadEpisodes(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,15 +54,7 @@ func TestModelEstimands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
-			var v *HypothesisResult
-			for _, x := range r.Verdicts {
-				if x.ID == tt.id {
-					v = x
-				}
-			}
-			if v == nil {
-				t.Fatalf("no verdict %s", tt.id)
-			}
+			v := verdict(t, r, tt.id)
 			want, ok := ref[tt.id]
 			if !ok {
 				t.Fatalf("models.json has no %s", tt.id)
@@ -200,7 +193,7 @@ func TestModelChecks(t *testing.T) {
 // binomial logit model with families) estimates what its model (logit,
 // gee, glmm: the logistic models of before families) does.
 func TestOddsRatioFitIsModel(t *testing.T) {
-	eps := readCSV(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
+	eps := ledgertest.ReadEpisodes(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
 	// tol: glm and gee are the same code on the same data, to rounding;
 	// model: glmm keeps FitLogit's optimiser and finite-difference Hessian
 	// (the paper's frozen numbers) while fit: glmm takes the general
@@ -255,7 +248,7 @@ func TestOddsRatioFitIsModel(t *testing.T) {
 // TestFitWarningCodes: a fit's warnings keep their code and field when
 // the part names the fit in their text ("GEE: only 8 clusters: …").
 func TestFitWarningCodes(t *testing.T) {
-	eps := readCSV(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
+	eps := ledgertest.ReadEpisodes(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
 	src := "prereg: 1\nhypotheses:\n  - id: H\n    statement: s\n    population: fault_fired\n    estimand: {kind: odds_ratio, model: gee, formula: \"duplicated ~ contract\", group: template, term: \"contract[native]\"}\n    rule: {direction: above}\n"
 	f, err := Parse("h.yaml", []byte(src))
 	if err != nil {

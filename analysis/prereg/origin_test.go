@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
+	"github.com/limbo-toolkit/limbo/internal/ledgertest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,21 +21,10 @@ import (
 // TestLockOrigin: whether a lock predates the ledger, for every kind of
 // origin, and the warning a lock later than the ledger gets.
 func TestLockOrigin(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "study.yaml")
-	if err := os.WriteFile(path, SkeletonBytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	if _, err := Lock(path, at, "test"); err != nil {
-		t.Fatal(err)
-	}
-	f, err := ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, f := lockedSkeleton(t, at)
 	in := filepath.Join("..", "..", "testdata", "cli", "episodes.csv")
-	eps := readCSV(t, in)
+	eps := ledgertest.ReadEpisodes(t, in)
 	tests := []struct {
 		name     string
 		origin   Origin

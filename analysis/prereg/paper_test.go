@@ -150,15 +150,7 @@ func TestPaperFileMatchesGoHypotheses(t *testing.T) {
 			}
 			compared := 0
 			for _, h := range hs {
-				var v *HypothesisResult
-				for _, x := range r.Verdicts {
-					if x.ID == h.ID {
-						v = x
-					}
-				}
-				if v == nil {
-					t.Fatalf("%s missing from the embedded file", h.ID)
-				}
+				v := verdict(t, r, h.ID)
 				if v.Verdict != h.Verdict {
 					t.Errorf("%s: verdict %q, Go code %q (reason %s)", h.ID, v.Verdict, h.Verdict, v.Reason)
 				}

@@ -12,31 +12,40 @@ import (
 	"time"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
+	"github.com/limbo-toolkit/limbo/internal/ledgertest"
 )
+
+// lockedSkeleton writes the skeleton preregistration to study.yaml in a
+// fresh temporary directory, locks it as of at and returns its path and
+// the locked file as read back; any failure is fatal.
+func lockedSkeleton(t *testing.T, at time.Time) (string, *File) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "study.yaml")
+	if err := os.WriteFile(path, SkeletonBytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lock(path, at, "test"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, f
+}
 
 // Run attaches the ledger's identity, the seed and the lock's state; a
 // preregistration edited after its lock gets a warning.
 func TestRun(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "study.yaml")
-	if err := os.WriteFile(path, SkeletonBytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Lock(path, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), "test"); err != nil {
-		t.Fatal(err)
-	}
+	path, f := lockedSkeleton(t, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
 	in := filepath.Join("..", "..", "testdata", "cli", "episodes.csv")
-	eps := readCSV(t, in)
+	eps := ledgertest.ReadEpisodes(t, in)
 	ledgerBytes, err := os.ReadFile(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(ledgerBytes)
 
-	f, err := ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	r, err := f.Run(path, table.NewData(eps), in, "42", "v-test")
 	if err != nil {
 		t.Fatal(err)

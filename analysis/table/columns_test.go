@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/internal/ledgertest"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -22,33 +23,10 @@ func sample(t testing.TB) []*ledger.Episode {
 	return eps
 }
 
-// wideEpisodes are episodes whose columns outgrow every narrow code: more
-// than 256 distinct strings, floats and integers, integers beyond int32,
-// a cost on some episodes only and extra columns on some.
+// wideEpisodes are the first n sample episodes widened past every narrow
+// code (ledgertest.Widen).
 func wideEpisodes(t testing.TB, n int) []*ledger.Episode {
-	eps := sample(t)[:n]
-	for i, e := range eps {
-		c := *e
-		c.PairKey = fmt.Sprintf("pk-%d", i)
-		c.AgentTimeS = float64(i) / 7
-		c.Seed = 1 << 40
-		c.ToolCalls = int64(i)              // int32 after 256 values
-		c.FocalCommits = int64(i%300) << 33 // int64 after 256 values
-		if i%3 == 0 {
-			x := float64(i) / 100
-			c.CostUSD = &x
-		} else {
-			c.CostUSD = nil
-		}
-		if i%5 == 0 {
-			c.Extra = map[string]string{"site": fmt.Sprint("s", i%2)}
-		}
-		if i == 1 {
-			c.DelayS = math.Copysign(0, -1) // -0 stays apart from 0
-		}
-		eps[i] = &c
-	}
-	return eps
+	return ledgertest.Widen(sample(t)[:n])
 }
 
 // Data holds episodes as columns: materialised again, every field is as

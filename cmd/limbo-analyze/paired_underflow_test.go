@@ -5,65 +5,13 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// underflowLedger writes a CSV ledger from the CLI ledger's first row with
-// 1100 pair keys where guard duplicates and vanilla does not (b = 0,
-// c = 1100 against vanilla: exact p = 2^−1099 ≈ 1.4e-331, below float64)
-// and 7 where aware does (p = 2^−6).
-func underflowLedger(t *testing.T) string {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(cliData, "episodes.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, tmpl := recs[0], recs[1]
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
-	}
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	w.Write(head)
-	id := 0
-	add := func(key, cond string, dup bool) {
-		rec := append([]string(nil), tmpl...)
-		id++
-		rec[col["episode_id"]] = "ep" + strconv.Itoa(id)
-		rec[col["pair_key"]] = key
-		rec[col["condition"]] = cond
-		rec[col["duplicated"]] = strconv.FormatBool(dup)
-		rec[col["eos"]] = strconv.FormatBool(!dup)
-		rec[col["focal_commits"]] = map[bool]string{false: "1", true: "2"}[dup]
-		w.Write(rec)
-	}
-	for k := range 1100 {
-		add("g"+strconv.Itoa(k), "vanilla", false)
-		add("g"+strconv.Itoa(k), "guard", true)
-	}
-	for k := range 7 {
-		add("a"+strconv.Itoa(k), "vanilla", false)
-		add("a"+strconv.Itoa(k), "aware", true)
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "underflow.csv")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+	"github.com/limbo-toolkit/limbo/internal/ledgertest"
+)
 
 // TestPairedUnderflowCLI is the regression test of `paired` on a pairing
 // whose exact McNemar p-value underflows float64, in every format: people
@@ -71,7 +19,10 @@ func underflowLedger(t *testing.T) string {
 // JSON keep the bound 1e-300 as p and p_adj and carry log10_p and
 // log10_p_adj (−1099·log₁₀ 2 and, Holm over two, −1098·log₁₀ 2).
 func TestPairedUnderflowCLI(t *testing.T) {
-	data := underflowLedger(t)
+	// 1100 pair keys where guard duplicates and vanilla does not (b = 0,
+	// c = 1100: exact p = 2^−1099 ≈ 1.4e-331, below float64) and 7 where
+	// aware does (p = 2^−6).
+	data := ledgertest.UnderflowCSV(t, filepath.Join(cliData, "episodes.csv"), 1100, 7)
 	out := func(format string) string {
 		var stdout, stderr bytes.Buffer
 		args := []string{"paired", "--in", data, "--outcome", "duplicated", "--arm", "condition", "--base", "vanilla", "--pair-by", "pair_key", "--format", format}
