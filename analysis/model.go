@@ -11,6 +11,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/internal/enum"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mixed"
 	"github.com/limbo-toolkit/limbo/stats"
@@ -32,12 +33,7 @@ func (f ModelFit) String() string { return string(f) }
 
 // UnmarshalText accepts glm, gee or glmm.
 func (f *ModelFit) UnmarshalText(b []byte) error {
-	switch v := ModelFit(b); v {
-	case FitGLM, FitGEE, FitGLMM:
-		*f = v
-		return nil
-	}
-	return fmt.Errorf("fit %q: want glm, gee or glmm", b)
+	return enum.Unmarshal("fit", b, []ModelFit{FitGLM, FitGEE, FitGLMM}, f)
 }
 
 // ModelFamily is a model's family: binomial, poisson or gaussian, or one

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/limbo-toolkit/limbo/internal/enum"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
@@ -42,11 +43,7 @@ func (k ScaleKind) MarshalText() ([]byte, error) { return []byte(k), nil }
 
 // UnmarshalText accepts the names of ScaleKinds.
 func (k *ScaleKind) UnmarshalText(b []byte) error {
-	if v := ScaleKind(b); v.Valid() {
-		*k = v
-		return nil
-	}
-	return fmt.Errorf("scale %q: want episodes, instances or seeds", b)
+	return enum.Unmarshal("scale", b, ScaleKinds(), k)
 }
 
 // Scaled is a design at one size: the manifest each repeat runs and how

@@ -25,14 +25,7 @@ var Families = []Family{Binomial, Poisson, Gaussian}
 func (f Family) String() string { return string(f) }
 
 // UnmarshalText accepts binomial, poisson or gaussian.
-func (f *Family) UnmarshalText(b []byte) error {
-	v := Family(b)
-	if !v.Valid() {
-		return fmt.Errorf("family %q: want %s", b, join(Families))
-	}
-	*f = v
-	return nil
-}
+func (f *Family) UnmarshalText(b []byte) error { return unmarshalName("family", b, Families, f) }
 
 // Valid reports whether f is a known family.
 func (f Family) Valid() bool { return f == Binomial || f == Poisson || f == Gaussian }
@@ -101,15 +94,7 @@ var Links = []Link{LinkLogit, LinkProbit, LinkCloglog, LinkLog, LinkIdentity}
 func (l Link) String() string { return string(l) }
 
 // UnmarshalText accepts logit, probit, cloglog, log or identity.
-func (l *Link) UnmarshalText(b []byte) error {
-	v := Link(b)
-	switch v {
-	case LinkLogit, LinkProbit, LinkCloglog, LinkLog, LinkIdentity:
-		*l = v
-		return nil
-	}
-	return fmt.Errorf("link %q: want %s", b, join(Links))
-}
+func (l *Link) UnmarshalText(b []byte) error { return unmarshalName("link", b, Links, l) }
 
 // Allowed reports whether the link may be used with family f: logit,
 // probit and cloglog for binomial; log and identity for Poisson and
@@ -183,6 +168,22 @@ func (l Link) inverse(eta float64) (mu, dmu float64) {
 	return eta, 1
 }
 
+// unmarshalName sets *dst to the value of values that b spells; otherwise
+// it leaves *dst as it is and fails with `<what> "<b>": want <values>`.
+// It is internal/enum's Unmarshal, which stats may not import: the
+// numerics import nothing of the project (docs/design.md, "Packages and
+// layers").
+func unmarshalName[T ~string](what string, b []byte, values []T, dst *T) error {
+	for _, v := range values {
+		if string(b) == string(v) {
+			*dst = v
+			return nil
+		}
+	}
+	return fmt.Errorf("%s %q: want %s", what, b, join(values))
+}
+
+// join joins names as "a, b or c".
 func join[T ~string](vs []T) string {
 	s := make([]string, len(vs))
 	for i, v := range vs {

@@ -30,11 +30,7 @@ func (c Corr) Valid() bool { return slices.Contains(Corrs, c) }
 
 // UnmarshalText accepts independence, exchangeable or ar1.
 func (c *Corr) UnmarshalText(b []byte) error {
-	if !Corr(b).Valid() {
-		return fmt.Errorf("working correlation %q: want %s", b, join(Corrs))
-	}
-	*c = Corr(b)
-	return nil
+	return unmarshalName("working correlation", b, Corrs, c)
 }
 
 // GEEError is a GEE fit that failed on its data: too few clusters, a
@@ -75,11 +71,7 @@ func (c GEECov) Valid() bool { return slices.Contains(GEECovs, c) }
 
 // UnmarshalText accepts robust, bias-reduced, kc or naive.
 func (c *GEECov) UnmarshalText(b []byte) error {
-	if !GEECov(b).Valid() {
-		return fmt.Errorf("GEE covariance %q: want %s", b, join(GEECovs))
-	}
-	*c = GEECov(b)
-	return nil
+	return unmarshalName("GEE covariance", b, GEECovs, c)
 }
 
 // Convention names the moment estimators of a GEE's scale and correlation.
@@ -102,11 +94,7 @@ func (c Convention) Valid() bool { return slices.Contains(Conventions, c) }
 
 // UnmarshalText accepts statsmodels or geepack.
 func (c *Convention) UnmarshalText(b []byte) error {
-	if !Convention(b).Valid() {
-		return fmt.Errorf("GEE convention %q: want %s", b, join(Conventions))
-	}
-	*c = Convention(b)
-	return nil
+	return unmarshalName("GEE convention", b, Conventions, c)
 }
 
 // GEEGLM fits a marginal model of any family and link by generalised

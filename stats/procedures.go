@@ -3,7 +3,6 @@ package stats
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // PairedTest is the test of a Paired comparison: a McNemar test of a
@@ -72,11 +71,7 @@ func (a Adjustment) MarshalText() ([]byte, error) { return []byte(a), nil }
 
 // UnmarshalText accepts the names of Adjustments.
 func (a *Adjustment) UnmarshalText(b []byte) error {
-	if v := Adjustment(b); v.Valid() {
-		*a = v
-		return nil
-	}
-	return fmt.Errorf("adjustment %q: want %s", b, orList(Adjustments()))
+	return unmarshalName("adjustment", b, Adjustments(), a)
 }
 
 // PseudoR2 is the pseudo-R² a Shapley decomposition shares out.
@@ -104,21 +99,5 @@ func (r PseudoR2) MarshalText() ([]byte, error) { return []byte(r), nil }
 
 // UnmarshalText accepts the names of PseudoR2s.
 func (r *PseudoR2) UnmarshalText(b []byte) error {
-	if v := PseudoR2(b); v.Valid() {
-		*r = v
-		return nil
-	}
-	return fmt.Errorf("pseudo-R² %q: want %s", b, orList(PseudoR2s()))
-}
-
-// orList joins names as "a, b, c or d".
-func orList[T ~string](vs []T) string {
-	s := make([]string, len(vs))
-	for i, v := range vs {
-		s[i] = string(v)
-	}
-	if len(s) < 2 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+	return unmarshalName("pseudo-R²", b, PseudoR2s(), r)
 }

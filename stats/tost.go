@@ -1,9 +1,6 @@
 package stats
 
-import (
-	"fmt"
-	"math"
-)
+import "math"
 
 // TOSTAlpha is the level of each one-sided test in TOSTIndep and
 // TOSTPaired; the matching two-sided interval is the 90% one.
@@ -73,12 +70,7 @@ func (m TOSTMethod) MarshalText() ([]byte, error) { return []byte(m), nil }
 // UnmarshalText parses a method name; an unknown name is an error that
 // lists the accepted ones.
 func (m *TOSTMethod) UnmarshalText(b []byte) error {
-	v := TOSTMethod(b)
-	if !v.Valid() {
-		return fmt.Errorf("unknown TOST method %q: want agresti-caffo, wald or score", b)
-	}
-	*m = v
-	return nil
+	return unmarshalName("unknown TOST method", b, TOSTMethods(), m)
 }
 
 func checkCounts(x, n int) {

@@ -1,9 +1,6 @@
 package prereg
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/limbo-toolkit/limbo/internal/enum"
 
 // The fixed-value keys of a preregistration are string types: each has
 // String, UnmarshalText (whose error names the accepted values) and the
@@ -22,7 +19,7 @@ var Kinds = []Kind{KindRate, KindRateDiff, KindMcNemar, KindOddsRatio, KindCoeff
 func (k Kind) String() string { return string(k) }
 
 // UnmarshalText accepts one of Kinds.
-func (k *Kind) UnmarshalText(b []byte) error { return unmarshalEnum("kind", b, Kinds, k) }
+func (k *Kind) UnmarshalText(b []byte) error { return enum.Unmarshal("kind", b, Kinds, k) }
 
 // Direction is a rule's direction: above, at_least, below, at_most,
 // different or equivalent.
@@ -36,7 +33,7 @@ func (d Direction) String() string { return string(d) }
 
 // UnmarshalText accepts one of Directions.
 func (d *Direction) UnmarshalText(b []byte) error {
-	return unmarshalEnum("direction", b, Directions, d)
+	return enum.Unmarshal("direction", b, Directions, d)
 }
 
 // Use is how a rule reads its estimand: point, interval or test.
@@ -49,7 +46,7 @@ var Uses = []Use{UsePoint, UseInterval, UseTest}
 func (u Use) String() string { return string(u) }
 
 // UnmarshalText accepts one of Uses.
-func (u *Use) UnmarshalText(b []byte) error { return unmarshalEnum("use", b, Uses, u) }
+func (u *Use) UnmarshalText(b []byte) error { return enum.Unmarshal("use", b, Uses, u) }
 
 // Analysis is a hypothesis's role: primary or sensitivity.
 type Analysis string
@@ -61,9 +58,7 @@ var Analyses = []Analysis{Primary, Sensitivity}
 func (a Analysis) String() string { return string(a) }
 
 // UnmarshalText accepts one of Analyses.
-func (a *Analysis) UnmarshalText(b []byte) error {
-	return unmarshalEnum("analysis", b, Analyses, a)
-}
+func (a *Analysis) UnmarshalText(b []byte) error { return enum.Unmarshal("analysis", b, Analyses, a) }
 
 // Combine is how a hypothesis combines its parts' verdicts: all or
 // partial (docs/prereg.md, Hypothesis).
@@ -82,7 +77,7 @@ var Combines = []Combine{CombineAll, CombinePartial}
 func (c Combine) String() string { return string(c) }
 
 // UnmarshalText accepts one of Combines.
-func (c *Combine) UnmarshalText(b []byte) error { return unmarshalEnum("combine", b, Combines, c) }
+func (c *Combine) UnmarshalText(b []byte) error { return enum.Unmarshal("combine", b, Combines, c) }
 
 // IfNotComputable is what a part that cannot be computed counts as: fail
 // (the hypothesis is not computable) or not_supported.
@@ -102,7 +97,7 @@ func (v IfNotComputable) String() string { return string(v) }
 
 // UnmarshalText accepts one of IfNotComputables.
 func (v *IfNotComputable) UnmarshalText(b []byte) error {
-	return unmarshalEnum("if_not_computable", b, IfNotComputables, v)
+	return enum.Unmarshal("if_not_computable", b, IfNotComputables, v)
 }
 
 // Adjust is a multiplicity family's adjustment: holm, bonferroni or bh.
@@ -122,7 +117,7 @@ var Adjusts = []Adjust{AdjustHolm, AdjustBonferroni, AdjustBH}
 func (a Adjust) String() string { return string(a) }
 
 // UnmarshalText accepts one of Adjusts.
-func (a *Adjust) UnmarshalText(b []byte) error { return unmarshalEnum("adjust", b, Adjusts, a) }
+func (a *Adjust) UnmarshalText(b []byte) error { return enum.Unmarshal("adjust", b, Adjusts, a) }
 
 // Model is an odds_ratio's logistic model as the file's first format
 // named it: logit, gee or glmm (analysis.ModelFamily's names of the
@@ -143,7 +138,7 @@ var Models = []Model{ModelLogit, ModelGEE, ModelGLMM}
 func (m Model) String() string { return string(m) }
 
 // UnmarshalText accepts one of Models.
-func (m *Model) UnmarshalText(b []byte) error { return unmarshalEnum("model", b, Models, m) }
+func (m *Model) UnmarshalText(b []byte) error { return enum.Unmarshal("model", b, Models, m) }
 
 // Scale is how a coefficient estimand reads its coefficient β: ratio
 // (exp β: an odds, rate or mean ratio, null 1) or difference (β itself,
@@ -163,7 +158,7 @@ var Scales = []Scale{ScaleRatio, ScaleDifference}
 func (s Scale) String() string { return string(s) }
 
 // UnmarshalText accepts one of Scales.
-func (s *Scale) UnmarshalText(b []byte) error { return unmarshalEnum("scale", b, Scales, s) }
+func (s *Scale) UnmarshalText(b []byte) error { return enum.Unmarshal("scale", b, Scales, s) }
 
 // McNemarTest is a mcnemar estimand's test: exact, midp, chi2 or chi2cc.
 type McNemarTest string
@@ -176,7 +171,7 @@ func (t McNemarTest) String() string { return string(t) }
 
 // UnmarshalText accepts one of McNemarTests.
 func (t *McNemarTest) UnmarshalText(b []byte) error {
-	return unmarshalEnum("test", b, McNemarTests, t)
+	return enum.Unmarshal("test", b, McNemarTests, t)
 }
 
 // R2 is a shapley_share's pseudo-R²: mcfadden, nagelkerke, tjur or
@@ -190,7 +185,7 @@ var R2s = []R2{"mcfadden", "nagelkerke", "tjur", "coxsnell"}
 func (r R2) String() string { return string(r) }
 
 // UnmarshalText accepts one of R2s.
-func (r *R2) UnmarshalText(b []byte) error { return unmarshalEnum("r2", b, R2s, r) }
+func (r *R2) UnmarshalText(b []byte) error { return enum.Unmarshal("r2", b, R2s, r) }
 
 // TOSTMethod is an unpaired, unclustered tost's interval: agresti-caffo,
 // wald or score.
@@ -204,29 +199,8 @@ func (m TOSTMethod) String() string { return string(m) }
 
 // UnmarshalText accepts one of TOSTMethods.
 func (m *TOSTMethod) UnmarshalText(b []byte) error {
-	return unmarshalEnum("method", b, TOSTMethods, m)
-}
-
-// unmarshalEnum sets *dst to b if b is one of values; the error names the
-// key and the accepted values.
-func unmarshalEnum[T ~string](key string, b []byte, values []T, dst *T) error {
-	for _, v := range values {
-		if string(b) == string(v) {
-			*dst = v
-			return nil
-		}
-	}
-	return fmt.Errorf("%s %q: want %s", key, b, orList(values))
+	return enum.Unmarshal("method", b, TOSTMethods, m)
 }
 
 // orList is "a, b or c".
-func orList[T ~string](values []T) string {
-	s := make([]string, len(values))
-	for i, v := range values {
-		s[i] = string(v)
-	}
-	if len(s) < 2 {
-		return strings.Join(s, "")
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
-}
+func orList[T ~string](values []T) string { return enum.OrList(values) }
