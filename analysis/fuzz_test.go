@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
+	"github.com/limbo-toolkit/limbo/internal/ledgertest"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -17,7 +18,7 @@ import (
 func parquetSeed(f *testing.F, eps []*ledger.Episode) []byte {
 	f.Helper()
 	path := filepath.Join(f.TempDir(), "seed.parquet")
-	writeParquet(f, path, eps)
+	ledgertest.WriteParquet(f, path, eps)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		f.Fatal(err)
@@ -83,7 +84,7 @@ func TestReadParquetCorrupt(t *testing.T) {
 		t.Skip("reads 300 corrupt files; some make arrow-go allocate for a while")
 	}
 	path := filepath.Join(t.TempDir(), "seed.parquet")
-	writeParquet(t, path, wideEpisodes(40))
+	ledgertest.WriteParquet(t, path, wideEpisodes(40))
 	whole, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,27 @@ type RatesResult struct {
 	Warnings []Warning
 }
 
+// weightColumn is the weight column of an analysis with a DefaultWeight
+// field (RatesSpec, MeansSpec): q.Weight when the query names one; with
+// defaultWeight, the ledger's "weight" column when every input has one,
+// and otherwise none with a warning that what (the results) are
+// unweighted, so that a user's CSV or Parquet without a weight column is
+// read unweighted; "" without defaultWeight.
+func (q *Query) weightColumn(defaultWeight bool, what string, warn *warnings) (string, error) {
+	if q.Weight != "" || !defaultWeight {
+		return q.Weight, nil
+	}
+	ok, err := q.hasColumn("weight")
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		warn.addField(WarnUnweighted, "Weight", "the ledger has no weight column; %s are unweighted", what)
+		return "", nil
+	}
+	return "weight", nil
+}
+
 // Rates computes, for each group of spec.By, the weighted proportion of the
 // binary outcome with a Wilson interval (Wilson 1927) on an effective
 // sample size: Kish's (Σw)²/Σw² (Kish 1965, §11.7), with a cluster column
@@ -75,19 +96,9 @@ func Rates(q Query, spec RatesSpec) (*RatesResult, error) {
 			return nil, fieldErr("By", "{By} lists %s twice", c)
 		}
 	}
-	weight := q.Weight
-	if weight == "" && spec.DefaultWeight {
-		// A user's CSV or Parquet without a weight column is read
-		// unweighted.
-		ok, err := q.hasColumn("weight")
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			weight = "weight"
-		} else {
-			warn.addField(WarnUnweighted, "Weight", "the ledger has no weight column; rates are unweighted")
-		}
+	weight, err := q.weightColumn(spec.DefaultWeight, "rates", &warn)
+	if err != nil {
+		return nil, err
 	}
 	keys := slices.Clone(spec.By)
 	for _, c := range append([]string{spec.Cluster}, spec.ICCBy...) {

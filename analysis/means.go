@@ -81,17 +81,9 @@ func Means(q Query, spec MeansSpec) (*MeansResult, error) {
 	if k, ok := schemaKind(spec.Outcome); ok && k == ledger.KindString {
 		return nil, fieldf("Outcome", "%s is a text column, not a number", spec.Outcome)
 	}
-	weight := q.Weight
-	if weight == "" && spec.DefaultWeight {
-		ok, err := q.hasColumn("weight")
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			weight = "weight"
-		} else {
-			warn.addField(WarnUnweighted, "Weight", "the ledger has no weight column; means are unweighted")
-		}
+	weight, err := q.weightColumn(spec.DefaultWeight, "means", &warn)
+	if err != nil {
+		return nil, err
 	}
 	keys := slices.Clone(spec.By)
 	if spec.Cluster != "" && !slices.Contains(keys, spec.Cluster) {

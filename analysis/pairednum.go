@@ -117,28 +117,9 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 		return nil, err
 	}
 	arm, ids, y := fr.Col(spec.Arm), fr.Col("episode_id"), fr.Col(spec.Outcome)
-	base, err := armLevel(arm, "Base", spec.Base)
+	base, others, err := comparedLevels(arm, spec.Base, spec.Levels)
 	if err != nil {
 		return nil, err
-	}
-	var others []int32
-	if len(spec.Levels) > 0 {
-		for _, l := range spec.Levels {
-			c, err := armLevel(arm, "Levels", l)
-			if err != nil {
-				return nil, err
-			}
-			if !slices.Contains(others, c) {
-				others = append(others, c)
-			}
-		}
-		slices.Sort(others)
-	} else {
-		for i := range arm.Levels {
-			if int32(i) != base {
-				others = append(others, int32(i))
-			}
-		}
 	}
 	if len(others) == 0 {
 		return nil, fmt.Errorf("arm %s has only the base level %q after the filter; nothing to compare", spec.Arm, spec.Base)

@@ -61,6 +61,37 @@ type PairedResult struct {
 	Warnings    []Warning
 }
 
+// comparedLevels returns the codes in arm of the base level and of the
+// levels it is compared with: those of levels, each once and in code
+// order, or with none given every level of arm but the base. A level arm
+// does not hold is an error about the spec field Base or Levels.
+func comparedLevels(arm *frame.Column, base string, levels []string) (int32, []int32, error) {
+	b, err := armLevel(arm, "Base", base)
+	if err != nil {
+		return 0, nil, err
+	}
+	var others []int32
+	if len(levels) > 0 {
+		for _, l := range levels {
+			c, err := armLevel(arm, "Levels", l)
+			if err != nil {
+				return 0, nil, err
+			}
+			if !slices.Contains(others, c) {
+				others = append(others, c)
+			}
+		}
+		slices.Sort(others)
+	} else {
+		for i := range arm.Levels {
+			if int32(i) != b {
+				others = append(others, int32(i))
+			}
+		}
+	}
+	return b, others, nil
+}
+
 // Paired compares the binary outcome of the base level of spec.Arm with
 // each other level on matched episodes: within each PairBy key, the base
 // and the other arm's episodes are sorted by episode_id and paired k-th
@@ -116,28 +147,9 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, err := armLevel(pr.arm, "Base", spec.Base)
+	base, others, err := comparedLevels(pr.arm, spec.Base, spec.Levels)
 	if err != nil {
 		return nil, err
-	}
-	var others []int32
-	if len(spec.Levels) > 0 {
-		for _, l := range spec.Levels {
-			c, err := armLevel(pr.arm, "Levels", l)
-			if err != nil {
-				return nil, err
-			}
-			if !slices.Contains(others, c) {
-				others = append(others, c)
-			}
-		}
-		slices.Sort(others)
-	} else {
-		for i := range pr.arm.Levels {
-			if int32(i) != base {
-				others = append(others, int32(i))
-			}
-		}
 	}
 	if len(others) == 0 {
 		return nil, fieldtext.New("Arm", "{Arm} %s has only the base level %q after {Where}; nothing to compare", spec.Arm, spec.Base)

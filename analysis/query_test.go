@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
+	"github.com/limbo-toolkit/limbo/internal/ledgertest"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -52,7 +53,7 @@ func TestQuerySources(t *testing.T) {
 	// The ledger as columns: appended, and read from Parquet, whose
 	// episode ids the pairing reads again from the file.
 	pq := filepath.Join(t.TempDir(), "cli.parquet")
-	writeParquet(t, pq, eps)
+	ledgertest.WriteParquet(t, pq, eps)
 	fromParquet, err := table.Read(pq, ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)

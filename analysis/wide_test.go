@@ -16,32 +16,12 @@ func wideEpisodes(n int) []*ledger.Episode {
 	return ledgertest.Widen(genSample(7)[:n])
 }
 
-// writeParquet writes eps to a Parquet ledger at path, without their extra
-// columns (a CSV's); eps are not changed.
-func writeParquet(t testing.TB, path string, eps []*ledger.Episode) {
-	t.Helper()
-	w, err := ledger.CreateEpisodes(path, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range eps {
-		c := *e
-		c.Extra = nil
-		if err := w.Write(&c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Episode ids that a Parquet ledger's Data does not hold are read again
 // when a query names them: --where on episode_id selects as on the file.
 func TestParquetIDsOnDemand(t *testing.T) {
 	eps := wideEpisodes(500)
 	path := filepath.Join(t.TempDir(), "w.parquet")
-	writeParquet(t, path, eps)
+	ledgertest.WriteParquet(t, path, eps)
 	d, err := table.Read(path, ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -72,7 +72,7 @@ func TestReadParquetColumns(t *testing.T) {
 		e.Extra = nil // extra columns are a CSV's
 	}
 	path := filepath.Join(t.TempDir(), "w.parquet")
-	writeParquet(t, path, eps)
+	ledgertest.WriteParquet(t, path, eps)
 	for _, cols := range [][]string{nil, {"episode_id", "model", "pair_key", "agent_time_s", "seed", "eos", "task_success", "duplicated"}} {
 		d, err := Read(path, ledger.ReadOptions{Columns: cols})
 		if err != nil {
@@ -95,7 +95,7 @@ func TestReadParquetColumns(t *testing.T) {
 func TestFillWithoutColumn(t *testing.T) {
 	eps := wideEpisodes(t, 300)
 	path := filepath.Join(t.TempDir(), "w.parquet")
-	writeParquet(t, path, eps)
+	ledgertest.WriteParquet(t, path, eps)
 	var cols []string
 	for _, c := range ledger.EpisodeColumns {
 		if c.Name != "cost_usd" {
@@ -115,26 +115,6 @@ func TestFillWithoutColumn(t *testing.T) {
 		if v, _ := d.Row(i).Get("cost_usd"); !v.Null {
 			t.Fatalf("episode %d: cost_usd = %+v, want null", i, v)
 		}
-	}
-}
-
-// writeParquet writes eps to a Parquet ledger at path, without their extra
-// columns (a CSV's); eps are not changed.
-func writeParquet(t testing.TB, path string, eps []*ledger.Episode) {
-	t.Helper()
-	w, err := ledger.CreateEpisodes(path, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range eps {
-		c := *e
-		c.Extra = nil
-		if err := w.Write(&c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
 

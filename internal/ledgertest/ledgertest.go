@@ -49,6 +49,26 @@ func Widen(eps []*ledger.Episode) []*ledger.Episode {
 	return eps
 }
 
+// WriteParquet writes eps to a Parquet ledger at path, without their extra
+// columns (a CSV's); eps are not changed. Any failure is fatal.
+func WriteParquet(t testing.TB, path string, eps []*ledger.Episode) {
+	t.Helper()
+	w, err := ledger.CreateEpisodes(path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range eps {
+		c := *e
+		c.Extra = nil
+		if err := w.Write(&c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // ReadEpisodes reads the ledger at path into episodes, ignoring its
 // warnings; any error is fatal.
 func ReadEpisodes(t testing.TB, path string) []*ledger.Episode {

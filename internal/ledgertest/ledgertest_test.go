@@ -3,6 +3,7 @@ package ledgertest
 import (
 	"math"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -55,5 +56,27 @@ func TestUnderflowCSV(t *testing.T) {
 	}
 	if dups["guard"] != 5 || dups["aware"] != 3 {
 		t.Errorf("duplicates by condition %v, want guard 5, aware 3", dups)
+	}
+}
+
+// WriteParquet writes the episodes without their extra columns and leaves
+// them as they were.
+func TestWriteParquet(t *testing.T) {
+	eps := Widen(ReadEpisodes(t, cliCSV)[:20])
+	path := filepath.Join(t.TempDir(), "w.parquet")
+	WriteParquet(t, path, eps)
+	if eps[0].Extra == nil {
+		t.Fatal("WriteParquet dropped the extra columns of the episodes passed in")
+	}
+	got := ReadEpisodes(t, path)
+	if len(got) != len(eps) {
+		t.Fatalf("%d episodes read back, want %d", len(got), len(eps))
+	}
+	for i, e := range got {
+		want := *eps[i]
+		want.Extra = nil
+		if !reflect.DeepEqual(e, &want) {
+			t.Errorf("episode %d:\n got %+v\nwant %+v", i, e, &want)
+		}
 	}
 }
