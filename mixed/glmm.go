@@ -185,19 +185,7 @@ func fitLogit(X *mat.Dense, y []float64, groups []Group, opt Options, fast bool)
 		}
 	}
 	for gi, g := range groups {
-		cnt := make([]int, len(g.Levels))
-		for _, j := range g.Index {
-			cnt[j]++
-		}
-		used, single := 0, 0
-		for _, c := range cnt {
-			if c > 0 {
-				used++
-			}
-			if c == 1 {
-				single++
-			}
-		}
+		used, single := levelCounts(g.Index, len(g.Levels))
 		nlev[gi] = used
 		if used < 2 {
 			return nil, fmt.Errorf("mixed: grouping factor %q has %d sampled level(s); need at least 2", g.Name, used)

@@ -159,25 +159,32 @@ func newLayout(spec *Spec, p int) (*layout, error) {
 	return L, nil
 }
 
+// levelCounts returns how many of the levels 0..levels-1 the rows' level
+// indices group sample (used) and how many of those hold one row only
+// (single).
+func levelCounts(group []int, levels int) (used, single int) {
+	cnt := make([]int, levels)
+	for _, l := range group {
+		cnt[l]++
+	}
+	for _, c := range cnt {
+		if c > 0 {
+			used++
+		}
+		if c == 1 {
+			single++
+		}
+	}
+	return used, single
+}
+
 // levelCheck returns the sampled levels of each term (in Spec order) and
 // the data errors and warnings about them.
 func levelCheck(spec *Spec, n int) ([]int, []Warning, error) {
 	nlev := make([]int, len(spec.Terms))
 	var warns []Warning
 	for k, t := range spec.Terms {
-		cnt := make([]int, t.Levels)
-		for _, l := range t.Group {
-			cnt[l]++
-		}
-		used, single := 0, 0
-		for _, c := range cnt {
-			if c > 0 {
-				used++
-			}
-			if c == 1 {
-				single++
-			}
-		}
+		used, single := levelCounts(t.Group, t.Levels)
 		nlev[k] = used
 		if used < 2 {
 			return nil, nil, fmt.Errorf("mixed: grouping factor %q has %d sampled level(s); need at least 2", t.Name, used)

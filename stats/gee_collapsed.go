@@ -65,19 +65,8 @@ func geeDefaults(opt GEEOptions, p int) (GEEOptions, error) {
 	default:
 		return opt, fmt.Errorf("GEE: working correlation %q: want %s", opt.Corr, join(Corrs))
 	}
-	switch opt.Cov {
-	case "":
-		opt.Cov = "robust"
-	case "robust", "naive", "bias-reduced", "kc":
-	default:
-		return opt, fmt.Errorf("GEE: covariance %q: want %s", opt.Cov, join(GEECovs))
-	}
-	switch opt.Convention {
-	case "":
-		opt.Convention = "statsmodels"
-	case "statsmodels", "geepack":
-	default:
-		return opt, fmt.Errorf("GEE: convention %q: want %s", opt.Convention, join(Conventions))
+	if err := geeCovConvention(&opt); err != nil {
+		return opt, err
 	}
 	if opt.Family != "" && opt.Family != Binomial || opt.Link != "" && opt.Link != LinkLogit || opt.Weights != nil || opt.Offset != nil {
 		return opt, errors.New("GEE: only the unweighted binomial logit model without offset; use GEEGLM")

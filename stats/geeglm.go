@@ -271,20 +271,8 @@ func geeCheck(opt GEEOptions, p int) (GEEOptions, error) {
 	if !opt.Corr.Valid() {
 		return opt, fmt.Errorf("GEE: working correlation %q: want %s", opt.Corr, join(Corrs))
 	}
-	if opt.Cov == "" {
-		opt.Cov = Robust
-	}
-	if !opt.Cov.Valid() {
-		return opt, fmt.Errorf("GEE: covariance %q: want %s", opt.Cov, join(GEECovs))
-	}
-	if opt.Convention == "" {
-		opt.Convention = Statsmodels
-		if opt.Corr == AR1 {
-			opt.Convention = Geepack
-		}
-	}
-	if !opt.Convention.Valid() {
-		return opt, fmt.Errorf("GEE: convention %q: want %s", opt.Convention, join(Conventions))
+	if err := geeCovConvention(&opt); err != nil {
+		return opt, err
 	}
 	if opt.MaxIter <= 0 {
 		opt.MaxIter = 100
@@ -296,6 +284,29 @@ func geeCheck(opt GEEOptions, p int) (GEEOptions, error) {
 		panic("stats: number of names does not match columns of X")
 	}
 	return opt, nil
+}
+
+// geeCovConvention fills in and checks opt's covariance (robust by
+// default) and convention (statsmodels by default; geepack under AR(1),
+// which is estimated only as geepack does), for GEE and GEEGLM alike;
+// opt.Corr is already set.
+func geeCovConvention(opt *GEEOptions) error {
+	if opt.Cov == "" {
+		opt.Cov = Robust
+	}
+	if !opt.Cov.Valid() {
+		return fmt.Errorf("GEE: covariance %q: want %s", opt.Cov, join(GEECovs))
+	}
+	if opt.Convention == "" {
+		opt.Convention = Statsmodels
+		if opt.Corr == AR1 {
+			opt.Convention = Geepack
+		}
+	}
+	if !opt.Convention.Valid() {
+		return fmt.Errorf("GEE: convention %q: want %s", opt.Convention, join(Conventions))
+	}
+	return nil
 }
 
 type geeGLM struct {
