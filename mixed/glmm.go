@@ -350,6 +350,19 @@ func newModel(X *mat.Dense, y []float64, groups []Group, sortRows bool) (*model,
 // ghRule is the physicists' Gauss–Hermite rule (weight e^{−x²}).
 type ghRule struct{ x, w []float64 }
 
+// logLik is one level's adaptive Gauss–Hermite log-likelihood
+// log(s/√π) + h(û) + log Σₖ wₖ exp(h(û + √2 s xₖ) − h(û) + xₖ²), from the
+// level's mode û (uh), its conditional SD s (sj) and h, the level's
+// log-likelihood less u²/2 as a function of its random effect u.
+func (gh *ghRule) logLik(uh, sj float64, h func(u float64) float64) float64 {
+	h0 := h(uh)
+	var sum float64
+	for k, xk := range gh.x {
+		sum += gh.w[k] * math.Exp(h(uh+math.Sqrt2*sj*xk)-h0+xk*xk)
+	}
+	return math.Log(sj/math.SqrtPi) + h0 + math.Log(sum)
+}
+
 func newGHRule(n int) *ghRule {
 	g := &ghRule{x: make([]float64, n), w: make([]float64, n)}
 	quad.Hermite{}.FixedLocations(g.x, g.w, math.Inf(-1), math.Inf(1))

@@ -280,7 +280,6 @@ func (md *gmodel) build(joint bool) {
 // full step is below 1e-8 relative or the penalised deviance changes by
 // less than tol relative. On return the system is factorised at the modes.
 func (md *gmodel) pirls(joint bool) (float64, error) {
-	nu := len(md.u)
 	md.computeXB()
 	pdev := md.penDev()
 	if math.IsNaN(pdev) || math.IsInf(pdev, 0) {
@@ -290,42 +289,24 @@ func (md *gmodel) pirls(joint bool) (float64, error) {
 			return pdev, errPIRLS
 		}
 	}
-	converged := false
-	for it := 0; it < md.maxit; it++ {
-		md.build(joint)
-		if !md.sys.factor() {
-			return pdev, errPIRLS
-		}
-		n := nu
-		if joint {
-			n += md.p
-		}
-		step := md.du[:n]
-		copy(step, md.g[:n])
-		md.sys.forward(step)
-		md.sys.backward(step)
-		smax, scale := stepScale(step, md.u)
-		t, pnew, ok := halveStep(md, md.u, md.u0, md.beta, md.b0, step, joint, pdev)
-		if !ok {
-			pdev = pnew
-			converged = smax < 1e-6*scale
-			break
-		}
-		change := pdev - pnew
-		pdev = pnew
-		if (t == 1 && smax < 1e-8*scale) || (change < md.tol*math.Abs(pdev) && t*smax < 1e-7*scale) {
-			converged = true
-			break
-		}
+	return pirlsSteps(md, md.u, md.u0, md.beta, md.b0, joint, pdev, md.maxit, md.tol, 1e-8)
+}
+
+// factorSys factorises the PIRLS system built at the current modes.
+func (md *gmodel) factorSys() bool { return md.sys.factor() }
+
+// newtonStep solves the factorised system for the step in u (and β when
+// joint) from the gradient g.
+func (md *gmodel) newtonStep(joint bool) []float64 {
+	n := len(md.u)
+	if joint {
+		n += md.p
 	}
-	md.build(joint)
-	if !md.sys.factor() {
-		return pdev, errPIRLS
-	}
-	if !converged {
-		return pdev, errNoPIRLS
-	}
-	return pdev, nil
+	step := md.du[:n]
+	copy(step, md.g[:n])
+	md.sys.forward(step)
+	md.sys.backward(step)
+	return step
 }
 
 // laplace is the Laplace deviance −2Σℓ + ‖û‖² + log|L_θ|² (without the
@@ -365,12 +346,7 @@ func (md *gmodel) agq(gh *ghRule, rows [][]int) (float64, error) {
 			}
 			return v
 		}
-		h0 := h(uh)
-		var sum float64
-		for k, xk := range gh.x {
-			sum += gh.w[k] * math.Exp(h(uh+math.Sqrt2*sj*xk)-h0+xk*xk)
-		}
-		dev -= 2 * (math.Log(sj/math.SqrtPi) + h0 + math.Log(sum))
+		dev -= 2 * gh.logLik(uh, sj, h)
 	}
 	return dev, err
 }

@@ -374,7 +374,6 @@ func halveStep(md pirlsModel, u, u0, beta, b0, step []float64, joint bool, pdev 
 // 1e-7 as well. On return the system is factorised at the final modes. It
 // returns the penalised deviance −2Σℓ + ‖û‖².
 func (md *model) pirls(joint bool) (float64, error) {
-	q0 := md.q[0]
 	if !joint {
 		md.computeXB()
 		if md.extrap {
@@ -387,18 +386,49 @@ func (md *model) pirls(joint bool) (float64, error) {
 	if math.IsNaN(pdev) || math.IsInf(pdev, 0) {
 		return pdev, errPIRLS
 	}
+	return pirlsSteps(md, md.u, md.u0, md.beta, md.b0, joint, pdev, md.maxit, md.tol, md.stepTol)
+}
+
+// factorSys factorises the PIRLS system built at the current modes.
+func (md *model) factorSys() bool { return md.sys.factor() }
+
+// newtonStep solves the factorised system for the step in u (and β when
+// the system was built joint) from the gradient g.
+func (md *model) newtonStep(bool) []float64 {
+	n := md.q[0] + md.sys.rd
+	step := md.du[:n]
+	copy(step, md.g[:n])
+	md.sys.solve(step)
+	return step
+}
+
+// newtonModel is what pirlsSteps needs of a model besides pirlsModel: the
+// PIRLS system built at the current modes (build), factorised
+// (factorSys) and solved for the Newton step (newtonStep).
+type newtonModel interface {
+	pirlsModel
+	build(joint bool)
+	factorSys() bool
+	newtonStep(joint bool) []float64
+}
+
+// pirlsSteps is the loop of PIRLS (lme4 pwrssUpdate) from the modes (u,
+// and β when joint) with penalised deviance pdev: at most maxit Newton
+// steps with step halving, stopping after a full step below stepTol
+// relative to max(1, max|u|) or, as lme4, when the relative change of the
+// penalised deviance is below tol with a step below 1e-7 as well. It
+// builds and factorises the system again at the final modes and returns
+// their penalised deviance, with errNoPIRLS when it did not converge.
+func pirlsSteps(md newtonModel, u, u0, beta, b0 []float64, joint bool, pdev float64, maxit int, tol, stepTol float64) (float64, error) {
 	converged := false
-	for it := 0; it < md.maxit; it++ {
+	for it := 0; it < maxit; it++ {
 		md.build(joint)
-		if !md.sys.factor() {
+		if !md.factorSys() {
 			return pdev, errPIRLS
 		}
-		rd := md.sys.rd
-		step := md.du[:q0+rd]
-		copy(step, md.g[:q0+rd])
-		md.sys.solve(step)
-		smax, scale := stepScale(step, md.u)
-		t, pnew, ok := halveStep(md, md.u, md.u0, md.beta, md.b0, step, joint, pdev)
+		step := md.newtonStep(joint)
+		smax, scale := stepScale(step, u)
+		t, pnew, ok := halveStep(md, u, u0, beta, b0, step, joint, pdev)
 		if !ok {
 			pdev = pnew
 			// Rounding can stop a tiny final step from lowering pdev.
@@ -407,13 +437,13 @@ func (md *model) pirls(joint bool) (float64, error) {
 		}
 		change := pdev - pnew
 		pdev = pnew
-		if (t == 1 && smax < md.stepTol*scale) || (change < md.tol*math.Abs(pdev) && t*smax < 1e-7*scale) {
+		if (t == 1 && smax < stepTol*scale) || (change < tol*math.Abs(pdev) && t*smax < 1e-7*scale) {
 			converged = true
 			break
 		}
 	}
 	md.build(joint)
-	if !md.sys.factor() {
+	if !md.factorSys() {
 		return pdev, errPIRLS
 	}
 	if !converged {
@@ -433,10 +463,7 @@ func (md *model) oneStep() (float64, bool) {
 	if !md.sys.factor() {
 		return 0, false
 	}
-	q0, rd := md.q[0], md.sys.rd
-	step := md.du[:q0+rd]
-	copy(step, md.g[:q0+rd])
-	md.sys.solve(step)
+	step := md.newtonStep(false)
 	var smax, scale float64 = 0, 1
 	for j, v := range step {
 		smax = math.Max(smax, math.Abs(v))
@@ -498,12 +525,7 @@ func (md *model) agq(gh *ghRule, rows [][]int) (float64, error) {
 			}
 			return v
 		}
-		h0 := h(uh)
-		var sum float64
-		for k, xk := range gh.x {
-			sum += gh.w[k] * math.Exp(h(uh+math.Sqrt2*sj*xk)-h0+xk*xk)
-		}
-		dev -= 2 * (math.Log(sj/math.SqrtPi) + h0 + math.Log(sum))
+		dev -= 2 * gh.logLik(uh, sj, h)
 	}
 	return dev, err
 }
