@@ -147,12 +147,7 @@ func DesignProportion(y, w []float64, cluster []int) DesignEstimate {
 	if len(y) != len(cluster) {
 		panic("stats: length mismatch between values and clusters")
 	}
-	if w == nil {
-		w = make([]float64, len(y))
-		for i := range w {
-			w[i] = 1
-		}
-	}
+	w = unitWeights(w, len(y))
 	checkWeights(len(y), w)
 	est := DesignEstimate{P: WeightedProportion(y, w), Var: math.NaN(), NEff: math.NaN(), DF: math.NaN()}
 	if math.IsNaN(est.P) {

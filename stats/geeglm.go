@@ -134,13 +134,7 @@ func GEEGLM(X *mat.Dense, y []float64, cluster, wave []int, opt GEEOptions) (*GE
 		return nil, errors.New("GEE: the AR(1) working correlation is estimated as geepack does; use the geepack convention")
 	}
 	fam, link := opt.Family, opt.Link
-	w := opt.Weights
-	if w == nil {
-		w = make([]float64, n)
-		for i := range w {
-			w[i] = 1
-		}
-	}
+	w := unitWeights(opt.Weights, n)
 	off := opt.Offset
 	if off == nil {
 		off = make([]float64, n)

@@ -89,13 +89,7 @@ func GLM(X *mat.Dense, y []float64, opt GLMOptions) (*GLMResult, error) {
 	if opt.Tol <= 0 {
 		opt.Tol = 1e-12
 	}
-	w := opt.Weights
-	if w == nil {
-		w = make([]float64, n)
-		for i := range w {
-			w[i] = 1
-		}
-	}
+	w := unitWeights(opt.Weights, n)
 	off := opt.Offset
 	if off == nil {
 		off = make([]float64, n)

@@ -187,14 +187,10 @@ func logistic(d *design, y, w []float64, opt LogisticOptions, startOnly bool) (*
 			panic("stats: logistic response outside [0, 1]")
 		}
 	}
-	if w == nil {
-		w = make([]float64, n)
-		for i := range w {
-			w[i] = 1
-		}
-	} else {
+	if w != nil {
 		checkWeights(n, w)
 	}
+	w = unitWeights(w, n)
 	if opt.Names != nil && len(opt.Names) != p {
 		panic("stats: number of names does not match columns of X")
 	}

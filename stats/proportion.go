@@ -172,6 +172,19 @@ func KishDeff(w []float64) float64 {
 	return float64(n) / KishESS(w)
 }
 
+// unitWeights returns w, or n weights of 1 when w is nil (the fitters'
+// "nil means unit weights").
+func unitWeights(w []float64, n int) []float64 {
+	if w != nil {
+		return w
+	}
+	w = make([]float64, n)
+	for i := range w {
+		w[i] = 1
+	}
+	return w
+}
+
 func checkWeights(n int, w []float64) {
 	if len(w) != n {
 		panic("stats: length mismatch between values and weights")
