@@ -37,15 +37,23 @@ func Power(w io.Writer, r *power.Result, format string) error {
 // PowerFiles writes power.txt, power.csv and power.json into dir as part
 // of u and returns their paths.
 func PowerFiles(u *outfile.Unit, dir string, r *power.Result) ([]string, error) {
-	var files []string
-	for _, ft := range [][2]string{{"txt", "text"}, {"csv", "csv"}, {"json", "json"}} {
-		name := filepath.Join(dir, "power."+ft[0])
-		if err := u.Write(name, func(w io.Writer) error { return Power(w, r, ft[1]) }); err != nil {
+	return writeFormats(u, dir, "power", [][2]string{{"txt", "text"}, {"csv", "csv"}, {"json", "json"}},
+		func(w io.Writer, format string) error { return Power(w, r, format) })
+}
+
+// writeFormats writes one file per {extension, format} of files into dir
+// as part of u, named base.extension and rendered by render in that
+// format, and returns their paths in that order.
+func writeFormats(u *outfile.Unit, dir, base string, files [][2]string, render func(w io.Writer, format string) error) ([]string, error) {
+	var paths []string
+	for _, ft := range files {
+		name := filepath.Join(dir, base+"."+ft[0])
+		if err := u.Write(name, func(w io.Writer) error { return render(w, ft[1]) }); err != nil {
 			return nil, err
 		}
-		files = append(files, name)
+		paths = append(paths, name)
 	}
-	return files, nil
+	return paths, nil
 }
 
 func powerShare(v float64) string {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
@@ -39,15 +38,8 @@ func Prereg(w io.Writer, r *prereg.Result, format string) error {
 // PreregFiles writes prereg.md, prereg.csv and prereg.json into dir as
 // part of u (a report directory) and returns their paths.
 func PreregFiles(u *outfile.Unit, dir string, r *prereg.Result) ([]string, error) {
-	var files []string
-	for _, format := range []string{"md", "csv", "json"} {
-		name := filepath.Join(dir, "prereg."+format)
-		if err := u.Write(name, func(w io.Writer) error { return Prereg(w, r, format) }); err != nil {
-			return nil, err
-		}
-		files = append(files, name)
-	}
-	return files, nil
+	return writeFormats(u, dir, "prereg", [][2]string{{"md", "md"}, {"csv", "csv"}, {"json", "json"}},
+		func(w io.Writer, format string) error { return Prereg(w, r, format) })
 }
 
 // preregRound rounds an estimate for people: percent and percentage
