@@ -1,7 +1,6 @@
 package prereg
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,7 +11,7 @@ import (
 // meets names the preregistration's keys (estimand.pair_by), not the
 // engine's spec fields (PairBy) or a command's flags (--pair-by).
 func TestEngineErrorsNameKeys(t *testing.T) {
-	eps := ledgertest.ReadEpisodes(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
+	eps := ledgertest.ReadEpisodes(t, cliCSV)
 	for _, tc := range []struct{ name, estimand, want string }{
 		{"pair_by holds the arm", "{kind: mcnemar, arm: condition, a: guard, b: vanilla, pair_by: [pair_key, condition]}",
 			"estimand.pair_by must not contain the estimand.arm column condition"},
@@ -23,15 +22,7 @@ func TestEngineErrorsNameKeys(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "prereg: 1\ntitle: keys\nhypotheses:\n  - id: K\n    statement: keys\n    outcome: eos\n    estimand: " + tc.estimand + "\n    rule: {direction: above}\n"
-			f, err := Parse("keys.yaml", []byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := f.EvaluateEpisodes(eps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v := r.Verdicts[0]
+			v := evaluate(t, "keys.yaml", []byte(src), eps).Verdicts[0]
 			if v.Verdict != NotComputable || !strings.Contains(v.Reason, tc.want) || strings.Contains(v.Reason, "--") || strings.Contains(v.Reason, "PairBy") {
 				t.Errorf("verdict %q, reason %q; want %s naming %q", v.Verdict, v.Reason, NotComputable, tc.want)
 			}

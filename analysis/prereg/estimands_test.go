@@ -6,24 +6,14 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/internal/ledgertest"
+	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // TestEstimands checks every estimand kind against testdata/estimands.py
 // (hand computations with the Python standard library) on the committed
 // CLI ledger, and the verdicts its rules give.
 func TestEstimands(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "estimands.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Parse("estimands.yaml", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := f.EvaluateEpisodes(ledgertest.ReadEpisodes(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := evaluateFile(t, "estimands.yaml")
 	nan := nan
 	tests := []struct {
 		id               string
@@ -72,6 +62,35 @@ func TestEstimands(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cliCSV is the committed CLI ledger.
+var cliCSV = filepath.Join("..", "..", "testdata", "cli", "episodes.csv")
+
+// evaluate parses src as the preregistration file name and evaluates it
+// on eps; any error is fatal.
+func evaluate(t *testing.T, name string, src []byte, eps []*ledger.Episode) *Result {
+	t.Helper()
+	f, err := Parse(name, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.EvaluateEpisodes(eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// evaluateFile evaluates testdata/name on the committed CLI ledger; any
+// error is fatal.
+func evaluateFile(t *testing.T, name string) *Result {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evaluate(t, name, src, ledgertest.ReadEpisodes(t, cliCSV))
 }
 
 // verdict returns r's verdict on the hypothesis id; a missing one is

@@ -22,7 +22,7 @@ import (
 // reports the same problem, unless the level is a known one the ledger
 // lacks.
 func TestMalformedAgainstLedger(t *testing.T) {
-	eps := ledgertest.ReadEpisodes(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
+	eps := ledgertest.ReadEpisodes(t, cliCSV)
 	files, err := filepath.Glob(filepath.Join("testdata", "malformed-ledger", "*.yaml"))
 	if err != nil || len(files) < 12 {
 		t.Fatalf("%d files, %v", len(files), err)
@@ -86,7 +86,7 @@ func TestMalformedAgainstLedger(t *testing.T) {
 // columns and orderings raise nothing, and a level typo warns at
 // evaluation time without changing the verdicts.
 func TestWhereLevelsValid(t *testing.T) {
-	in := filepath.Join("..", "..", "testdata", "cli", "episodes.csv")
+	in := cliCSV
 	eps := ledgertest.ReadEpisodes(t, in)
 	src := `prereg: 1
 derive:

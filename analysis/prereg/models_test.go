@@ -16,14 +16,6 @@ import (
 // lme4's glmer and lmer) on the committed CLI ledger, and the verdicts
 // their rules give.
 func TestModelEstimands(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "models.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Parse("models.yaml", data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	b, err := os.ReadFile(filepath.Join("testdata", "models.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -35,10 +27,7 @@ func TestModelEstimands(t *testing.T) {
 	if err := json.Unmarshal(b, &ref); err != nil {
 		t.Fatal(err)
 	}
-	r, err := f.EvaluateEpisodes(ledgertest.ReadEpisodes(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := evaluateFile(t, "models.yaml")
 	tests := []struct {
 		id, stat string
 		verdict  Verdict
@@ -193,7 +182,7 @@ func TestModelChecks(t *testing.T) {
 // binomial logit model with families) estimates what its model (logit,
 // gee, glmm: the logistic models of before families) does.
 func TestOddsRatioFitIsModel(t *testing.T) {
-	eps := ledgertest.ReadEpisodes(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
+	eps := ledgertest.ReadEpisodes(t, cliCSV)
 	// tol: glm and gee are the same code on the same data, to rounding;
 	// model: glmm keeps FitLogit's optimiser and finite-difference Hessian
 	// (the paper's frozen numbers) while fit: glmm takes the general
@@ -212,15 +201,7 @@ func TestOddsRatioFitIsModel(t *testing.T) {
 			var got [2]Stat
 			for i, key := range []string{"model: " + tt.model, "fit: " + tt.fit} {
 				src := "prereg: 1\nhypotheses:\n  - id: H\n    statement: s\n    population: fault_fired\n    estimand: {kind: odds_ratio, " + key + ", " + tt.rest + "}\n    rule: {direction: above}\n"
-				f, err := Parse("h.yaml", []byte(src))
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := f.EvaluateEpisodes(eps)
-				if err != nil {
-					t.Fatal(err)
-				}
-				pr := r.Verdicts[0].Parts[0]
+				pr := evaluate(t, "h.yaml", []byte(src), eps).Verdicts[0].Parts[0]
 				if pr.Reason != "" {
 					t.Fatalf("%s: %s", key, pr.Reason)
 				}
@@ -248,17 +229,9 @@ func TestOddsRatioFitIsModel(t *testing.T) {
 // TestFitWarningCodes: a fit's warnings keep their code and field when
 // the part names the fit in their text ("GEE: only 8 clusters: …").
 func TestFitWarningCodes(t *testing.T) {
-	eps := ledgertest.ReadEpisodes(t, filepath.Join("..", "..", "testdata", "cli", "episodes.csv"))
+	eps := ledgertest.ReadEpisodes(t, cliCSV)
 	src := "prereg: 1\nhypotheses:\n  - id: H\n    statement: s\n    population: fault_fired\n    estimand: {kind: odds_ratio, model: gee, formula: \"duplicated ~ contract\", group: template, term: \"contract[native]\"}\n    rule: {direction: above}\n"
-	f, err := Parse("h.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := f.EvaluateEpisodes(eps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr := r.Verdicts[0].Parts[0]
+	pr := evaluate(t, "h.yaml", []byte(src), eps).Verdicts[0].Parts[0]
 	var found bool
 	for _, w := range pr.Warnings {
 		found = found || w.Code == analysis.WarnFewClusters && w.Field == "Cov" && strings.HasPrefix(w.Msg, "GEE: only ")

@@ -23,7 +23,7 @@ import (
 func TestLockOrigin(t *testing.T) {
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	path, f := lockedSkeleton(t, at)
-	in := filepath.Join("..", "..", "testdata", "cli", "episodes.csv")
+	in := cliCSV
 	eps := ledgertest.ReadEpisodes(t, in)
 	tests := []struct {
 		name     string

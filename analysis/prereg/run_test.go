@@ -38,7 +38,7 @@ func lockedSkeleton(t *testing.T, at time.Time) (string, *File) {
 // preregistration edited after its lock gets a warning.
 func TestRun(t *testing.T) {
 	path, f := lockedSkeleton(t, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
-	in := filepath.Join("..", "..", "testdata", "cli", "episodes.csv")
+	in := cliCSV
 	eps := ledgertest.ReadEpisodes(t, in)
 	ledgerBytes, err := os.ReadFile(in)
 	if err != nil {
