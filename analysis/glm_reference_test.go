@@ -1,29 +1,20 @@
 package analysis
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 )
 
 // glmRef holds the reference values of stats/testdata/glm/reference.csv
 // (reference.R: R's glm and geepack's geeglm): case → kind → name → value.
 func glmRef(t *testing.T) map[string]map[string]map[string]float64 {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "stats", "testdata", "glm", "reference.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := testfile.ReadCSV(t, filepath.Join("..", "stats", "testdata", "glm", "reference.csv"))
 	out := map[string]map[string]map[string]float64{}
 	for _, r := range recs[1:] {
 		v, err := strconv.ParseFloat(r[3], 64)

@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"os"
 	"strconv"
@@ -15,15 +14,7 @@ import (
 // GEECollapsed and as expanded rows for GEE.
 func loadH3Seed5(t *testing.T) (xc *mat.Dense, n, s []float64, cc []int, xr *mat.Dense, y []float64, cr []int) {
 	t.Helper()
-	f, err := os.Open("testdata/gee_h3_seed5.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readRecords(t, "testdata/gee_h3_seed5.csv")
 	ids := map[string]int{}
 	var cells, rows []float64
 	for i, r := range recs[1:] {
@@ -34,9 +25,11 @@ func loadH3Seed5(t *testing.T) (xc *mat.Dense, n, s []float64, cc []int, xr *mat
 		}
 		var v [3]float64
 		for j := range v {
-			if v[j], err = strconv.ParseFloat(r[j+1], 64); err != nil {
+			x, err := strconv.ParseFloat(r[j+1], 64)
+			if err != nil {
 				t.Fatalf("gee_h3_seed5.csv:%d: %v", i+2, err)
 			}
+			v[j] = x
 		}
 		cells = append(cells, 1, v[0])
 		n = append(n, v[1])

@@ -60,18 +60,27 @@ func loadJSON(t testing.TB, name string, v any) {
 	}
 }
 
-// loadCSV returns the columns of a numeric CSV by header name.
-func loadCSV(t testing.TB, name string) map[string][]float64 {
+// readRecords returns every record of the CSV file at path, its header
+// first; any failure is fatal. (The package's tests, like the package,
+// import nothing of the project: docs/design.md, Packages and layers.)
+func readRecords(t testing.TB, path string) [][]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(refDir, name))
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
+	return recs
+}
+
+// loadCSV returns the columns of a numeric CSV by header name.
+func loadCSV(t testing.TB, name string) map[string][]float64 {
+	t.Helper()
+	recs := readRecords(t, filepath.Join(refDir, name))
 	cols := make(map[string][]float64)
 	for _, r := range recs[1:] {
 		for j, h := range recs[0] {

@@ -1,9 +1,7 @@
 package stats
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
 	"strconv"
 	"testing"
 )
@@ -11,15 +9,7 @@ import (
 // readCSV reads a committed CSV with a header into rows of fields by name.
 func readCSV(t *testing.T, path string) []map[string]string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readRecords(t, path)
 	var out []map[string]string
 	for _, r := range recs[1:] {
 		m := map[string]string{}

@@ -1,12 +1,12 @@
 package paper
 
 import (
-	"encoding/csv"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 )
 
 // Table 3 with one ICC pooled across its columns, on the committed sample
@@ -16,15 +16,7 @@ import (
 // shares one n_eff scale.
 func TestTable3PooledICC(t *testing.T) {
 	d := loadSample(t)
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "analysis", "table3_pooled_icc.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := testfile.ReadCSV(t, filepath.Join("..", "..", "testdata", "analysis", "table3_pooled_icc.csv"))
 	pooled, err := Table3With(d, ICCPooled)
 	if err != nil {
 		t.Fatal(err)

@@ -1,25 +1,17 @@
 package power
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
 	"strconv"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 )
 
 // readRef reads a reference table written by a script under testdata/.
 func readRef(t *testing.T, name string) [][]string {
 	t.Helper()
-	f, err := os.Open("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := testfile.ReadCSV(t, "testdata/"+name)
 	if len(rows) < 2 {
 		t.Fatalf("%s: no reference rows", name)
 	}

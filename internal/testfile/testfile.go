@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/csv"
 	"encoding/json"
 	"io"
 	"os"
@@ -38,6 +39,22 @@ func GunzipTemp(t testing.TB, src, name string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// ReadCSV returns every record of the CSV file at path, its header
+// first; any failure is fatal.
+func ReadCSV(t testing.TB, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return recs
 }
 
 // ReadJSONLinesGz reads a gzipped JSON Lines file, one T a line, with

@@ -37,3 +37,15 @@ func TestGunzipRoundTrip(t *testing.T) {
 		t.Fatalf("missing file: err %v, want not-exist", err)
 	}
 }
+
+// ReadCSV returns the header and the rows as written.
+func TestReadCSV(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.csv")
+	if err := os.WriteFile(path, []byte("a,b\n1,\"x,y\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := ReadCSV(t, path)
+	if len(got) != 2 || len(got[0]) != 2 || got[0][1] != "b" || got[1][0] != "1" || got[1][1] != "x,y" {
+		t.Errorf("ReadCSV = %q", got)
+	}
+}
