@@ -710,7 +710,7 @@ func (r *pairReader) addBatch(bt *table.Batch, kept []int32, pos []int, yPos, wP
 		wc = &b.Cols[wPos]
 	}
 	var arm levelCoder
-	arm.reset(vecs[r.armJ])
+	arm.reset(vecs[r.armJ], false)
 	if bt.First == 0 && b.Rows > 0 {
 		r.presize(int64(len(kept)) * b.FileRows / int64(b.Rows))
 	}

@@ -461,7 +461,7 @@ func (s *dataSource) batchable(cols []string) bool {
 			}
 			for k := range s.len() {
 				i := s.at(k)
-				if !x.has.get(int(i)) || x.str(i) == "" {
+				if !x.has.get(int(i)) || x.Value(int(i)) == "" {
 					return false // absent or null: the row path names it
 				}
 			}
@@ -504,13 +504,13 @@ func (s *dataSource) fill(b *ledger.Batch, lo, hi int) {
 		sl, ok := slots[v.Name]
 		if !ok {
 			v.Kind = ledger.KindString
-			v.Dict, v.Codes = d.extras[v.Name].gather(v.Codes[:0], lo, hi, ids)
+			v.Dict, v.Codes = d.extras[v.Name].AppendCodes(v.Codes[:0], lo, hi, ids)
 			continue
 		}
 		v.Kind = sl.kind
 		switch sl.kind {
 		case ledger.KindString:
-			v.Dict, v.Codes = d.strs[sl.i].gather(v.Codes[:0], lo, hi, ids)
+			v.Dict, v.Codes = d.strs[sl.i].AppendCodes(v.Codes[:0], lo, hi, ids)
 		case ledger.KindInt:
 			c := &d.ints[sl.i]
 			v.Ints = v.Ints[:0]
@@ -574,29 +574,6 @@ func gatherBits(dst []bool, set bitset, lo, hi int, ids []int32) []bool {
 		dst = append(dst, set.get(i))
 	}
 	return dst
-}
-
-// gather appends the codes of rows lo..hi of c (ids, when set, name the
-// rows) and returns c's dictionary with them; a column not read is "".
-func (c *strCol) gather(dst []int32, lo, hi int, ids []int32) ([]string, []int32) {
-	switch {
-	case !c.active():
-		for range hi - lo {
-			dst = append(dst, 0)
-		}
-		return []string{""}, dst
-	case ids != nil:
-		for _, i := range ids {
-			dst = append(dst, c.code(i))
-		}
-	case c.c32 != nil:
-		dst = append(dst, c.c32[lo:hi]...)
-	default:
-		for _, x := range c.c8[lo:hi] {
-			dst = append(dst, int32(x))
-		}
-	}
-	return c.dict, dst
 }
 
 // whereEval evaluates --where on a batch, once per distinct combination
