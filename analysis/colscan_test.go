@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
 
@@ -309,4 +310,45 @@ func TestColumnScanExtraColumns(t *testing.T) {
 	both(t, Query{Source: &table.Files{Paths: []string{path}}}, func(q Query) (*RatesResult, error) {
 		return Rates(q, RatesSpec{Outcome: "site", By: []string{"lab"}})
 	})
+}
+
+// A frame of a held Data takes the Data's dictionaries and codes for its
+// text columns (frame.Builder.Share: no text interned again), over several
+// batches, and is the frame the row path builds: the same levels, cells
+// and sums.
+func TestHeldFrameSharesCodes(t *testing.T) {
+	path := writeScanLedger(t, 40, nil) // more rows than one batch of a Data
+	d, err := table.Read(path, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Len() <= 1<<16 {
+		t.Fatalf("%d rows: one batch only", d.Len())
+	}
+	spec := frame.Spec{Columns: []string{"task", "contract", "fault_fired"}, Outcome: "duplicated", Weight: "weight", Collapse: true}
+	q := Query{Source: table.Held(d, nil), Where: `fault_mode != "none" && contract != "native"`}
+	cols, f := newFrameFeed(spec)
+	if _, err := q.scan(cols, nil, f.add); err != nil {
+		t.Fatal(err)
+	}
+	if !f.coders[0].shared || !f.coders[1].shared || f.coders[2].shared || f.byRows > 0 {
+		t.Errorf("shared task %v contract %v fault_fired %v, %d rows as rows; want true true false 0",
+			f.coders[0].shared, f.coders[1].shared, f.coders[2].shared, f.byRows)
+	}
+	got := f.b.Frame()
+	rq := q
+	rq.rowPath = true
+	want, err := rq.buildFrame(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Cells, want.Cells) || got.Rows != want.Rows {
+		t.Errorf("cells differ from the row path's (%d rows, want %d)", got.Rows, want.Rows)
+	}
+	for j := range want.Cols {
+		// As text: LevelNum holds NaNs, which DeepEqual finds unequal.
+		if g, w := fmt.Sprintf("%+v", got.Cols[j]), fmt.Sprintf("%+v", want.Cols[j]); g != w {
+			t.Errorf("column %s:\n%.300s\nwant (rows)\n%.300s", want.Cols[j].Name, g, w)
+		}
+	}
 }

@@ -2,8 +2,11 @@ package frame
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // A Dict numbers its texts in order of first appearance, by text or by
@@ -70,5 +73,74 @@ func TestDictShare(t *testing.T) {
 	}
 	if src[:3][2] != "" || !slices.Equal(d.Texts(), []string{"a", "b", "c"}) {
 		t.Errorf("source %q, dict %q; want the source untouched and a b c", src[:3], d.Texts())
+	}
+}
+
+// A frame whose column shares a source's dictionary (Share, as a column
+// scan of a held Data does) is the frame Add builds from the same rows:
+// the levels the rows used (a text no row used is dropped; one interned
+// for a row dropped for a null is kept, as Add keeps it), sorted, and the
+// cells in order of first appearance.
+func TestBuilderShare(t *testing.T) {
+	texts := []string{"z", "a", "unused", "m"}
+	type in struct {
+		g    int32 // code in texts; −1: Add the row with text extra
+		y    bool
+		null bool // h is null: Add drops the row
+	}
+	rows := []in{{0, true, false}, {3, false, false}, {0, false, false}, {-1, true, true}, {1, true, false}, {3, true, false}}
+	const extra = "b"
+	spec := Spec{Columns: []string{"g", "h"}, Outcome: "y", Collapse: true}
+	row := func(r in) mapRow {
+		g := extra
+		if r.g >= 0 {
+			g = texts[r.g]
+		}
+		h := s("x")
+		h.Null = r.null
+		return mapRow{"g": s(g), "h": h, "y": b(r.y)}
+	}
+	want := NewBuilder(spec)
+	for _, r := range rows {
+		if err := want.Add(row(r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := NewBuilder(spec)
+	if !got.Share(0, ledger.KindString, texts) || !got.Share(0, ledger.KindString, texts) {
+		t.Fatal("Share of an empty column, then of the same texts: false")
+	}
+	if got.Share(0, ledger.KindString, slices.Clone(texts)) {
+		t.Error("Share of other texts: true")
+	}
+	hx := got.Intern(1, ledger.KindString, "x")
+	for _, r := range rows {
+		if r.g < 0 {
+			if err := got.Add(row(r)); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		y := 0.0
+		if r.y {
+			y = 1
+		}
+		got.AddCoded([]int32{r.g, hx}, y, 1)
+	}
+	gf, wf := got.Frame(), want.Frame()
+	if !reflect.DeepEqual(gf.Cells, wf.Cells) || gf.Rows != wf.Rows || !reflect.DeepEqual(gf.Dropped, wf.Dropped) {
+		t.Errorf("shared frame\n%+v\nwant (Add)\n%+v", gf, wf)
+	}
+	for j := range gf.Cols {
+		// As text: LevelNum holds NaNs, which DeepEqual finds unequal.
+		if fmt.Sprintf("%+v", gf.Cols[j]) != fmt.Sprintf("%+v", wf.Cols[j]) {
+			t.Errorf("shared frame's column %d\n%+v\nwant (Add)\n%+v", j, gf.Cols[j], wf.Cols[j])
+		}
+	}
+	if g := gf.Col("g"); !slices.Equal(g.Levels, []string{"a", "b", "m", "z"}) {
+		t.Errorf("levels %q, want a b m z (b from the dropped row, unused gone)", g.Levels)
+	}
+	if !slices.Equal(texts, []string{"z", "a", "unused", "m"}) {
+		t.Errorf("the source's texts changed: %q", texts)
 	}
 }
