@@ -234,16 +234,16 @@ func pairSpec(outcome, arm string, pairBy []string, weight string) frame.Spec {
 // the same columns checked, the same rows dropped for nulls, the same
 // errors and level order.
 type pairReader struct {
-	spec    frame.Spec
-	all     []string // columns checked on the first row, as frame.Builder
-	names   []string // pairSpec columns: pair-by, arm, episode_id
-	kinds   []ledger.Kind
-	seen    []bool
-	nKey    int // the first nKey columns form the key
-	armJ    int
-	keys    keyTable // distinct keys, ids in order of appearance
-	buf     []byte
-	arms    frame.Dict // the arm's levels in order of first appearance
+	spec  frame.Spec
+	all   []string // columns checked on the first row, as frame.Builder
+	names []string // pairSpec columns: pair-by, arm, episode_id
+	kinds []ledger.Kind
+	seen  []bool
+	nKey  int // the first nKey columns form the key
+	armJ  int
+	keys  keyTable // distinct keys, ids in order of appearance
+	buf   []byte
+	arms  frame.Dict // the arm's levels in order of first appearance
 	// keyOf maps the codes of a one-column key's batch dictionary,
 	// keyDict, to key ids (−1: not seen yet). A held Data's batches all
 	// carry its one dictionary, so that each text is looked up once, not

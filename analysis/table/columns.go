@@ -13,10 +13,13 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-// The columns of a Data: a string column as a dictionary and one code per
-// row (a byte while it has at most 256 distinct values), integers and
-// floats coded the same way while they have at most 256 values and held
-// as they are after, booleans as bits. Ten million episodes take a few
+// The columns of a Data: a string column (a schema one or a user's extra
+// one) as a frame.Coded, the engine's one dictionary-coded column (a
+// frame.Dict of its texts in order of first appearance and one code per
+// row, a byte while it has at most 256 distinct values), which a frame
+// built from the Data takes as it is (frame.Builder.Share); integers and
+// floats coded in a byte the same way while they have at most 256 values
+// and held as they are after; booleans as bits. Ten million episodes take a few
 // hundred megabytes this way, where one *ledger.Episode per row took five
 // gigabytes.
 
