@@ -120,6 +120,7 @@ func heldBench(b *testing.B) table.Source {
 func BenchmarkHeldRates(b *testing.B) {
 	q := Query{Source: heldBench(b), Where: "fault_fired"}
 	spec := RatesSpec{Outcome: "duplicated", By: []string{"contract", "fault_mode"}, Cluster: "task", DefaultWeight: true}
+	c0 := cpuSeconds()
 	for b.Loop() {
 		res, err := Rates(q, spec)
 		if err != nil {
@@ -130,6 +131,7 @@ func BenchmarkHeldRates(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
+	b.ReportMetric((cpuSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkHeldPaired is BenchmarkScanPaired's query on the ledger held
@@ -137,6 +139,7 @@ func BenchmarkHeldRates(b *testing.B) {
 func BenchmarkHeldPaired(b *testing.B) {
 	q := Query{Source: heldBench(b), Where: `experiment == "E2" && fault_fired`}
 	spec := PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}}
+	c0 := cpuSeconds()
 	for b.Loop() {
 		res, err := Paired(q, spec)
 		if err != nil {
@@ -147,6 +150,7 @@ func BenchmarkHeldPaired(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
+	b.ReportMetric((cpuSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkHeldModel is a GEE logit clustered by task (a frame column of
@@ -154,6 +158,7 @@ func BenchmarkHeldPaired(b *testing.B) {
 func BenchmarkHeldModel(b *testing.B) {
 	q := Query{Source: heldBench(b), Where: "fault_fired"}
 	spec := ModelSpec{Fit: FitGEE, Formula: "duplicated ~ contract + condition", Group: "task"}
+	c0 := cpuSeconds()
 	for b.Loop() {
 		res, err := Model(q, spec)
 		if err != nil {
@@ -164,4 +169,5 @@ func BenchmarkHeldModel(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
+	b.ReportMetric((cpuSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
 }
