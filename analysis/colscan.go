@@ -219,7 +219,7 @@ func (f *frameFeed) add(bt *table.Batch, kept []int32) error {
 	size := 1
 	for j, p := range f.pos {
 		c := &bt.Vec.Cols[p]
-		coders[j].reset(c, c.Dict != nil && b.Share(j, c.Kind, c.Dict))
+		coders[j].reset(c, c.Dict != nil && bt.Lasting && b.Share(j, c.Kind, c.Dict))
 		if c.Ints != nil || c.Floats != nil {
 			size = -1 // codes known only as rows come: no memo
 		}

@@ -315,7 +315,8 @@ func TestColumnScanExtraColumns(t *testing.T) {
 // A frame of a held Data takes the Data's dictionaries and codes for its
 // text columns (frame.Builder.Share: no text interned again), over several
 // batches, and is the frame the row path builds: the same levels, cells
-// and sums.
+// and sums. A frame of a Parquet file does not keep its batches'
+// dictionaries.
 func TestHeldFrameSharesCodes(t *testing.T) {
 	path := writeScanLedger(t, 40, nil) // more rows than one batch of a Data
 	d, err := table.Read(path, ledger.ReadOptions{})
@@ -334,6 +335,16 @@ func TestHeldFrameSharesCodes(t *testing.T) {
 	if !f.coders[0].shared || !f.coders[1].shared || f.coders[2].shared || f.byRows > 0 {
 		t.Errorf("shared task %v contract %v fault_fired %v, %d rows as rows; want true true false 0",
 			f.coders[0].shared, f.coders[1].shared, f.coders[2].shared, f.byRows)
+	}
+	// A Parquet file's batches are valid during the call only: their
+	// dictionaries are interned, not shared.
+	fcols, ff := newFrameFeed(spec)
+	if _, err := (&Query{Source: &table.Files{Paths: []string{path}}, Where: q.Where}).scan(fcols, nil, ff.add); err != nil {
+		t.Fatal(err)
+	}
+	if ff.coders[0].shared || ff.coders[1].shared || ff.byRows > 0 {
+		t.Errorf("a Parquet file's batches: shared task %v contract %v, %d rows as rows; want false false 0",
+			ff.coders[0].shared, ff.coders[1].shared, ff.byRows)
 	}
 	got := f.b.Frame()
 	rq := q

@@ -29,8 +29,14 @@ type Batch struct {
 	N     int           // rows
 	Vec   *ledger.Batch // the rows as columns, in the order asked for; nil: rows only
 	First int64         // rows the source handed out before this batch
-	rowAt func(r int) frame.Row
-	place func(r int, err error) error
+	// Lasting reports that Vec's dictionaries are the source's own and
+	// do not change while it lives (a held Data's, the same in every
+	// batch): a consumer may keep them beyond the call, as a frame does
+	// (frame.Builder.Share). Everything else in a batch is valid during
+	// the call only.
+	Lasting bool
+	rowAt   func(r int) frame.Row
+	place   func(r int, err error) error
 }
 
 // Row returns row r of the batch as a frame.Row, valid until the next
@@ -429,7 +435,7 @@ func (s *dataSource) Scan(cols, _ []string, fn func(*Batch) error) error {
 		b.Cols[j].Name = c
 	}
 	vr := &vecRow{b: b}
-	bt := Batch{Vec: b, rowAt: func(r int) frame.Row { vr.r = r; return vr }}
+	bt := Batch{Vec: b, Lasting: true, rowAt: func(r int) frame.Row { vr.r = r; return vr }}
 	bt.place = func(r int, err error) error {
 		return placeHeld(&rowPtr{row{s.d, s.at(int(bt.First) + r)}}, bt.First+int64(r), err)
 	}
