@@ -363,3 +363,33 @@ func TestHeldFrameSharesCodes(t *testing.T) {
 		}
 	}
 }
+
+// A pairing on one key column of a held Data maps the Data's codes to
+// keys once per code, across batches, and pairs as the row path does.
+func TestHeldPairedSameAsRows(t *testing.T) {
+	d, err := table.Read(writeScanLedger(t, 40, nil), ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []PairedSpec{
+		{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}},
+		{Outcome: "duplicated", Arm: "contract", Base: "native", PairBy: []string{"pair_key"}, Test: "midp"},
+	} {
+		for _, weight := range []string{"", "weight"} {
+			q := Query{Source: table.Held(d, nil), Where: "fault_fired", Weight: weight}
+			got, err := Paired(q, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q.rowPath = true
+			want, err := Paired(q, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// As text: results hold NaNs, which DeepEqual finds unequal.
+			if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w {
+				t.Errorf("%+v weight %q:\n%.400s\nwant (rows)\n%.400s", spec, weight, g, w)
+			}
+		}
+	}
+}

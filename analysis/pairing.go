@@ -702,7 +702,7 @@ func (r *pairReader) addBatch(bt *table.Batch, kept []int32, pos []int, yPos, wP
 	}
 	var arm levelCoder
 	arm.reset(vecs[r.armJ], false)
-	keyOf := r.keyCodes(vecs[0])
+	keyOf := r.keyCodes(vecs[0], bt.Lasting)
 	if bt.First == 0 && b.Rows > 0 {
 		r.presize(int64(len(kept)) * b.FileRows / int64(b.Rows))
 	}
@@ -752,16 +752,19 @@ func (r *pairReader) addBatch(bt *table.Batch, kept []int32, pos []int, yPos, wP
 
 // keyCodes returns the map from the codes of v, the batch's one key
 // column, to key ids (nil when the key has several columns or v no
-// dictionary): kept from the last batch when v carries the same
-// dictionary, else all unseen.
-func (r *pairReader) keyCodes(v *ledger.Vec) []int32 {
+// dictionary): kept from the last batch when v carries the same lasting
+// dictionary (table.Batch.Lasting), else all unseen.
+func (r *pairReader) keyCodes(v *ledger.Vec, lasting bool) []int32 {
 	if r.nKey != 1 || v.Dict == nil {
 		return nil
 	}
-	if len(v.Dict) == len(r.keyDict) && unsafe.SliceData(v.Dict) == unsafe.SliceData(r.keyDict) {
+	if lasting && len(v.Dict) == len(r.keyDict) && unsafe.SliceData(v.Dict) == unsafe.SliceData(r.keyDict) {
 		return r.keyOf
 	}
-	r.keyDict = v.Dict
+	r.keyDict = nil
+	if lasting {
+		r.keyDict = v.Dict
+	}
 	r.keyOf = slices.Grow(r.keyOf[:0], len(v.Dict))[:len(v.Dict)]
 	for c := range r.keyOf {
 		r.keyOf[c] = -1
