@@ -80,7 +80,9 @@ func (d *Dict) keep(s string) string {
 		return ""
 	}
 	if len(s) > cap(d.arena)-len(d.arena) {
-		d.arena = make([]byte, 0, max(len(s), 64<<10))
+		// Chunks double up to 64 KiB: a frame's few levels take a few
+		// hundred bytes, a Data's pair_key megabytes.
+		d.arena = make([]byte, 0, max(len(s), min(64<<10, max(256, 2*cap(d.arena)))))
 	}
 	d.arena = append(d.arena, s...)
 	return unsafe.String(unsafe.SliceData(d.arena[len(d.arena)-len(s):]), len(s))
