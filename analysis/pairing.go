@@ -558,6 +558,7 @@ func (a *idArena) get(i int) []byte {
 // called when some key and compared arm hold several episodes, and returns
 // the ids of the episodes need marks (by episode index).
 func (r *pairReader) pairing(base string, levels []string, ids func(need bitset) (*idArena, error)) (*pairing, error) {
+	r.keyDict, r.keyOf = nil, nil // the scan is over
 	nKeys := r.keys.len()
 	if r.w != nil {
 		// Weighted tables sum floats key by key: in frame.Builder's key
