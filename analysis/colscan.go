@@ -61,10 +61,13 @@ func outcomeOf(c *ledger.Vec, r int) (float64, bool) {
 }
 
 // levelCoder interns a column's values of one batch into a frame column's
-// levels, each distinct code once.
+// levels, each distinct code once; or, for a column whose dictionary the
+// frame column shares (frame.Builder.Share: a held Data's), takes the
+// batch's codes as they are.
 type levelCoder struct {
-	c     *ledger.Vec
-	local []int32 // dictionary code → level code, −1 not yet interned
+	c      *ledger.Vec
+	shared bool    // the codes are the frame column's: local is unused
+	local  []int32 // dictionary code → level code, −1 not yet interned
 	// A numeric column's local codes are its distinct values in the
 	// batch (by their bits: -0 and 0 are distinct levels, as their texts
 	// are), numbered as they come.
@@ -72,9 +75,13 @@ type levelCoder struct {
 	nums    []uint64
 }
 
-// reset binds the coder to column c of a new batch.
-func (l *levelCoder) reset(c *ledger.Vec) {
-	l.c = c
+// reset binds the coder to column c of a new batch; shared says that c's
+// dictionary is the frame column's.
+func (l *levelCoder) reset(c *ledger.Vec, shared bool) {
+	l.c, l.shared = c, shared
+	if shared {
+		return
+	}
 	n := 2
 	switch {
 	case c.Dict != nil:
@@ -94,6 +101,14 @@ func (l *levelCoder) reset(c *ledger.Vec) {
 	for i := range l.local {
 		l.local[i] = -1
 	}
+}
+
+// codes is the number of local codes (so far, for a numeric column).
+func (l *levelCoder) codes() int {
+	if l.shared {
+		return len(l.c.Dict)
+	}
+	return len(l.local)
 }
 
 // localCode returns row r's code in the batch (dictionary code, 0/1, or
@@ -204,12 +219,12 @@ func (f *frameFeed) add(bt *table.Batch, kept []int32) error {
 	size := 1
 	for j, p := range f.pos {
 		c := &bt.Vec.Cols[p]
-		coders[j].reset(c)
+		coders[j].reset(c, c.Dict != nil && bt.Lasting && b.Share(j, c.Kind, c.Dict))
 		if c.Ints != nil || c.Floats != nil {
 			size = -1 // codes known only as rows come: no memo
 		}
 		if size > 0 {
-			size *= len(coders[j].local)
+			size *= coders[j].codes()
 			if size > 1<<16 {
 				size = -1
 			}
@@ -252,7 +267,7 @@ func (f *frameFeed) add(bt *table.Batch, kept []int32) error {
 		if size > 0 {
 			for j := range coders {
 				k := coders[j].localCode(r)
-				idx = idx*len(coders[j].local) + k
+				idx = idx*coders[j].codes() + k
 			}
 			if cellOf[idx] >= 0 {
 				// Rows of the same codes have the same values: checked.
@@ -267,6 +282,10 @@ func (f *frameFeed) add(bt *table.Batch, kept []int32) error {
 		}
 		for j := range coders {
 			l := &coders[j]
+			if l.shared {
+				codes[j] = l.c.Codes[r]
+				continue
+			}
 			k := l.localCode(r)
 			if l.local[k] < 0 {
 				l.local[k] = b.Intern(j, l.c.Kind, l.text(k))

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
 
@@ -309,4 +310,86 @@ func TestColumnScanExtraColumns(t *testing.T) {
 	both(t, Query{Source: &table.Files{Paths: []string{path}}}, func(q Query) (*RatesResult, error) {
 		return Rates(q, RatesSpec{Outcome: "site", By: []string{"lab"}})
 	})
+}
+
+// A frame of a held Data takes the Data's dictionaries and codes for its
+// text columns (frame.Builder.Share: no text interned again), over several
+// batches, and is the frame the row path builds: the same levels, cells
+// and sums. A frame of a Parquet file does not keep its batches'
+// dictionaries.
+func TestHeldFrameSharesCodes(t *testing.T) {
+	path := writeScanLedger(t, 40, nil) // more rows than one batch of a Data
+	d, err := table.Read(path, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Len() <= 1<<16 {
+		t.Fatalf("%d rows: one batch only", d.Len())
+	}
+	spec := frame.Spec{Columns: []string{"task", "contract", "fault_fired"}, Outcome: "duplicated", Weight: "weight", Collapse: true}
+	q := Query{Source: table.Held(d, nil), Where: `fault_mode != "none" && contract != "native"`}
+	cols, f := newFrameFeed(spec)
+	if _, err := q.scan(cols, nil, f.add); err != nil {
+		t.Fatal(err)
+	}
+	if !f.coders[0].shared || !f.coders[1].shared || f.coders[2].shared || f.byRows > 0 {
+		t.Errorf("shared task %v contract %v fault_fired %v, %d rows as rows; want true true false 0",
+			f.coders[0].shared, f.coders[1].shared, f.coders[2].shared, f.byRows)
+	}
+	// A Parquet file's batches are valid during the call only: their
+	// dictionaries are interned, not shared.
+	fcols, ff := newFrameFeed(spec)
+	if _, err := (&Query{Source: &table.Files{Paths: []string{path}}, Where: q.Where}).scan(fcols, nil, ff.add); err != nil {
+		t.Fatal(err)
+	}
+	if ff.coders[0].shared || ff.coders[1].shared || ff.byRows > 0 {
+		t.Errorf("a Parquet file's batches: shared task %v contract %v, %d rows as rows; want false false 0",
+			ff.coders[0].shared, ff.coders[1].shared, ff.byRows)
+	}
+	got := f.b.Frame()
+	rq := q
+	rq.rowPath = true
+	want, err := rq.buildFrame(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Cells, want.Cells) || got.Rows != want.Rows {
+		t.Errorf("cells differ from the row path's (%d rows, want %d)", got.Rows, want.Rows)
+	}
+	for j := range want.Cols {
+		// As text: LevelNum holds NaNs, which DeepEqual finds unequal.
+		if g, w := fmt.Sprintf("%+v", got.Cols[j]), fmt.Sprintf("%+v", want.Cols[j]); g != w {
+			t.Errorf("column %s:\n%.300s\nwant (rows)\n%.300s", want.Cols[j].Name, g, w)
+		}
+	}
+}
+
+// A pairing on one key column of a held Data maps the Data's codes to
+// keys once per code, across batches, and pairs as the row path does.
+func TestHeldPairedSameAsRows(t *testing.T) {
+	d, err := table.Read(writeScanLedger(t, 40, nil), ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []PairedSpec{
+		{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}},
+		{Outcome: "duplicated", Arm: "contract", Base: "native", PairBy: []string{"pair_key"}, Test: "midp"},
+	} {
+		for _, weight := range []string{"", "weight"} {
+			q := Query{Source: table.Held(d, nil), Where: "fault_fired", Weight: weight}
+			got, err := Paired(q, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q.rowPath = true
+			want, err := Paired(q, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// As text: results hold NaNs, which DeepEqual finds unequal.
+			if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w {
+				t.Errorf("%+v weight %q:\n%.400s\nwant (rows)\n%.400s", spec, weight, g, w)
+			}
+		}
+	}
 }

@@ -234,17 +234,22 @@ func pairSpec(outcome, arm string, pairBy []string, weight string) frame.Spec {
 // the same columns checked, the same rows dropped for nulls, the same
 // errors and level order.
 type pairReader struct {
-	spec    frame.Spec
-	all     []string // columns checked on the first row, as frame.Builder
-	names   []string // pairSpec columns: pair-by, arm, episode_id
-	kinds   []ledger.Kind
-	seen    []bool
-	nKey    int // the first nKey columns form the key
-	armJ    int
-	keys    keyTable // distinct keys, ids in order of appearance
-	buf     []byte
-	armIDs  map[string]int32
-	armLvls []string
+	spec  frame.Spec
+	all   []string // columns checked on the first row, as frame.Builder
+	names []string // pairSpec columns: pair-by, arm, episode_id
+	kinds []ledger.Kind
+	seen  []bool
+	nKey  int // the first nKey columns form the key
+	armJ  int
+	keys  keyTable // distinct keys, ids in order of appearance
+	buf   []byte
+	arms  frame.Dict // the arm's levels in order of first appearance
+	// keyOf maps the codes of a one-column key's batch dictionary,
+	// keyDict, to key ids (−1: not seen yet). A held Data's batches all
+	// carry its one dictionary, so that each text is looked up once, not
+	// once a row.
+	keyDict []string
+	keyOf   []int32
 	key     []uint32
 	arm     []int32
 	event   bitset
@@ -276,7 +281,7 @@ func (b bitset) get(i int) bool { return i>>6 < len(b) && b[i>>6]&(1<<(i&63)) !=
 func newPairReader(outcome, arm string, pairBy []string, weight string) *pairReader {
 	spec := pairSpec(outcome, arm, pairBy, weight)
 	r := &pairReader{spec: spec, names: spec.Columns, nKey: len(pairBy), armJ: len(pairBy), keys: newKeyTable(),
-		armIDs: map[string]int32{}, dropped: map[string]int64{}, first: true,
+		dropped: map[string]int64{}, first: true,
 		kinds: make([]ledger.Kind, len(spec.Columns)), seen: make([]bool, len(spec.Columns))}
 	r.all = slices.Clone(spec.Columns)
 	r.all = append(r.all, outcome)
@@ -351,12 +356,7 @@ func (r *pairReader) add(ep frame.Row, read int64) error {
 		}
 	}
 	k := r.keys.id(r.buf)
-	a, ok := r.armIDs[armVal]
-	if !ok {
-		a = int32(len(r.armLvls))
-		r.armIDs[armVal] = a
-		r.armLvls = append(r.armLvls, armVal)
-	}
+	a := r.arms.Intern(armVal)
 	r.event.set(len(r.key), y == 1)
 	r.key = append(r.key, k)
 	r.arm = append(r.arm, a)
@@ -470,20 +470,11 @@ func (r *pairReader) rankKeys() {
 func (r *pairReader) rankColumns(nk int) {
 	codes := make([]int32, nk*r.nKey)
 	for j := range r.nKey {
-		col := &frame.Column{Name: r.names[j], Kind: r.kinds[j]}
-		intern := map[string]int32{}
+		var levels frame.Dict
 		for k := range nk {
-			f := keyField(r.keys.at(k), j)
-			c, ok := intern[string(f)]
-			if !ok {
-				c = int32(len(col.Levels))
-				s := string(f)
-				intern[s] = c
-				col.Levels = append(col.Levels, s)
-			}
-			codes[k*r.nKey+j] = c
+			codes[k*r.nKey+j] = levels.InternBytes(keyField(r.keys.at(k), j))
 		}
-		intern = nil
+		col := &frame.Column{Name: r.names[j], Kind: r.kinds[j], Levels: levels.Texts()}
 		remap := col.Sort()
 		for k := range nk {
 			codes[k*r.nKey+j] = remap[codes[k*r.nKey+j]]
@@ -567,6 +558,7 @@ func (a *idArena) get(i int) []byte {
 // called when some key and compared arm hold several episodes, and returns
 // the ids of the episodes need marks (by episode index).
 func (r *pairReader) pairing(base string, levels []string, ids func(need bitset) (*idArena, error)) (*pairing, error) {
+	r.keyDict, r.keyOf = nil, nil // the scan is over
 	nKeys := r.keys.len()
 	if r.w != nil {
 		// Weighted tables sum floats key by key: in frame.Builder's key
@@ -577,7 +569,7 @@ func (r *pairReader) pairing(base string, levels []string, ids func(need bitset)
 	} else {
 		r.keys = keyTable{}
 	}
-	armCol := &frame.Column{Name: r.names[r.armJ], Kind: r.kinds[r.armJ], Levels: r.armLvls}
+	armCol := &frame.Column{Name: r.names[r.armJ], Kind: r.kinds[r.armJ], Levels: r.arms.Texts()}
 	remap := armCol.Sort()
 	for i, a := range r.arm {
 		r.arm[i] = remap[a]
@@ -710,7 +702,8 @@ func (r *pairReader) addBatch(bt *table.Batch, kept []int32, pos []int, yPos, wP
 		wc = &b.Cols[wPos]
 	}
 	var arm levelCoder
-	arm.reset(vecs[r.armJ])
+	arm.reset(vecs[r.armJ], false)
+	keyOf := r.keyCodes(vecs[0], bt.Lasting)
 	if bt.First == 0 && b.Rows > 0 {
 		r.presize(int64(len(kept)) * b.FileRows / int64(b.Rows))
 	}
@@ -725,21 +718,25 @@ func (r *pairReader) addBatch(bt *table.Batch, kept []int32, pos []int, yPos, wP
 			}
 			continue
 		}
-		r.buf = r.buf[:0]
-		for j := range r.nKey {
-			r.buf = appendText(r.buf, vecs[j], i)
+		var k uint32
+		if keyOf != nil {
+			c := vecs[0].Codes[i]
+			if keyOf[c] < 0 {
+				r.buf = appendText(r.buf[:0], vecs[0], i)
+				keyOf[c] = int32(r.keys.id(r.buf))
+			}
+			k = uint32(keyOf[c])
+		} else {
+			r.buf = r.buf[:0]
+			for j := range r.nKey {
+				r.buf = appendText(r.buf, vecs[j], i)
+			}
+			k = r.keys.id(r.buf)
 		}
-		k := r.keys.id(r.buf)
 		lc := arm.localCode(i)
 		a := arm.local[lc]
 		if a < 0 {
-			s := arm.text(lc)
-			var ok bool
-			if a, ok = r.armIDs[s]; !ok {
-				a = int32(len(r.armLvls))
-				r.armIDs[s] = a
-				r.armLvls = append(r.armLvls, s)
-			}
+			a = r.arms.Intern(arm.text(lc))
 			arm.local[lc] = a
 		}
 		r.event.set(len(r.key), y == 1)
@@ -752,6 +749,28 @@ func (r *pairReader) addBatch(bt *table.Batch, kept []int32, pos []int, yPos, wP
 		r.rows++
 	}
 	return nil
+}
+
+// keyCodes returns the map from the codes of v, the batch's one key
+// column, to key ids (nil when the key has several columns or v no
+// dictionary): kept from the last batch when v carries the same lasting
+// dictionary (table.Batch.Lasting), else all unseen.
+func (r *pairReader) keyCodes(v *ledger.Vec, lasting bool) []int32 {
+	if r.nKey != 1 || v.Dict == nil {
+		return nil
+	}
+	if lasting && len(v.Dict) == len(r.keyDict) && unsafe.SliceData(v.Dict) == unsafe.SliceData(r.keyDict) {
+		return r.keyOf
+	}
+	r.keyDict = nil
+	if lasting {
+		r.keyDict = v.Dict
+	}
+	r.keyOf = slices.Grow(r.keyOf[:0], len(v.Dict))[:len(v.Dict)]
+	for c := range r.keyOf {
+		r.keyOf[c] = -1
+	}
+	return r.keyOf
 }
 
 // appendText appends uvarint(len) and the text of row i of a string or

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
+	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // The scan benchmarks run the issue's two yardstick queries on a 1M-row
@@ -100,4 +101,73 @@ func BenchmarkScanPoisson(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
+}
+
+// heldBench reads the benchmark ledger into a table.Data once, for the
+// Held benchmarks: the path of the one-command report and of a study's
+// tables, whose frames and pairings take the Data's codes.
+func heldBench(b *testing.B) table.Source {
+	b.Helper()
+	d, err := table.Read(scanBenchLedger(b), ledger.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return table.Held(d, nil)
+}
+
+// BenchmarkHeldRates is BenchmarkScanRates's query on the ledger held in
+// memory (table.Held).
+func BenchmarkHeldRates(b *testing.B) {
+	q := Query{Source: heldBench(b), Where: "fault_fired"}
+	spec := RatesSpec{Outcome: "duplicated", By: []string{"contract", "fault_mode"}, Cluster: "task", DefaultWeight: true}
+	c0 := cpuSeconds()
+	for b.Loop() {
+		res, err := Rates(q, spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Rows) == 0 || res.Rows[0].N == 0 {
+			b.Fatal("no rows counted")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
+	b.ReportMetric((cpuSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
+}
+
+// BenchmarkHeldPaired is BenchmarkScanPaired's query on the ledger held
+// in memory.
+func BenchmarkHeldPaired(b *testing.B) {
+	q := Query{Source: heldBench(b), Where: `experiment == "E2" && fault_fired`}
+	spec := PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}}
+	c0 := cpuSeconds()
+	for b.Loop() {
+		res, err := Paired(q, spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Comparisons) == 0 || res.Comparisons[0].Pairs == 0 {
+			b.Fatal("no pairs")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
+	b.ReportMetric((cpuSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
+}
+
+// BenchmarkHeldModel is a GEE logit clustered by task (a frame column of
+// many levels) on the ledger held in memory.
+func BenchmarkHeldModel(b *testing.B) {
+	q := Query{Source: heldBench(b), Where: "fault_fired"}
+	spec := ModelSpec{Fit: FitGEE, Formula: "duplicated ~ contract + condition", Group: "task"}
+	c0 := cpuSeconds()
+	for b.Loop() {
+		res, err := Model(q, spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.N == 0 {
+			b.Fatal("no fit")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
+	b.ReportMetric((cpuSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
 }

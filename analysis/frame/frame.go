@@ -166,17 +166,21 @@ const CollapseProbe = 65536
 
 // Builder accumulates rows into a Frame.
 type Builder struct {
-	spec   Spec
-	cols   []*Column
-	intern []map[string]int32
-	cells  []Cell
-	kinds  []bool // kind of column j seen yet
-	index  map[string]int32
-	key    []byte
-	codes  []int32
-	rows   int64
-	drop   map[string]int64
-	first  bool
+	spec  Spec
+	cols  []*Column
+	dicts []Dict // column j's levels in order of first appearance
+	// interned marks, for a column sharing a source's texts (Share), the
+	// codes Intern or Add returned: with the codes of the cells, the
+	// levels the frame keeps.
+	interned [][]bool
+	cells    []Cell
+	kinds    []bool // kind of column j seen yet
+	index    map[string]int32
+	key      []byte
+	codes    []int32
+	rows     int64
+	drop     map[string]int64
+	first    bool
 }
 
 // NewBuilder returns a Builder for spec.
@@ -184,9 +188,10 @@ func NewBuilder(spec Spec) *Builder {
 	b := &Builder{spec: spec, drop: map[string]int64{}, first: true}
 	for _, name := range spec.Columns {
 		b.cols = append(b.cols, &Column{Name: name})
-		b.intern = append(b.intern, map[string]int32{})
-		b.kinds = append(b.kinds, false)
 	}
+	b.dicts = make([]Dict, len(spec.Columns))
+	b.interned = make([][]bool, len(spec.Columns))
+	b.kinds = make([]bool, len(spec.Columns))
 	if spec.Collapse {
 		b.index = map[string]int32{}
 	}
@@ -264,14 +269,7 @@ func (b *Builder) Add(r Row) error {
 			b.kinds[j] = true
 			c.Kind = v.Kind
 		}
-		s := v.String()
-		code, ok := b.intern[j][s]
-		if !ok {
-			code = int32(len(c.Levels))
-			b.intern[j][s] = code
-			c.Levels = append(c.Levels, s)
-		}
-		b.codes[j] = code
+		b.codes[j] = b.internText(j, v.String())
 	}
 	if b.spec.Check != nil {
 		if err := b.spec.Check(r); err != nil {
@@ -354,7 +352,8 @@ func (b *Builder) Rows() int64 { return b.rows }
 // Frame finishes the frame: levels are sorted and codes remapped. The
 // Builder must not be used afterwards.
 func (b *Builder) Frame() *Frame {
-	for _, c := range b.cols {
+	for j, c := range b.cols {
+		b.levels(j)
 		sortLevels(c)
 	}
 	f := &Frame{Cols: b.cols, Cells: b.cells, Rows: b.rows, Dropped: b.drop,

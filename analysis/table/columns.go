@@ -3,22 +3,23 @@ package table
 import (
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"maps"
 	"math"
 	"slices"
 	"sort"
-	"unsafe"
 
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-// The columns of a Data: a string column as a dictionary and one code per
-// row (a byte while it has at most 256 distinct values), integers and
-// floats coded the same way while they have at most 256 values and held
-// as they are after, booleans as bits. Ten million episodes take a few
+// The columns of a Data: a string column (a schema one or a user's extra
+// one) as a frame.Coded, the engine's one dictionary-coded column (a
+// frame.Dict of its texts in order of first appearance and one code per
+// row, a byte while it has at most 256 distinct values), which a frame
+// built from the Data takes as it is (frame.Builder.Share); integers and
+// floats coded in a byte the same way while they have at most 256 values
+// and held as they are after; booleans as bits. Ten million episodes take a few
 // hundred megabytes this way, where one *ledger.Episode per row took five
 // gigabytes.
 
@@ -31,186 +32,6 @@ import (
 type slot struct {
 	kind ledger.Kind
 	i    int
-}
-
-// strCol is a string column: a dictionary and one code per row, in c8
-// while the dictionary has at most 256 entries and in c32 after. A
-// column that was not read has neither (every value "").
-type strCol struct {
-	dict []string
-	idx  strIndex // finds a value's code; empty once released
-	c8   []uint8
-	c32  []int32
-	// arena holds the texts of dict, copied from a reader's buffers a
-	// chunk at a time rather than one allocation each.
-	arena []byte
-}
-
-func (c *strCol) active() bool { return c.c8 != nil || c.c32 != nil }
-
-// code returns row i's dictionary code.
-func (c *strCol) code(i int32) int32 {
-	if c.c32 != nil {
-		return c.c32[i]
-	}
-	return int32(c.c8[i])
-}
-
-// str returns row i's value.
-func (c *strCol) str(i int32) string {
-	switch {
-	case c.c32 != nil:
-		return c.dict[c.c32[i]]
-	case c.c8 != nil:
-		return c.dict[c.c8[i]]
-	}
-	return ""
-}
-
-// intern returns s's code, adding it to the dictionary if new.
-func (c *strCol) intern(s string) int32 {
-	if c.idx.slots == nil {
-		c.idx.build(c.dict, len(c.dict)) // first, or after release
-	}
-	k, h := c.idx.lookup(c.dict, s)
-	if k >= 0 {
-		return k
-	}
-	return c.insert(s, h)
-}
-
-// internBytes is intern for a value given as bytes.
-func (c *strCol) internBytes(b []byte) int32 {
-	if c.idx.slots == nil {
-		c.idx.build(c.dict, len(c.dict))
-	}
-	k, h := c.idx.lookupBytes(c.dict, b)
-	if k >= 0 {
-		return k
-	}
-	return c.insert(unsafe.String(unsafe.SliceData(b), len(b)), h)
-}
-
-// insert adds s, whose hash is h, to the dictionary and returns its code.
-func (c *strCol) insert(s string, h uint64) int32 {
-	k := int32(len(c.dict))
-	c.dict = append(c.dict, c.keep(s)) // s may point into a reader's buffer
-	c.idx.insert(k, h)
-	if k == 256 && c.c32 == nil {
-		c.c32 = make([]int32, len(c.c8), max(cap(c.c8), 1))
-		for j, x := range c.c8 {
-			c.c32[j] = int32(x)
-		}
-		c.c8 = nil
-	}
-	return k
-}
-
-// keep returns a copy of s in c's arena.
-func (c *strCol) keep(s string) string {
-	if len(s) == 0 {
-		return ""
-	}
-	if len(s) > cap(c.arena)-len(c.arena) {
-		c.arena = make([]byte, 0, max(len(s), 64<<10))
-	}
-	c.arena = append(c.arena, s...)
-	return unsafe.String(unsafe.SliceData(c.arena[len(c.arena)-len(s):]), len(s))
-}
-
-// strIndex maps the texts of a dictionary to their codes: open addressing
-// on a 64-bit hash, every hit confirmed on the text. It holds no pointer,
-// so that the garbage collector does not scan millions of entries, and
-// grows by copying two flat arrays (pair_key has a value per world).
-type strIndex struct {
-	seed  maphash.Seed
-	slots []uint32 // code + 1, 0 for an empty slot; a power of two long
-	hash  []uint64 // by code
-}
-
-// build indexes the n first texts of dict, with room for n.
-func (x *strIndex) build(dict []string, n int) {
-	x.seed = maphash.MakeSeed()
-	size := 1024
-	for size < 2*n {
-		size *= 2
-	}
-	x.slots = make([]uint32, size)
-	x.hash = make([]uint64, 0, n)
-	for k, s := range dict {
-		x.insert(int32(k), maphash.String(x.seed, s))
-	}
-}
-
-// lookup returns the code of s in dict (−1 when absent) and s's hash.
-func (x *strIndex) lookup(dict []string, s string) (int32, uint64) {
-	h := maphash.String(x.seed, s)
-	mask := uint64(len(x.slots) - 1)
-	for j := h & mask; ; j = (j + 1) & mask {
-		k := x.slots[j]
-		if k == 0 {
-			return -1, h
-		}
-		if x.hash[k-1] == h && dict[k-1] == s {
-			return int32(k - 1), h
-		}
-	}
-}
-
-// lookupBytes is lookup for a text given as bytes.
-func (x *strIndex) lookupBytes(dict []string, b []byte) (int32, uint64) {
-	h := maphash.Bytes(x.seed, b)
-	mask := uint64(len(x.slots) - 1)
-	for j := h & mask; ; j = (j + 1) & mask {
-		k := x.slots[j]
-		if k == 0 {
-			return -1, h
-		}
-		if x.hash[k-1] == h && dict[k-1] == string(b) {
-			return int32(k - 1), h
-		}
-	}
-}
-
-// insert records code k, the next one, with hash h.
-func (x *strIndex) insert(k int32, h uint64) {
-	if 2*(len(x.hash)+1) > len(x.slots) {
-		x.slots = make([]uint32, 2*len(x.slots))
-		for c, hc := range x.hash {
-			x.place(int32(c), hc)
-		}
-	}
-	x.hash = append(x.hash, h)
-	x.place(k, h)
-}
-
-func (x *strIndex) place(k int32, h uint64) {
-	mask := uint64(len(x.slots) - 1)
-	j := h & mask
-	for x.slots[j] != 0 {
-		j = (j + 1) & mask
-	}
-	x.slots[j] = uint32(k) + 1
-}
-
-func (c *strCol) add(k int32) {
-	if c.c32 != nil {
-		c.c32 = append(c.c32, k)
-	} else {
-		c.c8 = append(c.c8, uint8(k))
-	}
-}
-
-// grow makes room for n more rows; it also activates the column.
-func (c *strCol) grow(n int) {
-	if c.c32 != nil {
-		c.c32 = slices.Grow(c.c32, n)
-	} else {
-		c.c8 = slices.Grow(c.c8, n)
-		if c.c8 == nil {
-			c.c8 = []uint8{}
-		}
-	}
 }
 
 // intCol is an integer column: codes into a dictionary of at most 256
@@ -369,7 +190,7 @@ func (c *floatCol) grow(n int) {
 // extraCol is a user's extra (text) column; has marks the rows that carry
 // it (episodes built in code may differ in their extra columns).
 type extraCol struct {
-	strCol
+	frame.Coded
 	has bitset
 }
 
@@ -393,7 +214,7 @@ type Data struct {
 	Columns []string
 
 	n      int
-	strs   [numStr]strCol
+	strs   [numStr]frame.Coded
 	ints   [numInt]intCol
 	floats [numFloat]floatCol
 	bools  [numBool]boolCol
@@ -445,7 +266,7 @@ func (d *Data) startOnly(n int, only []string) {
 		}
 		switch s.kind {
 		case ledger.KindString:
-			d.strs[s.i].grow(n)
+			d.strs[s.i].Grow(n)
 		case ledger.KindInt:
 			d.ints[s.i].grow(n)
 		case ledger.KindFloat:
@@ -470,8 +291,8 @@ func (d *Data) Append(eps ...*ledger.Episode) {
 
 func (d *Data) append(e *ledger.Episode) {
 	for i := range d.strs {
-		if c := &d.strs[i]; c.active() {
-			c.add(c.intern(e.Column(schemaIndex.str[i]).Str))
+		if c := &d.strs[i]; c.Active() {
+			c.Append(c.Intern(e.Column(schemaIndex.str[i]).Str))
 		}
 	}
 	for i := range d.ints {
@@ -510,17 +331,19 @@ func (d *Data) append(e *ledger.Episode) {
 				d.extras = map[string]*extraCol{}
 			}
 			x = &extraCol{}
-			x.c8 = make([]uint8, d.n, d.n+1)
-			x.intern("")
+			x.Grow(d.n + 1)
+			for k := x.Intern(""); x.Rows() < d.n; {
+				x.Append(k)
+			}
 			d.extras[name] = x
 		}
-		x.add(x.intern(v))
+		x.Append(x.Intern(v))
 		x.has.set(d.n, true)
 	}
 	d.n++
 	for _, x := range d.extras {
-		if x.len() < d.n { // not in e.Extra
-			x.add(x.intern(""))
+		if x.Rows() < d.n { // not in e.Extra
+			x.Append(x.Intern(""))
 		}
 	}
 	if d.ids != nil {
@@ -528,8 +351,6 @@ func (d *Data) append(e *ledger.Episode) {
 		d.ids.end = append(d.ids.end, int64(len(d.ids.bytes)))
 	}
 }
-
-func (c *strCol) len() int { return len(c.c8) + len(c.c32) }
 
 // schemaIndex holds, for each slot of each kind, the column's index in
 // ledger.EpisodeColumns, for Episode.Column.
@@ -561,7 +382,7 @@ func (d *Data) Episode(i int) *ledger.Episode {
 	r := row{d, int32(i)}
 	e := &ledger.Episode{}
 	for s, j := range schemaIndex.str {
-		e.SetColumn(j, ledger.Value{Kind: ledger.KindString, Str: d.strs[s].str(r.i)})
+		e.SetColumn(j, ledger.Value{Kind: ledger.KindString, Str: d.strs[s].Value(i)})
 	}
 	for s, j := range schemaIndex.int {
 		e.SetColumn(j, ledger.Value{Kind: ledger.KindInt, Int: d.ints[s].get(r.i)})
@@ -583,7 +404,7 @@ func (d *Data) Episode(i int) *ledger.Episode {
 			if e.Extra == nil {
 				e.Extra = map[string]string{}
 			}
-			e.Extra[name] = x.str(int32(i))
+			e.Extra[name] = x.Value(i)
 		}
 	}
 	return e
@@ -683,10 +504,10 @@ func (d *Data) fill(path string, cols []string) error {
 						d.extras = map[string]*extraCol{}
 					}
 					x = &extraCol{}
-					x.grow(int(b.FileRows))
+					x.Grow(int(b.FileRows))
 					d.extras[v.Name] = x
 				}
-				local = d.addStrings(&x.strCol, v, b.Rows, b.FileRows, local)
+				local = addStrings(&x.Coded, v, b.Rows, b.FileRows, local)
 				for r := range b.Rows {
 					x.has.set(d.n+r, true)
 				}
@@ -694,7 +515,7 @@ func (d *Data) fill(path string, cols []string) error {
 			}
 			switch s.kind {
 			case ledger.KindString:
-				local = d.addStrings(&d.strs[s.i], v, b.Rows, b.FileRows, local)
+				local = addStrings(&d.strs[s.i], v, b.Rows, b.FileRows, local)
 			case ledger.KindInt:
 				c := &d.ints[s.i]
 				for _, x := range v.Ints {
@@ -735,7 +556,7 @@ func (d *Data) fill(path string, cols []string) error {
 
 // addStrings appends the rows of a batch's string column to c, through
 // local (the batch dictionary's codes in c, reused between calls).
-func (d *Data) addStrings(c *strCol, v *ledger.Vec, rows int, fileRows int64, local []int32) []int32 {
+func addStrings(c *frame.Coded, v *ledger.Vec, rows int, fileRows int64, local []int32) []int32 {
 	if v.Dict != nil {
 		local = slices.Grow(local[:0], len(v.Dict))[:len(v.Dict)]
 		for k := range local {
@@ -744,35 +565,29 @@ func (d *Data) addStrings(c *strCol, v *ledger.Vec, rows int, fileRows int64, lo
 		for _, k := range v.Codes[:rows] {
 			g := local[k]
 			if g < 0 {
-				g = c.intern(v.Dict[k])
+				g = c.Intern(v.Dict[k])
 				local[k] = g
 			}
-			c.add(g)
+			c.Append(g)
 		}
 		return local
 	}
-	first := len(c.dict) == 0
+	first := c.Len() == 0
 	for r := range rows {
-		c.add(c.internBytes(v.Bytes(r)))
+		c.Append(c.InternBytes(v.Bytes(r)))
 	}
-	if first && rows > 0 && len(c.dict) > rows/16 {
-		// A column of many distinct values (pair_key): size its map for
+	if first && rows > 0 && c.Len() > rows/16 {
+		// A column of many distinct values (pair_key): size its index for
 		// the whole file now, rather than doubling it a dozen times.
-		c.reserve(int(int64(len(c.dict)) * fileRows / int64(rows)))
+		c.Reserve(int(int64(c.Len()) * fileRows / int64(rows)))
 	}
 	return local
-}
-
-// reserve rebuilds c's index with room for n distinct values.
-func (c *strCol) reserve(n int) {
-	c.idx.build(c.dict, n)
-	c.dict = slices.Grow(c.dict, n-len(c.dict))
 }
 
 // release drops the dictionaries' lookup maps once d is complete.
 func (d *Data) release() {
 	for i := range d.strs {
-		d.strs[i].idx = strIndex{}
+		d.strs[i].Release()
 	}
 	for i := range d.floats {
 		d.floats[i].ids = nil
@@ -781,7 +596,7 @@ func (d *Data) release() {
 		d.ints[i].ids = nil
 	}
 	for _, x := range d.extras {
-		x.idx = strIndex{}
+		x.Release()
 	}
 }
 
@@ -845,16 +660,16 @@ func (d *Data) Levels(keep []uint64, col string) (levels []string, rows [][]int3
 	byLevel := map[string][]int32{}
 	text = true
 	sc, isStr := d.strColumn(col)
-	if isStr && sc.active() && d.derived[col] == nil {
+	if isStr && sc.Active() && d.derived[col] == nil {
 		_, extra := d.extras[col]
-		byCode := make([][]int32, len(sc.dict))
-		counts := make([]int, len(sc.dict))
+		byCode := make([][]int32, sc.Len())
+		counts := make([]int, sc.Len())
 		for pass := range 2 {
 			// Counted first: appending millions of rows would copy them
 			// again and again.
 			for i := range d.n {
 				if use(i) && (!extra || d.extras[col].has.get(i)) {
-					k := sc.code(int32(i))
+					k := sc.Code(i)
 					if pass == 0 {
 						counts[k]++
 					} else {
@@ -869,8 +684,8 @@ func (d *Data) Levels(keep []uint64, col string) (levels []string, rows [][]int3
 			}
 		}
 		for k, rs := range byCode {
-			if len(rs) > 0 && !(extra && sc.dict[k] == "") {
-				byLevel[sc.dict[k]] = rs
+			if len(rs) > 0 && !(extra && sc.Text(int32(k)) == "") {
+				byLevel[sc.Text(int32(k))] = rs
 			}
 		}
 	} else {
@@ -900,12 +715,12 @@ func (d *Data) Levels(keep []uint64, col string) (levels []string, rows [][]int3
 
 // strColumn returns string column name (schema or extra) and whether d
 // has one by that name.
-func (d *Data) strColumn(name string) (*strCol, bool) {
+func (d *Data) strColumn(name string) (*frame.Coded, bool) {
 	if s, ok := slots[name]; ok && s.kind == ledger.KindString {
 		return &d.strs[s.i], true
 	}
 	if x := d.extras[name]; x != nil {
-		return &x.strCol, true
+		return &x.Coded, true
 	}
 	return nil, false
 }

@@ -117,34 +117,3 @@ func TestFillWithoutColumn(t *testing.T) {
 		}
 	}
 }
-
-// A string column numbers its values in order of first appearance, by
-// text or by bytes, before and after its index is released (rebuilt from
-// the dictionary) and through the index's growth.
-func TestStrColIntern(t *testing.T) {
-	for _, n := range []int{1, 300, 5000} {
-		var c strCol
-		c.grow(0)
-		for pass := range 3 {
-			for i := range n {
-				s := fmt.Sprintf("v%d", i*7919%n)
-				var k int32
-				if i%2 == 0 {
-					k = c.intern(s)
-				} else {
-					k = c.internBytes([]byte(s))
-				}
-				if c.dict[k] != s {
-					t.Fatalf("n %d pass %d: %q has code %d, which is %q", n, pass, s, k, c.dict[k])
-				}
-				if pass == 0 && int(k) != i {
-					t.Fatalf("n %d: %q got code %d, want %d (first appearance)", n, s, k, i)
-				}
-			}
-			if len(c.dict) != n {
-				t.Fatalf("n %d pass %d: %d values, want %d", n, pass, len(c.dict), n)
-			}
-			c.idx = strIndex{} // as release does
-		}
-	}
-}

@@ -1,6 +1,9 @@
 package table
 
-import "github.com/limbo-toolkit/limbo/ledger"
+import (
+	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/ledger"
+)
 
 // Column views: a caller's own analysis over held Data (a table of its own,
 // a derived outcome, a predicate no --where expression states) reads a
@@ -11,7 +14,7 @@ import "github.com/limbo-toolkit/limbo/ledger"
 
 // Strings is a text column of a Data: each row's value and its code in
 // the column's dictionary.
-type Strings struct{ c *strCol }
+type Strings struct{ c *frame.Coded }
 
 // Strings returns the text column name of d: a schema column (one not
 // read is "" in every row) or a user's extra column ("" where a row lacks
@@ -25,16 +28,16 @@ func (d *Data) Strings(name string) (s Strings, ok bool) {
 }
 
 // Value is row i's text.
-func (s Strings) Value(i int) string { return s.c.str(int32(i)) }
+func (s Strings) Value(i int) string { return s.c.Value(i) }
 
 // Code is row i's code in the column's dictionary: within one Data the
 // same text has the same code, so codes key maps and compare without a
 // string. It is −1 for a column that was not read.
 func (s Strings) Code(i int) int32 {
-	if !s.c.active() {
+	if !s.c.Active() {
 		return -1
 	}
-	return s.c.code(int32(i))
+	return s.c.Code(i)
 }
 
 // Bools is a boolean column of a Data (a schema column or a derived one,

@@ -50,12 +50,12 @@ func (r row) Get(name string) (ledger.Value, bool) {
 		if x == nil || !x.has.get(int(r.i)) {
 			return ledger.Value{}, false
 		}
-		v := x.str(r.i)
+		v := x.Value(int(r.i))
 		return ledger.Value{Kind: ledger.KindString, Str: v, Null: v == ""}, true
 	}
 	switch s.kind {
 	case ledger.KindString:
-		return ledger.Value{Kind: ledger.KindString, Str: r.d.strs[s.i].str(r.i)}, true
+		return ledger.Value{Kind: ledger.KindString, Str: r.d.strs[s.i].Value(int(r.i))}, true
 	case ledger.KindInt:
 		return ledger.Value{Kind: ledger.KindInt, Int: r.d.ints[s.i].get(r.i)}, true
 	case ledger.KindFloat:

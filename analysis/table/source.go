@@ -29,8 +29,14 @@ type Batch struct {
 	N     int           // rows
 	Vec   *ledger.Batch // the rows as columns, in the order asked for; nil: rows only
 	First int64         // rows the source handed out before this batch
-	rowAt func(r int) frame.Row
-	place func(r int, err error) error
+	// Lasting reports that Vec's dictionaries are the source's own and
+	// do not change while it lives (a held Data's, the same in every
+	// batch): a consumer may keep them beyond the call, as a frame does
+	// (frame.Builder.Share). Everything else in a batch is valid during
+	// the call only.
+	Lasting bool
+	rowAt   func(r int) frame.Row
+	place   func(r int, err error) error
 }
 
 // Row returns row r of the batch as a frame.Row, valid until the next
@@ -429,7 +435,7 @@ func (s *dataSource) Scan(cols, _ []string, fn func(*Batch) error) error {
 		b.Cols[j].Name = c
 	}
 	vr := &vecRow{b: b}
-	bt := Batch{Vec: b, rowAt: func(r int) frame.Row { vr.r = r; return vr }}
+	bt := Batch{Vec: b, Lasting: true, rowAt: func(r int) frame.Row { vr.r = r; return vr }}
 	bt.place = func(r int, err error) error {
 		return placeHeld(&rowPtr{row{s.d, s.at(int(bt.First) + r)}}, bt.First+int64(r), err)
 	}
@@ -461,7 +467,7 @@ func (s *dataSource) batchable(cols []string) bool {
 			}
 			for k := range s.len() {
 				i := s.at(k)
-				if !x.has.get(int(i)) || x.str(i) == "" {
+				if !x.has.get(int(i)) || x.Value(int(i)) == "" {
 					return false // absent or null: the row path names it
 				}
 			}
@@ -504,13 +510,13 @@ func (s *dataSource) fill(b *ledger.Batch, lo, hi int) {
 		sl, ok := slots[v.Name]
 		if !ok {
 			v.Kind = ledger.KindString
-			v.Dict, v.Codes = d.extras[v.Name].gather(v.Codes[:0], lo, hi, ids)
+			v.Dict, v.Codes = d.extras[v.Name].AppendCodes(v.Codes[:0], lo, hi, ids)
 			continue
 		}
 		v.Kind = sl.kind
 		switch sl.kind {
 		case ledger.KindString:
-			v.Dict, v.Codes = d.strs[sl.i].gather(v.Codes[:0], lo, hi, ids)
+			v.Dict, v.Codes = d.strs[sl.i].AppendCodes(v.Codes[:0], lo, hi, ids)
 		case ledger.KindInt:
 			c := &d.ints[sl.i]
 			v.Ints = v.Ints[:0]
@@ -574,29 +580,6 @@ func gatherBits(dst []bool, set bitset, lo, hi int, ids []int32) []bool {
 		dst = append(dst, set.get(i))
 	}
 	return dst
-}
-
-// gather appends the codes of rows lo..hi of c (ids, when set, name the
-// rows) and returns c's dictionary with them; a column not read is "".
-func (c *strCol) gather(dst []int32, lo, hi int, ids []int32) ([]string, []int32) {
-	switch {
-	case !c.active():
-		for range hi - lo {
-			dst = append(dst, 0)
-		}
-		return []string{""}, dst
-	case ids != nil:
-		for _, i := range ids {
-			dst = append(dst, c.code(i))
-		}
-	case c.c32 != nil:
-		dst = append(dst, c.c32[lo:hi]...)
-	default:
-		for _, x := range c.c8[lo:hi] {
-			dst = append(dst, int32(x))
-		}
-	}
-	return c.dict, dst
 }
 
 // whereEval evaluates --where on a batch, once per distinct combination

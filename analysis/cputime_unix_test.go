@@ -1,0 +1,16 @@
+//go:build unix
+
+package analysis
+
+import "syscall"
+
+// cpuSeconds is the process's user+system CPU time, so benchmarks on a
+// shared machine can report CPU per operation next to wall time.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
+}
