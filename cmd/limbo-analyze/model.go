@@ -95,6 +95,11 @@ Examples:
 			setName(&spec.Cov, o.Cov)
 			setName(&spec.Convention, o.Convention)
 			r, err := analysis.Model(q, spec)
+			if r != nil {
+				for i, w := range r.Warnings {
+					r.Warnings[i] = w.Renamed(specFlags) // the advice names this command's flags
+				}
+			}
 			return emit(e, o.Format, report.Model)(r, err)
 		},
 	}
