@@ -75,7 +75,7 @@ Examples:
 				return err
 			}
 			if pilot != "" {
-				d, err := readAnalysisData(e, pilot, "", false, o.Prereg.ReadColumns(pilot, ""))
+				d, err := readAnalysisData(e, ledgerFlags{In: pilot}, o.Prereg.ReadColumns(pilot, ""))
 				if err != nil {
 					return err
 				}
