@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,7 +68,14 @@ Examples:
 			if err := o.Check(); err != nil {
 				return usageError{err}
 			}
-			return runDrive(cmd.Context(), e, o)
+			ctx, stop := signalContext(cmd.Context())
+			defer stop()
+			return o.Drive(ctx, e.stderr, "limbo-analyze drive", version, func(pending int) mcpcmd.Bar {
+				if bar := progressBar(e, pending, "episodes"); bar != nil {
+					return bar
+				}
+				return nil // no terminal: no bar (and no typed nil in the interface)
+			})
 		},
 	}
 	f := c.Flags()
@@ -89,15 +95,4 @@ Examples:
 	f.StringVar(&o.HarnessLabel, "harness-label", mcp.DefaultLabel, "harness label of the default plan")
 	f.Uint64Var(&o.Seed, "seed", 1, "run seed of the default plan")
 	return c
-}
-
-func runDrive(ctx context.Context, e *env, o *mcpcmd.DriveConfig) error {
-	ctx, stop := signalContext(ctx)
-	defer stop()
-	return o.Drive(ctx, e.stderr, "limbo-analyze drive", version, func(pending int) mcpcmd.Bar {
-		if bar := progressBar(e, pending, "episodes"); bar != nil {
-			return bar
-		}
-		return nil // no terminal: no bar (and no typed nil in the interface)
-	})
 }

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
@@ -82,11 +82,7 @@ func runHypotheses(o hypothesesOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := report.Hypotheses(&buf, hs, o.format); err != nil {
-		return err
-	}
-	if _, err := e.stdout.Write(buf.Bytes()); err != nil {
+	if err := render(e, func(w io.Writer) error { return report.Hypotheses(w, hs, o.format) }); err != nil {
 		return err
 	}
 	for _, h := range hs {

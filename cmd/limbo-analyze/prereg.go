@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,12 +180,7 @@ func runPreregHypotheses(o hypothesesOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := report.Prereg(&buf, res, o.format); err != nil {
-		return err
-	}
-	_, err = e.stdout.Write(buf.Bytes())
-	return err
+	return render(e, func(w io.Writer) error { return report.Prereg(w, res, o.format) })
 }
 
 // evalPrereg runs f on d's episodes with the provenance of the ledger l.In

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -166,6 +167,17 @@ func flagErrorText(err error) string {
 		return fmt.Sprintf("%s %q: out of range", name, m[1])
 	}
 	return fmt.Sprintf("%s %q: want %s", name, m[1], want)
+}
+
+// render writes what write renders to stdout once all of it is rendered,
+// so that a failure part-way prints nothing.
+func render(e *env, write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	_, err := e.stdout.Write(buf.Bytes())
+	return err
 }
 
 // progressBar returns a bar of n steps on stderr when stderr is a terminal,

@@ -89,7 +89,16 @@ Examples:
 			if err := o.Check(cmd.Flags().Changed); err != nil {
 				return usageError{err}
 			}
-			return runServe(cmd.Context(), e, o)
+			ctx, stop := signalContext(cmd.Context())
+			defer stop()
+			// The episodes' callers are the sandbox world, behind the guard
+			// where the plan asks for it: the one switch point for server
+			// middleware.
+			err := o.Serve(ctx, e.stdin, e.stdout, e.stderr, "limbo-analyze serve", version, mcp.ConditionCaller)
+			if ee := (*mcp.EpisodeError)(nil); errors.As(err, &ee) {
+				return usageError{err} // the single episode comes from the flags
+			}
+			return err
 		},
 	}
 	f := c.Flags()
@@ -119,17 +128,6 @@ Examples:
 	return c
 }
 
-func runServe(ctx context.Context, e *env, o *mcpcmd.ServeConfig) error {
-	ctx, stop := signalContext(ctx)
-	defer stop()
-	err := o.Serve(ctx, e.stdin, e.stdout, e.stderr, "limbo-analyze serve", version, callerFactory())
-	var ee *mcp.EpisodeError
-	if errors.As(err, &ee) {
-		return usageError{err} // the single episode comes from the flags
-	}
-	return err
-}
-
 // signalContext is ctx (Background if nil) cancelled on an interrupt or
 // SIGTERM, so that serve, drive and view --serve stop cleanly.
 func signalContext(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -138,11 +136,6 @@ func signalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	}
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
-
-// callerFactory builds each episode's caller: the sandbox world, behind
-// the guard where the plan asks for it. It is the one switch point for
-// server middleware.
-func callerFactory() mcp.CallerFactory { return mcp.ConditionCaller }
 
 // addLimitFlags registers the per-episode budget flags. serve and drive
 // share them: drive hands the same values on to the serve processes it

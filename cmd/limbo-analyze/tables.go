@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
@@ -102,10 +102,5 @@ func runTables(o tablesOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := report.Tables(&buf, tables, o.format); err != nil {
-		return err
-	}
-	_, err = e.stdout.Write(buf.Bytes())
-	return err
+	return render(e, func(w io.Writer) error { return report.Tables(w, tables, o.format) })
 }
