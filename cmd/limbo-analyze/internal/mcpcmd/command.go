@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"time"
 
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
@@ -20,26 +19,14 @@ import (
 )
 
 // ServeConfig is a serve run as a command line describes it: where the
-// plan comes from, how it is served and into which ledger. Its fields are
+// plan comes from, how it is served and into which ledger. Its fields hold
 // the flags of `limbo-analyze serve`; Check validates them together and
 // Serve runs them.
 type ServeConfig struct {
-	Transport   string // "stdio" or "http"
-	Addr        string // listen address over HTTP
-	AllowRemote bool   // allow a non-loopback Addr
-	PlanFile    string // plan file; "" for the default plan or One
-	Ledger      string // JSONL ledger the episodes are appended to
-	PrintTask   bool   // print the next pending episode's instruction instead
-	PrintPlan   bool   // print the loaded plan (Plan.Marshal) instead
-	Raw         bool   // also write calls, effects and the final report
-	Annotations bool   // list the tools with MCP tool annotations
-	Limits      mcp.Limits
-	IdleTimeout time.Duration
-	Origins     []string // browser origins accepted besides loopback ones
-
-	Model, Harness string      // labels of the default or single-episode plan
-	Seed           uint64      // world seed of the default or single-episode plan
-	One            mcp.Episode // a single episode, when One.Template is set
+	Plan      mcp.PlanSource // the plan file, or the default plan or a single episode (One)
+	Job       mcp.ServeJob   // the ledger, the address, PrintTask and the server's options
+	Transport string         // "stdio" or "http"
+	PrintPlan bool           // print the loaded plan (Plan.Marshal) instead
 }
 
 // singleEpisodeFlags are the flags that describe ServeConfig.One.
@@ -49,18 +36,19 @@ var singleEpisodeFlags = []string{"instance", "focal-index", "fault", "contract"
 // reports whether a flag was given on the command line. Every error it
 // returns is a usage error, phrased in terms of the flags.
 func (c *ServeConfig) Check(set func(flag string) bool) error {
+	j := &c.Job
 	switch {
 	case c.Transport != "stdio" && c.Transport != "http":
 		return fieldtext.New("Transport", "{Transport} must be stdio or http, got %q", c.Transport)
-	case c.Transport == "http" && localhttp.CheckAddr(c.Addr, true) != nil:
-		return fieldtext.New("Addr", "{Addr} %w", localhttp.CheckAddr(c.Addr, true)) // malformed, whatever the host
-	case c.Transport == "http" && localhttp.CheckAddr(c.Addr, c.AllowRemote) != nil:
-		return fieldtext.New("Addr", "{Addr} %s is not a loopback address; pass {AllowRemote} to bind it", c.Addr)
-	case c.Ledger == "" && !c.PrintTask && !c.PrintPlan:
+	case c.Transport == "http" && localhttp.CheckAddr(j.Addr, true) != nil:
+		return fieldtext.New("Addr", "{Addr} %w", localhttp.CheckAddr(j.Addr, true)) // malformed, whatever the host
+	case c.Transport == "http" && localhttp.CheckAddr(j.Addr, j.AllowRemote) != nil:
+		return fieldtext.New("Addr", "{Addr} %s is not a loopback address; pass {AllowRemote} to bind it", j.Addr)
+	case j.Ledger == "" && !j.PrintTask && !c.PrintPlan:
 		return fieldtext.New("Ledger", "{Ledger} is required")
-	case c.Ledger != "" && !ledger.IsJSONLName(c.Ledger):
-		return fieldtext.New("Ledger", "{Ledger} %s: the served ledger is JSONL; name it .jsonl", c.Ledger)
-	case set("template") && c.PlanFile != "":
+	case j.Ledger != "" && !ledger.IsJSONLName(j.Ledger):
+		return fieldtext.New("Ledger", "{Ledger} %s: the served ledger is JSONL; name it .jsonl", j.Ledger)
+	case set("template") && c.Plan.File != "":
 		return fieldtext.New("PlanFile", "{PlanFile} and {Template} exclude each other")
 	}
 	for _, name := range singleEpisodeFlags {
@@ -71,11 +59,11 @@ func (c *ServeConfig) Check(set func(flag string) bool) error {
 	if set("template") {
 		// Values outside their fixed sets are usage errors, as for every
 		// other enumerated flag.
-		if err := c.One.CheckFlags(); err != nil {
+		if err := c.Plan.One.CheckFlags(); err != nil {
 			return err
 		}
 	}
-	return c.Limits.Check()
+	return j.Options.Limits.Check()
 }
 
 // Serve loads the plan and serves it (RunServe), prints the plan
@@ -83,7 +71,7 @@ func (c *ServeConfig) Check(set func(flag string) bool) error {
 // has no ledger to find the next pending one in. Notices go to log, each line after name and a colon;
 // a single episode that does not make a plan is an *EpisodeError.
 func (c *ServeConfig) Serve(ctx context.Context, stdin io.Reader, stdout, log io.Writer, name, version string, newCaller mcp.CallerFactory) error {
-	plan, err := mcp.PlanSource{File: c.PlanFile, One: c.One, Model: c.Model, Harness: c.Harness, Seed: c.Seed, Annotations: c.Annotations}.Load()
+	plan, err := c.Plan.Load()
 	if err != nil {
 		return err
 	}
@@ -96,64 +84,53 @@ func (c *ServeConfig) Serve(ctx context.Context, stdin io.Reader, stdout, log io
 		}
 		return err
 	}
-	if c.PrintTask && c.Ledger == "" {
+	if c.Job.PrintTask && c.Job.Ledger == "" {
 		_, err := fmt.Fprintln(stdout, mcp.Instruction(plan, 0))
 		return err
 	}
-	return mcp.RunServe(ctx, mcp.ServeJob{
-		Plan: plan, Ledger: c.Ledger, HTTP: c.Transport == "http", Addr: c.Addr, AllowRemote: c.AllowRemote,
-		Stdin: stdin, Stdout: stdout, PrintTask: c.PrintTask,
-		Options: mcp.Options{Limits: c.Limits, Raw: c.Raw, Version: version, Log: log,
-			IdleTimeout: c.IdleTimeout, NewCaller: newCaller, AllowedOrigins: c.Origins},
-		Warn: func(msg string) { fmt.Fprintln(log, name+":", msg) },
-		Listening: func(a net.Addr, pending int) {
-			fmt.Fprintf(log, "%s: MCP streamable HTTP on http://%s/ (%d episodes pending)\n", name, a, pending)
-		},
-		Done: func(total int, l string) {
-			fmt.Fprintf(log, "%s: all %d episodes of the plan are already in %s; nothing to serve\n", name, total, l)
-		},
-	})
+	j := c.Job
+	j.Plan, j.HTTP, j.Stdin, j.Stdout = plan, c.Transport == "http", stdin, stdout
+	j.Options.Version, j.Options.Log, j.Options.NewCaller = version, log, newCaller
+	j.Warn = func(msg string) { fmt.Fprintln(log, name+":", msg) }
+	j.Listening = func(a net.Addr, pending int) {
+		fmt.Fprintf(log, "%s: MCP streamable HTTP on http://%s/ (%d episodes pending)\n", name, a, pending)
+	}
+	j.Done = func(total int, l string) {
+		fmt.Fprintf(log, "%s: all %d episodes of the plan are already in %s; nothing to serve\n", name, total, l)
+	}
+	return mcp.RunServe(ctx, j)
 }
 
 // DriveConfig is a drive run as a command line describes it; its fields
-// are the flags of `limbo-analyze drive`.
+// hold the flags of `limbo-analyze drive`.
 type DriveConfig struct {
-	PlanFile    string // plan file; "" for the default plan
-	Harness     string // harness command with placeholders
-	Out         string // JSONL ledger the episodes are moved into
-	Parallel    int
-	Timeout     time.Duration // wall time per episode
-	Grace       time.Duration // wait for the server after the harness exits
-	LogDir      string
-	Server      string // executable whose serve command serves; "" for this one
-	Raw         bool
-	Limits      mcp.Limits
-	Shard       string // "I/N" or ""
-	Annotations bool
-
-	Model, HarnessLabel string // labels of the default plan
-	Seed                uint64 // run seed of the default plan
+	Plan   mcp.PlanSource // the plan file or the default plan (no single episode)
+	Job    mcp.DriveJob   // the ledger (--out), the shard and the harness's options
+	Server string         // executable whose serve command serves; "" for this one
+	Raw    bool           // the servers also write calls, effects and the final report
+	Limits mcp.Limits     // the servers' per-episode budget
 }
 
 // Check validates the configuration; every error is a usage error.
 func (c *DriveConfig) Check() error {
+	j := &c.Job
 	switch {
-	case c.Harness == "":
+	case j.Harness == "":
 		return fieldtext.New("Harness", "{Harness} is required")
-	case c.Out == "":
+	case j.Ledger == "":
 		return fieldtext.New("Out", "{Out} is required")
-	case !ledger.IsJSONLName(c.Out):
-		return fieldtext.New("Out", "{Out} %s: the driven ledger is JSONL; name it .jsonl", c.Out)
-	case c.Parallel < 1 || c.Parallel > 256:
-		return fieldtext.New("Parallel", "{Parallel} must be 1–256, got %d", c.Parallel)
-	case c.Timeout <= 0 || c.Grace <= 0:
+	case !ledger.IsJSONLName(j.Ledger):
+		return fieldtext.New("Out", "{Out} %s: the driven ledger is JSONL; name it .jsonl", j.Ledger)
+	case j.Parallel < 1 || j.Parallel > 256:
+		return fieldtext.New("Parallel", "{Parallel} must be 1–256, got %d", j.Parallel)
+	case j.Timeout <= 0 || j.Grace <= 0:
 		return fieldtext.New("Timeout", "{Timeout} and {Grace} must be positive")
 	}
 	if err := c.Limits.Check(); err != nil {
 		return err
 	}
-	if c.Shard != "" {
-		if _, _, err := design.ParseShard(c.Shard); err != nil {
+	if j.Shard != "" {
+		if _, _, err := design.ParseShard(j.Shard); err != nil {
 			return fieldtext.New("Shard", "{Shard}: %w", err)
 		}
 	}
@@ -174,7 +151,7 @@ type Bar interface {
 // limits. Messages go to log after name and a colon; newBar, if set, gives
 // the progress display once the pending count is known (nil for none).
 func (c *DriveConfig) Drive(ctx context.Context, log io.Writer, name, version string, newBar func(pending int) Bar) error {
-	plan, err := mcp.PlanSource{File: c.PlanFile, Model: c.Model, Harness: c.HarnessLabel, Seed: c.Seed, Annotations: c.Annotations}.Load()
+	plan, err := c.Plan.Load()
 	if err != nil {
 		return err
 	}
@@ -189,42 +166,38 @@ func (c *DriveConfig) Drive(ctx context.Context, log io.Writer, name, version st
 		serverArgs = append(serverArgs, "--raw")
 	}
 	var bar Bar
-	t, err := mcp.RunDrive(ctx, mcp.DriveJob{
-		Ledger: c.Out, Shard: c.Shard, Toolkit: version,
-		Warn: func(msg string) { fmt.Fprintln(log, name+":", msg) },
-		Start: func(pending int) {
-			if newBar != nil {
-				bar = newBar(pending)
+	j := c.Job
+	j.Plan, j.Server, j.ServerArgs, j.Toolkit = plan, []string{exe, "serve"}, serverArgs, version
+	j.Warn = func(msg string) { fmt.Fprintln(log, name+":", msg) }
+	j.Start = func(pending int) {
+		if newBar != nil {
+			bar = newBar(pending)
+		}
+	}
+	j.Progress = func(ev mcp.DriveEvent) {
+		if bar != nil {
+			_ = bar.Add(1)
+			if ev.Err != nil || ev.Warning != "" {
+				_ = bar.Clear()
 			}
-		},
-		DriveOptions: mcp.DriveOptions{
-			Plan: plan, Harness: c.Harness, Server: []string{exe, "serve"}, ServerArgs: serverArgs,
-			Parallel: c.Parallel, Timeout: c.Timeout, Grace: c.Grace, LogDir: c.LogDir,
-			Progress: func(ev mcp.DriveEvent) {
-				if bar != nil {
-					_ = bar.Add(1)
-					if ev.Err != nil || ev.Warning != "" {
-						_ = bar.Clear()
-					}
-				}
-				switch {
-				case ev.Err != nil:
-					fmt.Fprintf(log, "%s: episode %d (%s): %v\n", name, ev.Index, ev.EpisodeID, ev.Err)
-				case ev.Warning != "":
-					fmt.Fprintf(log, "%s: episode %d (%s) recorded; %s\n", name, ev.Index, ev.EpisodeID, ev.Warning)
-				}
-			},
-		},
-	})
+		}
+		switch {
+		case ev.Err != nil:
+			fmt.Fprintf(log, "%s: episode %d (%s): %v\n", name, ev.Index, ev.EpisodeID, ev.Err)
+		case ev.Warning != "":
+			fmt.Fprintf(log, "%s: episode %d (%s) recorded; %s\n", name, ev.Index, ev.EpisodeID, ev.Warning)
+		}
+	}
+	t, err := mcp.RunDrive(ctx, j)
 	if bar != nil {
 		_ = bar.Finish()
 	}
 	switch {
 	case t.Pending > 0:
 		fmt.Fprintf(log, "%s: %d episodes recorded in %s, %d failed, %d of %d still pending\n",
-			name, t.Recorded, c.Out, t.Failed, t.Pending-t.Recorded, t.Total)
+			name, t.Recorded, j.Ledger, t.Failed, t.Pending-t.Recorded, t.Total)
 	case err == nil:
-		fmt.Fprintf(log, "%s: all %d episodes of the plan are in %s\n", name, t.Total, c.Out)
+		fmt.Fprintf(log, "%s: all %d episodes of the plan are in %s\n", name, t.Total, j.Ledger)
 	}
 	return err
 }

@@ -16,8 +16,8 @@ import (
 
 // Check reports the first invalid flag of a serve configuration.
 func TestServeConfigCheck(t *testing.T) {
-	ok := ServeConfig{Transport: "stdio", Addr: "127.0.0.1:8765", Ledger: "run.jsonl",
-		One: mcp.Episode{Template: "T03", FaultMode: ledger.FaultNone, Contract: ledger.ContractNative}}
+	ok := ServeConfig{Transport: "stdio", Job: mcp.ServeJob{Addr: "127.0.0.1:8765", Ledger: "run.jsonl"},
+		Plan: mcp.PlanSource{One: mcp.Episode{Template: "T03", FaultMode: ledger.FaultNone, Contract: ledger.ContractNative}}}
 	tests := []struct {
 		name string
 		edit func(*ServeConfig)
@@ -26,17 +26,17 @@ func TestServeConfigCheck(t *testing.T) {
 	}{
 		{"defaults", func(*ServeConfig) {}, nil, ""},
 		{"transport", func(c *ServeConfig) { c.Transport = "grpc" }, nil, `Transport must be stdio or http, got "grpc"`},
-		{"remote addr", func(c *ServeConfig) { c.Transport, c.Addr = "http", "0.0.0.0:80" }, nil, "Addr 0.0.0.0:80 is not a loopback address; pass AllowRemote to bind it"},
-		{"remote allowed", func(c *ServeConfig) { c.Transport, c.Addr, c.AllowRemote = "http", "0.0.0.0:80", true }, nil, ""},
-		{"no ledger", func(c *ServeConfig) { c.Ledger = "" }, nil, "Ledger is required"},
-		{"print task needs no ledger", func(c *ServeConfig) { c.Ledger, c.PrintTask = "", true }, nil, ""},
-		{"print plan needs no ledger", func(c *ServeConfig) { c.Ledger, c.PrintPlan = "", true }, nil, ""},
-		{"csv ledger", func(c *ServeConfig) { c.Ledger = "run.csv" }, nil, "Ledger run.csv: the served ledger is JSONL; name it .jsonl"},
-		{"plan and template", func(c *ServeConfig) { c.PlanFile = "p.json" }, []string{"template"}, "PlanFile and Template exclude each other"},
+		{"remote addr", func(c *ServeConfig) { c.Transport, c.Job.Addr = "http", "0.0.0.0:80" }, nil, "Addr 0.0.0.0:80 is not a loopback address; pass AllowRemote to bind it"},
+		{"remote allowed", func(c *ServeConfig) { c.Transport, c.Job.Addr, c.Job.AllowRemote = "http", "0.0.0.0:80", true }, nil, ""},
+		{"no ledger", func(c *ServeConfig) { c.Job.Ledger = "" }, nil, "Ledger is required"},
+		{"print task needs no ledger", func(c *ServeConfig) { c.Job.Ledger, c.Job.PrintTask = "", true }, nil, ""},
+		{"print plan needs no ledger", func(c *ServeConfig) { c.Job.Ledger, c.PrintPlan = "", true }, nil, ""},
+		{"csv ledger", func(c *ServeConfig) { c.Job.Ledger = "run.csv" }, nil, "Ledger run.csv: the served ledger is JSONL; name it .jsonl"},
+		{"plan and template", func(c *ServeConfig) { c.Plan.File = "p.json" }, []string{"template"}, "PlanFile and Template exclude each other"},
 		{"fault without template", func(*ServeConfig) {}, []string{"fault"}, "--fault describes a single episode and needs --template"},
-		{"bad template", func(c *ServeConfig) { c.One.Template = "T99" }, []string{"template"}, `Template "T99": want one of`},
-		{"bad template unused", func(c *ServeConfig) { c.One.Template = "T99" }, nil, ""},
-		{"negative limits", func(c *ServeConfig) { c.Limits.MaxCalls = -1 }, nil, "ThinkS, MaxCalls, MaxTimeS and MaxArgBytes must not be negative"},
+		{"bad template", func(c *ServeConfig) { c.Plan.One.Template = "T99" }, []string{"template"}, `Template "T99": want one of`},
+		{"bad template unused", func(c *ServeConfig) { c.Plan.One.Template = "T99" }, nil, ""},
+		{"negative limits", func(c *ServeConfig) { c.Job.Options.Limits.MaxCalls = -1 }, nil, "ThinkS, MaxCalls, MaxTimeS and MaxArgBytes must not be negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,7 +54,7 @@ func TestServeConfigCheck(t *testing.T) {
 // back as the same plan (ids and seeds included).
 func TestServePrintPlan(t *testing.T) {
 	var out bytes.Buffer
-	c := ServeConfig{PrintPlan: true, Model: "m", Harness: "h", Seed: 1}
+	c := ServeConfig{PrintPlan: true, Plan: mcp.PlanSource{Model: "m", Harness: "h", Seed: 1}}
 	if err := c.Serve(context.Background(), strings.NewReader(""), &out, &bytes.Buffer{}, "serve", "test", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -77,22 +77,22 @@ func TestServePrintPlan(t *testing.T) {
 }
 
 func TestDriveConfigCheck(t *testing.T) {
-	ok := DriveConfig{Harness: "true", Out: "run.jsonl", Parallel: 1, Timeout: time.Minute, Grace: time.Second}
+	ok := DriveConfig{Job: mcp.DriveJob{Ledger: "run.jsonl", DriveOptions: mcp.DriveOptions{Harness: "true", Parallel: 1, Timeout: time.Minute, Grace: time.Second}}}
 	tests := []struct {
 		name string
 		edit func(*DriveConfig)
 		err  string
 	}{
 		{"defaults", func(*DriveConfig) {}, ""},
-		{"no harness", func(c *DriveConfig) { c.Harness = "" }, "Harness is required"},
-		{"no out", func(c *DriveConfig) { c.Out = "" }, "Out is required"},
-		{"parquet out", func(c *DriveConfig) { c.Out = "run.parquet" }, "Out run.parquet: the driven ledger is JSONL; name it .jsonl"},
-		{"parallel 0", func(c *DriveConfig) { c.Parallel = 0 }, "Parallel must be 1–256, got 0"},
-		{"parallel 257", func(c *DriveConfig) { c.Parallel = 257 }, "Parallel must be 1–256, got 257"},
-		{"no grace", func(c *DriveConfig) { c.Grace = 0 }, "Timeout and Grace must be positive"},
+		{"no harness", func(c *DriveConfig) { c.Job.Harness = "" }, "Harness is required"},
+		{"no out", func(c *DriveConfig) { c.Job.Ledger = "" }, "Out is required"},
+		{"parquet out", func(c *DriveConfig) { c.Job.Ledger = "run.parquet" }, "Out run.parquet: the driven ledger is JSONL; name it .jsonl"},
+		{"parallel 0", func(c *DriveConfig) { c.Job.Parallel = 0 }, "Parallel must be 1–256, got 0"},
+		{"parallel 257", func(c *DriveConfig) { c.Job.Parallel = 257 }, "Parallel must be 1–256, got 257"},
+		{"no grace", func(c *DriveConfig) { c.Job.Grace = 0 }, "Timeout and Grace must be positive"},
 		{"negative limits", func(c *DriveConfig) { c.Limits.ThinkS = -1 }, "ThinkS, MaxCalls"},
-		{"bad shard", func(c *DriveConfig) { c.Shard = "5/4" }, "Shard: "},
-		{"good shard", func(c *DriveConfig) { c.Shard = "2/4" }, ""},
+		{"bad shard", func(c *DriveConfig) { c.Job.Shard = "5/4" }, "Shard: "},
+		{"good shard", func(c *DriveConfig) { c.Job.Shard = "2/4" }, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,7 +109,7 @@ func TestDriveConfigCheck(t *testing.T) {
 // Without a ledger, --print-task prints the plan's first instruction; a
 // single episode that makes no plan is an *EpisodeError.
 func TestServeConfigServePrintTask(t *testing.T) {
-	c := ServeConfig{PrintTask: true, Model: mcp.DefaultLabel, Harness: mcp.DefaultLabel, Seed: 1}
+	c := ServeConfig{Job: mcp.ServeJob{PrintTask: true}, Plan: mcp.PlanSource{Model: mcp.DefaultLabel, Harness: mcp.DefaultLabel, Seed: 1}}
 	var out, log bytes.Buffer
 	if err := c.Serve(context.Background(), strings.NewReader(""), &out, &log, "test", "v", nil); err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestServeConfigServePrintTask(t *testing.T) {
 	if want := mcp.Instruction(plan, 0) + "\n"; out.String() != want {
 		t.Errorf("printed %q, want %q", out.String(), want)
 	}
-	c.One = mcp.Episode{Template: "T03", FocalIndex: 99, FaultMode: ledger.FaultNone, Contract: ledger.ContractNative, Condition: mcp.DefaultCondition}
+	c.Plan.One = mcp.Episode{Template: "T03", FocalIndex: 99, FaultMode: ledger.FaultNone, Contract: ledger.ContractNative, Condition: mcp.DefaultCondition}
 	var ee *mcp.EpisodeError
 	err = c.Serve(context.Background(), strings.NewReader(""), &out, &log, "test", "v", nil)
 	if !errors.As(err, &ee) {
