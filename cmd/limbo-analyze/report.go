@@ -127,11 +127,8 @@ func runReport(o reportOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	figWord := "figures"
-	if w.Figures == 1 {
-		figWord = "figure"
-	}
-	fmt.Fprintf(e.stderr, "limbo-analyze: wrote %d files and %d %s to %s (%d episodes)\n", w.Files, w.Figures, figWord, o.out, w.Episodes)
+	fmt.Fprintf(e.stderr, "limbo-analyze: wrote %d files and %d %s to %s (%d episodes)\n",
+		w.Files, w.Figures, ledger.Plural(w.Figures, "figure", "figures"), o.out, w.Episodes)
 	return nil
 }
 
