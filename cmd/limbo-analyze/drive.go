@@ -1,16 +1,22 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"os"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/limbo-toolkit/limbo/cmd/limbo-analyze/internal/mcpcmd"
+	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
+	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
 )
 
 func newDriveCmd(e *env) *cobra.Command {
-	o := &mcpcmd.DriveConfig{}
+	o := &driveConfig{}
 	c := &cobra.Command{
 		Use:   "drive --harness 'COMMAND {task} {mcp_config}' --out LEDGER [--plan PLAN] [--parallel K]",
 		Short: "Run an agent harness once per planned episode against a fresh stdio MCP server",
@@ -65,17 +71,12 @@ Examples:
     --harness 'codex exec -c mcp_servers.limbo.command={mcp_command_json} -c mcp_servers.limbo.args={mcp_args_json} {task}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Check(); err != nil {
+			if err := o.check(); err != nil {
 				return usageError{err}
 			}
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
-			return o.Drive(ctx, e.stderr, "limbo-analyze drive", version, func(pending int) mcpcmd.Bar {
-				if bar := progressBar(e, pending, "episodes"); bar != nil {
-					return bar
-				}
-				return nil // no terminal: no bar (and no typed nil in the interface)
-			})
+			return o.drive(ctx, e)
 		},
 	}
 	f := c.Flags()
@@ -95,4 +96,92 @@ Examples:
 	f.StringVar(&o.Plan.Harness, "harness-label", mcp.DefaultLabel, "harness label of the default plan")
 	f.Uint64Var(&o.Plan.Seed, "seed", 1, "run seed of the default plan")
 	return c
+}
+
+// driveConfig is a drive run as a command line describes it; its fields
+// hold the flags of `limbo-analyze drive`.
+type driveConfig struct {
+	Plan   mcp.PlanSource // the plan file or the default plan (no single episode)
+	Job    mcp.DriveJob   // the ledger (--out), the shard and the harness's options
+	Server string         // executable whose serve command serves; "" for this one
+	Raw    bool           // the servers also write calls, effects and the final report
+	Limits mcp.Limits     // the servers' per-episode budget
+}
+
+// check validates the configuration; every error is a usage error.
+func (c *driveConfig) check() error {
+	j := &c.Job
+	switch {
+	case j.Harness == "":
+		return fieldtext.New("Harness", "{Harness} is required")
+	case j.Ledger == "":
+		return fieldtext.New("Out", "{Out} is required")
+	case !ledger.IsJSONLName(j.Ledger):
+		return fieldtext.New("Out", "{Out} %s: the driven ledger is JSONL; name it .jsonl", j.Ledger)
+	case j.Parallel < 1 || j.Parallel > 256:
+		return fieldtext.New("Parallel", "{Parallel} must be 1–256, got %d", j.Parallel)
+	case j.Timeout <= 0 || j.Grace <= 0:
+		return fieldtext.New("Timeout", "{Timeout} and {Grace} must be positive")
+	}
+	if err := c.Limits.Check(); err != nil {
+		return err
+	}
+	if j.Shard != "" {
+		if _, _, err := design.ParseShard(j.Shard); err != nil {
+			return fieldtext.New("Shard", "{Shard}: %w", err)
+		}
+	}
+	return nil
+}
+
+// drive loads the plan and drives its pending episodes into the ledger
+// (RunDrive), each with a stdio server run as `Server serve` with the
+// limits, and a progress bar on a terminal.
+func (c *driveConfig) drive(ctx context.Context, e *env) error {
+	const name = "limbo-analyze drive"
+	plan, err := c.Plan.Load()
+	if err != nil {
+		return err
+	}
+	exe := c.Server
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return fieldtext.New("Server", "locating the server executable: %w (pass {Server})", err)
+		}
+	}
+	serverArgs := c.Limits.Args()
+	if c.Raw {
+		serverArgs = append(serverArgs, "--raw")
+	}
+	var bar *progressbar.ProgressBar
+	j := c.Job
+	j.Plan, j.Server, j.ServerArgs, j.Toolkit = plan, []string{exe, "serve"}, serverArgs, version
+	j.Warn = func(msg string) { fmt.Fprintln(e.stderr, name+":", msg) }
+	j.Start = func(pending int) { bar = progressBar(e, pending, "episodes") }
+	j.Progress = func(ev mcp.DriveEvent) {
+		if bar != nil {
+			_ = bar.Add(1)
+			if ev.Err != nil || ev.Warning != "" {
+				_ = bar.Clear()
+			}
+		}
+		switch {
+		case ev.Err != nil:
+			fmt.Fprintf(e.stderr, "%s: episode %d (%s): %v\n", name, ev.Index, ev.EpisodeID, ev.Err)
+		case ev.Warning != "":
+			fmt.Fprintf(e.stderr, "%s: episode %d (%s) recorded; %s\n", name, ev.Index, ev.EpisodeID, ev.Warning)
+		}
+	}
+	t, err := mcp.RunDrive(ctx, j)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	switch {
+	case t.Pending > 0:
+		fmt.Fprintf(e.stderr, "%s: %d episodes recorded in %s, %d failed, %d of %d still pending\n",
+			name, t.Recorded, j.Ledger, t.Failed, t.Pending-t.Recorded, t.Total)
+	case err == nil:
+		fmt.Fprintf(e.stderr, "%s: all %d episodes of the plan are in %s\n", name, t.Total, j.Ledger)
+	}
+	return err
 }
