@@ -36,8 +36,9 @@ var flagRE = regexp.MustCompile(`--[a-z][a-z0-9-]*[a-z0-9]`)
 // TestLibraryTextNamesNoFlag fails when a string literal of a non-test Go
 // file of a library package outside cmd/ names a flag of limbo-analyze: library errors,
 // warnings and notes name spec fields (internal/fieldtext), and the
-// command renders its flags at the edge (docs/design.md, "Errors, exit
-// codes and outputs"). Doc comments are not literals and may name flags.
+// command renders its flags at the edge (docs/design.md, "Packages and
+// layers": libraries speak in their own terms). Doc comments are not
+// literals and may name flags.
 func TestLibraryTextNamesNoFlag(t *testing.T) {
 	flags := map[string]bool{}
 	var walk func(c *cobra.Command)
