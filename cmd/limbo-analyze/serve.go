@@ -159,7 +159,7 @@ type serveConfig struct {
 	PrintPlan bool           // print the loaded plan (Plan.Marshal) instead
 }
 
-// singleEpisodeFlags are the flags that describe serveConfig.One.
+// singleEpisodeFlags are the flags that describe serveConfig.Plan.One.
 var singleEpisodeFlags = []string{"instance", "focal-index", "fault", "contract", "condition", "guard", "delay-s"}
 
 // check validates the configuration before anything is opened; set
