@@ -491,7 +491,7 @@ func logitCoefs(r *stats.LogisticResult, d *formula.Design, fr *frame.Frame, fir
 		if sep := formula.Separated(d, fr); len(sep) > 0 {
 			msg += "; levels with a constant outcome: " + strings.Join(sep, ", ")
 		}
-		warn.addField(WarnSeparation, "Firth", "%s; use --firth for finite estimates", msg)
+		warn.addField(WarnSeparation, "Firth", "%s; use {Firth} for finite estimates", msg)
 	}
 	return out
 }
@@ -517,7 +517,7 @@ func (q *Query) geeCollapsed(f *formula.Formula, spec ModelSpec, warn *warnings)
 	}
 	warn.addStats(r.Warnings)
 	if r.NClusters < 40 && spec.Cov == "robust" {
-		warn.addField(WarnFewClusters, "Cov", "only %d clusters: the robust sandwich is biased downwards; consider --cov bias-reduced or kc", r.NClusters)
+		warn.addField(WarnFewClusters, "Cov", "only %d clusters: the robust sandwich is biased downwards; consider {Cov} bias-reduced or kc", r.NClusters)
 	}
 	return r, d, fr, nil
 }
@@ -602,7 +602,7 @@ func modelFamily(q Query, spec ModelSpec, f *formula.Formula) (*ModelResult, err
 		}
 		warn.addStats(r.Warnings)
 		if r.NClusters < 40 && spec.Cov == stats.Robust {
-			warn.addField(WarnFewClusters, "Cov", "only %d clusters: the robust sandwich is biased downwards; consider --cov bias-reduced or kc", r.NClusters)
+			warn.addField(WarnFewClusters, "Cov", "only %d clusters: the robust sandwich is biased downwards; consider {Cov} bias-reduced or kc", r.NClusters)
 		}
 		res.Converged = r.Converged
 		res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)

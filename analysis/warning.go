@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/mixed"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -69,6 +71,20 @@ type Warning struct {
 	// "Firth"), when it has one.
 	Field string
 	Msg   string // what the warning prints as
+	// text is the part of Msg that names spec fields by placeholder
+	// (fieldtext), so that a caller can name them in its own words.
+	text *fieldtext.Error
+}
+
+// Renamed returns w with the spec fields its message names in the words
+// of names (fieldtext.Rename): a command's flags, say. A warning whose
+// message names no field is returned as it is.
+func (w Warning) Renamed(names map[string]string) Warning {
+	if w.text != nil {
+		w.Msg = strings.Replace(w.Msg, w.text.Error(), fieldtext.Rename(w.text, names).Error(), 1)
+		w.text = nil // renamed once: the message now holds the caller's words
+	}
+	return w
 }
 
 // String returns the message.
@@ -85,9 +101,12 @@ func (w *warnings) addf(code WarningCode, format string, args ...any) {
 	w.list = append(w.list, Warning{Code: code, Msg: fmt.Sprintf(format, args...)})
 }
 
-// addField adds a warning whose advice concerns the spec field field.
+// addField adds a warning whose advice concerns the spec field field;
+// format names fields by {Name} placeholders (fieldtext.New), read as the
+// field names unless a caller renames them (Warning.Renamed).
 func (w *warnings) addField(code WarningCode, field, format string, args ...any) {
-	w.list = append(w.list, Warning{Code: code, Field: field, Msg: fmt.Sprintf(format, args...)})
+	t := fieldtext.New(field, format, args...)
+	w.list = append(w.list, Warning{Code: code, Field: field, Msg: t.Error(), text: t})
 }
 
 // add adds msgs, each with code.

@@ -146,7 +146,7 @@ func CheckLockOrigin(path, sha string, o Origin) (*LockStatus, error) {
 	case o.SimulatedSeed != "":
 		st.PredatesLedger = "not applicable: simulated (seed " + o.SimulatedSeed + ")"
 	case st.Note == "":
-		st.Note = "nothing records when the ledger was created: no LEDGER.created.json beside it, no Parquet created_utc, no --ledger-created"
+		st.Note = "nothing records when the ledger was created: no LEDGER.created.json beside it, no Parquet created_utc, and no creation time given"
 	}
 	return st, nil
 }

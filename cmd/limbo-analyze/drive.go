@@ -2,16 +2,21 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/limbo-toolkit/limbo/cmd/limbo-analyze/internal/mcpcmd"
+	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
+	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
 )
 
 func newDriveCmd(e *env) *cobra.Command {
-	o := &mcpcmd.DriveConfig{}
+	o := &driveConfig{}
 	c := &cobra.Command{
 		Use:   "drive --harness 'COMMAND {task} {mcp_config}' --out LEDGER [--plan PLAN] [--parallel K]",
 		Short: "Run an agent harness once per planned episode against a fresh stdio MCP server",
@@ -66,38 +71,117 @@ Examples:
     --harness 'codex exec -c mcp_servers.limbo.command={mcp_command_json} -c mcp_servers.limbo.args={mcp_args_json} {task}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Check(); err != nil {
+			if err := o.check(); err != nil {
 				return usageError{err}
 			}
-			return runDrive(cmd.Context(), e, o)
+			ctx, stop := signalContext(cmd.Context())
+			defer stop()
+			return o.drive(ctx, e)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.PlanFile, "plan", "", "plan file (JSON); default: the E2 instance-0 episodes")
-	f.StringVar(&o.Harness, "harness", "", "harness command with placeholders (run with sh -c)")
-	f.StringVar(&o.Out, "out", "", "ledger to append graded episodes to (JSONL)")
-	f.IntVar(&o.Parallel, "parallel", 1, "harnesses run at once")
-	f.DurationVar(&o.Timeout, "timeout", 15*time.Minute, "wall-time limit per episode")
-	f.DurationVar(&o.Grace, "grace", 10*time.Second, "wait after the harness exits for its server to record the episode")
-	f.StringVar(&o.LogDir, "log-dir", "", "directory for each harness's output (<plan index>.log); default: discarded")
+	f.StringVar(&o.Plan.File, "plan", "", "plan file (JSON); default: the E2 instance-0 episodes")
+	f.StringVar(&o.Job.Harness, "harness", "", "harness command with placeholders (run with sh -c)")
+	f.StringVar(&o.Job.Ledger, "out", "", "ledger to append graded episodes to (JSONL)")
+	f.IntVar(&o.Job.Parallel, "parallel", 1, "harnesses run at once")
+	f.DurationVar(&o.Job.Timeout, "timeout", 15*time.Minute, "wall-time limit per episode")
+	f.DurationVar(&o.Job.Grace, "grace", 10*time.Second, "wait after the harness exits for its server to record the episode")
+	f.StringVar(&o.Job.LogDir, "log-dir", "", "directory for each harness's output (<plan index>.log); default: discarded")
 	f.StringVar(&o.Server, "server", "", "limbo-analyze executable that serves the episodes (default: this one)")
 	f.BoolVar(&o.Raw, "raw", false, "also write calls, effects and the final report into each ledger line")
-	f.StringVar(&o.Shard, "shard", "", "drive only shard I of N of the plan (I/N), with a sidecar for merge")
-	f.BoolVar(&o.Annotations, "annotations", false, "list the tools with MCP tool annotations (an experimental factor)")
+	f.StringVar(&o.Job.Shard, "shard", "", "drive only shard I of N of the plan (I/N), with a sidecar for merge")
+	f.BoolVar(&o.Plan.Annotations, "annotations", false, "list the tools with MCP tool annotations (an experimental factor)")
 	addLimitFlags(c, &o.Limits)
-	f.StringVar(&o.Model, "model", mcp.DefaultLabel, "model label of the default plan")
-	f.StringVar(&o.HarnessLabel, "harness-label", mcp.DefaultLabel, "harness label of the default plan")
-	f.Uint64Var(&o.Seed, "seed", 1, "run seed of the default plan")
+	f.StringVar(&o.Plan.Model, "model", mcp.DefaultLabel, "model label of the default plan")
+	f.StringVar(&o.Plan.Harness, "harness-label", mcp.DefaultLabel, "harness label of the default plan")
+	f.Uint64Var(&o.Plan.Seed, "seed", 1, "run seed of the default plan")
 	return c
 }
 
-func runDrive(ctx context.Context, e *env, o *mcpcmd.DriveConfig) error {
-	ctx, stop := signalContext(ctx)
-	defer stop()
-	return o.Drive(ctx, e.stderr, "limbo-analyze drive", version, func(pending int) mcpcmd.Bar {
-		if bar := progressBar(e, pending, "episodes"); bar != nil {
-			return bar
+// driveConfig is a drive run as a command line describes it; its fields
+// hold the flags of `limbo-analyze drive`.
+type driveConfig struct {
+	Plan   mcp.PlanSource // the plan file or the default plan (no single episode)
+	Job    mcp.DriveJob   // the ledger (--out), the shard and the harness's options
+	Server string         // executable whose serve command serves; "" for this one
+	Raw    bool           // the servers also write calls, effects and the final report
+	Limits mcp.Limits     // the servers' per-episode budget
+}
+
+// check validates the configuration; every error is a usage error.
+func (c *driveConfig) check() error {
+	j := &c.Job
+	switch {
+	case j.Harness == "":
+		return fieldtext.New("Harness", "{Harness} is required")
+	case j.Ledger == "":
+		return fieldtext.New("Out", "{Out} is required")
+	case !ledger.IsJSONLName(j.Ledger):
+		return fieldtext.New("Out", "{Out} %s: the driven ledger is JSONL; name it .jsonl", j.Ledger)
+	case j.Parallel < 1 || j.Parallel > 256:
+		return fieldtext.New("Parallel", "{Parallel} must be 1–256, got %d", j.Parallel)
+	case j.Timeout <= 0 || j.Grace <= 0:
+		return fieldtext.New("Timeout", "{Timeout} and {Grace} must be positive")
+	}
+	if err := c.Limits.Check(); err != nil {
+		return err
+	}
+	if j.Shard != "" {
+		if _, _, err := design.ParseShard(j.Shard); err != nil {
+			return fieldtext.New("Shard", "{Shard}: %w", err)
 		}
-		return nil // no terminal: no bar (and no typed nil in the interface)
-	})
+	}
+	return nil
+}
+
+// drive loads the plan and drives its pending episodes into the ledger
+// (RunDrive), each with a stdio server run as `Server serve` with the
+// limits, and a progress bar on a terminal.
+func (c *driveConfig) drive(ctx context.Context, e *env) error {
+	const name = "limbo-analyze drive"
+	plan, err := c.Plan.Load()
+	if err != nil {
+		return err
+	}
+	exe := c.Server
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return fieldtext.New("Server", "locating the server executable: %w (pass {Server})", err)
+		}
+	}
+	serverArgs := c.Limits.Args()
+	if c.Raw {
+		serverArgs = append(serverArgs, "--raw")
+	}
+	var bar *progressbar.ProgressBar
+	j := c.Job
+	j.Plan, j.Server, j.ServerArgs, j.Toolkit = plan, []string{exe, "serve"}, serverArgs, version
+	j.Warn = func(msg string) { fmt.Fprintln(e.stderr, name+":", msg) }
+	j.Start = func(pending int) { bar = progressBar(e, pending, "episodes") }
+	j.Progress = func(ev mcp.DriveEvent) {
+		if bar != nil {
+			_ = bar.Add(1)
+			if ev.Err != nil || ev.Warning != "" {
+				_ = bar.Clear()
+			}
+		}
+		switch {
+		case ev.Err != nil:
+			fmt.Fprintf(e.stderr, "%s: episode %d (%s): %v\n", name, ev.Index, ev.EpisodeID, ev.Err)
+		case ev.Warning != "":
+			fmt.Fprintf(e.stderr, "%s: episode %d (%s) recorded; %s\n", name, ev.Index, ev.EpisodeID, ev.Warning)
+		}
+	}
+	t, err := mcp.RunDrive(ctx, j)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	switch {
+	case t.Pending > 0:
+		fmt.Fprintf(e.stderr, "%s: %d episodes recorded in %s, %d failed, %d of %d still pending\n",
+			name, t.Recorded, j.Ledger, t.Failed, t.Pending-t.Recorded, t.Total)
+	case err == nil:
+		fmt.Fprintf(e.stderr, "%s: all %d episodes of the plan are in %s\n", name, t.Total, j.Ledger)
+	}
+	return err
 }

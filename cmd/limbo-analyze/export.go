@@ -10,15 +10,9 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-type exportOptions struct {
-	in, out, format string
-	strict          bool
-	partitionBy     []string // export_partition.go
-	maxPartitions   int
-}
-
 func newExportCmd(e *env) *cobra.Command {
-	var o exportOptions
+	var in, out string
+	o := ledger.ExportOptions{Read: ledger.ReadOptions{Grader: grader()}, ToolkitVersion: version}
 	cmd := &cobra.Command{
 		Use:   "export --in FILE --out FILE",
 		Short: "Convert an episode ledger between JSONL, CSV and Parquet",
@@ -53,55 +47,52 @@ Examples:
 			if len(args) > 0 {
 				return usagef("export: unexpected argument %q; name files with --in and --out", args[0])
 			}
-			if o.in == "" || o.out == "" {
+			if in == "" || out == "" {
 				return usagef("export: --in and --out are required")
 			}
-			switch o.format {
+			switch o.Format {
 			case "", "jsonl", "csv", "parquet":
 			default:
-				return usagef("export: --format must be jsonl, csv or parquet, not %q", o.format)
+				return usagef("export: --format must be jsonl, csv or parquet, not %q", o.Format)
 			}
-			if o.maxPartitions < 1 {
+			if o.MaxPartitions < 1 {
 				return usagef("export: --max-partitions must be at least 1")
 			}
-			for i, c := range o.partitionBy {
-				if slices.Contains(o.partitionBy[:i], c) {
-					return usagef("export: --partition-by %s: column %s given twice", strings.Join(o.partitionBy, ","), c)
+			for i, c := range o.PartitionBy {
+				if slices.Contains(o.PartitionBy[:i], c) {
+					return usagef("export: --partition-by %s: column %s given twice", strings.Join(o.PartitionBy, ","), c)
 				}
 			}
-			if o.format == "" && len(o.partitionBy) == 0 && !ledger.IsLedgerName(o.out) {
-				return usagef("export: cannot tell the output format from %q; give --format", o.out)
+			if o.Format == "" && len(o.PartitionBy) == 0 && !ledger.IsLedgerName(out) {
+				return usagef("export: cannot tell the output format from %q; give --format", out)
 			}
-			if err := checkOutputs("export", ledger.Files(o.out), ledger.Files(o.in)); err != nil {
+			if err := checkOutputs("export", ledger.Files(out), ledger.Files(in)); err != nil {
 				return err
 			}
-			return runExport(o, e)
+			return runExport(e, in, out, o)
 		},
 	}
-	cmd.Flags().StringVar(&o.in, "in", "", "ledger to read (.jsonl, .ndjson, .csv or .parquet)")
-	cmd.Flags().StringVar(&o.out, "out", "", "ledger to write (format from the extension unless --format)")
-	cmd.Flags().StringVar(&o.format, "format", "", "output format: jsonl, csv or parquet (default: by extension)")
-	cmd.Flags().BoolVar(&o.strict, "strict", false, "treat plausibility warnings and extra columns as errors")
-	cmd.Flags().StringSliceVar(&o.partitionBy, "partition-by", nil, "write a Hive-style dataset OUT/col=value/…/part-0.parquet partitioned by these columns, e.g. experiment,model")
-	cmd.Flags().IntVar(&o.maxPartitions, "max-partitions", ledger.DefaultMaxPartitions, "with --partition-by: fail if the dataset would have more partitions than this")
+	cmd.Flags().StringVar(&in, "in", "", "ledger to read (.jsonl, .ndjson, .csv or .parquet)")
+	cmd.Flags().StringVar(&out, "out", "", "ledger to write (format from the extension unless --format)")
+	cmd.Flags().StringVar(&o.Format, "format", "", "output format: jsonl, csv or parquet (default: by extension)")
+	cmd.Flags().BoolVar(&o.Read.Strict, "strict", false, "treat plausibility warnings and extra columns as errors")
+	cmd.Flags().StringSliceVar(&o.PartitionBy, "partition-by", nil, "write a Hive-style dataset OUT/col=value/…/part-0.parquet partitioned by these columns, e.g. experiment,model")
+	cmd.Flags().IntVar(&o.MaxPartitions, "max-partitions", ledger.DefaultMaxPartitions, "with --partition-by: fail if the dataset would have more partitions than this")
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"jsonl", "csv", "parquet"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.MarkFlagFilename("in", "jsonl", "ndjson", "csv", "parquet")
 	cmd.MarkFlagFilename("out", "jsonl", "ndjson", "csv", "parquet")
 	return cmd
 }
 
-func runExport(o exportOptions, e *env) error {
+func runExport(e *env, in, out string, o ledger.ExportOptions) error {
 	wl := ledger.NewWarnLimiter(e.stderr)
 	defer wl.Flush()
-	st, err := ledger.Export(o.in, o.out, ledger.ExportOptions{
-		Read:   ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wl.Warn},
-		Format: o.format, PartitionBy: o.partitionBy, MaxPartitions: o.maxPartitions,
-		ToolkitVersion: version,
-	})
+	o.Read.Warn = wl.Warn
+	st, err := ledger.Export(in, out, o)
 	if err != nil {
 		return err
 	}
-	for _, n := range st.Notes(o.out, len(o.partitionBy) > 0) {
+	for _, n := range st.Notes(out, len(o.PartitionBy) > 0) {
 		fmt.Fprintln(e.stderr, n)
 	}
 	return nil

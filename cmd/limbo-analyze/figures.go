@@ -13,10 +13,9 @@ import (
 
 // figuresOptions are the flags of `figures`.
 type figuresOptions struct {
-	in, inFormat string
-	out          string
-	formats      []string
-	strict       bool
+	ledgerFlags
+	out     string
+	formats []string
 }
 
 func newFiguresCmd(e *env) *cobra.Command {
@@ -51,11 +50,8 @@ Examples:
   limbo-analyze figures --in run.parquet --out figs --format svg,pdf`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.in == "" {
-				return usagef("figures: --in is required")
-			}
-			if o.out == "" {
-				return usagef("figures: --out is required")
+			if err := firstError(required("figures: --in", o.In), required("figures: --out", o.out)); err != nil {
+				return err
 			}
 			o.formats = splitList(formats)
 			if len(o.formats) == 0 {
@@ -66,32 +62,27 @@ Examples:
 					return usagef("figures: --format %q: want png, svg and/or pdf", f)
 				}
 			}
-			if err := checkOutDir("figures", o.out); err != nil {
-				return err
-			}
-			if err := checkOutputs("figures", []string{o.out}, ledger.Files(o.in)); err != nil {
+			if err := firstError(checkOutDir("figures", o.out), checkOutputs("figures", []string{o.out}, ledger.Files(o.In))); err != nil {
 				return err
 			}
 			return runFigures(o, e)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.in, "in", "", "episode ledger: JSONL (raw or graded), CSV or Parquet (required)")
-	f.StringVar(&o.inFormat, "in-format", "", "ledger format: jsonl, csv or parquet (default: from the extension)")
+	addLedgerFlags(f, &o.ledgerFlags, ledgerHelp, "the extension")
 	f.StringVar(&o.out, "out", "", "directory to write the figures into (created if missing; required)")
 	f.StringVar(&formats, "format", "png", "comma-separated output formats: png, svg, pdf")
-	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
 	return cmd
 }
 
 func runFigures(o figuresOptions, e *env) error {
-	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, paper.Columns(paper.TableNumbers))
+	d, err := readAnalysisData(e, o.ledgerFlags, paper.Columns(paper.TableNumbers))
 	if err != nil {
 		return err
 	}
 	res := paper.Analyze(d, paper.Options{})
 	// The figures are one unit: all appear, or none.
-	u := outfile.NewUnit(ledger.Files(o.in)...)
+	u := outfile.NewUnit(ledger.Files(o.In)...)
 	defer u.Abort() // no-op after Commit
 	files, skipped, err := plots.RenderTo(u, res, o.out, o.formats)
 	for _, s := range skipped {

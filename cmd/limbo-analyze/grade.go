@@ -6,13 +6,9 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
-type gradeOptions struct {
-	in, out, format string
-	strict          bool
-}
-
 func newGradeCmd(e *env) *cobra.Command {
-	var o gradeOptions
+	var out, format string
+	var strict bool
 	cmd := &cobra.Command{
 		Use:   "grade IN --out OUT",
 		Short: "Grade a raw ledger into an episode table",
@@ -28,32 +24,27 @@ Examples:
   limbo-analyze grade run.jsonl --out run.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.in = args[0]
-			if o.out == "" {
-				return usagef("grade: --out is required")
-			}
-			if !ledger.IsFormat(o.format) {
-				return usagef("grade: --format %q: want parquet, csv or jsonl", o.format)
-			}
-			if o.format == "" && !ledger.IsLedgerName(o.out) {
-				return usagef("grade: --out %s: name it .parquet, .csv or .jsonl, or give --format", o.out)
-			}
-			if err := checkOutputs("grade", ledger.Files(o.out), ledger.Files(o.in)); err != nil {
+			if err := required("grade: --out", out); err != nil {
 				return err
 			}
-			return runGrade(o, e)
+			if !ledger.IsFormat(format) {
+				return usagef("grade: --format %q: want parquet, csv or jsonl", format)
+			}
+			if format == "" && !ledger.IsLedgerName(out) {
+				return usagef("grade: --out %s: name it .parquet, .csv or .jsonl, or give --format", out)
+			}
+			if err := checkOutputs("grade", ledger.Files(out), ledger.Files(args[0])); err != nil {
+				return err
+			}
+			// Plausibility warnings can repeat for every row of a user's
+			// ledger: show the first few and count the rest.
+			wl := ledger.NewFirstWarnings(e.stderr, 10, "limbo-analyze: warning: ", "limbo-analyze: %d more warnings not shown\n")
+			defer wl.Flush()
+			return ledger.Convert(args[0], out, format, ledger.ReadOptions{Grader: grader(), Strict: strict, Warn: wl.Warn}, version)
 		},
 	}
-	cmd.Flags().StringVar(&o.out, "out", "", "episode table to write (.parquet, .csv or .jsonl)")
-	cmd.Flags().StringVar(&o.format, "format", "", "output format: parquet, csv or jsonl (default: by extension)")
-	cmd.Flags().BoolVar(&o.strict, "strict", false, "treat plausibility warnings as errors")
+	cmd.Flags().StringVar(&out, "out", "", "episode table to write (.parquet, .csv or .jsonl)")
+	cmd.Flags().StringVar(&format, "format", "", "output format: parquet, csv or jsonl (default: by extension)")
+	cmd.Flags().BoolVar(&strict, "strict", false, "treat plausibility warnings as errors")
 	return cmd
-}
-
-func runGrade(o gradeOptions, e *env) error {
-	// Plausibility warnings can repeat for every row of a user's ledger:
-	// show the first few and count the rest.
-	wl := ledger.NewFirstWarnings(e.stderr, 10, "limbo-analyze: warning: ", "limbo-analyze: %d more warnings not shown\n")
-	defer wl.Flush()
-	return ledger.Convert(o.in, o.out, o.format, ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wl.Warn}, version)
 }

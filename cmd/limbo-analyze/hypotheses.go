@@ -1,9 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"slices"
+	"io"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
@@ -13,10 +12,10 @@ import (
 
 // hypothesesOptions are the flags of `hypotheses`.
 type hypothesesOptions struct {
-	in, inFormat, format string
-	prereg               string // a preregistration file to evaluate instead of H1–H6
-	ledgerCreated        string // when the ledger was created (RFC 3339), for the lock's order
-	strict               bool
+	ledgerFlags
+	format        string
+	prereg        string // a preregistration file to evaluate instead of H1–H6
+	ledgerCreated string // when the ledger was created (RFC 3339), for the lock's order
 }
 
 func newHypothesesCmd(e *env) *cobra.Command {
@@ -55,19 +54,10 @@ Examples:
   limbo-analyze hypotheses --prereg study.yaml --in run.parquet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.in == "" {
-				return usagef("hypotheses: --in is required")
-			}
-			if !slices.Contains([]string{"text", "md", "csv", "json"}, o.format) {
-				return usagef("hypotheses: --format %q: want text, md, csv or json", o.format)
-			}
-			if o.ledgerCreated != "" {
-				if o.prereg == "" {
-					return usagef("hypotheses: --ledger-created goes with --prereg")
-				}
-				if _, err := prereg.ParseCreated(o.ledgerCreated); err != nil {
-					return usagef("hypotheses: --ledger-created: %v", err)
-				}
+			if err := firstError(required("hypotheses: --in", o.In),
+				oneOf("hypotheses: --format", o.format, []string{"text", "md", "csv", "json"}, "text, md, csv or json"),
+				checkCreated("hypotheses", o.ledgerCreated, o.prereg != "", "--prereg")); err != nil {
+				return err
 			}
 			if o.prereg != "" {
 				return runPreregHypotheses(o, e)
@@ -76,17 +66,15 @@ Examples:
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.in, "in", "", "episode ledger: JSONL (raw or graded), CSV or Parquet (required)")
-	f.StringVar(&o.inFormat, "in-format", "", "ledger format: jsonl, csv or parquet (default: from the extension)")
+	addLedgerFlags(f, &o.ledgerFlags, ledgerHelp, "the extension")
 	f.StringVar(&o.format, "format", "text", "output format: text, md, csv or json")
-	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
 	f.StringVar(&o.prereg, "prereg", "", "evaluate this preregistration file (docs/prereg.md) instead of the paper's H1–H6")
 	f.StringVar(&o.ledgerCreated, "ledger-created", "", "with --prereg: when the ledger was created (RFC 3339, e.g. 2026-03-01T12:00:00Z), to say whether the lock predates it")
 	return cmd
 }
 
 func runHypotheses(o hypothesesOptions, e *env) error {
-	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, paper.Columns([]int{4, 12}))
+	d, err := readAnalysisData(e, o.ledgerFlags, paper.Columns([]int{4, 12}))
 	if err != nil {
 		return err
 	}
@@ -94,17 +82,28 @@ func runHypotheses(o hypothesesOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := report.Hypotheses(&buf, hs, o.format); err != nil {
-		return err
-	}
-	if _, err := e.stdout.Write(buf.Bytes()); err != nil {
+	if err := render(e, func(w io.Writer) error { return report.Hypotheses(w, hs, o.format) }); err != nil {
 		return err
 	}
 	for _, h := range hs {
 		if h.Verdict == prereg.NotComputable {
 			fmt.Fprintf(e.stderr, "limbo-analyze: %s not computable on this ledger\n", h.ID)
 		}
+	}
+	return nil
+}
+
+// checkCreated checks --ledger-created of the command cmd: it needs the
+// flags needs names (ok says whether they are given) and an RFC 3339 time.
+func checkCreated(cmd, created string, ok bool, needs string) error {
+	if created == "" {
+		return nil
+	}
+	if !ok {
+		return usagef("%s: --ledger-created goes with %s", cmd, needs)
+	}
+	if _, err := prereg.ParseCreated(created); err != nil {
+		return usagef("%s: --ledger-created: %v", cmd, err)
 	}
 	return nil
 }

@@ -4,23 +4,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/report"
 )
 
-type meansOptions struct {
-	inputOptions
-	Outcome string
-	By      []string
-	Cluster string
-	Level   float64
-}
-
-// meansFlags maps MeansSpec fields to the means command's flags.
-var meansFlags = map[string]string{"Outcome": "--outcome", "By": "--by", "Cluster": "--cluster", "Level": "--level", "Where": "--where", "Weight": "--weight"}
-
 func newMeansCmd(e *env) *cobra.Command {
-	o := &meansOptions{}
+	var o inputOptions
+	var spec analysis.MeansSpec
 	c := &cobra.Command{
 		Use:   "means --in FILE --outcome COL [--by a,b] [--where EXPR] [--cluster COL]",
 		Short: "Weighted means of a numeric column with t (or cluster-robust) intervals",
@@ -44,21 +33,18 @@ Examples:
   limbo-analyze means --in runs.csv --outcome cost_usd --by condition,model --cluster task --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
-				return err
-			}
-			if o.Level == 0 { // the engine's default; a user asked for 0
+			if spec.Level == 0 { // the engine's default; a user asked for 0
 				return usagef("--level 0: want a confidence level in (0, 1)")
 			}
-			r, err := analysis.Means(o.query(e), analysis.MeansSpec{Outcome: o.Outcome, By: o.By, Cluster: o.Cluster,
-				Level: o.Level, DefaultWeight: o.Weight == ""})
-			return emit(e, o.Format, report.Means)(r, fieldtext.Rename(err, meansFlags))
+			spec.DefaultWeight = o.Weight == ""
+			return emit(e, o.Format, report.Means)(analysis.Means(o.query(e), spec))
 		},
 	}
-	addInputFlags(c, &o.inputOptions, `weight column, or "none" (default: the ledger's weight column)`)
-	c.Flags().StringVar(&o.Outcome, "outcome", "", "numeric outcome column (required)")
-	c.Flags().StringSliceVar(&o.By, "by", nil, "group by these columns (comma-separated)")
-	c.Flags().StringVar(&o.Cluster, "cluster", "", "cluster column (e.g. task) for a cluster-robust (CR1) interval")
-	c.Flags().Float64Var(&o.Level, "level", 0.95, "confidence level of the t interval")
+	addInputFlags(c, &o, `weight column, or "none" (default: the ledger's weight column)`)
+	f := c.Flags()
+	f.StringVar(&spec.Outcome, "outcome", "", "numeric outcome column (required)")
+	f.StringSliceVar(&spec.By, "by", nil, "group by these columns (comma-separated)")
+	f.StringVar(&spec.Cluster, "cluster", "", "cluster column (e.g. task) for a cluster-robust (CR1) interval")
+	f.Float64Var(&spec.Level, "level", 0.95, "confidence level of the t interval")
 	return c
 }

@@ -9,13 +9,8 @@ import (
 	"github.com/limbo-toolkit/limbo/mcp"
 )
 
-type mergeOptions struct {
-	out    string // merged raw JSONL ledger; "-" for stdout
-	shards []string
-}
-
 func newMergeCmd(e *env) *cobra.Command {
-	var o mergeOptions
+	var out string // merged raw JSONL ledger; "-" for stdout
 	cmd := &cobra.Command{
 		Use:   "merge --out LEDGER.jsonl SHARD.jsonl...",
 		Short: "Combine the shards of a simulate --shard run into the whole run",
@@ -39,28 +34,23 @@ Examples:
   limbo-analyze merge --out run.jsonl part-*.jsonl
   limbo-analyze merge --out - part-1.jsonl part-2.jsonl | wc -l`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.out == "" {
-				return usagef("merge: --out is required")
+			if err := required("merge: --out", out); err != nil {
+				return err
 			}
 			if len(args) == 0 {
 				return usagef("merge: give the shard ledgers to merge")
 			}
-			if err := design.CheckMergeOutput(o.out, args); err != nil {
+			if err := design.CheckMergeOutput(out, args); err != nil {
 				return usagef("merge: %v", err)
 			}
-			o.shards = args
-			return runMerge(o, e)
+			n, kind, err := mcp.MergeAny(out, e.stdout, args)
+			if err != nil || out == "-" {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "merged %d %s, %d episodes, into %s\n", len(args), kind, n, out)
+			return nil
 		},
 	}
-	cmd.Flags().StringVar(&o.out, "out", "", `merged raw ledger to write (JSONL; "-" for stdout)`)
+	cmd.Flags().StringVar(&out, "out", "", `merged raw ledger to write (JSONL; "-" for stdout)`)
 	return cmd
-}
-
-func runMerge(o mergeOptions, e *env) error {
-	n, kind, err := mcp.MergeAny(o.out, e.stdout, o.shards)
-	if err != nil || o.out == "-" {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "merged %d %s, %d episodes, into %s\n", len(o.shards), kind, n, o.out)
-	return nil
 }

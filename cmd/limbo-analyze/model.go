@@ -7,25 +7,11 @@ import (
 	"github.com/limbo-toolkit/limbo/report"
 )
 
-type modelOptions struct {
-	inputOptions
-	Fit        string
-	Link       string
-	Order      string
-	REML, ML   bool
-	Family     string
-	Formula    string
-	Refs       []string
-	Group      string
-	Corr       string
-	Cov        string
-	Convention string
-	NAGQ       int
-	Firth      bool
-}
-
 func newModelCmd(e *env) *cobra.Command {
-	o := &modelOptions{}
+	var o inputOptions
+	var spec analysis.ModelSpec
+	var refs []string
+	var reml bool
 	c := &cobra.Command{
 		Use:   "model --in FILE [--fit glm|gee|glmm] [--family binomial|poisson|gaussian] --formula \"Y ~ …\"",
 		Short: "GLM, GEE or GLMM (binomial, Poisson, Gaussian) over any columns",
@@ -74,45 +60,40 @@ Examples:
   limbo-analyze model --in runs.csv --family glmm --formula "duplicated ~ contract + (1|model) + (1|template)"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
+			var err error
+			if spec.Refs, err = parseRefs(refs); err != nil {
 				return err
 			}
-			refs, err := parseRefs(o.Refs)
-			if err != nil {
-				return usageError{err}
+			if spec.NAGQ < 1 {
+				return usagef("--nagq %d: want 1 (Laplace) or more quadrature nodes", spec.NAGQ)
 			}
-			if o.NAGQ < 1 {
-				return usagef("--nagq %d: want 1 (Laplace) or more quadrature nodes", o.NAGQ)
-			}
-			if o.REML && o.ML {
+			if reml && spec.ML {
 				return usagef("--reml and --ml exclude each other")
 			}
-			q := o.query(e)
-			spec := analysis.ModelSpec{Fit: analysis.ModelFit(o.Fit), Family: analysis.ModelFamily(o.Family),
-				Formula: o.Formula, Refs: refs, Firth: o.Firth, Group: o.Group, Order: o.Order, NAGQ: o.NAGQ, ML: o.ML}
-			setName(&spec.Link, o.Link)
-			setName(&spec.Corr, o.Corr)
-			setName(&spec.Cov, o.Cov)
-			setName(&spec.Convention, o.Convention)
-			r, err := analysis.Model(q, spec)
+			r, err := analysis.Model(o.query(e), spec)
+			if r != nil {
+				for i, w := range r.Warnings {
+					r.Warnings[i] = w.Renamed(specFlags) // the advice names this command's flags
+				}
+			}
 			return emit(e, o.Format, report.Model)(r, err)
 		},
 	}
-	addInputFlags(c, &o.inputOptions, `weight column (logit only), or "none" (default: unweighted)`)
+	addInputFlags(c, &o, `weight column (logit only), or "none" (default: unweighted)`)
 	fl := c.Flags()
-	fl.StringVar(&o.Fit, "fit", "", "glm, gee or glmm (default: glmm with random terms, gee with --group, else glm)")
-	fl.StringVar(&o.Family, "family", "", "binomial (default), poisson or gaussian; or logit, gee, glmm (the logistic models, with their output)")
-	fl.StringVar(&o.Link, "link", "", "link: logit, probit, cloglog (binomial); log, identity (default: the family's canonical link)")
-	fl.StringVar(&o.Order, "order", "", "GEE ar1: the column that orders a cluster's rows (geepack's waves)")
-	fl.BoolVar(&o.REML, "reml", false, "Gaussian GLMM by REML (the default)")
-	fl.BoolVar(&o.ML, "ml", false, "Gaussian GLMM by maximum likelihood")
-	fl.StringVar(&o.Formula, "formula", "", `model formula, e.g. "duplicated ~ contract + fault_mode" (required)`)
-	fl.StringArrayVar(&o.Refs, "ref", nil, "reference level of a factor, col=level (repeatable)")
-	fl.StringVar(&o.Group, "group", "", "cluster column for --family gee")
-	fl.StringVar(&o.Corr, "corr", "", "GEE working correlation: exchangeable (default), independence or ar1")
-	fl.StringVar(&o.Cov, "cov", "", "GEE covariance: robust (default), bias-reduced, kc or naive")
-	fl.StringVar(&o.Convention, "convention", "", "GEE moment estimators: statsmodels (default) or geepack (default for ar1)")
-	fl.IntVar(&o.NAGQ, "nagq", 1, "GLMM quadrature nodes: 1 = Laplace")
-	fl.BoolVar(&o.Firth, "firth", false, "Firth's penalised likelihood (finite estimates under separation)")
+	nameVar(fl, &spec.Fit, "fit", "", "glm, gee or glmm (default: glmm with random terms, gee with --group, else glm)")
+	nameVar(fl, &spec.Family, "family", "", "binomial (default), poisson or gaussian; or logit, gee, glmm (the logistic models, with their output)")
+	nameVar(fl, &spec.Link, "link", "", "link: logit, probit, cloglog (binomial); log, identity (default: the family's canonical link)")
+	fl.StringVar(&spec.Order, "order", "", "GEE ar1: the column that orders a cluster's rows (geepack's waves)")
+	fl.BoolVar(&reml, "reml", false, "Gaussian GLMM by REML (the default)")
+	fl.BoolVar(&spec.ML, "ml", false, "Gaussian GLMM by maximum likelihood")
+	fl.StringVar(&spec.Formula, "formula", "", `model formula, e.g. "duplicated ~ contract + fault_mode" (required)`)
+	fl.StringArrayVar(&refs, "ref", nil, "reference level of a factor, col=level (repeatable)")
+	fl.StringVar(&spec.Group, "group", "", "cluster column for --family gee")
+	nameVar(fl, &spec.Corr, "corr", "", "GEE working correlation: exchangeable (default), independence or ar1")
+	nameVar(fl, &spec.Cov, "cov", "", "GEE covariance: robust (default), bias-reduced, kc or naive")
+	nameVar(fl, &spec.Convention, "convention", "", "GEE moment estimators: statsmodels (default) or geepack (default for ar1)")
+	fl.IntVar(&spec.NAGQ, "nagq", 1, "GLMM quadrature nodes: 1 = Laplace")
+	fl.BoolVar(&spec.Firth, "firth", false, "Firth's penalised likelihood (finite estimates under separation)")
 	return c
 }

@@ -4,28 +4,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis"
-	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/report"
 )
 
-type pairedOptions struct {
-	inputOptions
-	Outcome string
-	Arm     string
-	Base    string
-	PairBy  []string
-	Levels  []string
-	Test    string
-	Adjust  string
-}
-
-// pairedFlags maps PairedSpec fields (and the query's Weight) to the
-// paired command's flags.
-var pairedFlags = map[string]string{"Outcome": "--outcome", "Arm": "--arm", "Base": "--base", "PairBy": "--pair-by",
-	"Levels": "--levels", "Test": "--test", "Adjust": "--adjust", "Weight": "--weight", "Where": "--where"}
-
 func newPairedCmd(e *env) *cobra.Command {
-	o := &pairedOptions{}
+	var o inputOptions
+	var spec analysis.PairedSpec
 	c := &cobra.Command{
 		Use:   "paired --in FILE --outcome COL --arm COL --base LEVEL --pair-by a,b,c",
 		Short: "McNemar (or paired t, Wilcoxon) tests of a base arm against every other arm on matched episodes",
@@ -56,25 +40,17 @@ Examples:
   limbo-analyze paired --in runs.csv --outcome agent_time_s --arm condition --base vanilla --pair-by pair_key --test wilcoxon`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
-				return err
-			}
-			q := o.query(e)
-			spec := analysis.PairedSpec{Outcome: o.Outcome, Arm: o.Arm, Base: o.Base, PairBy: o.PairBy, Levels: o.Levels}
-			setName(&spec.Test, o.Test)
-			setName(&spec.Adjust, o.Adjust)
-			r, err := analysis.Paired(q, spec)
-			return emit(e, o.Format, report.Paired)(r, fieldtext.Rename(err, pairedFlags))
+			return emit(e, o.Format, report.Paired)(analysis.Paired(o.query(e), spec))
 		},
 	}
-	addInputFlags(c, &o.inputOptions, `weight column for gain_pp, or "none" (default: unweighted)`)
+	addInputFlags(c, &o, `weight column for gain_pp, or "none" (default: unweighted)`)
 	f := c.Flags()
-	f.StringVar(&o.Outcome, "outcome", "", "binary outcome column (required)")
-	f.StringVar(&o.Arm, "arm", "", "column whose levels are compared, e.g. condition (required)")
-	f.StringVar(&o.Base, "base", "", "the level of --arm every other level is compared with (required)")
-	f.StringSliceVar(&o.PairBy, "pair-by", nil, "columns that match episodes across arms (required)")
-	f.StringSliceVar(&o.Levels, "levels", nil, "compare only these levels of --arm (default: all present)")
-	f.StringVar(&o.Test, "test", "", "binary outcome, McNemar: exact (default), midp, chi2 or chi2cc; numeric: t (default) or wilcoxon")
-	f.StringVar(&o.Adjust, "adjust", "holm", "multiplicity adjustment: holm, bonferroni, bh or none")
+	f.StringVar(&spec.Outcome, "outcome", "", "binary outcome column (required)")
+	f.StringVar(&spec.Arm, "arm", "", "column whose levels are compared, e.g. condition (required)")
+	f.StringVar(&spec.Base, "base", "", "the level of --arm every other level is compared with (required)")
+	f.StringSliceVar(&spec.PairBy, "pair-by", nil, "columns that match episodes across arms (required)")
+	f.StringSliceVar(&spec.Levels, "levels", nil, "compare only these levels of --arm (default: all present)")
+	nameVar(f, &spec.Test, "test", "", "binary outcome, McNemar: exact (default), midp, chi2 or chi2cc; numeric: t (default) or wilcoxon")
+	nameVar(f, &spec.Adjust, "adjust", "holm", "multiplicity adjustment: holm, bonferroni, bh or none")
 	return c
 }

@@ -1,9 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"errors"
-	"slices"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +16,7 @@ import (
 
 func newPowerCmd(e *env) *cobra.Command {
 	var o power.Options
-	var pre, des, pilot, sizes, format, out, scale string
+	var pre, des, pilot, sizes, format, out string
 	cmd := &cobra.Command{
 		Use:   "power [--prereg FILE] [--design paper|FILE | --pilot LEDGER] [--sizes LIST]",
 		Short: "Power of a preregistration by simulation, with closed-form approximations",
@@ -55,10 +54,9 @@ Examples:
 			if o.Sizes, err = power.ParseSizes(sizes); err != nil {
 				return usagef("power: --sizes: %v", err)
 			}
-			if !slices.Contains(report.PowerFormats, format) {
-				return usagef("power: --format %q: want text, md, latex, csv or json", format)
+			if err := oneOf("power: --format", format, report.PowerFormats, "text, md, latex, csv or json"); err != nil {
+				return err
 			}
-			o.Scale = design.ScaleKind(scale)
 			if err := o.Check(); err != nil {
 				return usageError{err}
 			}
@@ -75,7 +73,7 @@ Examples:
 				return err
 			}
 			if pilot != "" {
-				d, err := readAnalysisData(e, pilot, "", false, o.Prereg.ReadColumns(pilot, ""))
+				d, err := readAnalysisData(e, ledgerFlags{In: pilot}, o.Prereg.ReadColumns(pilot, ""))
 				if err != nil {
 					return err
 				}
@@ -98,19 +96,14 @@ Examples:
 			if out != "" {
 				return writePower(res, out, pre, des, pilot)
 			}
-			var buf bytes.Buffer
-			if err := report.Power(&buf, res, format); err != nil {
-				return err
-			}
-			_, err = e.stdout.Write(buf.Bytes())
-			return err
+			return render(e, func(w io.Writer) error { return report.Power(w, res, format) })
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&pre, "prereg", "paper", `preregistration file ("paper": the paper's H1–H6)`)
 	f.StringVar(&des, "design", "paper", `design to regenerate: "paper" or a manifest file`)
 	f.StringVar(&pilot, "pilot", "", "pilot episode ledger to resample instead of simulating")
-	f.StringVar(&scale, "scale", string(design.ScaleEpisodes), "what a size multiplies: episodes, instances or seeds")
+	nameVar(f, &o.Scale, "scale", design.ScaleEpisodes, "what a size multiplies: episodes, instances or seeds")
 	f.StringVar(&sizes, "sizes", "0.5,1,2", "comma-separated multipliers of the base design")
 	f.IntVar(&o.Reps, "reps", 100, "replications per size")
 	f.Float64Var(&o.Target, "target", 0.8, "power to reach")

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/design"
@@ -109,7 +110,7 @@ func reportProblems(e *env, path string, err error) error {
 }
 
 func newPreregCheckCmd(e *env) *cobra.Command {
-	var in, inFormat string
+	var l ledgerFlags
 	cmd := &cobra.Command{
 		Use:   "check FILE [--in LEDGER]",
 		Short: "Validate a preregistration, and with --in its columns and levels against a ledger",
@@ -119,12 +120,12 @@ func newPreregCheckCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if in != "" {
-				d, err := readAnalysisData(e, in, inFormat, false, f.ReadColumns(in, inFormat))
+			if l.In != "" {
+				d, err := readAnalysisData(e, l, f.ReadColumns(l.In, l.InFormat))
 				if err != nil {
 					return err
 				}
-				cols, err := ledger.FileColumns(in, inFormat)
+				cols, err := ledger.FileColumns(l.In, l.InFormat)
 				if err != nil {
 					return err
 				}
@@ -143,8 +144,8 @@ func newPreregCheckCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&in, "in", "", "episode ledger to check columns and levels against")
-	cmd.Flags().StringVar(&inFormat, "in-format", "", "ledger format: jsonl, csv or parquet (default: from the extension)")
+	cmd.Flags().StringVar(&l.In, "in", "", "episode ledger to check columns and levels against")
+	cmd.Flags().StringVar(&l.InFormat, "in-format", "", "ledger format: jsonl, csv or parquet (default: from the extension)")
 	return cmd
 }
 
@@ -171,35 +172,30 @@ func runPreregHypotheses(o hypothesesOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	d, err := readAnalysisData(e, o.in, o.inFormat, o.strict, f.ReadColumns(o.in, o.inFormat))
+	d, err := readAnalysisData(e, o.ledgerFlags, f.ReadColumns(o.In, o.InFormat))
 	if err != nil {
 		return err
 	}
-	res, err := evalPrereg(e, o.prereg, f, d, o.in, o.inFormat, o.ledgerCreated, "")
+	res, err := evalPrereg(e, o.prereg, f, d, o.ledgerFlags, o.ledgerCreated, "")
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := report.Prereg(&buf, res, o.format); err != nil {
-		return err
-	}
-	_, err = e.stdout.Write(buf.Bytes())
-	return err
+	return render(e, func(w io.Writer) error { return report.Prereg(w, res, o.format) })
 }
 
-// evalPrereg runs f on d's episodes with the provenance of the ledger at
-// in ("" for a simulation in process, whose seed is given) and prints its
+// evalPrereg runs f on d's episodes with the provenance of the ledger l.In
+// ("" for a simulation in process, whose seed is given) and prints its
 // warnings on stderr. created is --ledger-created ("" for none); seed ""
-// is the ledger's own (runSeed).
-func evalPrereg(e *env, path string, f *prereg.File, d *table.Data, in, inFormat, created, seed string) (*prereg.Result, error) {
+// is the ledger's own (paper.RunSeed).
+func evalPrereg(e *env, path string, f *prereg.File, d *table.Data, l ledgerFlags, created, seed string) (*prereg.Result, error) {
 	if seed == "" {
-		seed = runSeed(in, d)
+		seed = paper.RunSeed(l.In, d)
 	}
-	origin, err := ledgerOrigin(in, inFormat, created, seed)
+	origin, err := ledgerOrigin(l.In, l.InFormat, created, seed)
 	if err != nil {
 		return nil, err
 	}
-	res, err := f.RunWith(path, d, prereg.RunOptions{In: in, Seed: seed, Version: version, Origin: origin})
+	res, err := f.RunWith(path, d, prereg.RunOptions{In: l.In, Seed: seed, Version: version, Origin: origin})
 	if err != nil {
 		return nil, err
 	}

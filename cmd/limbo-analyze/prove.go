@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -10,13 +9,7 @@ import (
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
-type proveOptions struct {
-	grid []float64 // read-back times T of Proposition 1
-	tail []float64 // in-flight delays δ of Proposition 2's tail worlds
-}
-
 func newProveCmd(e *env) *cobra.Command {
-	var o proveOptions
 	var grid, tail string
 	cmd := &cobra.Command{
 		Use:   "prove",
@@ -46,14 +39,22 @@ Examples:
   limbo-analyze prove --grid 30,120,3600 --tail 40,7200`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if o.grid, err = parseSeconds("--grid", grid); err != nil {
+			g, err := parseSeconds("--grid", grid) // read-back times T of Proposition 1
+			if err != nil {
 				return err
 			}
-			if o.tail, err = parseSeconds("--tail", tail); err != nil {
+			t, err := parseSeconds("--tail", tail) // in-flight delays δ of Proposition 2's tail worlds
+			if err != nil {
 				return err
 			}
-			return runProve(o, e.stdout)
+			p1, p2 := sandbox.CheckProposition1(g), sandbox.CheckProposition2(t)
+			if err := report.Proof(e.stdout, p1, p2, "text"); err != nil {
+				return err
+			}
+			if !p1.Pass || !p2.Pass {
+				return errors.New("prove: a proposition check failed")
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&grid, "grid", sandbox.JoinSeconds(sandbox.DefaultReadBackGrid), "read-back times T in seconds for Proposition 1 (comma-separated, each ≥ 30)")
@@ -68,18 +69,4 @@ func parseSeconds(flag, s string) ([]float64, error) {
 		return nil, usagef("prove: %s: %v", flag, err)
 	}
 	return xs, nil
-}
-
-var errProofFailed = errors.New("prove: a proposition check failed")
-
-func runProve(o proveOptions, out io.Writer) error {
-	p1 := sandbox.CheckProposition1(o.grid)
-	p2 := sandbox.CheckProposition2(o.tail)
-	if err := report.Proof(out, p1, p2, "text"); err != nil {
-		return err
-	}
-	if !p1.Pass || !p2.Pass {
-		return errProofFailed
-	}
-	return nil
 }

@@ -7,17 +7,9 @@ import (
 	"github.com/limbo-toolkit/limbo/report"
 )
 
-type ratesOptions struct {
-	inputOptions
-	Outcome string
-	By      []string
-	Cluster string
-	ICCBy   []string
-	Level   float64
-}
-
 func newRatesCmd(e *env) *cobra.Command {
-	o := &ratesOptions{}
+	var o inputOptions
+	var spec analysis.RatesSpec
 	c := &cobra.Command{
 		Use:   "rates --in FILE --outcome COL [--by a,b] [--where EXPR]",
 		Short: "Weighted proportions with Kish (or cluster) effective sizes and Wilson intervals",
@@ -42,26 +34,19 @@ Examples:
   limbo-analyze rates --in runs.jsonl --outcome duplicated --by condition --cluster task --icc-by condition`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
-				return err
-			}
-			if o.Level == 0 { // the engine's default; a user asked for 0
+			if spec.Level == 0 { // the engine's default; a user asked for 0
 				return usagef("--level 0: want a confidence level in (0, 1)")
 			}
-			return runRates(e, o)
+			spec.DefaultWeight = o.Weight == ""
+			return emit(e, o.Format, report.Rates)(analysis.Rates(o.query(e), spec))
 		},
 	}
-	addInputFlags(c, &o.inputOptions, `weight column, or "none" (default: the ledger's weight column)`)
-	c.Flags().StringVar(&o.Outcome, "outcome", "", "binary outcome column (required)")
-	c.Flags().StringSliceVar(&o.By, "by", nil, "group by these columns (comma-separated)")
-	c.Flags().StringVar(&o.Cluster, "cluster", "", "cluster column (e.g. task) for a cluster design effect")
-	c.Flags().StringSliceVar(&o.ICCBy, "icc-by", nil, "estimate the ICC within strata of these columns and pool it")
-	c.Flags().Float64Var(&o.Level, "level", 0.95, "confidence level of the Wilson interval")
+	addInputFlags(c, &o, `weight column, or "none" (default: the ledger's weight column)`)
+	f := c.Flags()
+	f.StringVar(&spec.Outcome, "outcome", "", "binary outcome column (required)")
+	f.StringSliceVar(&spec.By, "by", nil, "group by these columns (comma-separated)")
+	f.StringVar(&spec.Cluster, "cluster", "", "cluster column (e.g. task) for a cluster design effect")
+	f.StringSliceVar(&spec.ICCBy, "icc-by", nil, "estimate the ICC within strata of these columns and pool it")
+	f.Float64Var(&spec.Level, "level", 0.95, "confidence level of the Wilson interval")
 	return c
-}
-
-func runRates(e *env, o *ratesOptions) error {
-	q := o.query(e)
-	return emit(e, o.Format, report.Rates)(analysis.Rates(q, analysis.RatesSpec{Outcome: o.Outcome, By: o.By, Cluster: o.Cluster, ICCBy: o.ICCBy,
-		Level: o.Level, DefaultWeight: o.Weight == ""}))
 }

@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
-	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/outfile"
@@ -19,13 +17,12 @@ import (
 
 // reportOptions are the flags of `report`.
 type reportOptions struct {
-	in, inFormat string
-	seed         uint64
-	out          string
-	strict       bool
-	prereg       string // also evaluate this preregistration (prereg.md, .csv, .json)
-	icc          string // Table 3's ICC convention (paper.Options.ICC)
-	created      string // with --prereg: when the ledger was created (RFC 3339)
+	ledgerFlags
+	seed    uint64
+	out     string
+	prereg  string    // also evaluate this preregistration (prereg.md, .csv, .json)
+	icc     paper.ICC // Table 3's ICC convention
+	created string    // with --prereg: when the ledger was created (RFC 3339)
 }
 
 // defaultSeed is the seed `report` simulates with when given no ledger (the
@@ -65,28 +62,16 @@ Examples:
   limbo-analyze report --in run.parquet --out out/report-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.out == "" {
-				return usagef("report: --out is required")
+			var seed error
+			if o.In != "" && cmd.Flags().Changed("seed") {
+				seed = usagef("report: --seed simulates; it cannot be combined with --in")
 			}
-			if o.in != "" && cmd.Flags().Changed("seed") {
-				return usagef("report: --seed simulates; it cannot be combined with --in")
-			}
-			if !slices.Contains(paper.ICCConventions, paper.ICC(o.icc)) {
-				return usagef("report: --icc %q: want per-column or pooled", o.icc)
-			}
-			if o.created != "" {
-				if o.prereg == "" || o.in == "" {
-					return usagef("report: --ledger-created goes with --prereg and --in")
-				}
-				if _, err := prereg.ParseCreated(o.created); err != nil {
-					return usagef("report: --ledger-created: %v", err)
-				}
-			}
-			if err := checkOutDir("report", o.out); err != nil {
+			if err := firstError(required("report: --out", o.out), seed, checkICC("report", o.icc),
+				checkCreated("report", o.created, o.prereg != "" && o.In != "", "--prereg and --in"), checkOutDir("report", o.out)); err != nil {
 				return err
 			}
-			if o.in != "" {
-				if err := checkOutputs("report", []string{o.out}, ledger.Files(o.in)); err != nil {
+			if o.In != "" {
+				if err := checkOutputs("report", []string{o.out}, ledger.Files(o.In)); err != nil {
 					return err
 				}
 			}
@@ -97,14 +82,12 @@ Examples:
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.in, "in", "", "episode ledger to report on (default: simulate the paper design)")
-	f.StringVar(&o.inFormat, "in-format", "", "ledger format: jsonl, csv or parquet (default: from the extension)")
+	addLedgerFlags(f, &o.ledgerFlags, "episode ledger to report on (default: simulate the paper design)", "the extension")
 	f.Uint64Var(&o.seed, "seed", defaultSeed, "run seed of the simulation (without --in)")
 	f.StringVar(&o.out, "out", "", "output directory (required)")
-	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
 	f.StringVar(&o.prereg, "prereg", "", "also evaluate this preregistration file into prereg.md, prereg.csv and prereg.json")
 	f.StringVar(&o.created, "ledger-created", "", "with --prereg and --in: when the ledger was created (RFC 3339), to say whether the lock predates it")
-	f.StringVar(&o.icc, "icc", paper.DefaultICC.String(), "Table 3's template ICC: per-column, or pooled (one ICC across its columns)")
+	addICCFlag(f, &o.icc)
 	return cmd
 }
 
@@ -113,15 +96,15 @@ Examples:
 var simulatePaper = paper.Simulate
 
 func runReport(o reportOptions, e *env) error {
-	job := report.Job{In: o.in, Seed: o.seed, Out: o.out, Simulate: simulatePaper,
+	job := report.Job{In: o.In, Seed: o.seed, Out: o.out, Simulate: simulatePaper,
 		Meta: report.Meta{Toolkit: version, Schema: ledger.SchemaVersion, Go: runtime.Version()},
 		Analyze: func(d *table.Data) *paper.Results {
-			return paper.Analyze(d, paper.Options{Tools: paper.NativeTools(), ICC: paper.ICC(o.icc)})
+			return paper.Analyze(d, paper.Options{Tools: paper.NativeTools(), ICC: o.icc})
 		},
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", msg) },
 	}
 	wl := analysisWarnings(e)
-	job.Read = ledger.ReadOptions{Format: o.inFormat, Grader: grader(), Strict: o.strict, Warn: wl.Warn}
+	job.Read = ledger.ReadOptions{Format: o.InFormat, Grader: grader(), Strict: o.Strict, Warn: wl.Warn}
 	job.ReadDone = wl.Flush
 	if o.prereg != "" {
 		pf, err := readPrereg(e, o.prereg)
@@ -130,10 +113,10 @@ func runReport(o reportOptions, e *env) error {
 		}
 		job.Extra = func(u *outfile.Unit, dir string, d *table.Data) ([]string, error) {
 			seed := ""
-			if o.in == "" {
+			if o.In == "" {
 				seed = strconv.FormatUint(o.seed, 10) // the simulation in process
 			}
-			pres, err := evalPrereg(e, o.prereg, pf, d, o.in, o.inFormat, o.created, seed)
+			pres, err := evalPrereg(e, o.prereg, pf, d, o.ledgerFlags, o.created, seed)
 			if err != nil {
 				return nil, err
 			}
@@ -144,16 +127,10 @@ func runReport(o reportOptions, e *env) error {
 	if err != nil {
 		return err
 	}
-	figWord := "figures"
-	if w.Figures == 1 {
-		figWord = "figure"
-	}
-	fmt.Fprintf(e.stderr, "limbo-analyze: wrote %d files and %d %s to %s (%d episodes)\n", w.Files, w.Figures, figWord, o.out, w.Episodes)
+	fmt.Fprintf(e.stderr, "limbo-analyze: wrote %d files and %d %s to %s (%d episodes)\n",
+		w.Files, w.Figures, ledger.Plural(w.Figures, "figure", "figures"), o.out, w.Episodes)
 	return nil
 }
-
-// runSeed is the run seed of the ledger at in (paper.RunSeed).
-func runSeed(in string, d *table.Data) string { return paper.RunSeed(in, d) }
 
 // checkOutDir rejects an output directory path that is an existing file,
 // before any work is done.

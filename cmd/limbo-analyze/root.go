@@ -1,11 +1,15 @@
+// Command limbo-analyze regenerates or ingests LIMBO episode ledgers and turns
+// them into the paper's tables, figures, hypothesis verdicts and Parquet.
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
@@ -16,6 +20,14 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/outfile"
 )
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// version is the toolkit version, written into Parquet metadata and reports.
+// Release builds may override it with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
 
 // Exit codes (docs/design.md, Errors, exit codes and outputs).
 const (
@@ -109,25 +121,21 @@ Examples:
 		newFiguresCmd(e), newViewCmd(e),
 		newPowerCmd(e),
 	)
-	// A ledger format no reader knows is a usage error (exit 2), for every
-	// command that takes --in-format, before any input is opened.
 	for _, c := range root.Commands() {
-		if c.Flags().Lookup("in-format") == nil {
-			continue
-		}
-		pre := c.PreRunE
-		c.PreRunE = func(c *cobra.Command, a []string) error {
-			if err := checkInFormat(c); err != nil {
-				return err
-			}
-			if pre != nil {
+		// A ledger format no reader knows is a usage error (exit 2), for
+		// every command that takes --in-format, before any input is opened.
+		if pre := c.PreRunE; c.Flags().Lookup("in-format") != nil {
+			c.PreRunE = func(c *cobra.Command, a []string) error {
+				if v, _ := c.Flags().GetString("in-format"); !ledger.IsFormat(v) {
+					return usagef("%s: --in-format %q: want jsonl, csv or parquet", c.Name(), v)
+				}
+				if pre == nil {
+					return nil
+				}
 				return pre(c, a)
 			}
-			return nil
 		}
-	}
-	// Wrong positional arguments are usage errors (exit 2) too.
-	for _, c := range root.Commands() {
+		// Wrong positional arguments are usage errors (exit 2) too.
 		if args := c.Args; args != nil {
 			c.Args = func(c *cobra.Command, a []string) error {
 				if err := args(c, a); err != nil {
@@ -138,14 +146,6 @@ Examples:
 		}
 	}
 	return root
-}
-
-// checkInFormat validates the --in-format flag of c.
-func checkInFormat(c *cobra.Command) error {
-	if v, _ := c.Flags().GetString("in-format"); !ledger.IsFormat(v) {
-		return usagef("%s: --in-format %q: want jsonl, csv or parquet", c.Name(), v)
-	}
-	return nil
 }
 
 // flagParseRE matches pflag's message for a value that does not parse.
@@ -169,6 +169,17 @@ func flagErrorText(err error) string {
 	return fmt.Sprintf("%s %q: want %s", name, m[1], want)
 }
 
+// render writes what write renders to stdout once all of it is rendered,
+// so that a failure part-way prints nothing.
+func render(e *env, write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	_, err := e.stdout.Write(buf.Bytes())
+	return err
+}
+
 // progressBar returns a bar of n steps on stderr when stderr is a terminal,
 // else nil (piped output and tests get no bar).
 func progressBar(e *env, n int, what string) *progressbar.ProgressBar {
@@ -179,4 +190,31 @@ func progressBar(e *env, n int, what string) *progressbar.ProgressBar {
 	return progressbar.NewOptions(n, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
 		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
 		progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish())
+}
+
+func newVersionCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the toolkit and ledger schema versions",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, err := fmt.Fprintf(e.stdout, "limbo-analyze %s (ledger schema %s, %s)\n", version, ledger.SchemaVersion, runtime.Version())
+			return err
+		},
+	}
+}
+
+// checkOutputs refuses, before any work is done, an output that is one of
+// the inputs however it is spelled (the same file by device and inode,
+// through symlinks and hard links): exit status 2, nothing written.
+func checkOutputs(cmd string, outputs, inputs []string) error {
+	for _, o := range outputs {
+		if o == "" || o == "-" {
+			continue
+		}
+		if err := outfile.CheckNotInput(o, inputs...); err != nil {
+			return usageError{fmt.Errorf("%s: %w", cmd, err)}
+		}
+	}
+	return nil
 }

@@ -7,10 +7,8 @@ import (
 	"github.com/limbo-toolkit/limbo/report"
 )
 
-type schemaOptions struct{ format string }
-
 func newSchemaCmd(e *env) *cobra.Command {
-	var o schemaOptions
+	var format string
 	cmd := &cobra.Command{
 		Use:   "schema [--format md|json]",
 		Short: "Print the ledger schema: every column of the three tables with its type and meaning",
@@ -26,17 +24,13 @@ Examples:
 			if len(args) > 0 {
 				return usagef("schema: unexpected argument %q", args[0])
 			}
-			if o.format == "md" || o.format == "json" {
-				return report.Schema(e.stdout, ledger.Schema(), o.format)
+			if format == "md" || format == "json" {
+				return report.Schema(e.stdout, ledger.Schema(), format)
 			}
-			return usagef("schema: --format must be md or json, not %q", o.format)
+			return usagef("schema: --format must be md or json, not %q", format)
 		},
 	}
-	cmd.Flags().StringVar(&o.format, "format", "md", "output format: md or json")
+	cmd.Flags().StringVar(&format, "format", "md", "output format: md or json")
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"md", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
-
-// schemaTables are the ledger's tables in the order they are documented.
-// schemaDoc is the JSON document schema --format json prints.
-type schemaDoc = ledger.SchemaDoc

@@ -50,7 +50,7 @@ func TestSchemaJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var d schemaDoc
+	var d ledger.SchemaDoc
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatal(err)
 	}

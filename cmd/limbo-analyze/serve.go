@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -10,13 +12,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/limbo-toolkit/limbo/cmd/limbo-analyze/internal/mcpcmd"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
+	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
 )
 
 func newServeCmd(e *env) *cobra.Command {
-	o := &mcpcmd.ServeConfig{}
+	o := &serveConfig{}
 	c := &cobra.Command{
 		Use:   "serve --ledger OUT.jsonl [--transport stdio|http] [--plan PLAN]",
 		Short: "Serve the sandbox to a real agent over MCP, one episode per session",
@@ -86,48 +89,43 @@ Examples:
   limbo-analyze serve --plan plan.json --ledger run.jsonl --print-task`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Check(cmd.Flags().Changed); err != nil {
+			if err := o.check(cmd.Flags().Changed); err != nil {
 				return usageError{err}
 			}
-			return runServe(cmd.Context(), e, o)
+			ctx, stop := signalContext(cmd.Context())
+			defer stop()
+			err := o.serve(ctx, e)
+			if ee := (*mcp.EpisodeError)(nil); errors.As(err, &ee) {
+				return usageError{err} // the single episode comes from the flags
+			}
+			return err
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&o.Transport, "transport", "stdio", "stdio or http")
-	f.StringVar(&o.Addr, "addr", "127.0.0.1:8765", "listen address for --transport http")
-	f.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a non-loopback --addr")
-	f.StringVar(&o.PlanFile, "plan", "", "plan file (JSON); default: the E2 instance-0 episodes")
-	f.StringVar(&o.Ledger, "ledger", "", "ledger to append graded episodes to (JSONL)")
-	f.BoolVar(&o.PrintTask, "print-task", false, "print the next pending episode's task instruction and exit")
+	f.StringVar(&o.Job.Addr, "addr", "127.0.0.1:8765", "listen address for --transport http")
+	f.BoolVar(&o.Job.AllowRemote, "allow-remote", false, "allow a non-loopback --addr")
+	f.StringVar(&o.Plan.File, "plan", "", "plan file (JSON); default: the E2 instance-0 episodes")
+	f.StringVar(&o.Job.Ledger, "ledger", "", "ledger to append graded episodes to (JSONL)")
+	f.BoolVar(&o.Job.PrintTask, "print-task", false, "print the next pending episode's task instruction and exit")
 	f.BoolVar(&o.PrintPlan, "print-plan", false, "print the plan as JSON (every episode with its defaults and episode_id) and exit")
-	f.BoolVar(&o.Raw, "raw", false, "also write calls, effects and the final report into each ledger line")
-	addLimitFlags(c, &o.Limits)
-	f.DurationVar(&o.IdleTimeout, "idle-timeout", 10*time.Minute, "close an HTTP session idle this long")
-	f.BoolVar(&o.Annotations, "annotations", false, "list the tools with MCP tool annotations (an experimental factor; off in the paper)")
-	f.StringSliceVar(&o.Origins, "allow-origin", nil, "browser origin (scheme://host:port) accepted besides loopback ones; repeatable")
-	f.StringVar(&o.Model, "model", mcp.DefaultLabel, "model label of the default or single-episode plan")
-	f.StringVar(&o.Harness, "harness", mcp.DefaultLabel, "harness label of the default or single-episode plan")
-	f.Uint64Var(&o.Seed, "seed", 1, "world seed of the default or single-episode plan")
-	f.StringVar(&o.One.Template, "template", "", "serve one episode: task template (T01..T12)")
-	f.IntVar(&o.One.Instance, "instance", 0, "single episode: task instance")
-	f.IntVar(&o.One.FocalIndex, "focal-index", 0, "single episode: focal write index")
-	f.StringVar(&o.One.FaultMode, "fault", ledger.FaultNone, "single episode: fault mode")
-	f.StringVar(&o.One.Contract, "contract", ledger.ContractNative, "single episode: contract")
-	f.StringVar(&o.One.Condition, "condition", mcp.DefaultCondition, "single episode: condition label")
-	f.BoolVar(&o.One.Guard, "guard", false, "single episode: run the guard middleware")
-	f.Float64Var(&o.One.DelayS, "delay-s", 0, "single episode: in-flight delay of a late commit")
+	f.BoolVar(&o.Job.Options.Raw, "raw", false, "also write calls, effects and the final report into each ledger line")
+	addLimitFlags(c, &o.Job.Options.Limits)
+	f.DurationVar(&o.Job.Options.IdleTimeout, "idle-timeout", 10*time.Minute, "close an HTTP session idle this long")
+	f.BoolVar(&o.Plan.Annotations, "annotations", false, "list the tools with MCP tool annotations (an experimental factor; off in the paper)")
+	f.StringSliceVar(&o.Job.Options.AllowedOrigins, "allow-origin", nil, "browser origin (scheme://host:port) accepted besides loopback ones; repeatable")
+	f.StringVar(&o.Plan.Model, "model", mcp.DefaultLabel, "model label of the default or single-episode plan")
+	f.StringVar(&o.Plan.Harness, "harness", mcp.DefaultLabel, "harness label of the default or single-episode plan")
+	f.Uint64Var(&o.Plan.Seed, "seed", 1, "world seed of the default or single-episode plan")
+	f.StringVar(&o.Plan.One.Template, "template", "", "serve one episode: task template (T01..T12)")
+	f.IntVar(&o.Plan.One.Instance, "instance", 0, "single episode: task instance")
+	f.IntVar(&o.Plan.One.FocalIndex, "focal-index", 0, "single episode: focal write index")
+	f.StringVar(&o.Plan.One.FaultMode, "fault", ledger.FaultNone, "single episode: fault mode")
+	f.StringVar(&o.Plan.One.Contract, "contract", ledger.ContractNative, "single episode: contract")
+	f.StringVar(&o.Plan.One.Condition, "condition", mcp.DefaultCondition, "single episode: condition label")
+	f.BoolVar(&o.Plan.One.Guard, "guard", false, "single episode: run the guard middleware")
+	f.Float64Var(&o.Plan.One.DelayS, "delay-s", 0, "single episode: in-flight delay of a late commit")
 	return c
-}
-
-func runServe(ctx context.Context, e *env, o *mcpcmd.ServeConfig) error {
-	ctx, stop := signalContext(ctx)
-	defer stop()
-	err := o.Serve(ctx, e.stdin, e.stdout, e.stderr, "limbo-analyze serve", version, callerFactory())
-	var ee *mcp.EpisodeError
-	if errors.As(err, &ee) {
-		return usageError{err} // the single episode comes from the flags
-	}
-	return err
 }
 
 // signalContext is ctx (Background if nil) cancelled on an interrupt or
@@ -139,11 +137,6 @@ func signalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
-// callerFactory builds each episode's caller: the sandbox world, behind
-// the guard where the plan asks for it. It is the one switch point for
-// server middleware.
-func callerFactory() mcp.CallerFactory { return mcp.ConditionCaller }
-
 // addLimitFlags registers the per-episode budget flags. serve and drive
 // share them: drive hands the same values on to the serve processes it
 // starts.
@@ -153,4 +146,90 @@ func addLimitFlags(c *cobra.Command, l *mcp.Limits) {
 	f.IntVar(&l.MaxCalls, "max-calls", mcp.DefaultMaxCalls, "tool calls per episode")
 	f.Float64Var(&l.MaxTimeS, "max-time-s", mcp.DefaultMaxTimeS, "virtual-time budget per episode (seconds)")
 	f.IntVar(&l.MaxArgBytes, "max-arg-bytes", mcp.DefaultMaxArgBytes, "bytes of one call's arguments")
+}
+
+// serveConfig is a serve run as a command line describes it: where the
+// plan comes from, how it is served and into which ledger. Its fields hold
+// the flags of `limbo-analyze serve`; check validates them together and
+// serve runs them.
+type serveConfig struct {
+	Plan      mcp.PlanSource // the plan file, or the default plan or a single episode (One)
+	Job       mcp.ServeJob   // the ledger, the address, PrintTask and the server's options
+	Transport string         // "stdio" or "http"
+	PrintPlan bool           // print the loaded plan (Plan.Marshal) instead
+}
+
+// singleEpisodeFlags are the flags that describe serveConfig.Plan.One.
+var singleEpisodeFlags = []string{"instance", "focal-index", "fault", "contract", "condition", "guard", "delay-s"}
+
+// check validates the configuration before anything is opened; set
+// reports whether a flag was given on the command line. Every error it
+// returns is a usage error, phrased in terms of the flags.
+func (c *serveConfig) check(set func(flag string) bool) error {
+	j := &c.Job
+	switch {
+	case c.Transport != "stdio" && c.Transport != "http":
+		return fieldtext.New("Transport", "{Transport} must be stdio or http, got %q", c.Transport)
+	case c.Transport == "http" && localhttp.CheckAddr(j.Addr, true) != nil:
+		return fieldtext.New("Addr", "{Addr} %w", localhttp.CheckAddr(j.Addr, true)) // malformed, whatever the host
+	case c.Transport == "http" && localhttp.CheckAddr(j.Addr, j.AllowRemote) != nil:
+		return fieldtext.New("Addr", "{Addr} %s is not a loopback address; pass {AllowRemote} to bind it", j.Addr)
+	case j.Ledger == "" && !j.PrintTask && !c.PrintPlan:
+		return fieldtext.New("Ledger", "{Ledger} is required")
+	case j.Ledger != "" && !ledger.IsJSONLName(j.Ledger):
+		return fieldtext.New("Ledger", "{Ledger} %s: the served ledger is JSONL; name it .jsonl", j.Ledger)
+	case set("template") && c.Plan.File != "":
+		return fieldtext.New("PlanFile", "{PlanFile} and {Template} exclude each other")
+	}
+	for _, name := range singleEpisodeFlags {
+		if set(name) && !set("template") {
+			return fmt.Errorf("--%s describes a single episode and needs --template", name)
+		}
+	}
+	if set("template") {
+		// Values outside their fixed sets are usage errors, as for every
+		// other enumerated flag.
+		if err := c.Plan.One.CheckFlags(); err != nil {
+			return err
+		}
+	}
+	return j.Options.Limits.Check()
+}
+
+// serve loads the plan and serves it (RunServe), prints the plan
+// (PrintPlan), or prints the first episode's instruction when PrintTask
+// has no ledger to find the next pending one in. A single episode that
+// does not make a plan is an *EpisodeError.
+func (c *serveConfig) serve(ctx context.Context, e *env) error {
+	const name = "limbo-analyze serve"
+	plan, err := c.Plan.Load()
+	if err != nil {
+		return err
+	}
+	if c.PrintPlan {
+		// Every episode with its defaults filled in and its episode_id,
+		// for tools that build their own sessions (one per episode).
+		b, err := plan.Marshal()
+		if err == nil {
+			_, err = e.stdout.Write(b)
+		}
+		return err
+	}
+	if c.Job.PrintTask && c.Job.Ledger == "" {
+		_, err := fmt.Fprintln(e.stdout, mcp.Instruction(plan, 0))
+		return err
+	}
+	j := c.Job
+	j.Plan, j.HTTP, j.Stdin, j.Stdout = plan, c.Transport == "http", e.stdin, e.stdout
+	// The episodes' callers are the sandbox world, behind the guard where
+	// the plan asks for it: the one switch point for server middleware.
+	j.Options.Version, j.Options.Log, j.Options.NewCaller = version, e.stderr, mcp.ConditionCaller
+	j.Warn = func(msg string) { fmt.Fprintln(e.stderr, name+":", msg) }
+	j.Listening = func(a net.Addr, pending int) {
+		fmt.Fprintf(e.stderr, "%s: MCP streamable HTTP on http://%s/ (%d episodes pending)\n", name, a, pending)
+	}
+	j.Done = func(total int, l string) {
+		fmt.Fprintf(e.stderr, "%s: all %d episodes of the plan are already in %s; nothing to serve\n", name, total, l)
+	}
+	return mcp.RunServe(ctx, j)
 }

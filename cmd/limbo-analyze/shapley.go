@@ -7,15 +7,10 @@ import (
 	"github.com/limbo-toolkit/limbo/report"
 )
 
-type shapleyOptions struct {
-	inputOptions
-	Formula string
-	R2      string
-	Refs    []string
-}
-
 func newShapleyCmd(e *env) *cobra.Command {
-	o := &shapleyOptions{}
+	var o inputOptions
+	var spec analysis.ShapleySpec
+	var refs []string
 	c := &cobra.Command{
 		Use:   "shapley --in FILE --formula \"Y ~ a + b + c\" [--r2 mcfadden]",
 		Short: "Shapley decomposition of a logistic pseudo-R² over the formula's terms",
@@ -36,27 +31,17 @@ Examples:
   limbo-analyze shapley --in runs.csv --formula "eos ~ condition + model" --r2 nagelkerke --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
+			var err error
+			if spec.Refs, err = parseRefs(refs); err != nil {
 				return err
 			}
-			refs, err := parseRefs(o.Refs)
-			if err != nil {
-				return usageError{err}
-			}
-			q := o.query(e)
-			return emit(e, o.Format, report.Shapley)(analysis.Shapley(q, shapleySpec(o.Formula, o.R2, refs)))
+			return emit(e, o.Format, report.Shapley)(analysis.Shapley(o.query(e), spec))
 		},
 	}
-	addInputFlags(c, &o.inputOptions, `weight column, or "none" (default: unweighted)`)
-	c.Flags().StringVar(&o.Formula, "formula", "", `logistic model, e.g. "duplicated ~ contract + fault_mode + model" (required)`)
-	c.Flags().StringVar(&o.R2, "r2", "mcfadden", "pseudo-R²: mcfadden, nagelkerke, tjur or coxsnell")
-	c.Flags().StringArrayVar(&o.Refs, "ref", nil, "reference level of a factor, col=level (repeatable; does not change the values)")
+	addInputFlags(c, &o, `weight column, or "none" (default: unweighted)`)
+	f := c.Flags()
+	f.StringVar(&spec.Formula, "formula", "", `logistic model, e.g. "duplicated ~ contract + fault_mode + model" (required)`)
+	nameVar(f, &spec.R2, "r2", "mcfadden", "pseudo-R²: mcfadden, nagelkerke, tjur or coxsnell")
+	f.StringArrayVar(&refs, "ref", nil, "reference level of a factor, col=level (repeatable; does not change the values)")
 	return c
-}
-
-// shapleySpec is the decomposition the flags ask for.
-func shapleySpec(formula, r2 string, refs map[string]string) analysis.ShapleySpec {
-	spec := analysis.ShapleySpec{Formula: formula, Refs: refs}
-	setName(&spec.R2, r2)
-	return spec
 }

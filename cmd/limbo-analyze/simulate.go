@@ -6,14 +6,9 @@ import (
 	"github.com/limbo-toolkit/limbo/design"
 )
 
-// simulateOptions are simulate's flags: the run's options and the seed.
-type simulateOptions struct {
-	design.RunOptions
-	seed uint64
-}
-
 func newSimulateCmd(e *env) *cobra.Command {
-	var o simulateOptions
+	var o design.RunOptions
+	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "simulate --out LEDGER.jsonl",
 		Short: "Regenerate episode ledgers with simulated agents in the sandbox",
@@ -40,12 +35,12 @@ Examples:
 			if err := o.Check(); err != nil {
 				return usagef("simulate: %w", err)
 			}
-			return runSimulate(o, e)
+			return runSimulate(e, o, seed)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Design, "design", "paper", `experiment design: "paper" or a manifest file`)
-	f.Uint64Var(&o.seed, "seed", 1, "run seed")
+	f.Uint64Var(&seed, "seed", 1, "run seed")
 	f.StringVar(&o.Out, "out", "", `raw ledger to write (JSONL; "-" for stdout)`)
 	f.StringVar(&o.Episodes, "episodes", "", "also write the graded episode table (.parquet, .csv or .jsonl)")
 	f.IntVar(&o.Jobs, "jobs", 0, "parallel workers (0 = number of CPUs)")
@@ -54,8 +49,8 @@ Examples:
 	return cmd
 }
 
-func runSimulate(o simulateOptions, e *env) error {
-	sim, err := design.LoadSimulator(o.Design, o.Profiles, o.seed)
+func runSimulate(e *env, o design.RunOptions, seed uint64) error {
+	sim, err := design.LoadSimulator(o.Design, o.Profiles, seed)
 	if err != nil {
 		return err
 	}
@@ -66,7 +61,7 @@ func runSimulate(o simulateOptions, e *env) error {
 	if bar != nil {
 		o.Progress = func(n int) { bar.Add(n) }
 	}
-	if err = design.Run(sim, o.RunOptions); err == nil && bar != nil {
+	if err = design.Run(sim, o); err == nil && bar != nil {
 		bar.Finish()
 	}
 	return err

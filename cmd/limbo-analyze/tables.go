@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
@@ -10,16 +10,16 @@ import (
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/report"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // tablesOptions are the flags of `tables`.
 type tablesOptions struct {
-	in, inFormat string
+	ledgerFlags
 	table        int // 0 = all
 	format       string
 	comparePaper bool
-	strict       bool
-	icc          string // Table 3's ICC convention (paper.Options.ICC)
+	icc          paper.ICC // Table 3's ICC convention
 }
 
 func newTablesCmd(e *env) *cobra.Command {
@@ -46,43 +46,44 @@ Examples:
   limbo-analyze tables --in run.parquet --compare-paper`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.in == "" {
-				return usagef("tables: --in is required")
-			}
+			var table error
 			if o.table != 0 && !slices.Contains(paper.TableNumbers, o.table) {
-				return usagef("tables: --table %d: the computed tables are 3–13", o.table)
+				table = usagef("tables: --table %d: the computed tables are 3–13", o.table)
 			}
-			if !slices.Contains(report.Formats, o.format) {
-				return usagef("tables: --format %q: want text, md, latex, csv or json", o.format)
-			}
-			if !slices.Contains(paper.ICCConventions, paper.ICC(o.icc)) {
-				return usagef("tables: --icc %q: want per-column or pooled", o.icc)
+			if err := firstError(required("tables: --in", o.In), table,
+				oneOf("tables: --format", o.format, report.Formats, "text, md, latex, csv or json"), checkICC("tables", o.icc)); err != nil {
+				return err
 			}
 			return runTables(o, e)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.in, "in", "", "episode ledger: JSONL (raw or graded), CSV or Parquet (required)")
-	f.StringVar(&o.inFormat, "in-format", "", "ledger format: jsonl, csv or parquet (default: from the extension)")
+	addLedgerFlags(f, &o.ledgerFlags, ledgerHelp, "the extension")
 	f.IntVar(&o.table, "table", 0, "only table N (3–13)")
 	f.StringVar(&o.format, "format", "text", "output format: text, md, latex, csv or json")
 	f.BoolVar(&o.comparePaper, "compare-paper", false, "show the paper's published numbers beside this ledger's")
-	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
-	f.StringVar(&o.icc, "icc", paper.DefaultICC.String(), "Table 3's template ICC: per-column, or pooled (one ICC across its columns)")
+	addICCFlag(f, &o.icc)
 	return cmd
+}
+
+// addICCFlag binds --icc, Table 3's ICC convention (paper.Options.ICC).
+func addICCFlag(f *pflag.FlagSet, icc *paper.ICC) {
+	nameVar(f, icc, "icc", paper.DefaultICC, "Table 3's template ICC: per-column, or pooled (one ICC across its columns)")
+}
+
+// checkICC is the usage error of an unknown --icc of the command cmd.
+func checkICC(cmd string, icc paper.ICC) error {
+	return oneOf(cmd+": --icc", icc, paper.ICCConventions, "per-column or pooled")
 }
 
 // readAnalysisData reads the ledger's episodes for the analysis
 // (paper.ReadData); ledger plausibility warnings go to stderr, at most
 // a few lines of them.
-func readAnalysisData(e *env, in, inFormat string, strict bool, cols []string) (*table.Data, error) {
+func readAnalysisData(e *env, l ledgerFlags, cols []string) (*table.Data, error) {
 	wl := analysisWarnings(e)
 	defer wl.Flush()
-	return paper.ReadData(in, ledger.ReadOptions{Format: inFormat, Columns: cols, Grader: grader(), Strict: strict, Warn: wl.Warn})
+	return paper.ReadData(l.In, ledger.ReadOptions{Format: l.InFormat, Columns: cols, Grader: grader(), Strict: l.Strict, Warn: wl.Warn})
 }
-
-// toolCatalogue is Table 11's source: the sandbox's native catalogue.
-func toolCatalogue() []paper.Tool { return paper.NativeTools() }
 
 func runTables(o tablesOptions, e *env) error {
 	ns := paper.TableNumbers
@@ -92,19 +93,14 @@ func runTables(o tablesOptions, e *env) error {
 	var d *table.Data
 	if !(len(ns) == 1 && ns[0] == 11) {
 		var err error
-		if d, err = readAnalysisData(e, o.in, o.inFormat, o.strict, paper.Columns(ns)); err != nil {
+		if d, err = readAnalysisData(e, o.ledgerFlags, paper.Columns(ns)); err != nil {
 			return err
 		}
 	}
-	tables, err := report.SelectTables(d, o.table, o.comparePaper, paper.Options{Tools: toolCatalogue(), ICC: paper.ICC(o.icc)},
+	tables, err := report.SelectTables(d, o.table, o.comparePaper, paper.Options{Tools: paper.NativeTools(), ICC: o.icc},
 		func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: %s\n", msg) })
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := report.Tables(&buf, tables, o.format); err != nil {
-		return err
-	}
-	_, err = e.stdout.Write(buf.Bytes())
-	return err
+	return render(e, func(w io.Writer) error { return report.Tables(w, tables, o.format) })
 }

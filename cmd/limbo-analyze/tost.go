@@ -7,18 +7,9 @@ import (
 	"github.com/limbo-toolkit/limbo/report"
 )
 
-type tostOptions struct {
-	inputOptions
-	Outcome  string
-	Arm      string
-	A, B     string
-	Margin   float64
-	Method   string
-	PairedBy []string
-}
-
 func newTOSTCmd(e *env) *cobra.Command {
-	o := &tostOptions{}
+	var o inputOptions
+	var spec analysis.TOSTSpec
 	c := &cobra.Command{
 		Use:   "tost --in FILE --outcome COL --arm COL --a L1 --b L2 [--margin 0.05]",
 		Short: "Two one-sided tests of equivalence of two proportions",
@@ -39,26 +30,20 @@ Examples:
   limbo-analyze tost --in runs.csv --outcome eos --arm condition --a vanilla --b guard --paired-by pair_key,contract --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
-				return err
-			}
-			if len(o.PairedBy) > 0 && cmd.Flags().Changed("method") {
+			if len(spec.PairedBy) > 0 && cmd.Flags().Changed("method") {
 				return usagef("--method applies to independent samples; with --paired-by the paired Wald test is used")
 			}
-			q := o.query(e)
-			spec := analysis.TOSTSpec{Outcome: o.Outcome, Arm: o.Arm, A: o.A, B: o.B, Margin: o.Margin, PairedBy: o.PairedBy}
-			setName(&spec.Method, o.Method)
-			return emit(e, o.Format, report.TOST)(analysis.TOST(q, spec))
+			return emit(e, o.Format, report.TOST)(analysis.TOST(o.query(e), spec))
 		},
 	}
-	addInputFlags(c, &o.inputOptions, `not supported: tost is unweighted`)
+	addInputFlags(c, &o, `not supported: tost is unweighted`)
 	f := c.Flags()
-	f.StringVar(&o.Outcome, "outcome", "", "binary outcome column (required)")
-	f.StringVar(&o.Arm, "arm", "", "column whose two levels are compared (required)")
-	f.StringVar(&o.A, "a", "", "first level of --arm (diff = p_a − p_b)")
-	f.StringVar(&o.B, "b", "", "second level of --arm")
-	f.Float64Var(&o.Margin, "margin", 0.05, "equivalence margin on the difference of proportions")
-	f.StringVar(&o.Method, "method", "agresti-caffo", "independent-samples test: wald, agresti-caffo or score")
-	f.StringSliceVar(&o.PairedBy, "paired-by", nil, "match episodes on these columns and use the paired test")
+	f.StringVar(&spec.Outcome, "outcome", "", "binary outcome column (required)")
+	f.StringVar(&spec.Arm, "arm", "", "column whose two levels are compared (required)")
+	f.StringVar(&spec.A, "a", "", "first level of --arm (diff = p_a − p_b)")
+	f.StringVar(&spec.B, "b", "", "second level of --arm")
+	f.Float64Var(&spec.Margin, "margin", 0.05, "equivalence margin on the difference of proportions")
+	nameVar(f, &spec.Method, "method", "agresti-caffo", "independent-samples test: wald, agresti-caffo or score")
+	f.StringSliceVar(&spec.PairedBy, "paired-by", nil, "match episodes on these columns and use the paired test")
 	return c
 }

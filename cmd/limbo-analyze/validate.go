@@ -10,15 +10,10 @@ import (
 	"github.com/limbo-toolkit/limbo/report"
 )
 
-type validateOptions struct {
-	files   []string
-	strict  bool
-	summary bool
-	format  string // summary format: text or json
-}
-
 func newValidateCmd(e *env) *cobra.Command {
-	var o validateOptions
+	var summary bool
+	var format string // summary format: text or json
+	opt := ledger.ReadOptions{Grader: grader()}
 	cmd := &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check episode ledgers (JSONL, CSV, Parquet) against the schema",
@@ -52,33 +47,34 @@ Examples:
 			if len(args) == 0 {
 				return usagef("validate: name at least one ledger file (see 'limbo-analyze validate --help')")
 			}
-			o.files = args
-			if o.format != "text" && o.format != "json" {
-				return usagef("validate: --format must be text or json, not %q", o.format)
+			if format != "text" && format != "json" {
+				return usagef("validate: --format must be text or json, not %q", format)
 			}
-			if cmd.Flags().Changed("format") && !o.summary {
+			if cmd.Flags().Changed("format") && !summary {
 				return usagef("validate: --format applies to --summary")
 			}
-			return runValidate(o, e)
+			return runValidate(e, args, opt, summary, format)
 		},
 	}
-	cmd.Flags().BoolVar(&o.strict, "strict", false, "treat plausibility warnings and extra CSV columns as errors")
-	cmd.Flags().BoolVar(&o.summary, "summary", false, "print row count, boolean sums and distinct string values per file")
-	cmd.Flags().StringVar(&o.format, "format", "text", "summary format: text or json")
+	cmd.Flags().BoolVar(&opt.Strict, "strict", false, "treat plausibility warnings and extra CSV columns as errors")
+	cmd.Flags().BoolVar(&summary, "summary", false, "print row count, boolean sums and distinct string values per file")
+	cmd.Flags().StringVar(&format, "format", "text", "summary format: text or json")
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-func runValidate(o validateOptions, e *env) error {
+// runValidate checks the ledger files read with opt, with a summary of
+// each in format if asked.
+func runValidate(e *env, files []string, opt ledger.ReadOptions, summary bool, format string) error {
 	wl := ledger.NewWarnLimiter(e.stderr)
 	defer wl.Flush()
-	opt := ledger.ReadOptions{Grader: grader(), Strict: o.strict, Warn: wl.Warn}
-	return ledger.CheckFiles(o.files, opt, o.summary, func(err error) { fmt.Fprintln(e.stdout, fieldtext.Rename(err, specFlags)) },
+	opt.Warn = wl.Warn
+	return ledger.CheckFiles(files, opt, summary, func(err error) { fmt.Fprintln(e.stdout, fieldtext.Rename(err, specFlags)) },
 		func(path string, c ledger.FileCheck) error {
 			fmt.Fprintf(e.stderr, "%s: %d %s, no errors\n", path, c.Rows, ledger.Plural(c.Rows, "episode", "episodes"))
 			if c.Summary == nil {
 				return nil
 			}
-			return report.Summary(e.stdout, c.Summary, o.format)
+			return report.Summary(e.stdout, c.Summary, format)
 		})
 }

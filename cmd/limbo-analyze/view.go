@@ -13,19 +13,10 @@ import (
 	"github.com/limbo-toolkit/limbo/report/view"
 )
 
-// viewOptions are the flags of `view`.
-type viewOptions struct {
-	ledgers     []string
-	inFormat    string
-	out         string
-	serve       string
-	allowRemote bool
-	maxEpisodes int
-	strict      bool
-}
-
 func newViewCmd(e *env) *cobra.Command {
-	var o viewOptions
+	var opt view.Options
+	var out, serve string
+	var allowRemote bool
 	cmd := &cobra.Command{
 		Use:   "view LEDGER... (--out DIR | --serve 127.0.0.1:PORT)",
 		Short: "Browse episodes: a static site with filters, rates and each episode's timeline",
@@ -64,61 +55,56 @@ Examples:
   limbo-analyze export --in run.jsonl --out run.parquet && limbo-analyze view run.parquet --out site`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.ledgers = args
-			if (o.out == "") == (o.serve == "") {
+			if (out == "") == (serve == "") {
 				return usagef("view: give one of --out DIR or --serve HOST:PORT")
 			}
-			if o.maxEpisodes < 1 {
-				return usagef("view: --max-episodes %d: want at least 1", o.maxEpisodes)
+			if opt.MaxEpisodes < 1 {
+				return usagef("view: --max-episodes %d: want at least 1", opt.MaxEpisodes)
 			}
-			if o.serve != "" {
-				addr, err := view.ServeAddr(o.serve, o.allowRemote)
-				if err != nil {
-					if ae := (*localhttp.AddrError)(nil); errors.As(err, &ae) && ae.NotLoopback {
-						return usagef("view: --serve %v; add --allow-remote to serve beyond this machine", err)
-					}
+			if serve != "" {
+				addr, err := view.ServeAddr(serve, allowRemote)
+				if ae := (*localhttp.AddrError)(nil); errors.As(err, &ae) && ae.NotLoopback {
+					return usagef("view: --serve %v; add --allow-remote to serve beyond this machine", err)
+				} else if err != nil {
 					return usagef("view: --serve %v", err)
 				}
-				o.serve = addr
+				serve = addr
 			}
-			if o.out != "" {
+			if out != "" {
 				var ins []string
-				for _, l := range o.ledgers {
+				for _, l := range args {
 					ins = append(ins, ledger.Files(l)...)
 				}
-				if err := checkOutputs("view", []string{o.out}, ins); err != nil {
+				if err := checkOutputs("view", []string{out}, ins); err != nil {
 					return err
 				}
 			}
-			return runView(cmd.Context(), o, e)
+			opt.Warn = func(p ledger.Problem) { fmt.Fprintf(e.stderr, "limbo-analyze: %v\n", p) }
+			return runView(cmd.Context(), e, args, opt, out, serve)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.out, "out", "", "directory to write the site into")
-	f.StringVar(&o.serve, "serve", "", "serve the site at HOST:PORT instead (loopback by default, e.g. 127.0.0.1:8080)")
-	f.BoolVar(&o.allowRemote, "allow-remote", false, "let --serve listen on a non-loopback address")
-	f.IntVar(&o.maxEpisodes, "max-episodes", view.DefaultMaxEpisodes, "largest number of episodes in the site; beyond it every k-th episode is kept")
-	f.StringVar(&o.inFormat, "in-format", "", "ledger format: jsonl, csv or parquet (default: from each file's extension)")
-	f.BoolVar(&o.strict, "strict", false, "treat ledger plausibility warnings as errors")
+	f.StringVar(&out, "out", "", "directory to write the site into")
+	f.StringVar(&serve, "serve", "", "serve the site at HOST:PORT instead (loopback by default, e.g. 127.0.0.1:8080)")
+	f.BoolVar(&allowRemote, "allow-remote", false, "let --serve listen on a non-loopback address")
+	f.IntVar(&opt.MaxEpisodes, "max-episodes", view.DefaultMaxEpisodes, "largest number of episodes in the site; beyond it every k-th episode is kept")
+	f.StringVar(&opt.Format, "in-format", "", "ledger format: jsonl, csv or parquet (default: from each file's extension)")
+	f.BoolVar(&opt.Strict, "strict", false, "treat ledger plausibility warnings as errors")
 	return cmd
 }
 
-// runView builds the site and writes or serves it.
-func runView(ctx context.Context, o viewOptions, e *env) error {
-	site, err := view.Build(o.ledgers, view.Options{
-		Format:      o.inFormat,
-		Strict:      o.strict,
-		Warn:        func(p ledger.Problem) { fmt.Fprintf(e.stderr, "limbo-analyze: %v\n", p) },
-		MaxEpisodes: o.maxEpisodes,
-	})
+// runView builds the site of the ledgers and writes it into out or
+// serves it at addr.
+func runView(ctx context.Context, e *env, ledgers []string, opt view.Options, out, addr string) error {
+	site, err := view.Build(ledgers, opt)
 	if err != nil {
 		return err
 	}
 	for _, n := range site.Data.Meta.Notes {
 		fmt.Fprintf(e.stderr, "limbo-analyze: view: %s\n", n)
 	}
-	if o.out != "" {
-		note, err := site.WriteNote(o.out)
+	if out != "" {
+		note, err := site.WriteNote(out)
 		if err != nil {
 			return fmt.Errorf("view: %w", err)
 		}
@@ -127,7 +113,7 @@ func runView(ctx context.Context, o viewOptions, e *env) error {
 	}
 	ctx, stop := signalContext(ctx)
 	defer stop()
-	err = site.ListenAndServe(ctx, o.serve, func(a net.Addr) {
+	err = site.ListenAndServe(ctx, addr, func(a net.Addr) {
 		fmt.Fprintf(e.stderr, "serving %d episodes at http://%s/ (Ctrl-C to stop)\n", site.Data.Meta.Shown, a)
 	})
 	if err != nil {

@@ -1,5 +1,0 @@
-package main
-
-import "github.com/limbo-toolkit/limbo/ledger"
-
-func ledgerSchemaVersion() string { return ledger.SchemaVersion }
