@@ -380,8 +380,10 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		if err != nil {
 			return fail(err)
 		}
-		// Name the fit: a hypothesis may hold several (H1's GEE and GLMM).
+		// Name the fit: a hypothesis may hold several (H1's GEE and GLMM);
+		// advice names the file's keys, as its errors do.
 		for _, w := range r.Warnings {
+			w = w.Renamed(specKeys(e.Kind))
 			w.Msg = label + ": " + w.Msg
 			pr.Warnings = append(pr.Warnings, w)
 		}
@@ -540,16 +542,27 @@ var engineKeys = map[string]string{
 	"Fit": "estimand.fit", "Link": "estimand.link", "Order": "estimand.order", "ML": "estimand.reml", "Cov": "estimand.cov",
 }
 
-// engineReason is an engine error, in the preregistration's keys, as the
-// reason a verdict is not computable. A coefficient's Family is its
+// coefficientKeys are engineKeys for a coefficient, whose Family is its
 // distribution (an odds ratio's, its model).
-func engineReason(err error, kind Kind) string {
-	keys := engineKeys
+var coefficientKeys = func() map[string]string {
+	k := maps.Clone(engineKeys)
+	k["Family"] = "estimand.distribution"
+	return k
+}()
+
+// specKeys returns the preregistration keys of the spec fields of an
+// estimand of kind.
+func specKeys(kind Kind) map[string]string {
 	if kind == KindCoefficient {
-		keys = maps.Clone(engineKeys)
-		keys["Family"] = "estimand.distribution"
+		return coefficientKeys
 	}
-	err = fieldtext.Rename(err, keys)
+	return engineKeys
+}
+
+// engineReason is an engine error, in the preregistration's keys, as the
+// reason a verdict is not computable.
+func engineReason(err error, kind Kind) string {
+	err = fieldtext.Rename(err, specKeys(kind))
 	var se *analysis.SpecError
 	if errors.As(err, &se) {
 		return "the specification does not fit this ledger: " + err.Error()
