@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"image"
 	"image/color"
 	"image/png"
 	"io"
@@ -159,14 +160,19 @@ func canvasFor(format string, w, h vg.Length) (vg.CanvasWriterTo, error) {
 	return nil, fmt.Errorf("unknown figure format %q (want png, svg or pdf)", format)
 }
 
-// fastPNG encodes with the fastest deflate level: half the CPU of the
-// default level for figures a few percent larger.
+// fastPNG encodes with encodePNG: unfiltered rows at the fastest deflate
+// level, a third of image/png's time at its fastest level for figures no
+// larger.
 type fastPNG struct{ *vgimg.Canvas }
 
 func (c fastPNG) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	err := enc.Encode(cw, c.Image())
+	var err error
+	if m, ok := c.Image().(*image.RGBA); ok {
+		err = encodePNG(cw, m)
+	} else {
+		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(cw, c.Image())
+	}
 	return cw.n, err
 }
 
@@ -195,7 +201,11 @@ func (f figure) write(w io.Writer, format string) error {
 		return err
 	}
 	dc := draw.New(c)
-	dc.FillPolygon(color.White, []vg.Point{dc.Min, {X: dc.Max.X, Y: dc.Min.Y}, dc.Max, {X: dc.Min.X, Y: dc.Max.Y}})
+	// A white page under the figure; a raster canvas starts white
+	// (canvasFor), so only the vector formats need it drawn.
+	if format != "png" {
+		dc.FillPolygon(color.White, []vg.Point{dc.Min, {X: dc.Max.X, Y: dc.Min.Y}, dc.Max, {X: dc.Min.X, Y: dc.Max.Y}})
+	}
 	f.draw(dc)
 	_, err = c.WriteTo(w)
 	return err
