@@ -140,19 +140,30 @@ func (d *Dir) Abort() {
 	}
 }
 
-// syncTree fsyncs every regular file and directory below root.
+// syncTree fsyncs every regular file and directory below root, all at
+// once (syncAll).
 func syncTree(root string) error {
-	return filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+	type entry struct {
+		path string
+		dir  bool
+	}
+	var todo []entry
+	if err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if e.IsDir() {
-			return syncDir(p)
+		if e.IsDir() || e.Type().IsRegular() {
+			todo = append(todo, entry{p, e.IsDir()})
 		}
-		if !e.Type().IsRegular() {
-			return nil
+		return nil
+	}); err != nil {
+		return err
+	}
+	return syncAll(len(todo), func(i int) error {
+		if todo[i].dir {
+			return syncDir(todo[i].path)
 		}
-		f, err := os.Open(p)
+		f, err := os.Open(todo[i].path)
 		if err != nil {
 			return err
 		}

@@ -124,9 +124,10 @@ type replaced struct {
 	done   bool   // the new file (or the removal) took effect
 }
 
-// Commit puts every staged file in place and removes the stale paths, or
-// restores what was there and returns the first error. Every file must have
-// been closed (staged) or aborted; an unstaged file fails the commit.
+// Commit syncs every staged file (all at once, see syncAll), puts each in
+// place and removes the stale paths, then syncs their directories; or it
+// restores what was there and returns the first error. Every file must
+// have been closed (staged) or aborted; an unstaged file fails the commit.
 func (u *Unit) Commit() (err error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -157,6 +158,10 @@ func (u *Unit) Commit() (err error) {
 		}
 	}()
 	if err != nil {
+		return err
+	}
+	// Every file is on the disk before any is renamed into place.
+	if err = syncAll(len(live), func(i int) error { return live[i].sync() }); err != nil {
 		return err
 	}
 	var stale []string
@@ -236,16 +241,21 @@ func (u *Unit) Commit() (err error) {
 			os.Remove(r.backup)
 		}
 	}
-	dirs := map[string]bool{}
+	var dirs, of []string // each directory once, and a path in it
+	seen := map[string]bool{}
 	for _, r := range undo {
-		d := filepath.Dir(r.path)
-		if dirs[d] {
-			continue
+		if d := filepath.Dir(r.path); !seen[d] {
+			seen[d] = true
+			dirs, of = append(dirs, d), append(of, r.path)
 		}
-		dirs[d] = true
-		if serr := syncDir(d); serr != nil {
-			return &os.PathError{Op: "sync directory of", Path: r.path, Err: underlying(serr)}
+	}
+	if serr := syncAll(len(dirs), func(i int) error {
+		if err := syncDir(dirs[i]); err != nil {
+			return &os.PathError{Op: "sync directory of", Path: of[i], Err: underlying(err)}
 		}
+		return nil
+	}); serr != nil {
+		return serr
 	}
 	for _, f := range live {
 		u.commits = append(u.commits, f.path)
