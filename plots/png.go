@@ -29,9 +29,9 @@ func encodePNG(w io.Writer, m *image.RGBA) error {
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		pix := m.Pix[m.PixOffset(b.Min.X, y):][:4*width]
 		opaque := byte(0xFF)
-		for x := range width {
-			p := pix[4*x : 4*x+4 : 4*x+4]
-			row[1+3*x], row[2+3*x], row[3+3*x] = p[0], p[1], p[2]
+		for i, j := 0, 1; i < len(pix); i, j = i+4, j+3 {
+			p, q := pix[i:i+4:i+4], row[j:j+3:j+3]
+			q[0], q[1], q[2] = p[0], p[1], p[2]
 			opaque &= p[3]
 		}
 		if opaque != 0xFF {

@@ -194,34 +194,61 @@ func WriteAll(dir string, res *paper.Results, meta Meta, figs []Figure) ([]strin
 // commits with its other outputs (the figures), so that a failure half-way
 // leaves no partial report. It returns the files, relative to dir, in order.
 func WriteAllTo(u *outfile.Unit, dir string, res *paper.Results, meta Meta, figs []Figure) ([]string, error) {
-	var files []string
-	put := func(rel string, render func(io.Writer) error) error {
-		var buf bytes.Buffer
-		if err := render(&buf); err != nil {
-			return fmt.Errorf("%s: %w", rel, err)
-		}
-		if err := u.WriteFile(filepath.Join(dir, rel), buf.Bytes()); err != nil {
-			return err
-		}
-		files = append(files, rel)
-		return nil
-	}
-	if err := put("report.md", func(w io.Writer) error { return MarkdownReport(w, res, meta, figs) }); err != nil {
+	files, err := writeDocs(u, dir, res, meta, figs)
+	if err != nil {
 		return files, err
 	}
-	if err := put("report.html", func(w io.Writer) error { return HTMLReport(w, res, meta, figs) }); err != nil {
-		return files, err
+	data, err := writeData(u, dir, res)
+	return append(files, data...), err
+}
+
+// filePutter writes files of a unit into dir, keeping their names in
+// order.
+type filePutter struct {
+	u     *outfile.Unit
+	dir   string
+	files []string // relative to dir
+}
+
+// put adds dir/rel, with the content render writes, to the unit.
+func (p *filePutter) put(rel string, render func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return fmt.Errorf("%s: %w", rel, err)
 	}
+	if err := p.u.WriteFile(filepath.Join(p.dir, rel), buf.Bytes()); err != nil {
+		return err
+	}
+	p.files = append(p.files, rel)
+	return nil
+}
+
+// writeDocs writes the files of WriteAllTo that show the figures:
+// report.md and report.html.
+func writeDocs(u *outfile.Unit, dir string, res *paper.Results, meta Meta, figs []Figure) ([]string, error) {
+	p := &filePutter{u: u, dir: dir}
+	if err := p.put("report.md", func(w io.Writer) error { return MarkdownReport(w, res, meta, figs) }); err != nil {
+		return p.files, err
+	}
+	err := p.put("report.html", func(w io.Writer) error { return HTMLReport(w, res, meta, figs) })
+	return p.files, err
+}
+
+// writeData writes the files of WriteAllTo that do not need the figures:
+// the tables, the figures' data and the hypotheses.
+func writeData(u *outfile.Unit, dir string, res *paper.Results) ([]string, error) {
+	p := &filePutter{u: u, dir: dir}
+	put := p.put
 	for _, t := range res.Tables {
 		for _, f := range Formats {
 			if err := put(filepath.Join("tables", t.ID()+"."+Ext(f)), func(w io.Writer) error { return Table(w, t, f) }); err != nil {
-				return files, err
+				return p.files, err
 			}
 		}
 		if ct := CompareTable(t); ct != nil {
 			for _, f := range []string{"text", "csv"} {
 				if err := put(filepath.Join("tables", t.ID()+".paper."+Ext(f)), func(w io.Writer) error { return Table(w, ct, f) }); err != nil {
-					return files, err
+					return p.files, err
 				}
 			}
 		}
@@ -230,16 +257,16 @@ func WriteAllTo(u *outfile.Unit, dir string, res *paper.Results, meta Meta, figs
 	for _, t := range res.Figures.Tables() {
 		for _, f := range []string{"csv", "json"} {
 			if err := put(filepath.Join("figure-data", t.ID()+"."+Ext(f)), func(w io.Writer) error { return Table(w, t, f) }); err != nil {
-				return files, err
+				return p.files, err
 			}
 		}
 	}
 	for _, f := range []string{"text", "md", "csv", "json"} {
 		if err := put("hypotheses."+Ext(f), func(w io.Writer) error { return Hypotheses(w, res.Hypotheses, f) }); err != nil {
-			return files, err
+			return p.files, err
 		}
 	}
-	return files, nil
+	return p.files, nil
 }
 
 // warningTexts are the messages of ws, as Output lists them.
