@@ -25,6 +25,7 @@ type Unit struct {
 	inputs  []string // paths no output may be
 	done    bool
 	commits []string // output paths, in commit order
+	dirs    []string // the directories the commit synced
 }
 
 // NewUnit returns an empty unit. The paths in inputs are protected: Create
@@ -260,7 +261,23 @@ func (u *Unit) Commit() (err error) {
 	for _, f := range live {
 		u.commits = append(u.commits, f.path)
 	}
+	u.dirs = dirs
 	return nil
+}
+
+// synced returns the cleaned paths a successful Commit synced: its files
+// and their directories.
+func (u *Unit) synced() map[string]bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := map[string]bool{}
+	for _, p := range u.commits {
+		out[filepath.Clean(p)] = true
+	}
+	for _, d := range u.dirs {
+		out[filepath.Clean(d)] = true
+	}
+	return out
 }
 
 // backupName returns an unused name of our prefix beside path.

@@ -103,12 +103,20 @@ func Generate(job Job) (w Written, err error) {
 	}
 	defer dir.Abort() // no-op after Commit
 	stage := filepath.Clean(dir.Path())
-	w, err = generate(job, figures, d, meta, stage)
+	var ins []string
+	if job.In != "" {
+		ins = ledger.Files(job.In)
+	}
+	u := outfile.NewUnit(ins...)
+	defer u.Abort() // no-op after Commit
+	w, err = generate(job, figures, u, d, meta, stage)
+	if err == nil {
+		// The unit syncs its files; the directory's commit does not
+		// sync them again.
+		err = dir.CommitUnit(u)
+	}
 	if err != nil {
 		return Written{}, &stagedError{err: err, stage: stage, out: job.Out}
-	}
-	if err := dir.Commit(); err != nil {
-		return Written{}, err
 	}
 	return w, nil
 }
@@ -126,21 +134,15 @@ func (e *stagedError) Error() string {
 
 func (e *stagedError) Unwrap() error { return e.err }
 
-// generate writes the report's unit into the staging directory stage,
-// drawing the figures with figures.
-func generate(job Job, figures *plots.Renderer, d *table.Data, meta Meta, stage string) (Written, error) {
+// generate writes the report's files into the staging directory stage
+// as the unit u, drawing the figures with figures; the caller commits u.
+func generate(job Job, figures *plots.Renderer, u *outfile.Unit, d *table.Data, meta Meta, stage string) (Written, error) {
 	warn := job.Warn
 	job.Warn = func(msg string) { warn(strings.ReplaceAll(msg, stage, filepath.Clean(job.Out))) }
 	res := job.Analyze(d)
 	for _, w := range res.Warnings {
 		job.Warn(w)
 	}
-	var ins []string
-	if job.In != "" {
-		ins = ledger.Files(job.In)
-	}
-	u := outfile.NewUnit(ins...)
-	defer u.Abort() // no-op after Commit
 	// The figures are drawn while the tables are written (they share
 	// nothing but the unit); report.md and report.html, which show the
 	// figures, come after. The files are WriteAllTo's.
@@ -182,9 +184,6 @@ func generate(job Job, figures *plots.Renderer, d *table.Data, meta Meta, stage 
 			return Written{}, err
 		}
 		files = append(files, more...)
-	}
-	if err := u.Commit(); err != nil {
-		return Written{}, err
 	}
 	return Written{Files: len(files), Figures: len(figs), Episodes: meta.Episodes}, nil
 }
