@@ -156,7 +156,8 @@ func generate(job Job, figures *plots.Renderer, u *outfile.Unit, d *table.Data, 
 		figs, skipped, err := drawFigures(figures, u, res, filepath.Join(stage, "figures"))
 		figsDone <- drawn{figs, skipped, err}
 	}()
-	data, derr := writeData(u, stage, res)
+	cmp := compareAll(res)
+	data, derr := writeData(u, stage, res, cmp)
 	fd := <-figsDone
 	if fd.err != nil {
 		var pe *fs.PathError
@@ -173,7 +174,7 @@ func generate(job Job, figures *plots.Renderer, u *outfile.Unit, d *table.Data, 
 		job.Warn(s)
 	}
 	figs := fd.figs
-	files, err := writeDocs(u, stage, res, meta, figs)
+	files, err := writeDocs(u, stage, res, cmp, meta, figs)
 	if err != nil {
 		return Written{}, err
 	}
