@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // decodeRGBA decodes a PNG into an RGBA image.
@@ -71,31 +72,32 @@ func TestEncodePNGLossless(t *testing.T) {
 	}
 }
 
-// A figure's PNG has the pixels of the figure drawn over a white page
-// (as the vector formats draw it) and encoded by image/png.
+// A figure's PNG has the pixels of the figure drawn on gonum/plot's raster
+// canvas over a white page (as the vector formats draw it) and encoded by
+// image/png.
 func TestFigurePNGPixels(t *testing.T) {
 	_, res := sample(t)
-	fig, err := Build(2, res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := canvasFor("png", fig.Width, fig.Height)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dc := draw.New(c)
-	dc.FillPolygon(color.White, []vg.Point{dc.Min, {X: dc.Max.X, Y: dc.Min.Y}, dc.Max, {X: dc.Min.X, Y: dc.Max.Y}})
-	fig.f.draw(dc)
-	var want bytes.Buffer
-	if err := png.Encode(&want, c.(fastPNG).Image()); err != nil {
-		t.Fatal(err)
-	}
-	var got bytes.Buffer
-	if err := fig.Write(&got, "png"); err != nil {
-		t.Fatal(err)
-	}
-	g, w := decodeRGBA(t, got.Bytes()), decodeRGBA(t, want.Bytes())
-	if g.Rect != w.Rect || !bytes.Equal(g.Pix, w.Pix) {
-		t.Error("figure 2's PNG differs from image/png's encoding of its canvas")
+	for _, n := range Numbers {
+		fig, err := Build(n, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// gonum/plot's own raster canvas, which canvasFor's reproduces.
+		c := vgimg.NewWith(vgimg.UseWH(fig.Width, fig.Height), vgimg.UseDPI(300), vgimg.UseBackgroundColor(color.White))
+		dc := draw.New(c)
+		dc.FillPolygon(color.White, []vg.Point{dc.Min, {X: dc.Max.X, Y: dc.Min.Y}, dc.Max, {X: dc.Min.X, Y: dc.Max.Y}})
+		fig.f.draw(dc)
+		var want bytes.Buffer
+		if err := png.Encode(&want, c.Image()); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := fig.Write(&got, "png"); err != nil {
+			t.Fatal(err)
+		}
+		g, w := decodeRGBA(t, got.Bytes()), decodeRGBA(t, want.Bytes())
+		if g.Rect != w.Rect || !bytes.Equal(g.Pix, w.Pix) {
+			t.Errorf("figure %d's PNG differs from image/png's encoding of gonum/plot's canvas", n)
+		}
 	}
 }

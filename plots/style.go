@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 
+	"git.sr.ht/~sbinet/gg"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
@@ -151,13 +152,27 @@ func fmtNum(v float64) string {
 func canvasFor(format string, w, h vg.Length) (vg.CanvasWriterTo, error) {
 	switch format {
 	case "png":
-		return fastPNG{vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(300), vgimg.UseBackgroundColor(color.White))}, nil
+		return fastPNG{rasterCanvas(w, h, 300)}, nil
 	case "svg":
 		return vgsvg.New(w, h), nil
 	case "pdf":
 		return vgpdf.New(w, h), nil
 	}
 	return nil, fmt.Errorf("unknown figure format %q (want png, svg or pdf)", format)
+}
+
+// rasterCanvas is vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi)): a
+// white canvas of w×h at dpi, the same pixels, without the copy of its
+// image that NewWith makes for the graphics context it creates (a second
+// image of the figure's size, and its memory's page faults).
+func rasterCanvas(w, h vg.Length, dpi int) *vgimg.Canvas {
+	pw, ph := w/vg.Inch*vg.Length(dpi), h/vg.Inch*vg.Length(dpi)
+	img := image.NewRGBA(image.Rect(0, 0, int(pw+0.5), int(ph+0.5)))
+	ctx := gg.NewContextForRGBA(img)
+	// What NewWith sets up on the context it makes.
+	ctx.SetLineCapButt()
+	ctx.InvertY()
+	return vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))
 }
 
 // fastPNG encodes with encodePNG: unfiltered rows at the fastest deflate
