@@ -34,8 +34,12 @@ type File struct {
 	tmp    string // the temporary file's path
 	f      *os.File
 	unit   *Unit // nil for a file committed on its own
-	staged bool  // written, waiting for the unit's commit (which syncs it)
+	staged bool  // written, waiting for the unit's commit
 	done   bool  // committed or aborted
+	// syncing delivers the result of the sync a unit's file starts when
+	// it is staged; syncErr keeps it once received.
+	syncing chan error
+	syncErr error
 }
 
 // Create creates the output file path: a temporary file in path's
@@ -98,9 +102,16 @@ func (f *File) Close() error {
 		return &os.PathError{Op: "close", Path: f.path, Err: os.ErrClosed}
 	}
 	if f.unit != nil {
-		// The descriptor stays open: its lock marks the file as live, and
-		// the commit syncs through it.
+		// The descriptor stays open: its lock marks the file as live. The
+		// sync starts now, in the background, so that it overlaps the
+		// writing of the unit's other files; the commit waits for it.
 		f.staged = true
+		f.syncing = make(chan error, 1)
+		go func() {
+			f.unit.syncs <- struct{}{}
+			defer func() { <-f.unit.syncs }()
+			f.syncing <- f.sync()
+		}()
 		return nil
 	}
 	if err := f.sync(); err != nil {
@@ -125,6 +136,16 @@ func (f *File) sync() error {
 		return &os.PathError{Op: "write", Path: f.path, Err: underlying(err)}
 	}
 	return nil
+}
+
+// synced waits for the sync that staging started (if any) and returns
+// its error.
+func (f *File) synced() error {
+	if f.syncing != nil {
+		f.syncErr = <-f.syncing
+		f.syncing = nil
+	}
+	return f.syncErr
 }
 
 // syncAll calls fn(i) for i in [0, n), syncLimit at a time, and returns
@@ -162,6 +183,7 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
+	f.synced() // not closed under a sync in flight
 	f.f.Close()
 	os.Remove(f.tmp)
 }

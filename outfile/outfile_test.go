@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // tempNames lists the files of our prefix in dir.
@@ -224,6 +225,44 @@ func TestUnitSyncFailure(t *testing.T) {
 		if got := readString(t, p); got != "new" {
 			t.Fatalf("%s holds %q after the commit", p, got)
 		}
+	}
+}
+
+// A unit's file starts its sync when it is closed, without waiting for it;
+// the commit waits for it before renaming the file into place.
+func TestUnitSyncsInBackground(t *testing.T) {
+	dir := t.TempDir()
+	sf := syncFile
+	t.Cleanup(func() { syncFile = sf })
+	started, release := make(chan struct{}), make(chan struct{})
+	syncFile = func(f *os.File) error {
+		close(started)
+		<-release
+		return f.Sync()
+	}
+	u := NewUnit()
+	defer u.Abort()
+	out := filepath.Join(dir, "a")
+	if err := u.WriteFile(out, []byte("1")); err != nil { // returns with the sync blocked
+		t.Fatal(err)
+	}
+	<-started
+	committed := make(chan error)
+	go func() { committed <- u.Commit() }()
+	select {
+	case err := <-committed:
+		t.Fatalf("commit returned (%v) before the file's sync", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("file in place before its sync")
+	}
+	close(release)
+	if err := <-committed; err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, out); got != "1" {
+		t.Errorf("a = %q", got)
 	}
 }
 

@@ -24,14 +24,15 @@ type Unit struct {
 	made    []string // directories created, to remove on abort
 	inputs  []string // paths no output may be
 	done    bool
-	commits []string // output paths, in commit order
-	dirs    []string // the directories the commit synced
+	commits []string      // output paths, in commit order
+	dirs    []string      // the directories the commit synced
+	syncs   chan struct{} // bounds its files' syncs in flight (syncLimit)
 }
 
 // NewUnit returns an empty unit. The paths in inputs are protected: Create
 // and Remove refuse them (by identity, see SameFile) with an *InputError.
 func NewUnit(inputs ...string) *Unit {
-	return &Unit{inputs: slices.Clone(inputs)}
+	return &Unit{inputs: slices.Clone(inputs), syncs: make(chan struct{}, syncLimit)}
 }
 
 // Create adds the output file path to the unit. Close on the returned
@@ -125,10 +126,11 @@ type replaced struct {
 	done   bool   // the new file (or the removal) took effect
 }
 
-// Commit syncs every staged file (all at once, see syncAll), puts each in
-// place and removes the stale paths, then syncs their directories; or it
-// restores what was there and returns the first error. Every file must
-// have been closed (staged) or aborted; an unstaged file fails the commit.
+// Commit waits for the syncs of the staged files (each starts when its
+// file is closed, syncLimit at a time), puts each file in place and
+// removes the stale paths, then syncs their directories; or it restores
+// what was there and returns the first error. Every file must have been
+// closed (staged) or aborted; an unstaged file fails the commit.
 func (u *Unit) Commit() (err error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -148,6 +150,7 @@ func (u *Unit) Commit() (err error) {
 	}
 	defer func() {
 		for _, f := range live {
+			f.synced() // none in flight when the descriptor closes
 			if err != nil {
 				os.Remove(f.tmp)
 			}
@@ -161,8 +164,15 @@ func (u *Unit) Commit() (err error) {
 	if err != nil {
 		return err
 	}
-	// Every file is on the disk before any is renamed into place.
-	if err = syncAll(len(live), func(i int) error { return live[i].sync() }); err != nil {
+	// Every file is on the disk before any is renamed into place: wait
+	// for the syncs that staging started (all, then the first error in
+	// the files' order).
+	for _, f := range live {
+		if serr := f.synced(); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	if err != nil {
 		return err
 	}
 	var stale []string
