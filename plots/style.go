@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"git.sr.ht/~sbinet/gg"
+	xdraw "golang.org/x/image/draw"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
@@ -172,6 +173,13 @@ func rasterCanvas(w, h vg.Length, dpi int) *vgimg.Canvas {
 	// What NewWith sets up on the context it makes.
 	ctx.SetLineCapButt()
 	ctx.InvertY()
+	// The context draws each glyph's mask (and any image; the figures
+	// have none) through its interpolator, here at a whole-pixel offset,
+	// upright or turned a quarter: bilinear sampling there gives the
+	// nearest pixel's value, in a fifth more of the figures' time than
+	// nearest-neighbour sampling. TestFigurePNGPixels checks that the
+	// pixels are gonum/plot's.
+	ctx.SetInterpolator(xdraw.NearestNeighbor)
 	return vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))
 }
 
