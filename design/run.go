@@ -260,7 +260,9 @@ func Episodes(designArg string, seed uint64, jobs int, fn func(*ledger.Episode) 
 	if err != nil {
 		return err
 	}
-	return Generate(sim, 0, sim.Plan.Len(), jobs, true, func(c *Chunk) error {
+	// fn sees graded episodes only: the raw lines (a fifth of the
+	// simulation's CPU) are not made.
+	return generate(sim, 0, sim.Plan.Len(), jobs, false, true, func(c *Chunk) error {
 		for i := range c.Eps {
 			if err := fn(&c.Eps[i]); err != nil {
 				return err
@@ -275,6 +277,12 @@ func Episodes(designArg string, seed uint64, jobs int, fn func(*ledger.Episode) 
 // chunks keeps memory bounded). Episode bytes depend only on the index, so
 // the output is the same for any jobs.
 func Generate(sim *Simulator, lo, hi, jobs int, grade bool, emit func(*Chunk) error) error {
+	return generate(sim, lo, hi, jobs, true, grade, emit)
+}
+
+// generate is Generate that makes the chunks' raw lines (Chunk.Buf) only
+// when raw is set.
+func generate(sim *Simulator, lo, hi, jobs int, raw, grade bool, emit func(*Chunk) error) error {
 	if jobs < 1 {
 		jobs = 1
 	}
@@ -296,12 +304,17 @@ func Generate(sim *Simulator, lo, hi, jobs int, grade bool, emit func(*Chunk) er
 	for range jobs {
 		go func() {
 			var buf bytes.Buffer
-			rw := ledger.NewRawWriter(&buf)
+			var rw *ledger.RawWriter
+			if raw {
+				rw = ledger.NewRawWriter(&buf)
+			}
 			for c := range work {
 				if !stop.Load() {
 					buf.Reset()
 					c.err = simulateChunk(sim, c, rw, grade)
-					c.Buf = bytes.Clone(buf.Bytes())
+					if raw {
+						c.Buf = bytes.Clone(buf.Bytes())
+					}
 				}
 				close(c.done)
 			}
@@ -325,6 +338,8 @@ func Generate(sim *Simulator, lo, hi, jobs int, grade bool, emit func(*Chunk) er
 	return first
 }
 
+// simulateChunk plays the episodes of c, writing their raw lines to rw
+// (unless nil) and, when grading, keeping their graded rows.
 func simulateChunk(sim *Simulator, c *Chunk, rw *ledger.RawWriter, grade bool) error {
 	if grade {
 		c.Eps = make([]ledger.Episode, 0, c.Hi-c.Lo)
@@ -334,8 +349,10 @@ func simulateChunk(sim *Simulator, c *Chunk, rw *ledger.RawWriter, grade bool) e
 		if err != nil {
 			return err
 		}
-		if err := rw.Write(raw); err != nil {
-			return fmt.Errorf("episode %d: %w", i, err)
+		if rw != nil {
+			if err := rw.Write(raw); err != nil {
+				return fmt.Errorf("episode %d: %w", i, err)
+			}
 		}
 		if grade {
 			ep, err := sandbox.Grade(raw)

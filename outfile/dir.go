@@ -83,7 +83,25 @@ func (d *Dir) Path() string { return d.tmp }
 // place: an existing directory at the output path is moved aside, the new
 // one renamed in, the parent synced, and the old one removed. On an error
 // the old directory is put back.
-func (d *Dir) Commit() error {
+func (d *Dir) Commit() error { return d.commit(nil) }
+
+// CommitUnit commits u, a unit of files inside the staging directory,
+// then the directory as Commit does, except that the files and
+// directories u's commit synced are not synced a second time. On an error
+// (u's or the directory's) the directory is aborted.
+func (d *Dir) CommitUnit(u *Unit) error {
+	if d.done {
+		return errors.New("outfile: directory already committed or aborted")
+	}
+	if err := u.Commit(); err != nil {
+		d.Abort()
+		return err
+	}
+	return d.commit(u.synced())
+}
+
+// commit is Commit, leaving out of the sync the paths in synced (cleaned).
+func (d *Dir) commit(synced map[string]bool) error {
 	if d.done {
 		return errors.New("outfile: directory already committed or aborted")
 	}
@@ -91,7 +109,7 @@ func (d *Dir) Commit() error {
 		d.Abort()
 		return fmt.Errorf("%s: %w", d.path, underlying(err))
 	}
-	if err := syncTree(d.tmp); err != nil {
+	if err := syncTree(d.tmp, synced); err != nil {
 		return fail(err)
 	}
 	var old string
@@ -140,19 +158,30 @@ func (d *Dir) Abort() {
 	}
 }
 
-// syncTree fsyncs every regular file and directory below root.
-func syncTree(root string) error {
-	return filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+// syncTree fsyncs every regular file and directory below root, all at
+// once (syncAll), but those in skip (by cleaned path).
+func syncTree(root string, skip map[string]bool) error {
+	type entry struct {
+		path string
+		dir  bool
+	}
+	var todo []entry
+	if err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if e.IsDir() {
-			return syncDir(p)
+		if (e.IsDir() || e.Type().IsRegular()) && !skip[filepath.Clean(p)] {
+			todo = append(todo, entry{p, e.IsDir()})
 		}
-		if !e.Type().IsRegular() {
-			return nil
+		return nil
+	}); err != nil {
+		return err
+	}
+	return syncAll(len(todo), func(i int) error {
+		if todo[i].dir {
+			return syncDir(todo[i].path)
 		}
-		f, err := os.Open(p)
+		f, err := os.Open(todo[i].path)
 		if err != nil {
 			return err
 		}

@@ -1,9 +1,12 @@
 package outfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -109,5 +112,96 @@ func TestDirStaleCleaned(t *testing.T) {
 	}
 	if _, err := os.Stat(live.Path()); err != nil {
 		t.Errorf("the live staging directory was removed: %v", err)
+	}
+}
+
+// CommitUnit syncs every file and directory of the staging directory once:
+// the unit's by the unit's commit, the rest (a file written beside the
+// unit) by the directory's; a unit that fails to commit aborts the
+// directory and leaves the old one.
+func TestDirCommitUnit(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "site")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeIn(t, out, "old.txt", "old")
+	sf, sd := syncFile, syncDir
+	t.Cleanup(func() { syncFile, syncDir = sf, sd })
+	var mu sync.Mutex
+	synced := map[string]int{}
+	count := func(p string) {
+		mu.Lock()
+		defer mu.Unlock()
+		synced[p]++
+	}
+	var fail string // a file whose sync fails
+	syncFile = func(f *os.File) error {
+		count(f.Name())
+		if fail != "" && strings.Contains(f.Name(), fail) {
+			return syscall.EIO
+		}
+		return f.Sync()
+	}
+	syncDir = func(d string) error { count(filepath.Clean(d)); return fsyncDir(d) }
+
+	d, err := CreateDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage := d.Path()
+	u := NewUnit()
+	for _, p := range []string{"a/x", "a/y", "z"} {
+		if err := u.WriteFile(filepath.Join(stage, p), []byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeIn(t, stage, "beside", "b")
+	if err := d.CommitUnit(u); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"a/x": "a/x", "a/y": "a/y", "z": "z", "beside": "b"} {
+		if got := readIn(t, out, name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "old.txt")); err == nil {
+		t.Error("old.txt survives the replacement")
+	}
+	files, dirs := 0, 0
+	for p, n := range synced {
+		if n != 1 {
+			t.Errorf("%s synced %d times", p, n)
+		}
+		if p == filepath.Clean(stage) || p == filepath.Join(stage, "a") {
+			dirs++
+		} else if strings.HasPrefix(p, stage) {
+			files++
+		}
+	}
+	// The unit's three files (under their temporary names), the file
+	// beside them and the held file; the two directories.
+	if files != 5 || dirs != 2 {
+		t.Errorf("synced %d files and %d directories of the stage, want 5 and 2: %v", files, dirs, synced)
+	}
+
+	fail = TempPrefix + "y."
+	d, err = CreateDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u = NewUnit()
+	for _, p := range []string{"a/x", "a/y"} {
+		if err := u.WriteFile(filepath.Join(d.Path(), p), []byte("new")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.CommitUnit(u); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("commit with a failed sync: %v, want EIO", err)
+	}
+	if got := readIn(t, out, "a/x"); got != "a/x" {
+		t.Errorf("a/x = %q after the failed commit, want the old content", got)
+	}
+	if _, err := os.Stat(d.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("staging directory left after the failed commit: %v", err)
 	}
 }

@@ -19,10 +19,14 @@
 //
 // A Unit groups the outputs of one command (a Parquet table and its calls
 // and effects siblings; a raw ledger, its episode table and its sidecar; a
-// report directory). Its files are staged as above and renamed into place
-// only by Unit.Commit, which either puts every file in place, removes the
-// stale paths the unit replaces, or — on any error — restores what was
-// there before. Directories the unit created are removed again on Abort.
+// report directory). Its files are written to temporary files as above;
+// Close stages each and starts its fsync in the background (a few at a
+// time, so that the syncs overlap the writing of the unit's other files
+// and share the disk's flushes), and only Unit.Commit puts them in place:
+// it waits for every file's sync, then renames each over its target,
+// removes the stale paths the unit replaces and fsyncs their directories —
+// or, on any error, restores what was there before. Directories the unit
+// created are removed again on Abort.
 //
 // # Stale temporaries
 //

@@ -34,8 +34,12 @@ type File struct {
 	tmp    string // the temporary file's path
 	f      *os.File
 	unit   *Unit // nil for a file committed on its own
-	staged bool  // written and synced, waiting for the unit's commit
+	staged bool  // written, waiting for the unit's commit
 	done   bool  // committed or aborted
+	// syncing delivers the result of the sync a unit's file starts when
+	// it is staged; syncErr keeps it once received.
+	syncing chan error
+	syncErr error
 }
 
 // Create creates the output file path: a temporary file in path's
@@ -89,21 +93,30 @@ func (f *File) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Close finishes the file: fsync, and for a file of its own, rename into
-// place and fsync the directory. A file created by a Unit is committed by
-// the unit. On error the temporary file is removed.
+// Close finishes the file: for a file of its own, fsync, rename into
+// place and fsync the directory. A file created by a Unit is staged: the
+// unit's Commit syncs it (with the unit's other files at once) and renames
+// it. On error the temporary file is removed.
 func (f *File) Close() error {
 	if f.done || f.staged {
 		return &os.PathError{Op: "close", Path: f.path, Err: os.ErrClosed}
 	}
-	if err := syncFile(f.f); err != nil {
-		f.Abort()
-		return &os.PathError{Op: "write", Path: f.path, Err: underlying(err)}
-	}
 	if f.unit != nil {
-		// The descriptor stays open: its lock marks the file as live.
+		// The descriptor stays open: its lock marks the file as live. The
+		// sync starts now, in the background, so that it overlaps the
+		// writing of the unit's other files; the commit waits for it.
 		f.staged = true
+		f.syncing = make(chan error, 1)
+		go func() {
+			f.unit.syncs <- struct{}{}
+			defer func() { <-f.unit.syncs }()
+			f.syncing <- f.sync()
+		}()
 		return nil
+	}
+	if err := f.sync(); err != nil {
+		f.Abort()
+		return err
 	}
 	f.done = true
 	defer f.f.Close()
@@ -117,6 +130,52 @@ func (f *File) Close() error {
 	return nil
 }
 
+// sync flushes the file's content to the disk; an error is the write's.
+func (f *File) sync() error {
+	if err := syncFile(f.f); err != nil {
+		return &os.PathError{Op: "write", Path: f.path, Err: underlying(err)}
+	}
+	return nil
+}
+
+// synced waits for the sync that staging started (if any) and returns
+// its error.
+func (f *File) synced() error {
+	if f.syncing != nil {
+		f.syncErr = <-f.syncing
+		f.syncing = nil
+	}
+	return f.syncErr
+}
+
+// syncAll calls fn(i) for i in [0, n), syncLimit at a time, and returns
+// the error of the lowest i that failed. Syncs in flight together share
+// the file system's journal commits and the disk's cache flushes, where
+// one after another each waits for its own.
+func syncAll(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	sem := make(chan struct{}, syncLimit)
+	var wg sync.WaitGroup
+	for i := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = fn(i)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// syncLimit bounds the syncs (and so the descriptors syncTree opens) in
+// flight at once.
+const syncLimit = 16
+
 // Abort discards the file; it is a no-op after Close or Abort. A file of
 // a Unit that is aborted is left out of the unit's commit.
 func (f *File) Abort() {
@@ -124,6 +183,7 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
+	f.synced() // not closed under a sync in flight
 	f.f.Close()
 	os.Remove(f.tmp)
 }

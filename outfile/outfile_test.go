@@ -5,8 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // tempNames lists the files of our prefix in dir.
@@ -109,11 +113,17 @@ func TestErrorsNameTheOutput(t *testing.T) {
 // Item 13: the file is synced before the rename and the directory after.
 func TestCommitSyncsFileThenRenamesThenSyncsDir(t *testing.T) {
 	var ops []string
+	var mu sync.Mutex // a unit syncs its files concurrently
+	op := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		ops = append(ops, s)
+	}
 	sf, sd, rn := syncFile, syncDir, rename
 	t.Cleanup(func() { syncFile, syncDir, rename = sf, sd, rn })
-	syncFile = func(f *os.File) error { ops = append(ops, "sync file"); return f.Sync() }
-	syncDir = func(d string) error { ops = append(ops, "sync dir"); return fsyncDir(d) }
-	rename = func(a, b string) error { ops = append(ops, "rename"); return os.Rename(a, b) }
+	syncFile = func(f *os.File) error { op("sync file"); return f.Sync() }
+	syncDir = func(d string) error { op("sync dir"); return fsyncDir(d) }
+	rename = func(a, b string) error { op("rename"); return os.Rename(a, b) }
 	dir := t.TempDir()
 	if err := WriteFile(filepath.Join(dir, "a"), []byte("1")); err != nil {
 		t.Fatal(err)
@@ -127,6 +137,132 @@ func TestCommitSyncsFileThenRenamesThenSyncsDir(t *testing.T) {
 	want := []string{"sync file", "rename", "sync dir", "sync file", "sync file", "rename", "rename", "sync dir"}
 	if !slices.Equal(ops, want) {
 		t.Errorf("operations %v, want %v", ops, want)
+	}
+}
+
+// A unit's files are synced at its commit, together: a failed sync (the
+// disk full when the data is written back) fails the commit before any
+// file is renamed, names the output, and leaves the old files and no
+// temporaries; a commit of many files syncs each once.
+func TestUnitSyncFailure(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 40 {
+		p := filepath.Join(dir, "f"+strconv.Itoa(i))
+		if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	sf, rn := syncFile, rename
+	t.Cleanup(func() { syncFile, rename = sf, rn })
+	var mu sync.Mutex
+	synced := map[string]int{}
+	renamed := 0
+	rename = func(a, b string) error {
+		mu.Lock()
+		renamed++
+		mu.Unlock()
+		return os.Rename(a, b)
+	}
+	write := func() error {
+		u := NewUnit()
+		defer u.Abort()
+		for _, p := range paths {
+			if err := u.WriteFile(p, []byte("new")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return u.Commit()
+	}
+	syncFile = func(f *os.File) error {
+		mu.Lock()
+		defer mu.Unlock()
+		synced[f.Name()]++
+		if strings.Contains(f.Name(), TempPrefix+"f17.") || strings.Contains(f.Name(), TempPrefix+"f30.") {
+			return &os.PathError{Op: "sync", Path: f.Name(), Err: syscall.ENOSPC}
+		}
+		return nil
+	}
+	err := write()
+	if err == nil || !strings.Contains(err.Error(), paths[17]) || strings.Contains(err.Error(), TempPrefix) || !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("commit with a failed sync: %v, want the no-space error of %s", err, paths[17])
+	}
+	if renamed != 0 {
+		t.Errorf("%d renames after a failed sync", renamed)
+	}
+	for _, p := range paths {
+		if got := readString(t, p); got != "old" {
+			t.Fatalf("%s holds %q after the failed commit", p, got)
+		}
+	}
+	if n := tempNames(t, dir); len(n) != 0 {
+		t.Errorf("temporaries left: %v", n)
+	}
+	if len(synced) != len(paths) {
+		t.Errorf("synced %d files, want all %d", len(synced), len(paths))
+	}
+
+	syncFile = func(f *os.File) error {
+		mu.Lock()
+		defer mu.Unlock()
+		synced[f.Name()]++
+		return f.Sync()
+	}
+	clear(synced)
+	if err := write(); err != nil {
+		t.Fatal(err)
+	}
+	for name, n := range synced {
+		if n != 1 {
+			t.Errorf("%s synced %d times", name, n)
+		}
+	}
+	if len(synced) != len(paths) || renamed != len(paths) {
+		t.Errorf("synced %d files and renamed %d, want %d each", len(synced), renamed, len(paths))
+	}
+	for _, p := range paths {
+		if got := readString(t, p); got != "new" {
+			t.Fatalf("%s holds %q after the commit", p, got)
+		}
+	}
+}
+
+// A unit's file starts its sync when it is closed, without waiting for it;
+// the commit waits for it before renaming the file into place.
+func TestUnitSyncsInBackground(t *testing.T) {
+	dir := t.TempDir()
+	sf := syncFile
+	t.Cleanup(func() { syncFile = sf })
+	started, release := make(chan struct{}), make(chan struct{})
+	syncFile = func(f *os.File) error {
+		close(started)
+		<-release
+		return f.Sync()
+	}
+	u := NewUnit()
+	defer u.Abort()
+	out := filepath.Join(dir, "a")
+	if err := u.WriteFile(out, []byte("1")); err != nil { // returns with the sync blocked
+		t.Fatal(err)
+	}
+	<-started
+	committed := make(chan error)
+	go func() { committed <- u.Commit() }()
+	select {
+	case err := <-committed:
+		t.Fatalf("commit returned (%v) before the file's sync", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("file in place before its sync")
+	}
+	close(release)
+	if err := <-committed; err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, out); got != "1" {
+		t.Errorf("a = %q", got)
 	}
 }
 

@@ -24,13 +24,15 @@ type Unit struct {
 	made    []string // directories created, to remove on abort
 	inputs  []string // paths no output may be
 	done    bool
-	commits []string // output paths, in commit order
+	commits []string      // output paths, in commit order
+	dirs    []string      // the directories the commit synced
+	syncs   chan struct{} // bounds its files' syncs in flight (syncLimit)
 }
 
 // NewUnit returns an empty unit. The paths in inputs are protected: Create
 // and Remove refuse them (by identity, see SameFile) with an *InputError.
 func NewUnit(inputs ...string) *Unit {
-	return &Unit{inputs: slices.Clone(inputs)}
+	return &Unit{inputs: slices.Clone(inputs), syncs: make(chan struct{}, syncLimit)}
 }
 
 // Create adds the output file path to the unit. Close on the returned
@@ -124,9 +126,11 @@ type replaced struct {
 	done   bool   // the new file (or the removal) took effect
 }
 
-// Commit puts every staged file in place and removes the stale paths, or
-// restores what was there and returns the first error. Every file must have
-// been closed (staged) or aborted; an unstaged file fails the commit.
+// Commit waits for the syncs of the staged files (each starts when its
+// file is closed, syncLimit at a time), puts each file in place and
+// removes the stale paths, then syncs their directories; or it restores
+// what was there and returns the first error. Every file must have been
+// closed (staged) or aborted; an unstaged file fails the commit.
 func (u *Unit) Commit() (err error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -146,6 +150,7 @@ func (u *Unit) Commit() (err error) {
 	}
 	defer func() {
 		for _, f := range live {
+			f.synced() // none in flight when the descriptor closes
 			if err != nil {
 				os.Remove(f.tmp)
 			}
@@ -156,6 +161,17 @@ func (u *Unit) Commit() (err error) {
 			u.removeMade()
 		}
 	}()
+	if err != nil {
+		return err
+	}
+	// Every file is on the disk before any is renamed into place: wait
+	// for the syncs that staging started (all, then the first error in
+	// the files' order).
+	for _, f := range live {
+		if serr := f.synced(); serr != nil && err == nil {
+			err = serr
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -236,21 +252,42 @@ func (u *Unit) Commit() (err error) {
 			os.Remove(r.backup)
 		}
 	}
-	dirs := map[string]bool{}
+	var dirs, of []string // each directory once, and a path in it
+	seen := map[string]bool{}
 	for _, r := range undo {
-		d := filepath.Dir(r.path)
-		if dirs[d] {
-			continue
+		if d := filepath.Dir(r.path); !seen[d] {
+			seen[d] = true
+			dirs, of = append(dirs, d), append(of, r.path)
 		}
-		dirs[d] = true
-		if serr := syncDir(d); serr != nil {
-			return &os.PathError{Op: "sync directory of", Path: r.path, Err: underlying(serr)}
+	}
+	if serr := syncAll(len(dirs), func(i int) error {
+		if err := syncDir(dirs[i]); err != nil {
+			return &os.PathError{Op: "sync directory of", Path: of[i], Err: underlying(err)}
 		}
+		return nil
+	}); serr != nil {
+		return serr
 	}
 	for _, f := range live {
 		u.commits = append(u.commits, f.path)
 	}
+	u.dirs = dirs
 	return nil
+}
+
+// synced returns the cleaned paths a successful Commit synced: its files
+// and their directories.
+func (u *Unit) synced() map[string]bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := map[string]bool{}
+	for _, p := range u.commits {
+		out[filepath.Clean(p)] = true
+	}
+	for _, d := range u.dirs {
+		out[filepath.Clean(d)] = true
+	}
+	return out
 }
 
 // backupName returns an unused name of our prefix beside path.

@@ -6,7 +6,9 @@
 // shows (the tests check this cell by cell on testdata/plots/ledger.csv.gz).
 //
 // Entry points: RenderAll writes every figure the results support into a
-// directory; Build and (*Figure).Write render one figure to any writer.
+// directory, RenderTo adds them to a unit of files; a Renderer made before
+// the analysis draws meanwhile the figure that reads no results (Figure 1);
+// Build and (*Figure).Write render one figure to any writer.
 //
 // Figure 1 draws actual sandbox traces: sandbox.Figure1Traces runs a
 // scripted verify-then-retry client, with and without a reused idempotency

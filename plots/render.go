@@ -149,11 +149,77 @@ type Output struct {
 // warning per figure it skipped for lack of data; the files of a skipped
 // figure that an earlier run left in dir are removed on commit.
 func RenderTo(u *outfile.Unit, res *paper.Results, dir string, formats []string) (files []Output, skipped []string, err error) {
+	r, err := NewRenderer(formats)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.RenderTo(u, res, dir)
+}
+
+// A Renderer draws the figures in a set of formats. The figures that read
+// no results (Figure 1, the sandbox's traces) are drawn from the moment it
+// is made, so that a caller that makes it before its analysis (a report,
+// before it simulates) has them drawn by the time the results are.
+type Renderer struct {
+	formats []string
+	early   map[int]*drawing // the figures that read no results
+}
+
+// drawing is one figure drawn in every format, in the background.
+type drawing struct {
+	done chan struct{}
+	fig  *Figure
+	data [][]byte // per format
+	err  error    // from Build, or the first format's failure
+	bad  string   // the path of the format that failed (its error's prefix)
+}
+
+// readsNoResults reports whether Build(n, res) ignores res.
+func readsNoResults(n int) bool { return n == 1 }
+
+// NewRenderer returns a Renderer of formats (png, svg, pdf) and starts
+// drawing the figures that need no results.
+func NewRenderer(formats []string) (*Renderer, error) {
 	for _, f := range formats {
 		if !slices.Contains(Formats, f) {
-			return nil, nil, fmt.Errorf("unknown figure format %q (want png, svg or pdf)", f)
+			return nil, fmt.Errorf("unknown figure format %q (want png, svg or pdf)", f)
 		}
 	}
+	r := &Renderer{formats: slices.Clone(formats), early: map[int]*drawing{}}
+	for _, n := range Numbers {
+		if readsNoResults(n) {
+			d := &drawing{done: make(chan struct{})}
+			r.early[n] = d
+			go func() {
+				defer close(d.done)
+				d.fig, d.err = Build(n, nil)
+				if d.err != nil {
+					return
+				}
+				d.data, d.bad, d.err = drawFormats(d.fig, r.formats)
+			}()
+		}
+	}
+	return r, nil
+}
+
+// drawFormats renders fig in each of formats; on a failure it returns the
+// file name (figureN.FORMAT) of the format that failed.
+func drawFormats(fig *Figure, formats []string) (data [][]byte, bad string, err error) {
+	for _, format := range formats {
+		var buf bytes.Buffer
+		if err := fig.Write(&buf, format); err != nil {
+			return nil, fig.Name + "." + format, err
+		}
+		data = append(data, buf.Bytes())
+	}
+	return data, "", nil
+}
+
+// RenderTo is the package's RenderTo in the Renderer's formats, using
+// what it has drawn already.
+func (r *Renderer) RenderTo(u *outfile.Unit, res *paper.Results, dir string) (files []Output, skipped []string, err error) {
+	formats := r.formats
 	// Figures are independent: draw them concurrently, report in order.
 	type result struct {
 		files []Output
@@ -166,8 +232,17 @@ func RenderTo(u *outfile.Unit, res *paper.Results, dir string, formats []string)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fig, err := Build(n, res)
-			if err != nil {
+			var fig *Figure
+			var data [][]byte
+			var bad string
+			var err error
+			if d, ok := r.early[n]; ok {
+				<-d.done
+				fig, data, bad, err = d.fig, d.data, d.bad, d.err
+			} else if fig, err = Build(n, res); err == nil {
+				data, bad, err = drawFormats(fig, formats)
+			}
+			if fig == nil {
 				out[i].skip = err.Error()
 				// A figure an earlier run drew from other data is stale.
 				for _, format := range formats {
@@ -177,18 +252,17 @@ func RenderTo(u *outfile.Unit, res *paper.Results, dir string, formats []string)
 				}
 				return
 			}
-			for _, format := range formats {
+			if err != nil {
+				out[i].err = fmt.Errorf("%s: %w", filepath.Join(dir, bad), err)
+				return
+			}
+			for j, format := range formats {
 				path := filepath.Join(dir, fig.Name+"."+format)
-				var buf bytes.Buffer
-				if err := fig.Write(&buf, format); err != nil {
-					out[i].err = fmt.Errorf("%s: %w", path, err)
-					return
-				}
-				if err := u.WriteFile(path, buf.Bytes()); err != nil {
+				if err := u.WriteFile(path, data[j]); err != nil {
 					out[i].err = err
 					return
 				}
-				out[i].files = append(out[i].files, Output{Path: path, Data: buf.Bytes()})
+				out[i].files = append(out[i].files, Output{Path: path, Data: data[j]})
 			}
 		}()
 	}

@@ -2,11 +2,14 @@ package plots
 
 import (
 	"fmt"
+	"image"
 	"image/color"
 	"image/png"
 	"io"
 	"math"
 
+	"git.sr.ht/~sbinet/gg"
+	xdraw "golang.org/x/image/draw"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
@@ -150,7 +153,7 @@ func fmtNum(v float64) string {
 func canvasFor(format string, w, h vg.Length) (vg.CanvasWriterTo, error) {
 	switch format {
 	case "png":
-		return fastPNG{vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(300), vgimg.UseBackgroundColor(color.White))}, nil
+		return fastPNG{rasterCanvas(w, h, 300)}, nil
 	case "svg":
 		return vgsvg.New(w, h), nil
 	case "pdf":
@@ -159,14 +162,40 @@ func canvasFor(format string, w, h vg.Length) (vg.CanvasWriterTo, error) {
 	return nil, fmt.Errorf("unknown figure format %q (want png, svg or pdf)", format)
 }
 
-// fastPNG encodes with the fastest deflate level: half the CPU of the
-// default level for figures a few percent larger.
+// rasterCanvas is vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi)): a
+// white canvas of w×h at dpi, the same pixels, without the copy of its
+// image that NewWith makes for the graphics context it creates (a second
+// image of the figure's size, and its memory's page faults).
+func rasterCanvas(w, h vg.Length, dpi int) *vgimg.Canvas {
+	pw, ph := w/vg.Inch*vg.Length(dpi), h/vg.Inch*vg.Length(dpi)
+	img := image.NewRGBA(image.Rect(0, 0, int(pw+0.5), int(ph+0.5)))
+	ctx := gg.NewContextForRGBA(img)
+	// What NewWith sets up on the context it makes.
+	ctx.SetLineCapButt()
+	ctx.InvertY()
+	// The context draws each glyph's mask (and any image; the figures
+	// have none) through its interpolator, here at a whole-pixel offset,
+	// upright or turned a quarter: bilinear sampling there gives the
+	// nearest pixel's value, in a fifth more of the figures' time than
+	// nearest-neighbour sampling. TestFigurePNGPixels checks that the
+	// pixels are gonum/plot's.
+	ctx.SetInterpolator(xdraw.NearestNeighbor)
+	return vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))
+}
+
+// fastPNG encodes with encodePNG: unfiltered rows at the fastest deflate
+// level, a third of image/png's time at its fastest level for figures no
+// larger.
 type fastPNG struct{ *vgimg.Canvas }
 
 func (c fastPNG) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	err := enc.Encode(cw, c.Image())
+	var err error
+	if m, ok := c.Image().(*image.RGBA); ok {
+		err = encodePNG(cw, m)
+	} else {
+		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(cw, c.Image())
+	}
 	return cw.n, err
 }
 
@@ -195,7 +224,11 @@ func (f figure) write(w io.Writer, format string) error {
 		return err
 	}
 	dc := draw.New(c)
-	dc.FillPolygon(color.White, []vg.Point{dc.Min, {X: dc.Max.X, Y: dc.Min.Y}, dc.Max, {X: dc.Min.X, Y: dc.Max.Y}})
+	// A white page under the figure; a raster canvas starts white
+	// (canvasFor), so only the vector formats need it drawn.
+	if format != "png" {
+		dc.FillPolygon(color.White, []vg.Point{dc.Min, {X: dc.Max.X, Y: dc.Min.Y}, dc.Max, {X: dc.Min.X, Y: dc.Max.Y}})
+	}
 	f.draw(dc)
 	_, err = c.WriteTo(w)
 	return err

@@ -17,7 +17,18 @@ var FigureFormats = []string{"png", "svg"}
 // (package plots) in FigureFormats and returns the PNGs for embedding,
 // captioned, with a warning per figure the data could not support.
 func DrawFigures(u *outfile.Unit, res *paper.Results, dir string) ([]Figure, []string, error) {
-	files, skipped, err := plots.RenderTo(u, res, dir, FigureFormats)
+	r, err := plots.NewRenderer(FigureFormats)
+	if err != nil {
+		return nil, nil, err
+	}
+	return drawFigures(r, u, res, dir)
+}
+
+// drawFigures is DrawFigures with a renderer made beforehand (Generate
+// makes it before it reads or simulates the data, so that the figures
+// that need none are drawn meanwhile).
+func drawFigures(r *plots.Renderer, u *outfile.Unit, res *paper.Results, dir string) ([]Figure, []string, error) {
+	files, skipped, err := r.RenderTo(u, res, dir)
 	if err != nil {
 		return nil, skipped, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/outfile"
+	"github.com/limbo-toolkit/limbo/plots"
 )
 
 // Job is one run of the whole report: its data (a ledger, or the paper's
@@ -55,7 +56,9 @@ type Written struct {
 // run's outputs, never an earlier report's stale files, and a failure
 // leaves it as it was. Files that are not a report's refuse the directory
 // beforehand (ForeignFiles). A figure that cannot be drawn is left out
-// with a warning; a failure to write one fails the report.
+// with a warning; a failure to write one fails the report. The figure
+// that reads no results is drawn while the data is read or simulated, and
+// the others while the tables are written.
 //
 // An existing job.Out is locked (outfile.TryLockFile, on its identity)
 // until it is replaced, so that a second report into it refuses rather
@@ -86,6 +89,10 @@ func Generate(job Job) (w Written, err error) {
 			return Written{}, err
 		}
 	}
+	figures, err := plots.NewRenderer(FigureFormats)
+	if err != nil {
+		return Written{}, err
+	}
 	d, meta, err := loadData(job)
 	if err != nil {
 		return Written{}, err
@@ -96,12 +103,20 @@ func Generate(job Job) (w Written, err error) {
 	}
 	defer dir.Abort() // no-op after Commit
 	stage := filepath.Clean(dir.Path())
-	w, err = generate(job, d, meta, stage)
+	var ins []string
+	if job.In != "" {
+		ins = ledger.Files(job.In)
+	}
+	u := outfile.NewUnit(ins...)
+	defer u.Abort() // no-op after Commit
+	w, err = generate(job, figures, u, d, meta, stage)
+	if err == nil {
+		// The unit syncs its files; the directory's commit does not
+		// sync them again.
+		err = dir.CommitUnit(u)
+	}
 	if err != nil {
 		return Written{}, &stagedError{err: err, stage: stage, out: job.Out}
-	}
-	if err := dir.Commit(); err != nil {
-		return Written{}, err
 	}
 	return w, nil
 }
@@ -119,45 +134,57 @@ func (e *stagedError) Error() string {
 
 func (e *stagedError) Unwrap() error { return e.err }
 
-// generate writes the report's unit into the staging directory stage.
-func generate(job Job, d *table.Data, meta Meta, stage string) (Written, error) {
+// generate writes the report's files into the staging directory stage
+// as the unit u, drawing the figures with figures; the caller commits u.
+func generate(job Job, figures *plots.Renderer, u *outfile.Unit, d *table.Data, meta Meta, stage string) (Written, error) {
 	warn := job.Warn
 	job.Warn = func(msg string) { warn(strings.ReplaceAll(msg, stage, filepath.Clean(job.Out))) }
 	res := job.Analyze(d)
 	for _, w := range res.Warnings {
 		job.Warn(w)
 	}
-	var ins []string
-	if job.In != "" {
-		ins = ledger.Files(job.In)
+	// The figures are drawn while the tables are written (they share
+	// nothing but the unit); report.md and report.html, which show the
+	// figures, come after. The files are WriteAllTo's.
+	type drawn struct {
+		figs    []Figure
+		skipped []string
+		err     error
 	}
-	u := outfile.NewUnit(ins...)
-	defer u.Abort() // no-op after Commit
-	figs, skipped, err := DrawFigures(u, res, filepath.Join(stage, "figures"))
-	if err != nil {
+	figsDone := make(chan drawn, 1)
+	go func() {
+		figs, skipped, err := drawFigures(figures, u, res, filepath.Join(stage, "figures"))
+		figsDone <- drawn{figs, skipped, err}
+	}()
+	cmp := compareAll(res)
+	data, derr := writeData(u, stage, res, cmp)
+	fd := <-figsDone
+	if fd.err != nil {
 		var pe *fs.PathError
 		var ie *outfile.InputError
-		if errors.As(err, &pe) || errors.As(err, &ie) {
-			return Written{}, err
+		if errors.As(fd.err, &pe) || errors.As(fd.err, &ie) {
+			return Written{}, fd.err
 		}
-		job.Warn(fmt.Sprintf("figures: %v", err))
+		job.Warn(fmt.Sprintf("figures: %v", fd.err))
 	}
-	for _, s := range skipped {
+	if derr != nil {
+		return Written{}, derr
+	}
+	for _, s := range fd.skipped {
 		job.Warn(s)
 	}
-	files, err := WriteAllTo(u, stage, res, meta, figs)
+	figs := fd.figs
+	files, err := writeDocs(u, stage, res, cmp, meta, figs)
 	if err != nil {
 		return Written{}, err
 	}
+	files = append(files, data...)
 	if job.Extra != nil {
 		more, err := job.Extra(u, stage, d)
 		if err != nil {
 			return Written{}, err
 		}
 		files = append(files, more...)
-	}
-	if err := u.Commit(); err != nil {
-		return Written{}, err
 	}
 	return Written{Files: len(files), Figures: len(figs), Episodes: meta.Episodes}, nil
 }

@@ -49,6 +49,11 @@ func WriteFileAtomic(path string, data []byte) error {
 // figures (linked as figures/NAME), the hypotheses H1–H6, and the
 // paper-versus-run comparison.
 func MarkdownReport(w io.Writer, res *paper.Results, meta Meta, figs []Figure) error {
+	return markdownReport(w, res, compareAll(res), meta, figs)
+}
+
+// markdownReport is MarkdownReport with the tables' comparisons made.
+func markdownReport(w io.Writer, res *paper.Results, cmp comparisons, meta Meta, figs []Figure) error {
 	var b strings.Builder
 	b.WriteString("# LIMBO reproduction report\n\n")
 	fmt.Fprintf(&b, "- Source: %s\n", meta.Source)
@@ -73,7 +78,7 @@ func MarkdownReport(w io.Writer, res *paper.Results, meta Meta, figs []Figure) e
 	b.WriteString("## Hypotheses\n\n")
 	markdownHypotheses(&b, res.Hypotheses)
 	b.WriteString("\n## Paper vs run\n\n")
-	for _, c := range paperVsRun(res) {
+	for _, c := range paperVsRun(res, cmp) {
 		fmt.Fprintf(&b, "### %s\n\n", c.title)
 		markdownBody(&b, c.table)
 		b.WriteString("\n")
@@ -91,18 +96,33 @@ type comparison struct {
 // paperVsRun lists the "Paper vs run" section of the Markdown and HTML
 // reports: the hypotheses' verdicts, then each table that has paper values
 // (its warnings are already shown with the table itself).
-func paperVsRun(res *paper.Results) []comparison {
+func paperVsRun(res *paper.Results, cmp comparisons) []comparison {
 	var out []comparison
 	if len(res.Hypotheses) > 0 {
 		out = append(out, comparison{"Hypotheses", VerdictTable(res.Hypotheses)})
 	}
 	for _, t := range res.Tables {
-		if ct := CompareTable(t); ct != nil {
-			ct.Warnings = nil
-			out = append(out, comparison{fmt.Sprintf("Table %d", t.Number), ct})
+		if ct := cmp[t]; ct != nil {
+			shown := *ct // shared with the tables/ files, which keep the warnings
+			shown.Warnings = nil
+			out = append(out, comparison{fmt.Sprintf("Table %d", t.Number), &shown})
 		}
 	}
 	return out
+}
+
+// comparisons holds CompareTable of each table of a report's results
+// (nil where the paper publishes no number), made once for the tables/
+// files, report.md and report.html.
+type comparisons map[*paper.Table]*paper.Table
+
+// compareAll compares every table of res with the paper.
+func compareAll(res *paper.Results) comparisons {
+	cmp := comparisons{}
+	for _, t := range res.Tables {
+		cmp[t] = CompareTable(t)
+	}
+	return cmp
 }
 
 const htmlStyle = `body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
@@ -128,6 +148,11 @@ func htmlTable(b *strings.Builder, t *paper.Table) {
 // versions), every table, the figures inline (base64 PNG), the hypotheses
 // and the paper-versus-run comparison.
 func HTMLReport(w io.Writer, res *paper.Results, meta Meta, figs []Figure) error {
+	return htmlReport(w, res, compareAll(res), meta, figs)
+}
+
+// htmlReport is HTMLReport with the tables' comparisons made.
+func htmlReport(w io.Writer, res *paper.Results, cmp comparisons, meta Meta, figs []Figure) error {
 	esc := html.EscapeString
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>LIMBO reproduction report</title>\n<style>\n")
@@ -162,7 +187,7 @@ func HTMLReport(w io.Writer, res *paper.Results, meta Meta, figs []Figure) error
 		b.WriteString("</dd>\n")
 	}
 	b.WriteString("</dl>\n<h2>Paper vs run</h2>\n")
-	for _, c := range paperVsRun(res) {
+	for _, c := range paperVsRun(res, cmp) {
 		fmt.Fprintf(&b, "<h3>%s</h3>\n", c.title)
 		htmlTable(&b, c.table)
 	}
@@ -194,34 +219,62 @@ func WriteAll(dir string, res *paper.Results, meta Meta, figs []Figure) ([]strin
 // commits with its other outputs (the figures), so that a failure half-way
 // leaves no partial report. It returns the files, relative to dir, in order.
 func WriteAllTo(u *outfile.Unit, dir string, res *paper.Results, meta Meta, figs []Figure) ([]string, error) {
-	var files []string
-	put := func(rel string, render func(io.Writer) error) error {
-		var buf bytes.Buffer
-		if err := render(&buf); err != nil {
-			return fmt.Errorf("%s: %w", rel, err)
-		}
-		if err := u.WriteFile(filepath.Join(dir, rel), buf.Bytes()); err != nil {
-			return err
-		}
-		files = append(files, rel)
-		return nil
-	}
-	if err := put("report.md", func(w io.Writer) error { return MarkdownReport(w, res, meta, figs) }); err != nil {
+	cmp := compareAll(res)
+	files, err := writeDocs(u, dir, res, cmp, meta, figs)
+	if err != nil {
 		return files, err
 	}
-	if err := put("report.html", func(w io.Writer) error { return HTMLReport(w, res, meta, figs) }); err != nil {
-		return files, err
+	data, err := writeData(u, dir, res, cmp)
+	return append(files, data...), err
+}
+
+// filePutter writes files of a unit into dir, keeping their names in
+// order.
+type filePutter struct {
+	u     *outfile.Unit
+	dir   string
+	files []string // relative to dir
+}
+
+// put adds dir/rel, with the content render writes, to the unit.
+func (p *filePutter) put(rel string, render func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return fmt.Errorf("%s: %w", rel, err)
 	}
+	if err := p.u.WriteFile(filepath.Join(p.dir, rel), buf.Bytes()); err != nil {
+		return err
+	}
+	p.files = append(p.files, rel)
+	return nil
+}
+
+// writeDocs writes the files of WriteAllTo that show the figures:
+// report.md and report.html.
+func writeDocs(u *outfile.Unit, dir string, res *paper.Results, cmp comparisons, meta Meta, figs []Figure) ([]string, error) {
+	p := &filePutter{u: u, dir: dir}
+	if err := p.put("report.md", func(w io.Writer) error { return markdownReport(w, res, cmp, meta, figs) }); err != nil {
+		return p.files, err
+	}
+	err := p.put("report.html", func(w io.Writer) error { return htmlReport(w, res, cmp, meta, figs) })
+	return p.files, err
+}
+
+// writeData writes the files of WriteAllTo that do not need the figures:
+// the tables, the figures' data and the hypotheses.
+func writeData(u *outfile.Unit, dir string, res *paper.Results, cmp comparisons) ([]string, error) {
+	p := &filePutter{u: u, dir: dir}
+	put := p.put
 	for _, t := range res.Tables {
 		for _, f := range Formats {
 			if err := put(filepath.Join("tables", t.ID()+"."+Ext(f)), func(w io.Writer) error { return Table(w, t, f) }); err != nil {
-				return files, err
+				return p.files, err
 			}
 		}
-		if ct := CompareTable(t); ct != nil {
+		if ct := cmp[t]; ct != nil {
 			for _, f := range []string{"text", "csv"} {
 				if err := put(filepath.Join("tables", t.ID()+".paper."+Ext(f)), func(w io.Writer) error { return Table(w, ct, f) }); err != nil {
-					return files, err
+					return p.files, err
 				}
 			}
 		}
@@ -230,16 +283,16 @@ func WriteAllTo(u *outfile.Unit, dir string, res *paper.Results, meta Meta, figs
 	for _, t := range res.Figures.Tables() {
 		for _, f := range []string{"csv", "json"} {
 			if err := put(filepath.Join("figure-data", t.ID()+"."+Ext(f)), func(w io.Writer) error { return Table(w, t, f) }); err != nil {
-				return files, err
+				return p.files, err
 			}
 		}
 	}
 	for _, f := range []string{"text", "md", "csv", "json"} {
 		if err := put("hypotheses."+Ext(f), func(w io.Writer) error { return Hypotheses(w, res.Hypotheses, f) }); err != nil {
-			return files, err
+			return p.files, err
 		}
 	}
-	return files, nil
+	return p.files, nil
 }
 
 // warningTexts are the messages of ws, as Output lists them.
