@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"math"
+	"slices"
+	"sync"
 )
 
 // paperJSON holds the paper's published numbers: the only place they
@@ -38,19 +40,35 @@ type paperFile struct {
 	Verdicts []PaperVerdict `json:"verdicts"`
 }
 
-func loadPaper() paperFile {
+// loadPaper decodes the embedded file once per process; Paper and
+// PaperVerdicts hand out copies, so no caller can change another's.
+var loadPaper = sync.OnceValue(func() paperFile {
 	var f paperFile
 	if err := json.Unmarshal(paperJSON, &f); err != nil {
 		panic("paper: embedded paper.json: " + err.Error()) // a build defect, not user input
 	}
 	return f
-}
+})
 
 // Paper returns the published numbers, in the order of the reference file.
-func Paper() []PaperValue { return loadPaper().Entries }
+func Paper() []PaperValue {
+	vs := slices.Clone(loadPaper().Entries)
+	for i := range vs {
+		vs[i].Lo, vs[i].Hi = clonePtr(vs[i].Lo), clonePtr(vs[i].Hi)
+	}
+	return vs
+}
+
+func clonePtr(p *float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	x := *p
+	return &x
+}
 
 // PaperVerdicts returns the paper's Table 12 outcomes, H1 to H6.
-func PaperVerdicts() []PaperVerdict { return loadPaper().Verdicts }
+func PaperVerdicts() []PaperVerdict { return slices.Clone(loadPaper().Verdicts) }
 
 // Comparison is one published number beside this run's.
 type Comparison struct {
