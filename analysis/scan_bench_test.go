@@ -1,10 +1,12 @@
 package analysis
 
 import (
+	"errors"
 	"os"
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -115,59 +117,57 @@ func heldBench(b *testing.B) table.Source {
 	return table.Held(d, nil)
 }
 
-// BenchmarkHeldRates is BenchmarkScanRates's query on the ledger held in
-// memory (table.Held).
-func BenchmarkHeldRates(b *testing.B) {
-	q := Query{Source: heldBench(b), Where: "fault_fired"}
-	spec := RatesSpec{Outcome: "duplicated", By: []string{"contract", "fault_mode"}, Cluster: "task", DefaultWeight: true}
-	c0 := cpuSeconds()
+// benchHeld runs analyse on the query of where over the ledger held in
+// memory, reporting wall time per row and CPU per operation; analyse fails
+// when its result counted nothing.
+func benchHeld(b *testing.B, where string, analyse func(Query) error) {
+	b.Helper()
+	q := Query{Source: heldBench(b), Where: where}
+	c0 := testfile.CPUSeconds()
 	for b.Loop() {
-		res, err := Rates(q, spec)
-		if err != nil {
+		if err := analyse(q); err != nil {
 			b.Fatal(err)
-		}
-		if len(res.Rows) == 0 || res.Rows[0].N == 0 {
-			b.Fatal("no rows counted")
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
-	b.ReportMetric((cpuSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric((testfile.CPUSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
+}
+
+// BenchmarkHeldRates is BenchmarkScanRates's query on the ledger held in
+// memory (table.Held).
+func BenchmarkHeldRates(b *testing.B) {
+	spec := RatesSpec{Outcome: "duplicated", By: []string{"contract", "fault_mode"}, Cluster: "task", DefaultWeight: true}
+	benchHeld(b, "fault_fired", func(q Query) error {
+		res, err := Rates(q, spec)
+		if err == nil && (len(res.Rows) == 0 || res.Rows[0].N == 0) {
+			err = errors.New("no rows counted")
+		}
+		return err
+	})
 }
 
 // BenchmarkHeldPaired is BenchmarkScanPaired's query on the ledger held
 // in memory.
 func BenchmarkHeldPaired(b *testing.B) {
-	q := Query{Source: heldBench(b), Where: `experiment == "E2" && fault_fired`}
 	spec := PairedSpec{Outcome: "eos", Arm: "condition", Base: "guard", PairBy: []string{"pair_key"}}
-	c0 := cpuSeconds()
-	for b.Loop() {
+	benchHeld(b, `experiment == "E2" && fault_fired`, func(q Query) error {
 		res, err := Paired(q, spec)
-		if err != nil {
-			b.Fatal(err)
+		if err == nil && (len(res.Comparisons) == 0 || res.Comparisons[0].Pairs == 0) {
+			err = errors.New("no pairs")
 		}
-		if len(res.Comparisons) == 0 || res.Comparisons[0].Pairs == 0 {
-			b.Fatal("no pairs")
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
-	b.ReportMetric((cpuSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
+		return err
+	})
 }
 
 // BenchmarkHeldModel is a GEE logit clustered by task (a frame column of
 // many levels) on the ledger held in memory.
 func BenchmarkHeldModel(b *testing.B) {
-	q := Query{Source: heldBench(b), Where: "fault_fired"}
 	spec := ModelSpec{Fit: FitGEE, Formula: "duplicated ~ contract + condition", Group: "task"}
-	c0 := cpuSeconds()
-	for b.Loop() {
+	benchHeld(b, "fault_fired", func(q Query) error {
 		res, err := Model(q, spec)
-		if err != nil {
-			b.Fatal(err)
+		if err == nil && res.N == 0 {
+			err = errors.New("no fit")
 		}
-		if res.N == 0 {
-			b.Fatal("no fit")
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/scanBenchRows, "ns/row")
-	b.ReportMetric((cpuSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
+		return err
+	})
 }

@@ -12,9 +12,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 )
 
 // BenchmarkHTTPEpisodes measures whole episodes (connect, take the task
@@ -39,7 +40,7 @@ func BenchmarkHTTPEpisodes(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	ctx := context.Background()
 	n := 0
-	cpu0 := cpuTime()
+	cpu0 := testfile.CPUSeconds()
 	for b.Loop() {
 		n++
 		l, err := OpenLedger(filepath.Join(dir, "l"+string(rune('a'+n%26))+string(rune('a'+n/26%26))+".jsonl"), nil)
@@ -58,7 +59,7 @@ func BenchmarkHTTPEpisodes(b *testing.B) {
 	b.ReportMetric(float64(batch*n)/b.Elapsed().Seconds(), "episodes/s")
 	// The machine may be shared: CPU per episode (client and server
 	// together) says what a free core would do.
-	b.ReportMetric((cpuTime()-cpu0).Seconds()*1e3/float64(batch*n), "cpu-ms/episode")
+	b.ReportMetric((testfile.CPUSeconds()-cpu0)*1e3/float64(batch*n), "cpu-ms/episode")
 }
 
 // playConcurrently plays one scripted episode per policy, native
@@ -84,15 +85,6 @@ func playConcurrently(ctx context.Context, b *testing.B, url string, workers int
 		}()
 	}
 	wg.Wait()
-}
-
-// cpuTime is the process's user plus system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkDriveStdio measures Drive over stdio with a process per

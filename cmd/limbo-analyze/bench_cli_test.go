@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -35,7 +35,7 @@ func benchLedger(b *testing.B) (path string, rows int) {
 func benchCLI(b *testing.B, args ...string) {
 	path, rows := benchLedger(b)
 	args = append(args, "--in", path)
-	c0 := cpuSecondsCLI()
+	c0 := testfile.CPUSeconds()
 	for b.Loop() {
 		var stderr strings.Builder
 		if code := run(args, nil, io.Discard, &stderr); code != 0 {
@@ -45,16 +45,7 @@ func benchCLI(b *testing.B, args ...string) {
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	// CPU time too: on a shared, loaded machine wall time mostly measures
 	// waiting for a core.
-	b.ReportMetric((cpuSecondsCLI()-c0)*1000/float64(b.N), "cpu-ms/op")
-}
-
-// cpuSecondsCLI is the process's user+system CPU time.
-func cpuSecondsCLI() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	b.ReportMetric((testfile.CPUSeconds()-c0)*1000/float64(b.N), "cpu-ms/op")
 }
 
 const benchFormula = "duplicated ~ contract + fault_mode + model + harness"

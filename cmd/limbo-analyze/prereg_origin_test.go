@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
-	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/internal/ledgertest"
 	"github.com/limbo-toolkit/limbo/mcp"
 )
 
@@ -141,7 +141,7 @@ func TestPreregLockPredatesLedger(t *testing.T) {
 // process; its provenance carries the seed, and the lock's order is "not
 // applicable" (the simulation is reproduced from its seed).
 func TestReportPreregSimulated(t *testing.T) {
-	eps := readCLIEpisodes(t)
+	eps := ledgertest.ReadEpisodes(t, cliCSV)
 	old := simulatePaper
 	t.Cleanup(func() { simulatePaper = old })
 	simulatePaper = func(seed uint64) (*table.Data, error) {
@@ -180,19 +180,4 @@ func TestReportPreregSimulated(t *testing.T) {
 	if p.Seed != "3" || p.Lock.PredatesLedger != "not applicable: simulated (seed 3)" {
 		t.Errorf("provenance %+v", p)
 	}
-}
-
-// readCLIEpisodes reads the committed CLI ledger.
-func readCLIEpisodes(t *testing.T) []*ledger.Episode {
-	t.Helper()
-	var eps []*ledger.Episode
-	err := ledger.ReadEpisodes(cliCSV, ledger.ReadOptions{Warn: func(ledger.Problem) {}}, func(e *ledger.Episode) error {
-		c := *e
-		eps = append(eps, &c)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return eps
 }
