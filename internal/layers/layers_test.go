@@ -23,7 +23,7 @@ type layer struct {
 }
 
 var (
-	tableRow = regexp.MustCompile("^\\| (\\d+|—) \\| (.+?) \\| ")
+	tableRow = regexp.MustCompile(`^\| (\d+|—) \| (.+?) \| `)
 	quoted   = regexp.MustCompile("`([a-z][a-z0-9/_-]*)`")
 )
 
