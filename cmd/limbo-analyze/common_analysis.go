@@ -190,3 +190,11 @@ func firstError(errs ...error) error {
 	}
 	return nil
 }
+
+// checkLevel refuses --level 0, which the engine would read as its default.
+func checkLevel(level float64) error {
+	if level == 0 {
+		return usagef("--level 0: want a confidence level in (0, 1)")
+	}
+	return nil
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
+	"github.com/limbo-toolkit/limbo/report"
 )
 
 func newGateCmd(e *env) *cobra.Command {
@@ -39,9 +40,10 @@ Example:
 			} else if err != nil {
 				return err
 			}
-			fmt.Fprintln(e.stdout, gateVerdict(r))
+			verdict := report.GateVerdict(r)
+			fmt.Fprintln(e.stdout, verdict)
 			if !r.Pass {
-				return errors.New("gate failed: " + gateVerdict(r))
+				return errors.New("gate failed: " + verdict)
 			}
 			return nil
 		},
@@ -54,14 +56,4 @@ Example:
 	c.Flags().Float64Var(&margin, "margin", 0, "the worsening tolerated, a difference of proportions (required), e.g. 0.02")
 	c.Flags().StringSliceVar(&pairBy, "pair-by", nil, "columns that pair the runs' episodes (default: the world's design columns)")
 	return c
-}
-
-// gateVerdict is the gate's verdict in one line.
-func gateVerdict(r *analysis.GateResult) string {
-	verdict := "pass"
-	if !r.Pass {
-		verdict = "FAIL"
-	}
-	return fmt.Sprintf("gate %s: %s candidate − baseline = %+.4f over %d pairs (90%% upper %.4f, Newcombe [%.4f, %.4f]); H0 worse by ≥ %g: p = %.4g",
-		verdict, r.Spec.Outcome, r.Diff, r.Pairs, r.Hi90, r.NewcombeLo, r.NewcombeHi, r.Spec.Margin, r.P)
 }

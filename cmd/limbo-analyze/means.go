@@ -33,8 +33,8 @@ Examples:
   limbo-analyze means --in runs.csv --outcome cost_usd --by condition,model --cluster task --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if spec.Level == 0 { // the engine's default; a user asked for 0
-				return usagef("--level 0: want a confidence level in (0, 1)")
+			if err := checkLevel(spec.Level); err != nil {
+				return err
 			}
 			spec.DefaultWeight = o.Weight == ""
 			return emit(e, o.Format, report.Means)(analysis.Means(o.query(e), spec))

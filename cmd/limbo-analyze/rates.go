@@ -34,8 +34,8 @@ Examples:
   limbo-analyze rates --in runs.jsonl --outcome duplicated --by condition --cluster task --icc-by condition`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if spec.Level == 0 { // the engine's default; a user asked for 0
-				return usagef("--level 0: want a confidence level in (0, 1)")
+			if err := checkLevel(spec.Level); err != nil {
+				return err
 			}
 			spec.DefaultWeight = o.Weight == ""
 			return emit(e, o.Format, report.Rates)(analysis.Rates(o.query(e), spec))

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"testing"
@@ -18,8 +18,8 @@ func TestGateVerdict(t *testing.T) {
 		{analysis.GateResult{Spec: analysis.GateSpec{Outcome: "eos", Margin: 0.1}, Pairs: 3, Diff: 0.5, Hi90: 0.9, NewcombeLo: 0, NewcombeHi: 1, P: 0.9},
 			"gate FAIL: eos candidate − baseline = +0.5000 over 3 pairs (90% upper 0.9000, Newcombe [0.0000, 1.0000]); H0 worse by ≥ 0.1: p = 0.9"},
 	} {
-		if got := gateVerdict(&tc.r); got != tc.want {
-			t.Errorf("gateVerdict = %q\nwant          %q", got, tc.want)
+		if got := GateVerdict(&tc.r); got != tc.want {
+			t.Errorf("GateVerdict = %q\nwant          %q", got, tc.want)
 		}
 	}
 }
