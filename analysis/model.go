@@ -782,10 +782,6 @@ func offsetCheck(f *formula.Formula, r frame.Row) error {
 // (formula.RandomDesign) over the levels of its grouping factor; a
 // Gaussian model by REML unless ML.
 func (q *Query) modelGLMM(spec ModelSpec, f *formula.Formula, fam stats.Family, res *ModelResult, warn *warnings) (*ModelResult, error) {
-	var link mixed.Link
-	if err := link.UnmarshalText([]byte(spec.Link)); err != nil {
-		return nil, fieldf("Link", "%v", err)
-	}
 	if fam == stats.Gaussian && spec.Link != stats.LinkIdentity {
 		return nil, fieldf("Link", "a gaussian glmm takes the identity link only")
 	}
@@ -799,7 +795,7 @@ func (q *Query) modelGLMM(spec ModelSpec, f *formula.Formula, fam stats.Family, 
 	if err != nil {
 		return nil, err
 	}
-	ms := mixed.Spec{X: d.X, Family: mixed.Family(fam), Link: link, Offset: off, REML: fam == stats.Gaussian && !spec.ML}
+	ms := mixed.Spec{X: d.X, Family: fam, Link: spec.Link, Offset: off, REML: fam == stats.Gaussian && !spec.ML}
 	ms.Y = y
 	if trials != nil {
 		ms.Y = make([]float64, len(y))

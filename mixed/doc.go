@@ -10,7 +10,8 @@
 //
 // Fit takes a Spec: the fixed-effects design X, the response Y (with
 // optional prior Weights, an Offset and binomial Trials), the Family and
-// Link, and the random Terms. Each Term is lme4's (z₁ + … + z_c | g): the
+// Link (package stats declares both, for its GLMs and for these), and the
+// random Terms. Each Term is lme4's (z₁ + … + z_c | g): the
 // level of g at every row and the c columns z_j (nil for the intercept),
 // with Diagonal for (z₁ + … || g). A nested (1 | a/b) is the two terms
 // (1 | a) and (1 | a:b). Fit returns a Fitted: β with its covariance and

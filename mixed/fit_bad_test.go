@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // sleepSpec is sleepstudy's Reaction ~ Days + (Days | Subject).
@@ -58,12 +60,12 @@ func TestFitErrors(t *testing.T) {
 		}, "REML"},
 		{"gaussian with logit", func(t *testing.T) Spec {
 			s := sleepSpec(t)
-			s.Link = Logit
+			s.Link = stats.LinkLogit
 			return s
 		}, "does not take the logit link"},
 		{"poisson with identity", func(t *testing.T) Spec {
 			s := glmmCase(t, "grouse").spec(t)
-			s.Link = Identity
+			s.Link = stats.LinkIdentity
 			return s
 		}, "does not take the identity link"},
 		{"trials for poisson", func(t *testing.T) Spec {
@@ -189,24 +191,4 @@ func containsCode(cs []WarningCode, c WarningCode) bool {
 		}
 	}
 	return false
-}
-
-func TestFamilyLinkText(t *testing.T) {
-	var f Family
-	var l Link
-	if err := f.UnmarshalText([]byte("poisson")); err != nil || f != Poisson {
-		t.Errorf("poisson: %v, %v", f, err)
-	}
-	if err := f.UnmarshalText([]byte("gamma")); err == nil || !strings.Contains(err.Error(), "binomial, poisson or gaussian") {
-		t.Errorf("gamma: %v", err)
-	}
-	if err := l.UnmarshalText([]byte("cloglog")); err != nil || l != Cloglog {
-		t.Errorf("cloglog: %v, %v", l, err)
-	}
-	if err := l.UnmarshalText([]byte("")); err != nil || l != Canonical || l.String() != "canonical" {
-		t.Errorf("empty: %v, %v", l, err)
-	}
-	if err := l.UnmarshalText([]byte("cauchit")); err == nil {
-		t.Error("cauchit accepted")
-	}
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // nums is a JSON number or array of numbers (jsonlite's auto_unbox writes
@@ -208,20 +210,20 @@ func lmmCases() []fitCase {
 	sleep := func(reml, diag bool) func(t testing.TB) Spec {
 		return func(t testing.TB) Spec {
 			f := readFrame(t, "sleepstudy.csv")
-			return Spec{X: f.design(t, "Days"), Y: f.num(t, "Reaction"), Family: Gaussian, REML: reml,
+			return Spec{X: f.design(t, "Days"), Y: f.num(t, "Reaction"), Family: stats.Gaussian, REML: reml,
 				Terms: []Term{f.term(t, "Subject", []string{"Subject"}, []string{"Days"}, diag)}}
 		}
 	}
 	pastes := func(reml bool) func(t testing.TB) Spec {
 		return func(t testing.TB) Spec {
 			f := readFrame(t, "pastes.csv")
-			return Spec{X: f.design(t), Y: f.num(t, "strength"), Family: Gaussian, REML: reml,
+			return Spec{X: f.design(t), Y: f.num(t, "strength"), Family: stats.Gaussian, REML: reml,
 				Terms: []Term{f.term(t, "batch", []string{"batch"}, nil, false), f.term(t, "cask:batch", []string{"batch", "cask"}, nil, false)}}
 		}
 	}
 	gen := func(t testing.TB) Spec {
 		f := readFrame(t, "lmm_gen.csv")
-		return Spec{X: f.design(t, "x", "z"), Y: f.num(t, "y"), Family: Gaussian, REML: true,
+		return Spec{X: f.design(t, "x", "z"), Y: f.num(t, "y"), Family: stats.Gaussian, REML: true,
 			Terms: []Term{f.term(t, "g", []string{"g"}, []string{"x"}, false), f.term(t, "h", []string{"h"}, nil, false)}}
 	}
 	return []fitCase{
@@ -230,7 +232,7 @@ func lmmCases() []fitCase {
 		{"sleep_diag", sleep(true, true), [][]int{{0, 1}}, false, 0},
 		{"penicillin", func(t testing.TB) Spec {
 			f := readFrame(t, "penicillin.csv")
-			return Spec{X: f.design(t), Y: f.num(t, "diameter"), Family: Gaussian, REML: true,
+			return Spec{X: f.design(t), Y: f.num(t, "diameter"), Family: stats.Gaussian, REML: true,
 				Terms: []Term{f.term(t, "plate", []string{"plate"}, nil, false), f.term(t, "sample", []string{"sample"}, nil, false)}}
 		}, [][]int{{0}, {1}}, false, 0},
 		{"pastes", pastes(true), [][]int{{1}, {0}}, false, 0},
@@ -315,7 +317,7 @@ func compare(t *testing.T, c fitCase, res *Fitted, ref lme4Ref) agreement {
 			t.Errorf("term %s has %d levels, lme4 %d", tf.Name, tf.NLevels, want)
 		}
 	}
-	if res.Family == Gaussian && rel(res.Sigma, ref.Sigma) > 5e-3 {
+	if res.Family == stats.Gaussian && rel(res.Sigma, ref.Sigma) > 5e-3 {
 		t.Errorf("σ = %.8g, lme4 %.8g", res.Sigma, ref.Sigma)
 	}
 	a.loglik = res.LogLik - ref.Loglik
@@ -374,11 +376,11 @@ func TestFitLMMLme4(t *testing.T) {
 }
 
 func glmmCases() []fitCase {
-	cbpp := func(link Link) func(t testing.TB) Spec {
+	cbpp := func(link stats.Link) func(t testing.TB) Spec {
 		return func(t testing.TB) Spec {
 			f := readFrame(t, "cbpp_trials.csv")
 			return Spec{X: f.design(t, "period=2", "period=3", "period=4"), Y: f.num(t, "incidence"), Trials: f.num(t, "size"),
-				Family: Binomial, Link: link, Terms: []Term{f.term(t, "herd", []string{"herd"}, nil, false)}}
+				Family: stats.Binomial, Link: link, Terms: []Term{f.term(t, "herd", []string{"herd"}, nil, false)}}
 		}
 	}
 	gen := func(t testing.TB) (frame, Spec) {
@@ -386,17 +388,17 @@ func glmmCases() []fitCase {
 		return f, Spec{X: f.design(t, "x"), Terms: []Term{f.term(t, "g", []string{"g"}, []string{"x"}, false)}}
 	}
 	return []fitCase{
-		{"cbpp_trials", cbpp(Canonical), [][]int{{0}}, false, 0},
-		{"cbpp_probit", cbpp(Probit), [][]int{{0}}, true, 0},
-		{"cbpp_cloglog", cbpp(Cloglog), [][]int{{0}}, true, 0},
+		{"cbpp_trials", cbpp(""), [][]int{{0}}, false, 0},
+		{"cbpp_probit", cbpp(stats.LinkProbit), [][]int{{0}}, true, 0},
+		{"cbpp_cloglog", cbpp(stats.LinkCloglog), [][]int{{0}}, true, 0},
 		{"grouse", func(t testing.TB) Spec {
 			f := readFrame(t, "grouseticks.csv")
-			return Spec{X: f.design(t, "YEAR=96", "YEAR=97", "cHEIGHT"), Y: f.num(t, "TICKS"), Family: Poisson,
+			return Spec{X: f.design(t, "YEAR=96", "YEAR=97", "cHEIGHT"), Y: f.num(t, "TICKS"), Family: stats.Poisson,
 				Terms: []Term{f.term(t, "BROOD", []string{"BROOD"}, nil, false), f.term(t, "LOCATION", []string{"LOCATION"}, nil, false)}}
 		}, [][]int{{0}, {1}}, false, 0},
 		{"pois_slope", func(t testing.TB) Spec {
 			f, s := gen(t)
-			s.Y, s.Family = f.num(t, "y"), Poisson
+			s.Y, s.Family = f.num(t, "y"), stats.Poisson
 			s.Offset = f.num(t, "e")
 			for i, e := range s.Offset {
 				s.Offset[i] = math.Log(e)
@@ -405,18 +407,18 @@ func glmmCases() []fitCase {
 		}, [][]int{{0}}, false, 0},
 		{"pois_weights", func(t testing.TB) Spec {
 			f, s := gen(t)
-			s.Y, s.Family, s.Weights = f.num(t, "y"), Poisson, f.num(t, "e")
+			s.Y, s.Family, s.Weights = f.num(t, "y"), stats.Poisson, f.num(t, "e")
 			s.Terms[0] = f.term(t, "g", []string{"g"}, nil, false)
 			return s
 		}, [][]int{{0}}, true, 0},
 		{"bin_slope", func(t testing.TB) Spec {
 			f, s := gen(t)
-			s.Y, s.Family = f.num(t, "yb"), Binomial
+			s.Y, s.Family = f.num(t, "yb"), stats.Binomial
 			return s
 		}, [][]int{{0}}, false, 0},
 		{"bin_slope_diag", func(t testing.TB) Spec {
 			f, s := gen(t)
-			s.Y, s.Family = f.num(t, "yb"), Binomial
+			s.Y, s.Family = f.num(t, "yb"), stats.Binomial
 			s.Terms[0].Diagonal = true
 			return s
 		}, [][]int{{0, 1}}, true, 0},
@@ -472,7 +474,7 @@ func verbAggSpec(t testing.TB, copies int) Spec {
 		}
 		f = g
 	}
-	return Spec{X: f.design(t, "Anger", "Gender=M", "btype=scold", "btype=shout", "situ=self"), Y: f.num(t, "r2"), Family: Binomial,
+	return Spec{X: f.design(t, "Anger", "Gender=M", "btype=scold", "btype=shout", "situ=self"), Y: f.num(t, "r2"), Family: stats.Binomial,
 		Terms: []Term{f.term(t, "id", []string{"id"}, nil, false), f.term(t, "item", []string{"item"}, nil, false)}}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // reTerm is a Term in internal form.
@@ -189,7 +191,7 @@ func levelCheck(spec *Spec, n int) ([]int, []Warning, error) {
 		if used < 2 {
 			return nil, nil, fmt.Errorf("mixed: grouping factor %q has %d sampled level(s); need at least 2", t.Name, used)
 		}
-		if used*t.nc() >= n && spec.Family == Gaussian {
+		if used*t.nc() >= n && spec.Family == stats.Gaussian {
 			return nil, nil, fmt.Errorf("mixed: term %q has %d random effects for %d rows; its variance is not identifiable from the residual variance", t.Name, used*t.nc(), n)
 		}
 		if used >= n {
