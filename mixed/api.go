@@ -73,6 +73,7 @@ const (
 	WarnSeparation                           // (quasi-)separation in a binomial model
 	WarnPIRLS                                // penalised IRLS broke down or did not converge in some evaluations
 	WarnConstantSlope                        // a random slope column constant within every level
+	WarnObsLevel                             // an observation-level random effect of a binary response
 )
 
 var warningNames = map[WarningCode]string{
@@ -84,6 +85,7 @@ var warningNames = map[WarningCode]string{
 	WarnSeparation:    "separation",
 	WarnPIRLS:         "pirls",
 	WarnConstantSlope: "constant-slope",
+	WarnObsLevel:      "observation-level",
 }
 
 // String returns the code's stable name, e.g. "singular".
@@ -168,9 +170,12 @@ var ErrNotImplemented = errors.New("mixed: not implemented yet")
 // columns that differ from X's rows, a level index out of range, len(Coef)
 // ≠ len(Z), no terms, an unknown family or link) panic, as in FitLogit.
 // Data problems (a response outside the family's support, NaN, rank
-// deficient X, a grouping factor with fewer than two sampled levels, more
-// random effects than rows, a link the family does not take) are errors
-// naming the term or column.
+// deficient X, a grouping factor with fewer than two sampled levels, a
+// term with more random effects than rows, or, for a Gaussian model, as
+// many, a link the family does not take) are errors naming the term or
+// column. A binomial or Poisson term with one row per level is an
+// observation-level random effect, as glmer fits it (overdispersion); of
+// a 0/1 response it is fitted with a WarnObsLevel warning.
 func Fit(s Spec, opt Options) (*Fitted, error) {
 	sp, err := check(&s)
 	if err != nil {

@@ -28,6 +28,25 @@ func TestFitErrors(t *testing.T) {
 			s.Terms[0].Z[1], s.Terms[0].Coef[1] = z, "shift"
 			return s
 		}, `column "shift" is constant within every level`},
+		{"gaussian observation-level term", func(t *testing.T) Spec {
+			s := sleepSpec(t)
+			obs := make([]int, len(s.Y))
+			for i := range obs {
+				obs[i] = i
+			}
+			s.Terms = append(s.Terms, Term{Name: "obs", Group: obs, Levels: len(obs)})
+			return s
+		}, `term "obs" has 180 random effects for 180 rows; its variance is not identifiable from the residual variance`},
+		{"poisson observation-level slope", func(t *testing.T) Spec {
+			s := glmmCase(t, "grouse").spec(t)
+			obs := make([]int, len(s.Y))
+			x := make([]float64, len(s.Y))
+			for i := range obs {
+				obs[i], x[i] = i, float64(i%5)
+			}
+			s.Terms = append(s.Terms, Term{Name: "obs", Group: obs, Levels: len(obs), Coef: []string{"(Intercept)", "x"}, Z: [][]float64{nil, x}})
+			return s
+		}, `term "obs" has 806 random effects for 403 rows; they are not identifiable`},
 		{"one level", func(t *testing.T) Spec {
 			s := sleepSpec(t)
 			s.Terms[0].Group = make([]int, len(s.Y))

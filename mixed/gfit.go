@@ -109,7 +109,7 @@ func fitGLMM(s *Spec, L *layout, link stats.Link, opt Options, res *Fitted) erro
 	if opt.NAGQ0 {
 		return fmt.Errorf("%w: NAGQ0 for this model; FitLogit has it for logistic models with random intercepts", ErrNotImplemented)
 	}
-	md := newGModel(s, L, newFamily(s.Family, link))
+	md := newGModel(s, L, link)
 	if opt.Tol > 0 {
 		md.tol = opt.Tol
 	}
