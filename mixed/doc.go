@@ -83,9 +83,10 @@
 // links, and for probit and cloglog, whose PIRLS is Fisher scoring
 // (linear convergence), steps to 1e-13. lme4 stops PIRLS at a relative
 // change of the penalised deviance of tolPwrss (1e-7 by default) from
-// the same start at every evaluation, which leaves its deviance rough at
-// 1e-4: its default SEs differ from the Hessian's by up to 1.3% (cbpp)
-// and agree to 1e-5 once tolPwrss is 1e-9 (testdata/vcov.R).
+// the same start at every evaluation, which can leave its deviance rough
+// at 1e-4: on cbpp its default SEs are 1.3% off the Hessian's, and agree
+// with ours to 1e-5 once tolPwrss is 1e-9 (testdata/vcov.R, where lme4's
+// default optimum, looser than ours, moves other SEs by up to 0.5%).
 //
 // A grouping factor with one row per level is an observation-level
 // random effect (overdispersion), which binomial and Poisson models take
