@@ -63,11 +63,6 @@ func fitViaLogit(s *Spec, opt Options, res *Fitted) error {
 		}
 		res.Terms[k] = tf
 	}
-	for _, w := range r.Warnings {
-		if w.Code == WarnSingular {
-			w.Message += "; the data do not support this variance component, consider dropping the term"
-		}
-		res.Warnings = append(res.Warnings, w)
-	}
+	res.Warnings = append(res.Warnings, r.Warnings...)
 	return nil
 }

@@ -458,11 +458,11 @@ func (e *Estimand) modelSpec() analysis.ModelSpec {
 	spec := analysis.ModelSpec{Formula: e.Formula, Group: e.Group, Corr: e.Corr, Order: e.Order, Cov: e.Cov, Refs: e.Refs}
 	switch {
 	case e.Model != "":
-		spec.Family = analysis.ModelFamily(e.Model)
+		spec.Family = stats.Family(e.Model)
 	case e.Kind == KindOddsRatio:
-		spec.Fit, spec.Family, spec.Link = e.Fit, analysis.FamilyBinomial, stats.LinkLogit
+		spec.Fit, spec.Family, spec.Link = e.Fit, stats.Binomial, stats.LinkLogit
 	default:
-		spec.Fit, spec.Family, spec.Link, spec.ML = e.Fit, analysis.ModelFamily(e.Distribution), e.Link, e.ML
+		spec.Fit, spec.Family, spec.Link, spec.ML = e.Fit, e.Distribution, e.Link, e.ML
 	}
 	return spec
 }
