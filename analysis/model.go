@@ -153,11 +153,13 @@ type FittedModel struct {
 	Design *formula.Design
 	Refs   map[string]string
 	Offset []float64
-	// Coef are β in the order of Design.Names; Cov their covariance: the
-	// inverse information of a GLM (× the dispersion), the sandwich
-	// Spec.Cov names for a GEE (robust by default), lme4's vcov for a GLMM
-	// (2H⁻¹ of the deviance's Hessian over (θ, β), or RX). A Firth fit
-	// has no Cov (nil).
+	// Coef are β in the order of Design.Names, as the fitter left them
+	// (a separated term's diverging estimate, which the result's
+	// Coefficients report as NaN); Cov their covariance: the inverse
+	// information of a GLM (× the dispersion; Firth's at its estimate),
+	// the sandwich Spec.Cov names for a GEE (robust by default), lme4's
+	// vcov for a GLMM (2H⁻¹ of the deviance's Hessian over (θ, β), or RX;
+	// docs/methods.md, "GLMM standard errors").
 	Coef   []float64
 	Cov    *mat.SymDense
 	Fit    ModelFit
