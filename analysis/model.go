@@ -261,7 +261,8 @@ func (spec *ModelSpec) general(f *formula.Formula) (stats.Family, error) {
 	name := spec.Family
 	fit, named := legacyFits[name]
 	switch {
-	case named && spec.Fit != "" && spec.Fit != fit:
+	case named && spec.Fit != "" && spec.Fit != fit && name != FamilyLogit:
+		// logit, also the binomial family's link, goes with any fit.
 		return "", fieldf("Fit", "%s contradicts Family %s; give Family binomial, poisson or gaussian", spec.Fit, name)
 	case named:
 		spec.Family = stats.Binomial

@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/analysis/table"
@@ -78,6 +80,58 @@ func TestFittedModel(t *testing.T) {
 			}
 			if k != len(r.Random) {
 				t.Errorf("%d random coefficients, %d reported", k, len(r.Random))
+			}
+		})
+	}
+}
+
+// TestLegacyTranslation checks the edge where a logistic model of before
+// families becomes the spec it is: which specs keep their layout (Fit ""
+// and Spec.Family the model's name) and which fit and family each gets.
+func TestLegacyTranslation(t *testing.T) {
+	q := Query{Source: &table.Files{Paths: []string{cliLedger}}}
+	for _, tc := range []struct {
+		name    string
+		spec    ModelSpec
+		layout  stats.Family // "" for the layout of families
+		fit     ModelFit
+		fam     stats.Family
+		wantErr string
+	}{
+		{"nothing named", ModelSpec{Formula: "eos ~ contract"}, FamilyLogit, FitGLM, stats.Binomial, ""},
+		{"a group", ModelSpec{Group: "task", Formula: "eos ~ contract"}, FamilyGEE, FitGEE, stats.Binomial, ""},
+		{"a random term", ModelSpec{Formula: "eos ~ contract + (1|task)"}, FamilyGLMM, FitGLMM, stats.Binomial, ""},
+		{"family glmm", ModelSpec{Family: FamilyGLMM, Formula: "eos ~ contract + (1|task)"}, FamilyGLMM, FitGLMM, stats.Binomial, ""},
+		{"family glmm, a slope", ModelSpec{Family: FamilyGLMM, Formula: "eos ~ contract + (difficulty|task)"}, "", FitGLMM, stats.Binomial, ""},
+		{"family gee, ar1", ModelSpec{Family: FamilyGEE, Group: "id", Corr: stats.AR1, Order: "age", Formula: "resp ~ age*smoke"}, "", FitGEE, stats.Binomial, ""},
+		{"family logit, an offset", ModelSpec{Family: FamilyLogit, Formula: "eos ~ contract + offset(difficulty)"}, "", FitGLM, stats.Binomial, ""},
+		{"a link", ModelSpec{Link: stats.LinkLogit, Formula: "eos ~ contract"}, "", FitGLM, stats.Binomial, ""},
+		{"fit and family agree", ModelSpec{Fit: FitGLMM, Family: FamilyGLMM, Formula: "eos ~ contract + (1|task)"}, "", FitGLMM, stats.Binomial, ""},
+		{"family logit with fit gee", ModelSpec{Fit: FitGEE, Family: FamilyLogit, Group: "task", Formula: "eos ~ contract"}, "", FitGEE, stats.Binomial, ""},
+		{"fit contradicts family", ModelSpec{Fit: FitGLMM, Family: FamilyGEE, Group: "task", Formula: "eos ~ contract"}, "", "", "", "Fit: glmm contradicts Family gee"},
+		{"family poisson", ModelSpec{Family: stats.Poisson, Formula: "tool_calls ~ contract"}, "", FitGLM, stats.Poisson, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := q
+			if tc.spec.Group == "id" {
+				q.Source = &table.Files{Paths: []string{filepath.Join("..", "stats", "testdata", "glm", "ohio.csv")}}
+			}
+			r, err := Model(q, tc.spec)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			legacy := ""
+			if r.Fit == "" {
+				legacy = string(r.Spec.Family)
+			}
+			if legacy != string(tc.layout) || r.Fitted.Fit != tc.fit || r.Family != tc.fam {
+				t.Errorf("layout %q, fit %s, family %s; want %q, %s, %s", legacy, r.Fitted.Fit, r.Family, tc.layout, tc.fit, tc.fam)
 			}
 		})
 	}
