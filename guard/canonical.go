@@ -1,11 +1,8 @@
 package guard
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -42,82 +39,6 @@ func CanonicalJSON(data []byte) ([]byte, error) {
 		return nil, err
 	}
 	return appendCanonical(nil, v, 0)
-}
-
-// decodeJSON decodes one JSON text into map[string]any, []any, string,
-// json.Number, bool and nil, refusing duplicate member names and trailing
-// data.
-func decodeJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec, 0)
-	if err != nil {
-		return nil, fmt.Errorf("guard: JSON: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("data after the value")
-		}
-		return nil, fmt.Errorf("guard: JSON: %w", err)
-	}
-	return v, nil
-}
-
-func decodeValue(dec *json.Decoder, depth int) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return tok, nil // string, json.Number, bool or nil
-	}
-	if depth >= maxDepth {
-		return nil, fmt.Errorf("nested deeper than %d", maxDepth)
-	}
-	switch d {
-	case '{':
-		m := map[string]any{}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			k, ok := kt.(string)
-			if !ok {
-				return nil, fmt.Errorf("object member name %v is not a string", kt)
-			}
-			if _, dup := m[k]; dup {
-				return nil, fmt.Errorf("object member %q appears twice", k)
-			}
-			v, err := decodeValue(dec, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			m[k] = v
-		}
-		if _, err := dec.Token(); err != nil { // '}'
-			return nil, err
-		}
-		return m, nil
-	case '[':
-		a := []any{}
-		for dec.More() {
-			v, err := decodeValue(dec, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			a = append(a, v)
-		}
-		if _, err := dec.Token(); err != nil { // ']'
-			return nil, err
-		}
-		return a, nil
-	}
-	return nil, fmt.Errorf("unexpected %v", d)
 }
 
 func appendCanonical(b []byte, v any, depth int) ([]byte, error) {
@@ -294,66 +215,46 @@ const (
 )
 
 func appendNumber(b []byte, s string) ([]byte, error) {
-	bad := func() ([]byte, error) {
+	if n, err := scanNumber([]byte(s)); err != nil || n != len(s) {
 		return nil, fmt.Errorf("guard: %q is not a JSON number", s)
 	}
+	// s is a JSON number: split it into sign, integer and fraction digits
+	// and exponent.
+	orig := s
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
 	i := 0
-	neg := false
-	if i < len(s) && s[i] == '-' {
-		neg = true
+	for i < len(s) && isDigit(s[i]) {
 		i++
 	}
-	start := i
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	default:
-		return bad()
-	}
-	intPart := s[start:i]
-	frac := ""
+	intPart, frac := s[:i], ""
 	if i < len(s) && s[i] == '.' {
-		i++
-		fs := i
-		for i < len(s) && isDigit(s[i]) {
-			i++
+		j := i + 1
+		for j < len(s) && isDigit(s[j]) {
+			j++
 		}
-		if i == fs {
-			return bad()
-		}
-		frac = s[fs:i]
+		frac, i = s[i+1:j], j
 	}
 	var exp int64
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+	if i < len(s) { // e or E
 		i++
-		eneg := false
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			eneg = s[i] == '-'
+		eneg := s[i] == '-'
+		if s[i] == '+' || s[i] == '-' {
 			i++
 		}
-		es := i
-		for i < len(s) && isDigit(s[i]) {
+		for ; i < len(s); i++ {
 			if exp = exp*10 + int64(s[i]-'0'); exp > maxParsedExponent {
-				return nil, fmt.Errorf("guard: %q: exponent out of range", s)
+				return nil, fmt.Errorf("guard: %q: exponent out of range", orig)
 			}
-			i++
-		}
-		if i == es {
-			return bad()
 		}
 		if eneg {
 			exp = -exp
 		}
 	}
-	if i != len(s) {
-		return bad()
-	}
 	if int64(len(frac)) > maxExponent {
-		return nil, fmt.Errorf("guard: %q: too many digits", s)
+		return nil, fmt.Errorf("guard: %q: too many digits", orig)
 	}
 	// The significant digits: the integer and fraction digits without
 	// leading zeros and without trailing zeros (moved into the exponent).
@@ -379,7 +280,7 @@ func appendNumber(b []byte, s string) ([]byte, error) {
 	k := int64(len(digits))
 	n := k + e
 	if n-1 > maxExponent || n-1 < -maxExponent {
-		return nil, fmt.Errorf("guard: %q: exponent out of range", s)
+		return nil, fmt.Errorf("guard: %q: exponent out of range", orig)
 	}
 	switch {
 	case k <= n && n <= 21:

@@ -145,7 +145,8 @@ func TestCanonicalJSON(t *testing.T) {
 // canonical form, the two ways in (a text, and the value encoding/json
 // decodes from it) agree, and every number keeps its exact value.
 func FuzzCanonicalJSON(f *testing.F) {
-	for _, s := range []string{`{"b":1,"a":[1.0,"x",null,true]}`, `1e21`, `-0.0`, `"\u0000\ud800"`, `[1e400]`, `{"a":{"a":{}}}`, `123456789012345678901234567890`, `0.1e-7`} {
+	for _, s := range []string{`{"b":1,"a":[1.0,"x",null,true]}`, `1e21`, `-0.0`, `"\u0000\ud800"`, `[1e400]`, `{"a":{"a":{}}}`, `123456789012345678901234567890`, `0.1e-7`,
+		`"\ud83d\ude00"`, `"\ud800x"`, `"\udc00\ud800"`, `"\ud800\ud800\udc00"`, `"\ud800\u0041"`, "\"a\xffb\xc3\"", "{\"\xff\":1}", ` [ 1 , { "a" : "\\\"\/" } ] `} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -158,7 +158,7 @@ type Guard struct {
 // when one ends.
 type keyWaiters struct {
 	live int
-	done chan struct{} // closed when an attempt on the key ends
+	done chan struct{} // closed when an attempt on the key ends; made by the first Await
 }
 
 // New returns a guard applying cfg over store (store may be nil under
@@ -247,7 +247,7 @@ func (g *Guard) register(t Ticket) {
 	g.live[t] = struct{}{}
 	w := g.keys[t.key]
 	if w == nil {
-		w = &keyWaiters{done: make(chan struct{})}
+		w = &keyWaiters{}
 		g.keys[t.key] = w
 	}
 	w.live++
@@ -261,11 +261,12 @@ func (g *Guard) unregister(t Ticket) {
 	}
 	delete(g.live, t)
 	w := g.keys[t.key]
-	close(w.done)
+	if w.done != nil {
+		close(w.done)
+		w.done = nil
+	}
 	if w.live--; w.live == 0 {
 		delete(g.keys, t.key)
-	} else {
-		w.done = make(chan struct{})
 	}
 }
 
@@ -285,6 +286,9 @@ func (g *Guard) Await(ctx context.Context, c Call) error {
 	w := g.keys[key]
 	var done chan struct{}
 	if w != nil {
+		if w.done == nil {
+			w.done = make(chan struct{})
+		}
 		done = w.done
 	}
 	g.mu.Unlock()

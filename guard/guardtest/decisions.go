@@ -1,17 +1,21 @@
-package guard_test
+// Package guardtest holds the tests every guard.Store must pass: the
+// decisions of every policy, step by step, and the store's own contract
+// (atomic updates, counts, purges, restarts). The tests of package guard
+// run them on MemoryStore and those of guard/sqlitestore on SQLite files;
+// a new store runs them too. It is imported by tests only.
+package guardtest
 
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/limbo-toolkit/limbo/guard"
 )
 
-// at is the virtual time s seconds after the epoch.
-func at(s float64) time.Time {
+// At is the virtual time s seconds after the Unix epoch.
+func At(s float64) time.Time {
 	return time.Unix(0, 0).UTC().Add(time.Duration(s * float64(time.Second)))
 }
 
@@ -44,7 +48,7 @@ func testCalls(t testing.TB) map[string]guard.Call {
 
 // step is one operation of a decision test at virtual time at seconds.
 type step struct {
-	do       string // begin, finish, resolve, issue, restart (a new guard over the store after MemoryStore.Restart), newguard (without Restart), purge
+	do       string // begin, finish, resolve, issue, restart (a new guard over the restarted store), newguard (without a restart), purge
 	call     string
 	at       float64
 	end      guard.End
@@ -56,11 +60,16 @@ type step struct {
 	wantErr  error
 }
 
-func runSteps(t *testing.T, cfg guard.Config, steps []step) {
+// Opener returns a new, empty store for a test, and a function that
+// models the store's process dying and a new one opening the same state:
+// it returns the store to use from then on.
+type Opener func(t *testing.T) (store guard.Store, restart func() guard.Store)
+
+func runSteps(t *testing.T, open Opener, cfg guard.Config, steps []step) {
 	t.Helper()
 	ctx := context.Background()
 	calls := testCalls(t)
-	store := guard.NewMemoryStore()
+	store, restart := open(t)
 	g, err := guard.New(cfg, store)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +82,7 @@ func runSteps(t *testing.T, cfg guard.Config, steps []step) {
 		if !ok && s.call != "" {
 			t.Fatalf("step %d: no call %q", i, s.call)
 		}
-		now := at(s.at)
+		now := At(s.at)
 		var err error
 		switch s.do {
 		case "begin":
@@ -113,7 +122,7 @@ func runSteps(t *testing.T, cfg guard.Config, steps []step) {
 			err = g.Issue(ctx, c, s.n, now)
 		case "restart", "newguard":
 			if s.do == "restart" {
-				store.Restart()
+				store = restart()
 			}
 			g, err = guard.New(cfg, store)
 			for c, ts := range tickets {
@@ -153,8 +162,9 @@ func resolve(call string, t float64, executed bool, res string) step {
 	return step{do: "resolve", call: call, at: t, executed: executed, result: res}
 }
 
-// Every decision of every policy, one case per outcome and transition.
-func TestDecisions(t *testing.T) {
+// Decisions runs every decision of every policy, one case per outcome and
+// transition, over stores from open.
+func Decisions(t *testing.T, open Opener) {
 	keys := guard.Config{Policy: guard.Keys}
 	F, W, R := guard.Forward, guard.Wait, guard.Replay
 	cases := []struct {
@@ -293,82 +303,6 @@ func TestDecisions(t *testing.T) {
 			begin("a", 0, F), finish("a", 1, guard.Failed, "e"), begin("a", 2, F)}},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { runSteps(t, c.cfg, c.steps) })
-	}
-}
-
-// Options that do not apply to a policy are refused, so that no
-// configuration silently ignores a setting.
-func TestConfig(t *testing.T) {
-	store := guard.NewMemoryStore()
-	ok := []guard.Config{
-		{Policy: guard.None},
-		{Policy: guard.Keys, InFlight: guard.InFlightRefuse, CacheErrors: true, TTL: time.Hour, Capacity: 10, VerifyAfter: time.Minute, ReforwardUnknown: true},
-		{Policy: guard.Derived, CacheErrors: true, TTL: time.Hour},
-		{Policy: guard.Ledger, IssueOnFirstCall: true, Capacity: 5},
-		{Policy: guard.Verify, VerifyAfter: time.Minute},
-	}
-	for _, c := range ok {
-		if _, err := guard.New(c, store); err != nil {
-			t.Errorf("%+v: %v", c, err)
-		}
-	}
-	if _, err := guard.New(guard.Config{Policy: guard.None}, nil); err != nil {
-		t.Errorf("none without a store: %v", err)
-	}
-	bad := []struct {
-		cfg  guard.Config
-		want string
-	}{
-		{guard.Config{}, "unknown policy"},
-		{guard.Config{Policy: guard.None, CacheErrors: true}, "CacheErrors does not apply to policy none"},
-		{guard.Config{Policy: guard.Ledger, TTL: time.Hour}, "TTL does not apply to policy ledger"},
-		{guard.Config{Policy: guard.Verify, CacheErrors: true}, "CacheErrors does not apply to policy verify"},
-		{guard.Config{Policy: guard.Derived, ReforwardUnknown: true}, "ReforwardUnknown does not apply"},
-		{guard.Config{Policy: guard.Keys, IssueOnFirstCall: true}, "IssueOnFirstCall does not apply"},
-		{guard.Config{Policy: guard.None, InFlight: guard.InFlightRefuse}, "InFlight refuse does not apply"},
-		{guard.Config{Policy: guard.Keys, TTL: -1}, "must not be negative"},
-		{guard.Config{Policy: guard.Keys, InFlight: 7}, "unknown in-flight rule"},
-	}
-	for _, b := range bad {
-		if _, err := guard.New(b.cfg, store); err == nil || !strings.Contains(err.Error(), b.want) {
-			t.Errorf("%+v: error %v, want %q", b.cfg, err, b.want)
-		}
-	}
-	if _, err := guard.New(guard.Config{Policy: guard.Keys}, nil); err == nil {
-		t.Error("keys without a store: want an error")
-	}
-}
-
-func TestNames(t *testing.T) {
-	for _, o := range guard.Outcomes() {
-		b, err := o.MarshalText()
-		var back guard.Outcome
-		if err != nil || back.UnmarshalText(b) != nil || back != o || o.String() != string(b) {
-			t.Errorf("outcome %d: %q, %v", o, b, err)
-		}
-	}
-	if len(guard.Outcomes()) != 10 {
-		t.Errorf("%d outcomes", len(guard.Outcomes()))
-	}
-	for _, p := range guard.Policies() {
-		q, err := guard.ParsePolicy(p.String())
-		if err != nil || q != p {
-			t.Errorf("policy %s: %v", p, err)
-		}
-	}
-	if _, err := guard.ParsePolicy("stripe"); err == nil || !strings.Contains(err.Error(), "none, keys, derived, ledger, verify") {
-		t.Errorf("ParsePolicy(stripe): %v", err)
-	}
-	var f guard.InFlight
-	if f.UnmarshalText([]byte("refuse")) != nil || f != guard.InFlightRefuse || f.String() != "refuse" {
-		t.Errorf("in-flight rule: %v", f)
-	}
-	var s guard.State
-	if s.UnmarshalText([]byte("unknown")) != nil || s != guard.StateUnknown {
-		t.Errorf("state: %v", s)
-	}
-	if !guard.Wait.Retryable() || guard.Replay.Retryable() || guard.Conflict.Retryable() {
-		t.Error("Retryable")
+		t.Run(c.name, func(t *testing.T) { runSteps(t, open, c.cfg, c.steps) })
 	}
 }
