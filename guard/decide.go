@@ -1,6 +1,9 @@
 package guard
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // decide is the policies' decision: from a key's record (and the number
 // of records held) at now, the outcome and the record to store. It is a
@@ -57,26 +60,29 @@ func (g *Guard) decide(key string, c Call, cur Record, found bool, held int, now
 // orphaned returns cur with its attempts in flight that no live ticket of
 // this guard holds turned unknown, and whether there were any.
 func (g *Guard) orphaned(key string, cur Record, now time.Time) (Record, bool) {
-	if cur.State != StateInFlight && cur.Prepared == 0 {
+	if cur.State != StateInFlight {
 		return cur, false
 	}
 	g.mu.Lock()
-	live := 0
-	if w := g.keys[key]; w != nil {
-		live = w.live
-	}
-	g.mu.Unlock()
-	if cur.Prepared > 0 {
-		if n := cur.Prepared - live; n > 0 {
-			cur.Prepared -= n
-			cur.Unresolved += n
+	defer g.mu.Unlock()
+	if g.cfg.Policy == Ledger || len(cur.Pending) > 0 {
+		changed := false
+		for i, a := range cur.Pending {
+			if _, live := g.live[Ticket{key: key, attempt: a.N}]; !a.Lost && !live {
+				if !changed {
+					cur.Pending = slices.Clone(cur.Pending)
+					changed = true
+				}
+				cur.Pending[i].Lost = true
+			}
+		}
+		if changed {
 			cur.Updated = now
 			cur.State = ledgerState(cur)
-			return cur, true
 		}
-		return cur, false
+		return cur, changed
 	}
-	if live > 0 {
+	if _, live := g.live[Ticket{key: key, attempt: cur.Attempt}]; live {
 		return cur, false
 	}
 	r, _ := Restarted(cur)
@@ -106,7 +112,7 @@ func (g *Guard) inFlight(d Decision, cur Record) Decision {
 
 // decideLedger spends the action's authorisations: an attempt is prepared
 // while one is left; otherwise a repeat waits for one in flight, is told to
-// verify one unknown, or is refused as consumed.
+// verify the oldest lost one, or is refused as consumed.
 func (g *Guard) decideLedger(d Decision, c Call, cur Record, found bool, now time.Time) (Decision, Record, Change) {
 	if !found {
 		if !g.cfg.IssueOnFirstCall {
@@ -115,32 +121,47 @@ func (g *Guard) decideLedger(d Decision, c Call, cur Record, found bool, now tim
 		}
 		cur = Record{Tool: c.Tool, Fingerprint: c.Fingerprint, Issued: 1, Updated: now}
 	}
-	switch {
-	case cur.Issued-cur.Committed-cur.Prepared-cur.Unresolved > 0:
-		cur.Prepared++
+	if cur.Issued-cur.Committed-len(cur.Pending) > 0 {
 		cur.Attempt++
+		cur.Pending = append(slices.Clone(cur.Pending), Attempt{N: cur.Attempt, Sent: now})
 		cur.Began, cur.Updated = now, now
 		cur.State = ledgerState(cur)
 		d.Outcome = Forward
 		d.Ticket = Ticket{key: d.Key, attempt: cur.Attempt}
 		return d, cur, Put
-	case cur.Prepared > 0:
-		return g.inFlight(d, cur), cur, Keep
-	case cur.Unresolved > 0:
-		d.Outcome, d.Since, d.VerifyAt = UnknownOutcome, cur.Began, cur.Began.Add(g.cfg.VerifyAfter)
-	default:
-		d.Outcome, d.Result = Consumed, cur.Result
 	}
+	if i := oldest(cur.Pending, false); i >= 0 {
+		d = g.inFlight(d, cur)
+		d.Since = cur.Pending[i].Sent
+		return d, cur, Keep
+	}
+	if i := oldest(cur.Pending, true); i >= 0 {
+		d.Outcome, d.Since = UnknownOutcome, cur.Pending[i].Sent
+		d.VerifyAt = d.Since.Add(g.cfg.VerifyAfter)
+		return d, cur, Keep
+	}
+	d.Outcome, d.Result = Consumed, cur.Result
 	return d, cur, Keep
 }
 
-// ledgerState summarises a ledger record's counts as one state, for people
-// reading the store.
+// oldest returns the index of the first attempt in flight (lost false) or
+// lost (lost true), or -1.
+func oldest(p []Attempt, lost bool) int {
+	for i, a := range p {
+		if a.Lost == lost {
+			return i
+		}
+	}
+	return -1
+}
+
+// ledgerState summarises a ledger record as one state, for people reading
+// the store.
 func ledgerState(r Record) State {
 	switch {
-	case r.Prepared > 0:
+	case r.Prepared() > 0:
 		return StateInFlight
-	case r.Unresolved > 0:
+	case r.Unresolved() > 0:
 		return StateUnknown
 	case r.Committed >= r.Issued:
 		return StateConsumed
@@ -151,18 +172,22 @@ func ledgerState(r Record) State {
 // finish applies an attempt's end to its key's record.
 func (g *Guard) finish(t Ticket, cur Record, found bool, end End, result []byte, now time.Time) (Record, Change, error) {
 	if g.cfg.Policy == Ledger {
-		if !found || cur.Prepared == 0 || t.attempt > cur.Attempt {
+		i := slices.IndexFunc(cur.Pending, func(a Attempt) bool { return a.N == t.attempt && !a.Lost })
+		if !found || i < 0 {
 			return cur, Keep, ErrStaleTicket
 		}
-		cur.Prepared--
+		cur.Pending = slices.Clone(cur.Pending)
 		switch end {
 		case Succeeded:
 			cur.Committed++
 			cur.Result = result
+			cur.Pending = slices.Delete(cur.Pending, i, i+1)
 		case Lost:
-			cur.Unresolved++
+			cur.Pending[i].Lost = true
+		default:
+			// Failed and NotSent hand the authorisation back: nothing ran.
+			cur.Pending = slices.Delete(cur.Pending, i, i+1)
 		}
-		// Failed and NotSent hand the authorisation back: nothing ran.
 		cur.Updated = now
 		cur.State = ledgerState(cur)
 		return cur, Put, nil
@@ -202,23 +227,31 @@ func (g *Guard) expiry(began time.Time) time.Time {
 
 // resolve applies a verification's finding to an unknown key.
 func (g *Guard) resolve(cur Record, found, executed bool, result []byte, now time.Time) (Record, Change, error) {
-	unknown := found && (cur.Unresolved > 0 || (g.cfg.Policy != Ledger && cur.State == StateUnknown))
-	if !unknown {
+	if g.cfg.Policy == Ledger {
+		// The oldest lost attempt: the one an UnknownOutcome names.
+		i := oldest(cur.Pending, true)
+		if !found || i < 0 {
+			return cur, Keep, ErrNotUnknown
+		}
+		if !executed && g.cfg.VerifyAfter > 0 && now.Before(cur.Pending[i].Sent.Add(g.cfg.VerifyAfter)) {
+			return cur, Keep, ErrTooEarly
+		}
+		cur.Pending = slices.Delete(slices.Clone(cur.Pending), i, i+1)
+		if executed {
+			cur.Committed++
+			cur.Result = result
+		}
+		cur.Updated = now
+		cur.State = ledgerState(cur)
+		return cur, Put, nil
+	}
+	if !found || cur.State != StateUnknown {
 		return cur, Keep, ErrNotUnknown
 	}
 	if !executed && g.cfg.VerifyAfter > 0 && now.Before(cur.Began.Add(g.cfg.VerifyAfter)) {
 		return cur, Keep, ErrTooEarly
 	}
 	cur.Updated = now
-	if g.cfg.Policy == Ledger {
-		cur.Unresolved--
-		if executed {
-			cur.Committed++
-			cur.Result = result
-		}
-		cur.State = ledgerState(cur)
-		return cur, Put, nil
-	}
 	if !executed {
 		return cur, Delete, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -157,8 +158,15 @@ type Guard struct {
 // keyWaiters tracks the live attempts of one key and wakes Await callers
 // when one ends.
 type keyWaiters struct {
-	live int
-	done chan struct{} // closed when an attempt on the key ends; made by the first Await
+	live  int
+	round *round // the Await callers of the next end; made by the first
+}
+
+// round is one wake-up of a key's Await callers: the end of an attempt.
+type round struct {
+	done   chan struct{} // closed when the attempt has ended
+	end    End           // 0 when the attempt was never recorded (Begin failed)
+	result []byte
 }
 
 // New returns a guard applying cfg over store (store may be nil under
@@ -234,7 +242,7 @@ func (g *Guard) begin(ctx context.Context, key string, c Call, now time.Time) (D
 	})
 	if err != nil {
 		if d.Outcome == Forward {
-			g.unregister(d.Ticket)
+			g.unregister(d.Ticket, 0, nil)
 		}
 		return Decision{}, fmt.Errorf("guard: %s: %w", key, err)
 	}
@@ -253,7 +261,7 @@ func (g *Guard) register(t Ticket) {
 	w.live++
 }
 
-func (g *Guard) unregister(t Ticket) {
+func (g *Guard) unregister(t Ticket, end End, result []byte) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, ok := g.live[t]; !ok {
@@ -261,9 +269,10 @@ func (g *Guard) unregister(t Ticket) {
 	}
 	delete(g.live, t)
 	w := g.keys[t.key]
-	if w.done != nil {
-		close(w.done)
-		w.done = nil
+	if r := w.round; r != nil {
+		r.end, r.result = end, result
+		close(r.done)
+		w.round = nil
 	}
 	if w.live--; w.live == 0 {
 		delete(g.keys, t.key)
@@ -277,29 +286,31 @@ func (g *Guard) isLive(t Ticket) bool {
 	return ok
 }
 
-// Await returns once no attempt this guard forwarded under the call's key
-// is live, or one of them has ended, or ctx is done: what a caller told to
-// Wait does before asking again.
-func (g *Guard) Await(ctx context.Context, c Call) error {
+// Await is what a caller told to Wait does: it returns when the next
+// attempt this guard forwarded under the call's key ends, with how it ended
+// and its result, or at once (end 0) when no attempt of the key is live.
+// On Succeeded the caller may answer with the result, which is the
+// original's answer to the same call; otherwise it asks again (Begin).
+func (g *Guard) Await(ctx context.Context, c Call) (End, []byte, error) {
 	key := g.Key(c)
 	g.mu.Lock()
 	w := g.keys[key]
-	var done chan struct{}
+	var r *round
 	if w != nil {
-		if w.done == nil {
-			w.done = make(chan struct{})
+		if w.round == nil {
+			w.round = &round{done: make(chan struct{})}
 		}
-		done = w.done
+		r = w.round
 	}
 	g.mu.Unlock()
-	if done == nil {
-		return nil
+	if r == nil {
+		return 0, nil, nil
 	}
 	select {
-	case <-done:
-		return nil
+	case <-r.done:
+		return r.end, r.result, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return 0, nil, ctx.Err()
 	}
 }
 
@@ -330,34 +341,59 @@ func (g *Guard) Finish(ctx context.Context, t Ticket, end End, result []byte, no
 	if ferr != nil {
 		return ferr
 	}
-	g.unregister(t)
+	g.unregister(t, end, slices.Clone(result))
 	return nil
 }
 
-// Resolve records what a verification found of a call's unknown attempt:
-// executed (result is then stored as its answer, replayed to repeats) or
-// not (the key, or the ledger's authorisation, is released, and a repeat is
-// forwarded). Concluding "not executed" before Config.VerifyAfter has
-// passed since the attempt was sent returns ErrTooEarly.
-func (g *Guard) Resolve(ctx context.Context, c Call, executed bool, result []byte, now time.Time) error {
+// Resolve records what a verification found of a call's unknown attempt
+// and decides the call, in one transition. Executed: the attempt's
+// result is stored (the given result, the read-back's answer) and the call
+// is decided again, so it is replayed (under Ledger, forwarded if an
+// authorisation is left, else refused as consumed). Not executed: the key (or the
+// ledger's authorisation) is released and the call decided again, which
+// forwards it. Concluding "not executed" before Config.VerifyAfter has
+// passed since the attempt was sent returns ErrTooEarly; a key whose
+// outcome is not unknown, ErrNotUnknown. A Forward must be finished.
+func (g *Guard) Resolve(ctx context.Context, c Call, executed bool, result []byte, now time.Time) (Decision, error) {
 	key := g.Key(c)
 	if key == "" {
-		return fmt.Errorf("%w: the call is not guarded", ErrNotUnknown)
+		return Decision{}, fmt.Errorf("%w: the call is not guarded", ErrNotUnknown)
 	}
-	var rerr error
-	err := g.store.Update(ctx, key, func(cur Record, found bool, _ int) (Record, Change) {
-		var next Record
-		var change Change
-		next, change, rerr = g.resolve(cur, found, executed, result, now)
+	var (
+		d    Decision
+		rerr error
+	)
+	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+		next, change, err := g.resolve(cur, found, executed, result, now)
+		if err != nil {
+			rerr = err
+			return cur, Keep
+		}
+		present := change != Delete
+		if !present {
+			held-- // the slot is reused, not added
+		}
+		var decided Record
+		var dchange Change
+		d, decided, dchange = g.decide(key, c, next, present, held, now)
+		if d.Outcome == Forward {
+			g.register(d.Ticket)
+		}
+		if dchange == Put {
+			return decided, Put
+		}
 		return next, change
 	})
 	if err != nil {
-		return fmt.Errorf("guard: %s: %w", key, err)
+		if d.Outcome == Forward {
+			g.unregister(d.Ticket, 0, nil)
+		}
+		return Decision{}, fmt.Errorf("guard: %s: %w", key, err)
 	}
 	if rerr != nil {
-		return fmt.Errorf("%w: %s", rerr, key)
+		return Decision{}, fmt.Errorf("%w: %s", rerr, key)
 	}
-	return nil
+	return d, nil
 }
 
 // Issue (policy Ledger) issues n more authorisations for the call's

@@ -21,9 +21,42 @@ type Record struct {
 	Expires     time.Time // when the record stops protecting the key; zero: never
 	Result      []byte    // the stored answer (StateSucceeded, StateFailed, a consumed action's last)
 
-	// An action ledger's budget: authorisations issued, attempts prepared
-	// (in flight), committed, and prepared whose outcome was lost.
-	Issued, Prepared, Committed, Unresolved int
+	// An action ledger's budget: authorisations issued and executions
+	// committed, and its attempts in flight or lost, oldest first.
+	Issued, Committed int
+	Pending           []Attempt
+}
+
+// Attempt is an action ledger's prepared attempt: sent, and not known to
+// have committed or failed.
+type Attempt struct {
+	N    uint64    // its number under the key (Ticket.Attempt)
+	Sent time.Time // when it was forwarded
+	Lost bool      // its outcome was never learned; else it is in flight
+}
+
+// Prepared is the number of the ledger's attempts in flight.
+func (r Record) Prepared() int { return r.count(false) }
+
+// Unresolved is the number of the ledger's attempts whose outcome was lost.
+func (r Record) Unresolved() int { return r.count(true) }
+
+func (r Record) count(lost bool) int {
+	n := 0
+	for _, a := range r.Pending {
+		if a.Lost == lost {
+			n++
+		}
+	}
+	return n
+}
+
+// clone returns r with its slices copied, so that a caller's changes do
+// not reach a store's copy.
+func (r Record) clone() Record {
+	r.Result = slices.Clone(r.Result)
+	r.Pending = slices.Clone(r.Pending)
+	return r
 }
 
 // Change is what an UpdateFunc asks the store to do with a key's record.
@@ -77,9 +110,11 @@ var ErrClosed = errors.New("guard: store closed")
 // record when it opens; MemoryStore.Restart applies it to model a restart.
 func Restarted(r Record) (Record, bool) {
 	switch {
-	case r.Prepared > 0:
-		r.Unresolved += r.Prepared
-		r.Prepared = 0
+	case r.Prepared() > 0:
+		r.Pending = slices.Clone(r.Pending)
+		for i := range r.Pending {
+			r.Pending[i].Lost = true
+		}
 		r.State = ledgerState(r)
 		return r, true
 	case r.State == StateInFlight:
@@ -94,7 +129,7 @@ func Restarted(r Record) (Record, bool) {
 // store may purge it. Records in flight or unknown never expire: their
 // outcome is still to be learned.
 func (r Record) Expired(now time.Time) bool {
-	return !r.Expires.IsZero() && !now.Before(r.Expires) && r.State != StateInFlight && r.State != StateUnknown && r.Prepared == 0 && r.Unresolved == 0
+	return !r.Expires.IsZero() && !now.Before(r.Expires) && r.State != StateInFlight && r.State != StateUnknown && len(r.Pending) == 0
 }
 
 // MemoryStore is a Store in memory: deterministic, for the simulated
@@ -120,13 +155,11 @@ func (m *MemoryStore) Update(ctx context.Context, key string, fn UpdateFunc) err
 		return ErrClosed
 	}
 	cur, found := m.recs[key]
-	cur.Result = slices.Clone(cur.Result)
-	next, change := fn(cur, found, len(m.recs))
+	next, change := fn(cur.clone(), found, len(m.recs))
 	switch change {
 	case Put:
 		next.Key = key
-		next.Result = slices.Clone(next.Result)
-		m.recs[key] = next
+		m.recs[key] = next.clone()
 	case Delete:
 		delete(m.recs, key)
 	}
@@ -144,8 +177,7 @@ func (m *MemoryStore) Get(ctx context.Context, key string) (Record, bool, error)
 		return Record{}, false, ErrClosed
 	}
 	r, ok := m.recs[key]
-	r.Result = slices.Clone(r.Result)
-	return r, ok, nil
+	return r.clone(), ok, nil
 }
 
 // Purge implements Store.

@@ -117,7 +117,16 @@ func runSteps(t *testing.T, open Opener, cfg guard.Config, steps []step) {
 			}
 			err = g.Finish(ctx, tk, s.end, nil, now)
 		case "resolve":
-			err = g.Resolve(ctx, c, s.executed, []byte(s.result), now)
+			var d guard.Decision
+			d, err = g.Resolve(ctx, c, s.executed, []byte(s.result), now)
+			if err == nil {
+				if d.Outcome != s.want || string(d.Result) != s.wantRes {
+					t.Errorf("step %d: resolve %s at %gs: %s %q, want %s %q", i, s.call, s.at, d.Outcome, d.Result, s.want, s.wantRes)
+				}
+				if d.Outcome == guard.Forward {
+					tickets[s.call] = append(tickets[s.call], d.Ticket)
+				}
+			}
 		case "issue":
 			err = g.Issue(ctx, c, s.n, now)
 		case "restart", "newguard":
@@ -158,8 +167,14 @@ func finish(call string, t float64, end guard.End, res string) step {
 	return step{do: "finish", call: call, at: t, end: end, result: res}
 }
 
-func resolve(call string, t float64, executed bool, res string) step {
-	return step{do: "resolve", call: call, at: t, executed: executed, result: res}
+// resolve records a verification's finding, wanting the decision it
+// returns (with the result res when it is a replay).
+func resolve(call string, t float64, executed bool, res string, want guard.Outcome) step {
+	s := step{do: "resolve", call: call, at: t, executed: executed, result: res, want: want}
+	if want == guard.Replay || want == guard.Consumed {
+		s.wantRes = res
+	}
+	return s
 }
 
 // Decisions runs every decision of every policy, one case per outcome and
@@ -197,16 +212,16 @@ func Decisions(t *testing.T, open Opener) {
 			begin("a", 0, F), finish("a", 30, guard.Lost, ""), begin("a", 35, guard.UnknownOutcome), begin("a", 36, guard.UnknownOutcome)}},
 		{"keys: unknown verified executed replays", keys, []step{
 			begin("a", 0, F), finish("a", 30, guard.Lost, ""), begin("a", 35, guard.UnknownOutcome),
-			resolve("a", 36, true, "found"), replay("a", 37, R, "found")}},
+			resolve("a", 36, true, "found", R), replay("a", 37, R, "found")}},
 		{"keys: unknown verified absent forwards", keys, []step{
-			begin("a", 0, F), finish("a", 30, guard.Lost, ""), resolve("a", 36, false, ""), begin("a", 37, F)}},
+			begin("a", 0, F), finish("a", 30, guard.Lost, ""), resolve("a", 36, false, "", F), begin("a", 37, W), finish("a", 38, guard.Succeeded, "x"), replay("a", 39, R, "x")}},
 		{"keys: absent before the in-flight bound is too early", guard.Config{Policy: guard.Keys, VerifyAfter: 120 * time.Second}, []step{
 			begin("a", 0, F), finish("a", 30, guard.Lost, ""),
 			{do: "resolve", call: "a", at: 60, wantErr: guard.ErrTooEarly},
 			begin("a", 61, guard.UnknownOutcome),
-			resolve("a", 120, false, ""), begin("a", 121, F)}},
+			resolve("a", 120, false, "", F), begin("a", 121, W)}},
 		{"keys: executed may be concluded at once", guard.Config{Policy: guard.Keys, VerifyAfter: 120 * time.Second}, []step{
-			begin("a", 0, F), finish("a", 30, guard.Lost, ""), resolve("a", 31, true, "y"), replay("a", 32, R, "y")}},
+			begin("a", 0, F), finish("a", 30, guard.Lost, ""), resolve("a", 31, true, "y", R), replay("a", 32, R, "y")}},
 		{"keys: resolving a key that is not unknown", keys, []step{
 			{do: "resolve", call: "a", at: 0, wantErr: guard.ErrNotUnknown},
 			begin("a", 1, F), {do: "resolve", call: "a", at: 2, wantErr: guard.ErrNotUnknown},
@@ -267,10 +282,13 @@ func Decisions(t *testing.T, open Opener) {
 			finish("a", 3, guard.Succeeded, "1"), finish("a", 4, guard.Succeeded, "2"), replay("a", 5, guard.Consumed, "2")}},
 		{"ledger: a lost attempt is unknown until verified", guard.Config{Policy: guard.Ledger}, []step{
 			{do: "issue", call: "a", n: 1}, begin("a", 0, F), finish("a", 30, guard.Lost, ""),
-			begin("a", 31, guard.UnknownOutcome), resolve("a", 32, true, "found"), replay("a", 33, guard.Consumed, "found")}},
+			begin("a", 31, guard.UnknownOutcome), resolve("a", 32, true, "found", guard.Consumed), replay("a", 33, guard.Consumed, "found")}},
+		{"ledger: one of two lost attempts verified leaves the other unknown", guard.Config{Policy: guard.Ledger}, []step{
+			{do: "issue", call: "a", n: 2}, begin("a", 0, F), begin("a", 1, F), finish("a", 30, guard.Lost, ""), finish("a", 31, guard.Lost, ""),
+			begin("a", 32, guard.UnknownOutcome), resolve("a", 33, true, "found", guard.UnknownOutcome), resolve("a", 34, false, "", F)}},
 		{"ledger: verified absent returns the authorisation", guard.Config{Policy: guard.Ledger}, []step{
 			{do: "issue", call: "a", n: 1}, begin("a", 0, F), finish("a", 30, guard.Lost, ""),
-			resolve("a", 32, false, ""), begin("a", 33, F)}},
+			resolve("a", 32, false, "", F), begin("a", 33, W)}},
 		{"ledger: a failure returns the authorisation", guard.Config{Policy: guard.Ledger}, []step{
 			{do: "issue", call: "a", n: 1}, begin("a", 0, F), finish("a", 1, guard.Failed, "e"), begin("a", 2, F)}},
 		{"ledger: other arguments are another action", guard.Config{Policy: guard.Ledger}, []step{
@@ -291,10 +309,10 @@ func Decisions(t *testing.T, open Opener) {
 			begin("a", 0, F), finish("a", 1, guard.Succeeded, "x"), begin("a", 2, F)}},
 		{"verify: a lost answer has the repeat verified first", guard.Config{Policy: guard.Verify}, []step{
 			begin("a", 0, F), finish("a", 30, guard.Lost, ""), begin("a2", 31, guard.UnknownOutcome),
-			resolve("a", 32, true, "found"), replay("a", 33, R, "found")}},
+			resolve("a", 32, true, "found", R), replay("a", 33, R, "found")}},
 		{"verify: absent forwards", guard.Config{Policy: guard.Verify, VerifyAfter: time.Minute}, []step{
 			begin("a", 0, F), finish("a", 30, guard.Lost, ""), {do: "resolve", call: "a", at: 40, wantErr: guard.ErrTooEarly},
-			resolve("a", 60, false, ""), begin("a", 61, F)}},
+			resolve("a", 60, false, "", F), begin("a", 61, W)}},
 		{"verify: in flight waits", guard.Config{Policy: guard.Verify}, []step{
 			begin("a", 0, F), begin("a", 1, W)}},
 		{"verify: in flight refused", guard.Config{Policy: guard.Verify, InFlight: guard.InFlightRefuse}, []step{

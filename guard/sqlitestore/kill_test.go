@@ -185,7 +185,7 @@ read:
 	check(keys, callB, guard.Replay, "result-b")
 	// One of the ledger's two authorisations was prepared when the process
 	// died: the other is still free, and the prepared one is unknown.
-	if r, _, _ := ledger.Get(ctx, callL); r.Unresolved != 1 || r.Prepared != 0 || r.Issued != 2 {
+	if r, _, _ := ledger.Get(ctx, callL); r.Unresolved() != 1 || r.Prepared() != 0 || r.Issued != 2 {
 		t.Errorf("ledger action after the kill: %+v", r)
 	}
 	replayed, unknown := 0, 0

@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -18,7 +19,10 @@ import (
 
 // Schema is the table a store keeps its records in (docs/guard.md, "The
 // SQLite file"): one row per key; times are Unix nanoseconds, NULL for
-// none; result is the stored answer as the caller gave it (JSON for MCP).
+// none; result is the stored answer as the caller gave it (JSON for MCP);
+// an action ledger's attempts in flight or lost are the JSON array pending
+// ([{"attempt":3,"sent_ns":…,"lost":true}], oldest first), counted in
+// prepared and unresolved.
 const Schema = `CREATE TABLE guard_keys (
   key         TEXT PRIMARY KEY,
   tool        TEXT NOT NULL,
@@ -30,9 +34,10 @@ const Schema = `CREATE TABLE guard_keys (
   expires_ns  INTEGER,
   result      TEXT,
   issued      INTEGER NOT NULL DEFAULT 0,
-  prepared    INTEGER NOT NULL DEFAULT 0,
   committed   INTEGER NOT NULL DEFAULT 0,
-  unresolved  INTEGER NOT NULL DEFAULT 0
+  prepared    INTEGER NOT NULL DEFAULT 0,
+  unresolved  INTEGER NOT NULL DEFAULT 0,
+  pending     TEXT
 ) WITHOUT ROWID;
 CREATE INDEX guard_keys_expiry ON guard_keys (expires_ns) WHERE expires_ns IS NOT NULL;`
 
@@ -212,9 +217,9 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 const (
-	columns   = `tool, fingerprint, state, attempt, began_ns, updated_ns, expires_ns, result, issued, prepared, committed, unresolved`
+	columns   = `tool, fingerprint, state, attempt, began_ns, updated_ns, expires_ns, result, issued, committed, prepared, unresolved, pending`
 	selectSQL = `SELECT ` + columns + ` FROM guard_keys WHERE key = ?`
-	putSQL    = `INSERT OR REPLACE INTO guard_keys (key, ` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	putSQL    = `INSERT OR REPLACE INTO guard_keys (key, ` + columns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	deleteSQL = `DELETE FROM guard_keys WHERE key = ?`
 	expirySQL = `SELECT key, ` + columns + ` FROM guard_keys WHERE expires_ns <= ?`
 )
@@ -222,26 +227,29 @@ const (
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
-// scanRecord reads a record's columns (after the key, when withKey).
+// scanRecord reads the record of key from a row of its columns.
 func scanRecord(row scanner, key string) (guard.Record, bool, error) {
-	r, err := scanColumns(row, false)
+	r, err := scanColumns(row, key)
 	if err == sql.ErrNoRows {
 		return guard.Record{}, false, nil
 	}
-	r.Key = key
 	return r, err == nil, err
 }
 
-func scanColumns(row scanner, withKey bool) (guard.Record, error) {
+// scanColumns reads a record's columns; with key "" the row starts with
+// the key.
+func scanColumns(row scanner, key string) (guard.Record, error) {
 	var (
 		r                       guard.Record
 		state                   string
 		began, updated, expires sql.NullInt64
-		result                  sql.NullString
+		result, pending         sql.NullString
 		attempt                 int64
+		prepared, unresolved    int
 	)
-	dest := []any{&r.Tool, &r.Fingerprint, &state, &attempt, &began, &updated, &expires, &result, &r.Issued, &r.Prepared, &r.Committed, &r.Unresolved}
-	if withKey {
+	dest := []any{&r.Tool, &r.Fingerprint, &state, &attempt, &began, &updated, &expires, &result, &r.Issued, &r.Committed, &prepared, &unresolved, &pending}
+	r.Key = key
+	if key == "" {
 		dest = append([]any{&r.Key}, dest...)
 	}
 	if err := row.Scan(dest...); err != nil {
@@ -255,7 +263,23 @@ func scanColumns(row scanner, withKey bool) (guard.Record, error) {
 	if result.Valid {
 		r.Result = []byte(result.String)
 	}
+	if pending.Valid {
+		var ps []pendingJSON
+		if err := json.Unmarshal([]byte(pending.String), &ps); err != nil {
+			return guard.Record{}, fmt.Errorf("key %q: pending: %w", r.Key, err)
+		}
+		for _, p := range ps {
+			r.Pending = append(r.Pending, guard.Attempt{N: p.Attempt, Sent: time.Unix(0, p.SentNs).UTC(), Lost: p.Lost})
+		}
+	}
 	return r, nil
+}
+
+// pendingJSON is one element of the pending column.
+type pendingJSON struct {
+	Attempt uint64 `json:"attempt"`
+	SentNs  int64  `json:"sent_ns"`
+	Lost    bool   `json:"lost"`
 }
 
 // recordArgs are putSQL's arguments for r.
@@ -264,9 +288,18 @@ func recordArgs(r guard.Record) []any {
 	if r.Result != nil {
 		result = string(r.Result)
 	}
+	var pending any
+	if len(r.Pending) > 0 {
+		ps := make([]pendingJSON, len(r.Pending))
+		for i, a := range r.Pending {
+			ps[i] = pendingJSON{Attempt: a.N, SentNs: a.Sent.UnixNano(), Lost: a.Lost}
+		}
+		b, _ := json.Marshal(ps) // cannot fail: integers and booleans
+		pending = string(b)
+	}
 	return []any{r.Key, r.Tool, r.Fingerprint, r.State.String(), int64(r.Attempt),
 		toNanos(r.Began), toNanos(r.Updated), toNanos(r.Expires), result,
-		r.Issued, r.Prepared, r.Committed, r.Unresolved}
+		r.Issued, r.Committed, r.Prepared(), r.Unresolved(), pending}
 }
 
 // toNanos stores a time as Unix nanoseconds, the zero time as NULL (so that
@@ -389,7 +422,7 @@ func (s *Store) purge(ctx context.Context, now time.Time) (int, error) {
 	}
 	var gone []string
 	for rows.Next() {
-		r, err := scanColumns(rows, true)
+		r, err := scanColumns(rows, "")
 		if err != nil {
 			rows.Close()
 			return 0, err
