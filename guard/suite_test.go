@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -428,7 +429,16 @@ func TestGuardSuite(t *testing.T) {
 			}
 		}
 	}
+	summary := suiteSummary(cells)
+	out.WriteString("\n" + summary)
 	testfile.CheckGolden(t, "../testdata/guard/suite.txt", []byte(out.String()), *update)
+	doc, err := os.ReadFile("../docs/guard.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), summary) {
+		t.Errorf("docs/guard.md does not hold the suite's summary table:\n%s", summary)
+	}
 
 	// The findings the golden holds, each checked from the cells.
 	cell := func(g, task, agent, w string) score { return cells[[4]string{g, task, agent, w}] }
@@ -515,4 +525,59 @@ func TestGuardSuite(t *testing.T) {
 			t.Errorf("%s: a second charge with other arguments was suppressed (%s)", sc.name, s)
 		}
 	}
+}
+
+// suiteFamilies groups the worlds by fault family, as the summary shows
+// them.
+var suiteFamilies = []struct {
+	name   string
+	worlds []string
+}{
+	{"no fault", []string{"none"}},
+	{"pre-commit", []string{"timeout_pre", "http500_pre"}},
+	{"post-commit", []string{"timeout_post", "http500_post"}},
+	{"late commit", []string{"timeout_late"}},
+	{"redelivery", []string{"redelivery"}},
+	{"in-flight retry", []string{"in_flight"}},
+}
+
+// suiteSummary is the Markdown table of docs/guard.md: per guard and
+// fault family, duplicated/suppressed charges over the three tasks with
+// the agent that retries with the same arguments, and over every world
+// with the agent that re-synthesises them.
+func suiteSummary(cells map[[4]string]score) string {
+	var b strings.Builder
+	b.WriteString("| guard |")
+	for _, f := range suiteFamilies {
+		b.WriteString(" " + f.name + " |")
+	}
+	b.WriteString(" re-synthesised retries |\n|---|")
+	for range suiteFamilies {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|\n")
+	for _, sc := range suiteConfigs {
+		b.WriteString("| " + sc.name + " |")
+		for _, f := range suiteFamilies {
+			var s score
+			for _, task := range suiteTasks {
+				for _, w := range f.worlds {
+					c := cells[[4]string{sc.name, task.name, "same", w}]
+					s.dup += c.dup
+					s.supp += c.supp
+				}
+			}
+			b.WriteString(" " + s.String() + " |")
+		}
+		var r score
+		for _, task := range suiteTasks {
+			for _, w := range worlds {
+				c := cells[[4]string{sc.name, task.name, "resynth", w}]
+				r.dup += c.dup
+				r.supp += c.supp
+			}
+		}
+		b.WriteString(" " + r.String() + " |\n")
+	}
+	return b.String()
 }

@@ -80,6 +80,7 @@ func BenchmarkFsync(b *testing.B) {
 	}
 	defer f.Close()
 	page := make([]byte, 4096)
+	cpu := testfile.CPUSeconds()
 	for b.Loop() {
 		if _, err := f.Write(page); err != nil {
 			b.Fatal(err)
@@ -87,5 +88,8 @@ func BenchmarkFsync(b *testing.B) {
 		if err := f.Sync(); err != nil {
 			b.Fatal(err)
 		}
+	}
+	if c := testfile.CPUSeconds(); c > 0 {
+		b.ReportMetric((c-cpu)*1e9/float64(b.N), "cpu-ns/op")
 	}
 }
