@@ -317,6 +317,8 @@ func Decisions(t *testing.T, open Opener) {
 			begin("a", 0, F), begin("a", 1, W)}},
 		{"verify: in flight refused", guard.Config{Policy: guard.Verify, InFlight: guard.InFlightRefuse}, []step{
 			begin("a", 0, F), begin("a", 1, guard.RefuseInFlight)}},
+		{"verify: at capacity", guard.Config{Policy: guard.Verify, Capacity: 1}, []step{
+			begin("a", 0, F), begin("b", 1, guard.AtCapacity), finish("a", 2, guard.Succeeded, "x"), begin("b", 3, F)}},
 		{"verify: an error is not remembered", guard.Config{Policy: guard.Verify}, []step{
 			begin("a", 0, F), finish("a", 1, guard.Failed, "e"), begin("a", 2, F)}},
 	}
