@@ -89,20 +89,10 @@ func Outcomes() []Outcome {
 }
 
 // String returns the outcome's snake_case name.
-func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) && outcomeNames[o] != "" {
-		return outcomeNames[o]
-	}
-	return fmt.Sprintf("Outcome(%d)", uint8(o))
-}
+func (o Outcome) String() string { return name(o, outcomeNames[:], "Outcome") }
 
 // MarshalText returns the outcome's name.
-func (o Outcome) MarshalText() ([]byte, error) {
-	if int(o) >= len(outcomeNames) || outcomeNames[o] == "" {
-		return nil, fmt.Errorf("guard: invalid outcome %d", uint8(o))
-	}
-	return []byte(outcomeNames[o]), nil
-}
+func (o Outcome) MarshalText() ([]byte, error) { return marshalName(o, outcomeNames[:], "outcome") }
 
 // UnmarshalText reads an outcome's name.
 func (o *Outcome) UnmarshalText(b []byte) error {
@@ -147,20 +137,10 @@ var policyNames = [...]string{None: "none", Keys: "keys", Derived: "derived", Le
 func Policies() []Policy { return []Policy{None, Keys, Derived, Ledger, Verify} }
 
 // String returns the policy's name.
-func (p Policy) String() string {
-	if int(p) < len(policyNames) && policyNames[p] != "" {
-		return policyNames[p]
-	}
-	return fmt.Sprintf("Policy(%d)", uint8(p))
-}
+func (p Policy) String() string { return name(p, policyNames[:], "Policy") }
 
 // MarshalText returns the policy's name.
-func (p Policy) MarshalText() ([]byte, error) {
-	if int(p) >= len(policyNames) || policyNames[p] == "" {
-		return nil, fmt.Errorf("guard: invalid policy %d", uint8(p))
-	}
-	return []byte(policyNames[p]), nil
-}
+func (p Policy) MarshalText() ([]byte, error) { return marshalName(p, policyNames[:], "policy") }
 
 // UnmarshalText reads a policy's name.
 func (p *Policy) UnmarshalText(b []byte) error {
@@ -190,12 +170,7 @@ const (
 var inFlightNames = [...]string{InFlightWait: "wait", InFlightRefuse: "refuse"}
 
 // String returns "wait" or "refuse".
-func (f InFlight) String() string {
-	if int(f) < len(inFlightNames) {
-		return inFlightNames[f]
-	}
-	return fmt.Sprintf("InFlight(%d)", uint8(f))
-}
+func (f InFlight) String() string { return name(f, inFlightNames[:], "InFlight") }
 
 // UnmarshalText reads "wait" or "refuse".
 func (f *InFlight) UnmarshalText(b []byte) error {
@@ -228,12 +203,7 @@ const (
 var endNames = [...]string{Succeeded: "succeeded", Failed: "failed", Lost: "lost", NotSent: "not_sent"}
 
 // String returns the end's name.
-func (e End) String() string {
-	if int(e) < len(endNames) && endNames[e] != "" {
-		return endNames[e]
-	}
-	return fmt.Sprintf("End(%d)", uint8(e))
-}
+func (e End) String() string { return name(e, endNames[:], "End") }
 
 // State is a stored key's state.
 type State uint8
@@ -265,26 +235,34 @@ var stateNames = [...]string{
 }
 
 // String returns the state's snake_case name, as a SQLite store writes it.
-func (s State) String() string {
-	if int(s) < len(stateNames) && stateNames[s] != "" {
-		return stateNames[s]
-	}
-	return fmt.Sprintf("State(%d)", uint8(s))
-}
+func (s State) String() string { return name(s, stateNames[:], "State") }
 
 // MarshalText returns the state's name.
-func (s State) MarshalText() ([]byte, error) {
-	if int(s) >= len(stateNames) || stateNames[s] == "" {
-		return nil, fmt.Errorf("guard: invalid state %d", uint8(s))
-	}
-	return []byte(stateNames[s]), nil
-}
+func (s State) MarshalText() ([]byte, error) { return marshalName(s, stateNames[:], "state") }
 
 // UnmarshalText reads a state's name.
 func (s *State) UnmarshalText(b []byte) error {
 	v, err := parseName(string(b), "state", stateNames[:])
 	*s = State(v)
 	return err
+}
+
+// name returns v's name in names, or the type and number of a value
+// that has none.
+func name[T ~uint8](v T, names []string, typ string) string {
+	if int(v) < len(names) && names[v] != "" {
+		return names[v]
+	}
+	return fmt.Sprintf("%s(%d)", typ, uint8(v))
+}
+
+// marshalName returns v's name in names, or an error for a value that has
+// none.
+func marshalName[T ~uint8](v T, names []string, what string) ([]byte, error) {
+	if int(v) >= len(names) || names[v] == "" {
+		return nil, fmt.Errorf("guard: invalid %s %d", what, uint8(v))
+	}
+	return []byte(names[v]), nil
 }
 
 // parseName returns the index of s in names, or an error naming the
