@@ -433,7 +433,7 @@ func Figure1Traces() ([]Figure1Trace, error) {
 // does not fix are filled with Figure 1's labels).
 func Figure1Episode(task *Task, focal int, fault string, keyed bool) (*ledger.RawEpisode, error) {
 	spec := Spec{Task: task, FocalIndex: focal, Fault: fault, Contract: ledger.ContractNative, Seed: figure1Seed, EpisodeID: "figure1"}
-	if fault == ledger.FaultTimeoutLate {
+	if m, _ := ledger.FaultByName(fault); m.Late() {
 		spec.DelayS = figure1Delay
 	}
 	w, err := NewWorld(spec)
