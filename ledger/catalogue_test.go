@@ -1,7 +1,11 @@
 package ledger
 
 import (
+	"flag"
+	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -255,4 +259,46 @@ func TestCatalogueCopies(t *testing.T) {
 	if Faults()[0].Name != FaultNone {
 		t.Error("Faults shares its entries")
 	}
+}
+
+var update = flag.Bool("update", false, "rewrite docs/simulation.md's fault-mode table from the catalogue")
+
+const (
+	faultDoc      = "../docs/simulation.md"
+	faultDocBegin = "<!-- begin: fault catalogue (ledger.Faults; TestFaultDocs checks it, go test ./ledger -update rewrites it) -->\n"
+	faultDocEnd   = "<!-- end: fault catalogue -->\n"
+)
+
+// docs/simulation.md's table of fault modes is the catalogue's, row for
+// row, so that a mode added to the catalogue is documented.
+func TestFaultDocs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("| mode | family | the agent sees | what happened | exactly-once recovery |\n|---|---|---|---|---|\n")
+	for _, m := range Faults() {
+		name := "`" + m.Name + "`"
+		if m.Inferred {
+			name += " **[I]**"
+		}
+		fam, _ := FamilyByName(m.Family)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", name, fam.Label, m.Sees, m.Hidden, m.Recovery)
+	}
+	raw, err := os.ReadFile(faultDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, rest, ok1 := strings.Cut(string(raw), faultDocBegin)
+	old, after, ok2 := strings.Cut(rest, faultDocEnd)
+	if !ok1 || !ok2 {
+		t.Fatalf("%s has no %q … %q block", faultDoc, faultDocBegin, faultDocEnd)
+	}
+	if old == b.String() {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(faultDoc, []byte(before+faultDocBegin+b.String()+faultDocEnd+after), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s's fault table differs from the catalogue; run go test ./ledger -run TestFaultDocs -update", faultDoc)
 }
