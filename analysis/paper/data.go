@@ -122,6 +122,19 @@ func familyModes(family string) []string {
 	return ledger.FaultNames(func(m ledger.FaultMode) bool { return m.Family == family })
 }
 
+// shown keeps the modes of the paper's Table 2 and, of the others, those
+// eps has: a mode added to the catalogue gets a column or a row where
+// there is data for it, and the paper's tables keep theirs.
+func shown(modes []ledger.FaultMode, eps []row) []ledger.FaultMode {
+	var out []ledger.FaultMode
+	for _, m := range modes {
+		if !m.Inferred || slices.ContainsFunc(eps, func(e row) bool { return e.FaultMode() == m.Name }) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // isPre reports a not-executed world (timeout_pre, http500_pre, and the
 // honest not-executed errors).
 func isPre(mode string) bool { return in(mode, preModes...) }

@@ -105,6 +105,7 @@ func Figure6(d *table.Data) *Table {
 	eps := h.filter(func(e row) bool {
 		return e.Experiment() == "E1" && e.FaultFired() && in(e.FaultMode(), modes...)
 	})
+	worlds = shown(worlds, eps)
 	t := &Table{Name: "figure6", Number: 6, Title: "Recovery behaviour after the focal timeout (E1)",
 		Caption:     "Recovery behaviour after the focal timeout, by model and hidden world (minimal scaffold, vanilla, E1): share (%) of episodes per behaviour.",
 		LabelHeader: []string{"World", "Model"}}

@@ -236,6 +236,7 @@ func Table5(d *table.Data) (*Table, error) {
 			modes = append(modes, m)
 		}
 	}
+	modes = shown(modes, eps)
 	slices.SortStableFunc(modes, func(a, b ledger.FaultMode) int { return cmp.Compare(a.Fate, b.Fate) })
 	for _, m := range modes {
 		t.Columns = append(t.Columns, Column{Key: m.Name, Label: m.Label})
