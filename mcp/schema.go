@@ -134,7 +134,8 @@ var finishSchemaJSON = func() json.RawMessage {
 // when the agent repeats it. The six services stand for external systems
 // (open world); the oracle and wait tools are the harness's own.
 func ToolAnnotations(spec sandbox.ToolSpec) *sdk.ToolAnnotations {
-	open := spec.Service != "oracle"
+	t, _ := ledger.ToolByName(spec.Name)
+	open := t.Kind != ledger.ToolOracle
 	a := &sdk.ToolAnnotations{ReadOnlyHint: !spec.Write, OpenWorldHint: &open}
 	if spec.Write {
 		destructive := spec.Idempotent

@@ -126,7 +126,7 @@ func effectIdentity(e *ledger.Effect, args map[int64]map[string]any) (string, er
 		// resource is the best identity there is.
 		return e.Tool + "|" + e.ResourceID, nil
 	}
-	if defs[ti].service == "data" {
+	if defs[ti].rows {
 		return "data|" + e.ResourceID, nil
 	}
 	a, ok := args[e.Seq]
@@ -182,7 +182,7 @@ func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, foc
 		switch {
 		case ti == tWait:
 			waited = true
-		case d.service == "oracle" || (!d.write && d.service == service):
+		case d.oracle || (!d.write && d.service == service):
 			if !verified && waited {
 				waitedBeforeVerify = true
 			}
