@@ -154,6 +154,7 @@ type ModelResult struct {
 	// criterion (lmer's "REML criterion at convergence"; NaN otherwise).
 	REML     bool
 	REMLCrit float64
+	fit      *fitted // what contrasts and the bootstrap read of the fit
 }
 
 // parseFormula parses a model formula, as a SpecError on failure.
@@ -436,12 +437,14 @@ func Model(q Query, spec ModelSpec) (*ModelResult, error) {
 		res.Converged = r.Converged
 		res.Coefficients = logitCoefs(r, d, fr, spec.Firth, &warn)
 		res.LogLik = r.LogLik
+		res.keep(f, fr, d, r.Coef, r.Cov)
 	case "gee":
 		r, d, rows, err := q.geeCollapsed(f, spec, &warn)
 		if err != nil {
 			return nil, err
 		}
 		fr = rows
+		res.keep(f, fr, d, r.Coef, r.Cov)
 		res.Converged = r.Converged
 		res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
 		res.Alpha = r.Alpha
@@ -464,6 +467,7 @@ func Model(q Query, spec ModelSpec) (*ModelResult, error) {
 			return nil, fitError(err)
 		}
 		warn.addMixed(r.Warnings)
+		res.keep(f, fr, d, r.Coef, r.Cov)
 		res.Converged = r.Converged
 		res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
 		for k, g := range gs {
@@ -545,6 +549,7 @@ func modelFamily(q Query, spec ModelSpec, f *formula.Formula) (*ModelResult, err
 				return nil, fitError(err)
 			}
 			warn.addStats(r.Warnings)
+			res.keep(f, fr, d, r.Coef, r.Cov)
 			res.Converged = r.Converged
 			res.Coefficients = logitCoefs(r, d, fr, spec.Firth, &warn)
 			res.LogLik, res.Deviance, res.NObs = r.LogLik, r.Deviance, r.SumW
@@ -563,6 +568,7 @@ func modelFamily(q Query, spec ModelSpec, f *formula.Formula) (*ModelResult, err
 			return nil, fitError(err)
 		}
 		warn.addStats(r.Warnings)
+		res.keep(f, fr, d, r.Coef, r.Cov)
 		res.Converged = r.Converged
 		res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
 		if !fam.FixedScale() {
@@ -578,6 +584,7 @@ func modelFamily(q Query, spec ModelSpec, f *formula.Formula) (*ModelResult, err
 			if err != nil {
 				return nil, err
 			}
+			res.keep(f, fr, d, r.Coef, r.Cov)
 			res.Converged = r.Converged
 			res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
 			res.Alpha, res.Clusters, res.Dispersion, res.N = r.Alpha, r.NClusters, r.Scale, fr.Rows
@@ -604,6 +611,7 @@ func modelFamily(q Query, spec ModelSpec, f *formula.Formula) (*ModelResult, err
 		if r.NClusters < 40 && spec.Cov == stats.Robust {
 			warn.addField(WarnFewClusters, "Cov", "only %d clusters: the robust sandwich is biased downwards; consider {Cov} bias-reduced or kc", r.NClusters)
 		}
+		res.keep(f, fr, d, r.Coef, r.Cov)
 		res.Converged = r.Converged
 		res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
 		res.Alpha, res.Clusters, res.Dispersion, res.N = r.Alpha, r.NClusters, r.Scale, fr.Rows
@@ -650,7 +658,7 @@ func clustersOf(fr *frame.Frame, spec ModelSpec) (cluster, wave []int, err error
 func (q *Query) familyData(f *formula.Formula, spec ModelSpec, fam stats.Family, extra []string, collapse bool, warn *warnings) (fr *frame.Frame, d *formula.Design, y, w, trials, off []float64, err error) {
 	binary := fam == stats.Binomial && f.Cbind == nil
 	cols := f.CovariateColumns()
-	for _, c := range extra {
+	for _, c := range slices.Concat(extra, q.extra) {
 		if !slices.Contains(cols, c) {
 			cols = append(cols, c)
 		}
@@ -837,6 +845,7 @@ func (q *Query) modelGLMM(spec ModelSpec, f *formula.Formula, fam stats.Family, 
 		return nil, fitError(err)
 	}
 	warn.addMixed(r.Warnings)
+	res.keep(f, fr, d, r.Coef, r.Cov)
 	res.Converged = r.Converged
 	res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
 	if fam == stats.Gaussian {
@@ -875,7 +884,7 @@ func coefs(names []string, coef, se, z, p []float64) []Coef {
 // rows into covariate patterns (limit: frame.Spec.CollapseLimit).
 func (q *Query) modelFrame(f *formula.Formula, extra []string, weight string, collapse bool, limit float64, warn *warnings) (*frame.Frame, error) {
 	cols := f.CovariateColumns()
-	for _, c := range extra {
+	for _, c := range slices.Concat(extra, q.extra) {
 		if !slices.Contains(cols, c) {
 			cols = append(cols, c)
 		}
