@@ -12,6 +12,7 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis/formula"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/internal/enum"
+	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
 
@@ -95,8 +96,9 @@ type ContrastRow struct {
 
 // ContrastResult is the result of Contrast.
 type ContrastResult struct {
-	Spec      ContrastSpec // with the defaults filled in
-	Model     *ModelResult // the fit the contrasts are computed from
+	Spec      ContrastSpec  // with the defaults filled in
+	Model     *ModelResult  // the fit the contrasts are computed from
+	Kinds     []ledger.Kind // the kind of each By column
 	Means     []ContrastMean
 	Contrasts []ContrastRow
 	Bootstrap *BootstrapInfo // nil without Spec.Bootstrap
@@ -154,6 +156,9 @@ func Contrast(q Query, spec ContrastSpec) (*ContrastResult, error) {
 		return nil, err
 	}
 	out := &ContrastResult{Spec: plan.spec, Model: res}
+	for _, c := range plan.spec.By {
+		out.Kinds = append(out.Kinds, res.fit.frame.Col(c).Kind)
+	}
 	warn.list = append(warn.list, res.Warnings...)
 	if len(plan.unseen) > 0 {
 		warn.addf(WarnDroppedTerm, "the combinations %s occur only in counterfactual rows; the fit has no column for them, so their effect is taken as 0", strings.Join(plan.unseen, ", "))
@@ -260,7 +265,7 @@ func newContrastPlan(res *ModelResult, spec ContrastSpec) (*contrastPlan, error)
 					have = append(have, col.Levels[k])
 				}
 			}
-			return 0, fieldErr(field, "{%s} %q: %s has no such level in the rows fitted (levels: %s)", field, l, spec.Variable, strings.Join(have, ", "))
+			return 0, fieldErr(field, "{"+field+"} %q: %s has no such level in the rows fitted (levels: %s)", l, spec.Variable, strings.Join(have, ", "))
 		}
 		return int32(i), nil
 	}

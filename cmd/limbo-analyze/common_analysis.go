@@ -198,3 +198,34 @@ func checkLevel(level float64) error {
 	}
 	return nil
 }
+
+// addBootstrapFlags binds the bootstrap's flags but --cluster, which a
+// command binds itself (rates' --cluster is also its design effect's).
+func addBootstrapFlags(f *pflag.FlagSet, b *analysis.BootstrapSpec) {
+	f.IntVar(&b.Replicates, "bootstrap", 0, "bootstrap replicates (0: none); resamples the clusters of --cluster (a GLMM: parametric)")
+	f.Uint64Var(&b.Seed, "seed", 1, "seed of the bootstrap replicates")
+	nameVar(f, &b.Interval, "interval", analysis.BootBCa, "bootstrap interval shown: bca or percentile (CSV and JSON carry both)")
+	f.IntVar(&b.Jobs, "jobs", 0, "parallel workers of the bootstrap (0 = number of CPUs)")
+}
+
+// bootstrapOnly is the usage error of bootstrap flags given without
+// --bootstrap.
+func bootstrapOnly(f *pflag.FlagSet) error {
+	if f.Changed("bootstrap") {
+		return nil
+	}
+	for _, n := range []string{"seed", "interval", "jobs"} {
+		if f.Changed(n) {
+			return usagef("--%s applies with --bootstrap N", n)
+		}
+	}
+	return nil
+}
+
+// renameWarnings makes the advice of a result's warnings name this
+// command's flags.
+func renameWarnings(ws []analysis.Warning) {
+	for i, w := range ws {
+		ws[i] = w.Renamed(specFlags)
+	}
+}
