@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/internal/enum"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -107,7 +108,7 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 		return nil, fieldf("Weight", "the paired t and Wilcoxon tests are unweighted")
 	}
 	if !spec.Adjust.Valid() {
-		return nil, fieldf("Adjust", "%q: want holm, bonferroni, bh or none", spec.Adjust)
+		return nil, fieldf("Adjust", "%q: want %s", spec.Adjust, enum.OrList(stats.Adjustments()))
 	}
 	fs := pairSpec("", spec.Arm, spec.PairBy, "")
 	fs.Columns = append(fs.Columns, spec.Outcome)

@@ -227,15 +227,7 @@ func (f *File) adjustFamilies(all []*PartResult) {
 				ps = append(ps, pr.rawP)
 			}
 		}
-		var adj []float64
-		switch fam.Adjust {
-		case "holm":
-			adj = stats.HolmAdjust(ps)
-		case "bonferroni":
-			adj = stats.BonferroniAdjust(ps)
-		case "bh":
-			adj = stats.BHAdjust(ps)
-		}
+		adj := stats.Adjust(stats.Adjustment(fam.Adjust), ps)
 		for i, pr := range members {
 			pr.Estimate.P = adj[i]
 			pr.Extra = append(pr.Extra, Stat{Name: "p_unadjusted", Value: ps[i], Lo: nan, Hi: nan, P: nan, N: pr.Estimate.N})

@@ -706,9 +706,9 @@ func (d *decoder) validate(f *File) {
 		case families[fam.ID] != nil:
 			d.errf(fam.Line, "family %q is defined twice", fam.ID)
 		}
-		switch fam.Adjust {
-		case "holm", "bonferroni", "bh":
-		case "":
+		switch {
+		case slices.Contains(Adjusts, fam.Adjust):
+		case fam.Adjust == "":
 			d.errf(fam.Line, "family %s: adjust is required (%s)", fam.ID, orList(Adjusts))
 		default:
 			d.errf(fam.Line, "family %s: adjust %q: want %s", fam.ID, fam.Adjust, orList(Adjusts))

@@ -21,7 +21,8 @@ unmatched episodes are dropped and counted in the warnings.
 For each comparison, b counts pairs where only the base succeeds and c pairs
 where only the other does; gain_pp = 100·(b−c)/pairs; p is the two-sided
 exact McNemar test (--test midp, chi2 or chi2cc for the others) and p_adj
-adjusts over exactly the comparisons reported (Holm by default). Unweighted
+adjusts over exactly the comparisons reported (Holm by default; --adjust
+bonferroni, bh for Benjamini–Hochberg, by for Benjamini–Yekutieli or none). Unweighted
 unless --weight COL: gain_pp then weights each pair by its base episode's
 weight, while b, c and p stay unweighted counts.
 
@@ -51,6 +52,6 @@ Examples:
 	f.StringSliceVar(&spec.PairBy, "pair-by", nil, "columns that match episodes across arms (required)")
 	f.StringSliceVar(&spec.Levels, "levels", nil, "compare only these levels of --arm (default: all present)")
 	nameVar(f, &spec.Test, "test", "", "binary outcome, McNemar: exact (default), midp, chi2 or chi2cc; numeric: t (default) or wilcoxon")
-	nameVar(f, &spec.Adjust, "adjust", "holm", "multiplicity adjustment: holm, bonferroni, bh or none")
+	nameVar(f, &spec.Adjust, "adjust", "holm", "multiplicity adjustment: holm, bonferroni, bh, by or none")
 	return c
 }
