@@ -157,6 +157,12 @@ type resampler struct {
 	// level of its own. Without them a replicate scales its rows instead
 	// of copying them (exact for the likelihood of independent rows).
 	relabel []string
+	// pattern, when set (pool), maps each row to its covariate pattern
+	// over the columns but the cluster; a scaled replicate then sums its
+	// rows into one row per pattern (rep[k] the first row of pattern k),
+	// so that a fit reads as few rows as the data without clusters.
+	pattern []int
+	rep     []int
 }
 
 // newResampler resamples fr by the clusters of column col.
@@ -188,10 +194,63 @@ func newResampler(fr *frame.Frame, col string, relabel []string) (*resampler, er
 	return r, nil
 }
 
+// pool makes scaled replicates sum their rows by covariate pattern over
+// the columns but the cluster (the cluster column then holds the first
+// row's value, which no fit may read).
+func (r *resampler) pool(cluster string) {
+	index := map[string]int{}
+	key := make([]byte, 0, 4*len(r.fr.Cols))
+	r.pattern = make([]int, r.fr.Len())
+	for i := range r.fr.Cells {
+		key = key[:0]
+		for _, c := range r.fr.Cols {
+			if c.Name != cluster {
+				code := c.Codes[i]
+				key = append(key, byte(code), byte(code>>8), byte(code>>16), byte(code>>24))
+			}
+		}
+		k, ok := index[string(key)]
+		if !ok {
+			k = len(r.rep)
+			index[string(key)] = k
+			r.rep = append(r.rep, i)
+		}
+		r.pattern[i] = k
+	}
+}
+
 // frame returns the replicate frame of the cluster counts.
 func (r *resampler) frame(counts []int) *frame.Frame {
 	fr := r.fr
 	out := &frame.Frame{HasOutcome: fr.HasOutcome, HasWeight: fr.HasWeight}
+	if r.pattern != nil && len(r.relabel) == 0 {
+		cells := make([]frame.Cell, len(r.rep))
+		for i, c := range fr.Cells {
+			m := counts[r.cluster[i]]
+			if m == 0 {
+				continue
+			}
+			fm := float64(m)
+			cells[r.pattern[i]].Add(frame.Cell{N: c.N * int64(m), Events: c.Events * int64(m), SumW: c.SumW * fm, SumW2: c.SumW2 * fm, SumWY: c.SumWY * fm})
+		}
+		var keep []int
+		for k, c := range cells {
+			if c.N > 0 {
+				keep = append(keep, k)
+				out.Cells = append(out.Cells, c)
+				out.Rows += c.N
+			}
+		}
+		for _, col := range fr.Cols {
+			nc := *col
+			nc.Codes = make([]int32, len(keep))
+			for j, k := range keep {
+				nc.Codes[j] = col.Codes[r.rep[k]]
+			}
+			out.Cols = append(out.Cols, &nc)
+		}
+		return out
+	}
 	if len(r.relabel) == 0 {
 		keep := make([]int, 0, fr.Len())
 		for i := range fr.Cells {
@@ -290,9 +349,117 @@ func bootWarnings(info *BootstrapInfo, warn *warnings) {
 		warn.addf(WarnUndefined, "bootstrap: %d of %d replicates could not be computed (an estimate undefined on the resample) and are left out of the intervals", info.Failed, info.Replicates)
 	}
 	if info.Kind == "cluster" && info.Clusters < 30 {
-		warn.addField(WarnFewClusters, "Cluster", "bootstrap: only %d clusters of {Cluster}; cluster-bootstrap intervals are too narrow with few clusters", info.Clusters)
+		warn.addf(WarnFewClusters, "bootstrap: only %d clusters of %s; cluster-bootstrap intervals are too narrow with few clusters", info.Clusters, info.Cluster)
 	}
 }
 
 // nanRow reports whether a replicate row has an undefined estimate.
 func nanRow(row []float64) bool { return slices.ContainsFunc(row, math.IsNaN) }
+
+// ratioBoot bootstraps ratio estimators over clusters: statistic k is
+// Σ_c num[k][c] / Σ_c den[k][c] (a weighted proportion, a mean
+// difference per pair), so that a replicate with cluster counts m is
+// Σ_c m_c num[k][c] / Σ_c m_c den[k][c] and its jackknife leaves one
+// cluster's sums out. A statistic whose denominator is 0 in a replicate
+// (its clusters not drawn) is left out of that statistic's intervals;
+// undefined counts, per statistic, the replicates so left out.
+func ratioBoot(num, den [][]float64, bs BootstrapSpec) (iv []*BootInterval, undefined []int) {
+	k := len(num)
+	nc := 0
+	if k > 0 {
+		nc = len(num[0])
+	}
+	theta := make([]float64, k)
+	totN, totD := make([]float64, k), make([]float64, k)
+	for j := range k {
+		for c := range nc {
+			totN[j] += num[j][c]
+			totD[j] += den[j][c]
+		}
+		theta[j] = totN[j] / totD[j]
+	}
+	ratio := func(n, d float64) float64 {
+		if d == 0 {
+			return math.NaN()
+		}
+		return n / d
+	}
+	reps, _ := stats.Replicates(bs.Replicates, k, bs.Seed, bs.Jobs, func(_ int, rng *rand.Rand, out []float64) error {
+		m := clusterCounts(rng, nc)
+		for j := range k {
+			var n, d float64
+			for c, w := range m {
+				if w > 0 {
+					n += float64(w) * num[j][c]
+					d += float64(w) * den[j][c]
+				}
+			}
+			out[j] = ratio(n, d)
+		}
+		return nil
+	})
+	jack, _ := stats.Jackknife(nc, k, bs.Jobs, func(i int, out []float64) error {
+		for j := range k {
+			out[j] = ratio(totN[j]-num[j][i], totD[j]-den[j][i])
+		}
+		return nil
+	})
+	undefined = make([]int, k)
+	for r := range bs.Replicates {
+		for j := range k {
+			if math.IsNaN(reps[r*k+j]) {
+				undefined[j]++
+			}
+		}
+	}
+	iv = make([]*BootInterval, k)
+	for j := range k {
+		iv[j] = bootInterval(reps, k, j, theta[j], jack, bs.Level)
+	}
+	return iv, undefined
+}
+
+// checkCluster is check for the analyses whose bootstrap resamples
+// clusters only: with replicates, Cluster is required.
+func (b *BootstrapSpec) checkCluster() error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	if b.Replicates > 0 && b.Cluster == "" {
+		return fieldErr("Cluster", "a cluster bootstrap needs the column whose clusters it resamples ({Cluster}), e.g. task")
+	}
+	return nil
+}
+
+// pairClusters numbers the clusters of a paired bootstrap: a pair
+// belongs to its base episode's cluster; pairs whose episodes sit in
+// different clusters are counted for a warning.
+type pairClusters struct {
+	col   *frame.Column
+	index []int
+	n     int
+	split int
+}
+
+func newPairClusters(col *frame.Column) *pairClusters {
+	index, n := clusterIndex(col)
+	return &pairClusters{col: col, index: index, n: n}
+}
+
+// of is the cluster of the pair (b, o).
+func (c *pairClusters) of(b, o int) int {
+	if c.col.Codes[b] != c.col.Codes[o] {
+		c.split++
+	}
+	return c.index[c.col.Codes[b]]
+}
+
+// info is the bootstrap's description, with its warnings.
+func (c *pairClusters) info(bs BootstrapSpec, warn *warnings) *BootstrapInfo {
+	if c.split > 0 {
+		warn.addf(WarnUndefined, "bootstrap: %d pair(s) have their episodes in different clusters of %s; each is resampled with its base episode's cluster", c.split, bs.Cluster)
+	}
+	info := &BootstrapInfo{Kind: "cluster", Replicates: bs.Replicates, Cluster: bs.Cluster, Clusters: c.n, Seed: bs.Seed, Level: bs.Level, Interval: bs.Interval}
+	bootWarnings(info, warn)
+	return info
+}

@@ -219,6 +219,9 @@ func (spec *ContrastSpec) check() error {
 			return fieldErr("By", "{By} lists %s twice", c)
 		}
 	}
+	if spec.Bootstrap.Level == 0 {
+		spec.Bootstrap.Level = spec.Level
+	}
 	return spec.Bootstrap.check()
 }
 
@@ -510,6 +513,9 @@ func (q *Query) bootstrapContrast(res *ModelResult, plan *contrastPlan, out *Con
 		}
 		if rs, err = newResampler(res.fit.frame, bs.Cluster, relabel); err != nil {
 			return nil, err
+		}
+		if res.fitKind() == FitGLM && !slices.Contains(res.fit.formula.CovariateColumns(), bs.Cluster) && !slices.Contains(spec.By, bs.Cluster) {
+			rs.pool(bs.Cluster) // a GLM's likelihood sums over rows: fit the patterns
 		}
 		info.Clusters = rs.n
 	}

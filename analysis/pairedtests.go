@@ -20,6 +20,10 @@ type PairedSpec struct {
 	Levels  []string         // compare only these levels (default: all present)
 	Test    stats.PairedTest // exact (default), midp, chi2 or chi2cc; t (numeric default) or wilcoxon
 	Adjust  stats.Adjustment // holm (default), bonferroni, bh, by or none
+	// Bootstrap adds cluster-bootstrap intervals of each comparison's
+	// gain (or mean difference): pairs are resampled by the clusters of
+	// Bootstrap.Cluster, a pair belonging to its base episode's cluster.
+	Bootstrap BootstrapSpec
 }
 
 // PairedComparison is the base level against one other level.
@@ -49,6 +53,7 @@ type PairedComparison struct {
 	PAdj      float64
 	PAdjBelow bool
 	Log10PAdj float64
+	GainBoot  *BootInterval // of GainPP, with PairedSpec.Bootstrap
 }
 
 // PairedResult is the result of Paired.
@@ -58,6 +63,7 @@ type PairedResult struct {
 	// Differences, for a numeric outcome (Spec.Test t or wilcoxon), are
 	// the comparisons instead of Comparisons (see pairedDifferences).
 	Differences []PairedDifference
+	Bootstrap   *BootstrapInfo // nil without PairedSpec.Bootstrap
 	Warnings    []Warning
 }
 
@@ -143,6 +149,9 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 	if !spec.Adjust.Valid() {
 		return nil, fieldErr("Adjust", "{Adjust} %q: want %s", spec.Adjust, enum.OrList(stats.Adjustments()))
 	}
+	if err := spec.Bootstrap.checkCluster(); err != nil {
+		return nil, err
+	}
 	pr, err := q.readPairing(spec.Outcome, spec.Arm, spec.PairBy, q.Weight, spec.Base, spec.Levels, &warn)
 	if err != nil {
 		return nil, err
@@ -190,8 +199,54 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 		c.Log10PAdj = ladj[k]
 		c.PAdj, c.PAdjBelow = reportableP(adj[k], ladj[k])
 	}
+	if spec.Bootstrap.Replicates > 0 {
+		if err := q.bootPairedGains(spec, res, &warn); err != nil {
+			return nil, err
+		}
+	}
 	res.Warnings = warn.items()
 	return res, nil
+}
+
+// bootPairedGains adds cluster-bootstrap intervals to the gains of res:
+// the episodes are read again with the cluster column and matched as
+// Paired matches them (framePairs), and each gain, 100·Σw(b − c)/Σw over
+// the pairs, is a ratio of cluster sums (ratioBoot).
+func (q *Query) bootPairedGains(spec PairedSpec, res *PairedResult, warn *warnings) error {
+	bs := spec.Bootstrap
+	fs := pairSpec(spec.Outcome, spec.Arm, spec.PairBy, q.Weight)
+	if !slices.Contains(fs.Columns, bs.Cluster) {
+		fs.Columns = append(fs.Columns, bs.Cluster)
+	}
+	var none warnings // the first read reported these rows' problems
+	fr, err := q.readFrame(fs, &none)
+	if err != nil {
+		return err
+	}
+	arm := fr.Col(spec.Arm)
+	fp := newFramePairs(fr, spec.PairBy, arm, fr.Col("episode_id"))
+	cl := newPairClusters(fr.Col(bs.Cluster))
+	num, den := make([][]float64, len(res.Comparisons)), make([][]float64, len(res.Comparisons))
+	base, _ := armLevel(arm, "Base", spec.Base)
+	for k, c := range res.Comparisons {
+		num[k], den[k] = make([]float64, cl.n), make([]float64, cl.n)
+		oc, _ := armLevel(arm, "Levels", c.Other)
+		fp.pairs(base, oc, func(b, o int) {
+			w := 1.0
+			if q.Weight != "" {
+				w = fr.Cells[b].SumW
+			}
+			g := cl.of(b, o)
+			num[k][g] += 100 * w * (float64(fr.Cells[b].Events) - float64(fr.Cells[o].Events))
+			den[k][g] += w
+		})
+	}
+	iv, _ := ratioBoot(num, den, bs)
+	for k := range res.Comparisons {
+		res.Comparisons[k].GainBoot = iv[k]
+	}
+	res.Bootstrap = cl.info(bs, warn)
+	return nil
 }
 
 // gainPP is 100·(b−c)/pairs, or with weights 100·(w_b−w_c)/Σw.

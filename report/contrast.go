@@ -42,6 +42,46 @@ func bootstrapOf(b *analysis.BootstrapInfo) *bootstrapJSON {
 	return &bootstrapJSON{b.Kind, b.Replicates, b.Failed, b.Cluster, b.Clusters, b.Seed, b.Level, string(b.Interval)}
 }
 
+// bootCSVHeader are the CSV columns of an estimate's bootstrap (bootCSV).
+var bootCSVHeader = []string{"boot_se", "perc_lo", "perc_hi", "bca_lo", "bca_hi"}
+
+// bootCSV are the cells of bootCSVHeader, scaled by k (nil: empty cells).
+func bootCSV(b *analysis.BootInterval, k float64) []any {
+	if b == nil {
+		return []any{nil, nil, nil, nil, nil}
+	}
+	return []any{k * b.SE, k * b.PercLo, k * b.PercHi, k * b.BCaLo, k * b.BCaHi}
+}
+
+// bootGrids are the text and CSV grids of a result with header head: one
+// grid, or with a bootstrap the text grid with boot_lo and boot_hi and
+// the CSV grid with every bootstrap column (bootCSVHeader).
+func bootGrids(head []string, b *analysis.BootstrapInfo) (text, csv *Grid) {
+	text = &Grid{Header: head}
+	if b == nil {
+		return text, text
+	}
+	text.Header = append(slices.Clone(head), "boot_lo", "boot_hi")
+	return text, &Grid{Header: append(slices.Clone(head), bootCSVHeader...)}
+}
+
+// addBootRow adds a row to the grids of bootGrids: textCells and
+// csvCells, then the estimate's bootstrap interval (boot_lo and boot_hi
+// as PP cells when pp) or its CSV columns.
+func addBootRow(text, csv *Grid, textCells, csvCells []any, iv *analysis.BootInterval, b *analysis.BootstrapInfo, pp bool) {
+	if b == nil {
+		text.Add(textCells...)
+		return
+	}
+	lo, hi := iv.Bounds(b.Interval)
+	var l, h any = lo, hi
+	if pp {
+		l, h = PP(lo), PP(hi)
+	}
+	text.Add(append(slices.Clone(textCells), l, h)...)
+	csv.Add(append(slices.Clone(csvCells), bootCSV(iv, 1)...)...)
+}
+
 // bootLine is the title line that says how bootstrap intervals were made.
 func bootLine(b *analysis.BootstrapInfo) string {
 	s := fmt.Sprintf("bootstrap: %d %s replicates", b.Replicates, b.Kind)
@@ -152,7 +192,7 @@ func Contrast(r *analysis.ContrastResult) *Output {
 	lead := func(cols ...string) []string { return append(slices.Clone(by), cols...) }
 	means := &Grid{Header: lead(s.Variable, "n", "mean", "se", "lo", "hi")}
 	rows := &Grid{Header: lead(s.Variable, "base", dn, "se", "lo", "hi", "p", "p_adj", "ratio", "ratio_lo", "ratio_hi")}
-	long := &Grid{Header: lead("kind", s.Variable, "base", "n", "estimate", "se", "lo", "hi", "p", "p_adj", "boot_se", "perc_lo", "perc_hi", "bca_lo", "bca_hi")}
+	long := &Grid{Header: append(lead("kind", s.Variable, "base", "n", "estimate", "se", "lo", "hi", "p", "p_adj"), bootCSVHeader...)}
 	var boots *Grid
 	if r.Bootstrap != nil {
 		boots = &Grid{Header: lead(s.Variable, "estimate", "boot_se", "boot_lo", "boot_hi")}
@@ -166,12 +206,7 @@ func Contrast(r *analysis.ContrastResult) *Output {
 	}
 	longRow := func(kind string, levels []string, level, base string, n int64, est, se, lo, hi float64, p, pAdj any, b *analysis.BootInterval, k float64) {
 		row := append(cells(levels), kind, level, base, n, k*est, k*se, k*lo, k*hi, p, pAdj)
-		if b != nil {
-			row = append(row, k*b.SE, k*b.PercLo, k*b.PercHi, k*b.BCaLo, k*b.BCaHi)
-		} else {
-			row = append(row, nil, nil, nil, nil, nil)
-		}
-		long.Add(row...)
+		long.Add(append(row, bootCSV(b, k)...)...)
 	}
 	bootRow := func(levels []string, label string, est float64, b *analysis.BootInterval, k float64, pp bool) {
 		if boots == nil || b == nil {

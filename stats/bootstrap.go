@@ -187,11 +187,18 @@ type BCa struct {
 // (BootQuantile), as R's boot.ci(type = "bca") with jackknife influence
 // values (Davison & Hinkley 1997, §5.3.2). Non-finite replicates and
 // jackknife values are left out. All replicates on one side of θ̂ make z₀
-// infinite and the interval NaN; a jackknife without spread gives a = 0.
+// infinite and the interval NaN, unless they all equal θ̂ (the interval
+// is then [θ̂, θ̂]); a jackknife without spread gives a = 0.
 func BCaCI(reps []float64, theta float64, jack []float64, level float64) BCa {
 	t := finite(reps)
 	out := BCa{Lo: math.NaN(), Hi: math.NaN(), Z0: math.NaN(), A: math.NaN()}
 	if len(t) == 0 || math.IsNaN(theta) {
+		return out
+	}
+	if t[0] == theta && t[len(t)-1] == theta {
+		// No replicate moves (a rate of 0 or 1 in every resample): the
+		// interval is the point, where z₀ would be infinite.
+		out.Lo, out.Hi, out.Z0, out.A = theta, theta, 0, 0
 		return out
 	}
 	below := 0

@@ -138,6 +138,9 @@ func TestBCaDegenerate(t *testing.T) {
 	if ci.Lo == lo && ci.Hi == hi {
 		t.Errorf("BCa ignored its bias correction: %+v", ci)
 	}
+	if ci := BCaCI([]float64{0.5, 0.5, 0.5}, 0.5, []float64{0.5, 0.5}, 0.95); ci.Lo != 0.5 || ci.Hi != 0.5 {
+		t.Errorf("no replicate moves: %+v, want [0.5, 0.5]", ci)
+	}
 	if ci := BCaCI([]float64{math.NaN(), math.Inf(1)}, 1, nil, 0.95); !math.IsNaN(ci.Lo) {
 		t.Errorf("no finite replicate: %+v", ci)
 	}
