@@ -17,6 +17,8 @@ var specFlags = map[string]string{
 	"Refs": "--ref", "R2": "--r2", "Variable": "--contrast", "RandomEffects": "--random-effects",
 	// the bootstrap of rates, paired, model, shapley and tables.
 	"Replicates": "--bootstrap", "Seed": "--seed", "Interval": "--interval",
+	// repeats.
+	"Outcomes": "--outcome", "K": "--k", "RepeatBy": "--repeat-by", "Consistency": "--consistency",
 	// power.
 	"Reps": "--reps", "Jobs": "--jobs", "Sizes": "--sizes", "Target": "--target", "Scale": "--scale",
 	// export, grade and validate.
