@@ -357,6 +357,9 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			Stat{Name: "only_" + e.A, Value: float64(c.B), Lo: nan, Hi: nan, P: nan, N: int64(c.Pairs)},
 			Stat{Name: "only_" + e.B, Value: float64(c.C), Lo: nan, Hi: nan, P: nan, N: int64(c.Pairs)})
 	case KindOddsRatio, KindCoefficient:
+		if e.Contrast != "" {
+			return e.contrast(q, p, pr, fail)
+		}
 		spec := e.modelSpec()
 		label := e.modelLabel()
 		r, err := analysis.Model(q, spec)
@@ -422,6 +425,58 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			pr.Bound = b
 			pr.Extra = append(pr.Extra, Stat{Name: "share_pct_" + p.Rule.CompareTo, Value: b, Lo: nan, Hi: nan, P: nan, N: r.N})
 		}
+	}
+	return pr
+}
+
+// contrast computes a coefficient that names a contrast: the average
+// contrast of its level against the reference level on the response
+// scale (analysis.Contrast), a difference (percentage points for a
+// binomial distribution) or a ratio, with its delta-method Wald interval
+// and test. A GEE whose working correlation fails falls back as a
+// coefficient's does.
+func (e *Estimand) contrast(q analysis.Query, p *Part, pr *PartResult, fail func(error) *PartResult) *PartResult {
+	col, level, _ := contrastLevel(e.Contrast)
+	spec := analysis.ContrastSpec{Model: e.modelSpec(), Variable: col, Base: e.Refs[col], Levels: []string{level}, RandomEffects: e.RandomEffects}
+	label := e.modelLabel()
+	r, err := analysis.Contrast(q, spec)
+	if ge := (*stats.GEEError)(nil); errors.As(err, &ge) && e.Fallback != "" {
+		pr.Warnings = append(pr.Warnings, analysis.Warning{Code: analysis.WarnFallback, Field: "Corr",
+			Msg: fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, ge.Reason, e.Fallback)})
+		spec.Model.Corr = e.Fallback
+		r, err = analysis.Contrast(q, spec)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	for _, w := range r.Warnings {
+		w = w.Renamed(specKeys(e.Kind))
+		w.Msg = label + ": " + w.Msg
+		pr.Warnings = append(pr.Warnings, w)
+	}
+	c := r.Contrasts[0]
+	st := &pr.Estimate
+	st.N = c.N
+	binomial := e.Distribution == stats.Binomial || e.Kind == KindOddsRatio
+	if e.Scale == ScaleRatio {
+		st.Name = fmt.Sprintf("%s_%s_contrast_ratio", e.Fit, e.Distribution)
+		st.Value, st.Lo, st.Hi, st.P = c.Ratio, c.RatioLo, c.RatioHi, c.RatioP
+	} else {
+		k := 1.0
+		st.Name = fmt.Sprintf("%s_%s_contrast_diff", e.Fit, e.Distribution)
+		if binomial {
+			k, st.Name = 100, st.Name+"_pp"
+		}
+		st.Value, st.Lo, st.Hi, st.P = k*c.Diff, k*c.DiffLo, k*c.DiffHi, c.DiffP
+	}
+	pr.rawP = st.P
+	oneSided(p.Rule, pr)
+	for _, m := range r.Means {
+		k := 1.0
+		if binomial {
+			k = 100
+		}
+		pr.Extra = append(pr.Extra, Stat{Name: "mean_" + m.Level, Value: k * m.Mean, Lo: k * m.Lo, Hi: k * m.Hi, P: nan, N: m.N})
 	}
 	return pr
 }
