@@ -134,10 +134,10 @@ type Estimand struct {
 	// random effects (zero, the default, or marginal).
 	Contrast      string
 	RandomEffects analysis.RandomEffects
-	Group        string       // gee: cluster column
-	Corr         stats.Corr   // gee: exchangeable (default), independence, ar1
-	Order        string       // gee with corr ar1: the column ordering a cluster's rows
-	Cov          stats.GEECov // gee: robust (default), bias-reduced, kc or naive
+	Group         string       // gee: cluster column
+	Corr          stats.Corr   // gee: exchangeable (default), independence, ar1
+	Order         string       // gee with corr ar1: the column ordering a cluster's rows
+	Cov           stats.GEECov // gee: robust (default), bias-reduced, kc or naive
 	// Fallback is the GEE working correlation used when Corr cannot be
 	// estimated (independence keeps robust standard errors valid).
 	Fallback stats.Corr
