@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -53,7 +54,7 @@ func TestRepeatsPassKEnumeration(t *testing.T) {
 			}
 			all, good := 0, 0
 			for mask := range 1 << n {
-				if popcount(mask) != k {
+				if bits.OnesCount(uint(mask)) != k {
 					continue
 				}
 				all++
@@ -92,14 +93,6 @@ func TestRepeatsPassKEnumeration(t *testing.T) {
 			t.Errorf("k=%d: interval [%v, %v] around %v", k, row.Lo, row.Hi, row.Estimate)
 		}
 	}
-}
-
-func popcount(x int) int {
-	n := 0
-	for ; x != 0; x &= x - 1 {
-		n++
-	}
-	return n
 }
 
 // A By or Cluster column that varies within a world is an error naming

@@ -1,45 +1,14 @@
 package stats
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 )
-
-// readColumns reads a CSV of named columns (R's write.csv; empty cells
-// are missing) into one slice per column.
-func readColumns(t *testing.T, path string) map[string][]float64 {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]float64{}
-	for _, r := range recs[1:] {
-		for j, name := range recs[0] {
-			if r[j] == "" {
-				continue
-			}
-			v, err := strconv.ParseFloat(r[j], 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[name] = append(out[name], v)
-		}
-	}
-	return out
-}
 
 // The percentile and BCa intervals match R's boot.ci on the same
 // replicates (boot's norm.inter quantiles; BCa with the jackknife's

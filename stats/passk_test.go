@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 )
@@ -23,7 +24,7 @@ func TestPassHatKEnumeration(t *testing.T) {
 			for k := 0; k <= n+1; k++ {
 				all, ok := 0, 0
 				for mask := range 1 << n {
-					if popcount(mask) != k {
+					if bits.OnesCount(uint(mask)) != k {
 						continue
 					}
 					all++
@@ -105,14 +106,6 @@ func TestPairAgreementEnumeration(t *testing.T) {
 			t.Errorf("labels %v: %v, enumeration %v", labels, got, want)
 		}
 	}
-}
-
-func popcount(x int) int {
-	n := 0
-	for ; x != 0; x &= x - 1 {
-		n++
-	}
-	return n
 }
 
 func binomPMF(n, c int, p float64) float64 {

@@ -31,13 +31,10 @@ type rateFrame struct {
 	boot  *tableBoot // a bootstrap's cluster column other than template, or nil
 }
 
-func newRateFrame(lead []string, weighted bool) *rateFrame {
-	return newRateFrameBoot(lead, weighted, nil)
-}
-
-// newRateFrameBoot is newRateFrame with, for a bootstrap that resamples a
-// column other than template, that column after template.
-func newRateFrameBoot(lead []string, weighted bool, boot *tableBoot) *rateFrame {
+// newRateFrame is the frame of lead's columns and template, and for a
+// bootstrap (boot) that resamples another column, that column after
+// template.
+func newRateFrame(lead []string, weighted bool, boot *tableBoot) *rateFrame {
 	cols := append(slices.Clone(lead), "template")
 	if boot.extra() {
 		cols = append(cols, boot.spec.Cluster)
@@ -85,7 +82,7 @@ func clusteredRates(eps []row, col rateCol, groupOf func(row) string, weighted b
 // clusteredRatesBoot is clusteredRates with a bootstrap's intervals
 // (RateRow.Boot) when boot is not nil.
 func clusteredRatesBoot(eps []row, col rateCol, groupOf func(row) string, weighted bool, boot *tableBoot) (map[string]analysis.RateRow, float64, []analysis.Warning) {
-	fr := newRateFrameBoot([]string{"group"}, weighted, boot)
+	fr := newRateFrame([]string{"group"}, weighted, boot)
 	lead := make([]string, 1)
 	for _, e := range eps {
 		if !col.scope(e) {

@@ -180,7 +180,7 @@ func table3(d *table.Data, opt Options) (*Table, error) {
 // each column and pooled (RatesSpec.ICCBy). Rates and n come out as per
 // column; only n_eff and the intervals change.
 func pooledRateColumns(t *Table, eps []row, cols []rateCol, groupOf func(row) string, groups []string, boot *tableBoot) {
-	fr := newRateFrameBoot([]string{"column", "group"}, true, boot)
+	fr := newRateFrame([]string{"column", "group"}, true, boot)
 	lead := make([]string, 2)
 	for _, c := range cols {
 		for _, e := range eps {

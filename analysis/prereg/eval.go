@@ -362,26 +362,16 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		}
 		spec := e.modelSpec()
 		label := e.modelLabel()
-		r, err := analysis.Model(q, spec)
-		if ge := (*stats.GEEError)(nil); errors.As(err, &ge) && e.Fallback != "" {
-			// An undefined working correlation (e.g. an outcome constant
-			// within every cluster) leaves the fallback, whose robust SEs
-			// are still valid.
-			pr.Warnings = append(pr.Warnings, analysis.Warning{Code: analysis.WarnFallback, Field: "Corr",
-				Msg: fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, ge.Reason, e.Fallback)})
-			spec.Corr = e.Fallback
+		var r *analysis.ModelResult
+		err := e.withFallback(pr, label, func(corr stats.Corr) (err error) {
+			spec.Corr = corr
 			r, err = analysis.Model(q, spec)
-		}
+			return err
+		})
 		if err != nil {
 			return fail(err)
 		}
-		// Name the fit: a hypothesis may hold several (H1's GEE and GLMM);
-		// advice names the file's keys, as its errors do.
-		for _, w := range r.Warnings {
-			w = w.Renamed(specKeys(e.Kind))
-			w.Msg = label + ": " + w.Msg
-			pr.Warnings = append(pr.Warnings, w)
-		}
+		e.addWarnings(pr, label, r.Warnings)
 		i := slices.IndexFunc(r.Coefficients, func(c analysis.Coef) bool { return c.Term == e.Term })
 		if i < 0 {
 			var terms []string
@@ -439,21 +429,16 @@ func (e *Estimand) contrast(q analysis.Query, p *Part, pr *PartResult, fail func
 	col, level, _ := contrastLevel(e.Contrast)
 	spec := analysis.ContrastSpec{Model: e.modelSpec(), Variable: col, Base: e.Refs[col], Levels: []string{level}, RandomEffects: e.RandomEffects}
 	label := e.modelLabel()
-	r, err := analysis.Contrast(q, spec)
-	if ge := (*stats.GEEError)(nil); errors.As(err, &ge) && e.Fallback != "" {
-		pr.Warnings = append(pr.Warnings, analysis.Warning{Code: analysis.WarnFallback, Field: "Corr",
-			Msg: fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, ge.Reason, e.Fallback)})
-		spec.Model.Corr = e.Fallback
+	var r *analysis.ContrastResult
+	err := e.withFallback(pr, label, func(corr stats.Corr) (err error) {
+		spec.Model.Corr = corr
 		r, err = analysis.Contrast(q, spec)
-	}
+		return err
+	})
 	if err != nil {
 		return fail(err)
 	}
-	for _, w := range r.Warnings {
-		w = w.Renamed(specKeys(e.Kind))
-		w.Msg = label + ": " + w.Msg
-		pr.Warnings = append(pr.Warnings, w)
-	}
+	e.addWarnings(pr, label, r.Warnings)
 	c := r.Contrasts[0]
 	st := &pr.Estimate
 	st.N = c.N
@@ -479,6 +464,32 @@ func (e *Estimand) contrast(q analysis.Query, p *Part, pr *PartResult, fail func
 		pr.Extra = append(pr.Extra, Stat{Name: "mean_" + m.Level, Value: k * m.Mean, Lo: k * m.Lo, Hi: k * m.Hi, P: nan, N: m.N})
 	}
 	return pr
+}
+
+// withFallback runs fit with the estimand's working correlation and,
+// when a GEE fails on it and the estimand names a fallback, again with
+// the fallback (an undefined working correlation, e.g. an outcome
+// constant within every cluster, leaves the fallback, whose robust SEs
+// are still valid), saying so in pr's warnings.
+func (e *Estimand) withFallback(pr *PartResult, label string, fit func(stats.Corr) error) error {
+	err := fit(e.Corr)
+	if ge := (*stats.GEEError)(nil); errors.As(err, &ge) && e.Fallback != "" {
+		pr.Warnings = append(pr.Warnings, analysis.Warning{Code: analysis.WarnFallback, Field: "Corr",
+			Msg: fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, ge.Reason, e.Fallback)})
+		err = fit(e.Fallback)
+	}
+	return err
+}
+
+// addWarnings adds a fit's warnings to pr, named by the fit (a hypothesis
+// may hold several: H1's GEE and GLMM), their advice in the file's keys,
+// as its errors are.
+func (e *Estimand) addWarnings(pr *PartResult, label string, ws []analysis.Warning) {
+	for _, w := range ws {
+		w = w.Renamed(specKeys(e.Kind))
+		w.Msg = label + ": " + w.Msg
+		pr.Warnings = append(pr.Warnings, w)
+	}
 }
 
 // oneSided replaces a two-sided p-value by the one-sided one in the rule's
