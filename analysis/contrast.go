@@ -148,8 +148,8 @@ func Contrast(q Query, spec ContrastSpec) (*ContrastResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.RandomEffects == RandomMarginal && res.fitKind() != FitGLMM {
-		return nil, fieldErr("RandomEffects", "{RandomEffects} marginal applies to a GLMM; the fit is %s", res.fitKind())
+	if spec.RandomEffects == RandomMarginal && res.Fitted.Fit != FitGLMM {
+		return nil, fieldErr("RandomEffects", "{RandomEffects} marginal applies to a GLMM; the fit is %s", res.Fitted.Fit)
 	}
 	plan, err := newContrastPlan(res, spec)
 	if err != nil {
@@ -157,7 +157,7 @@ func Contrast(q Query, spec ContrastSpec) (*ContrastResult, error) {
 	}
 	out := &ContrastResult{Spec: plan.spec, Model: res}
 	for _, c := range plan.spec.By {
-		out.Kinds = append(out.Kinds, res.fit.frame.Col(c).Kind)
+		out.Kinds = append(out.Kinds, res.Fitted.Frame.Col(c).Kind)
 	}
 	warn.list = append(warn.list, res.Warnings...)
 	if len(plan.unseen) > 0 {
@@ -252,8 +252,8 @@ type contrastPlan struct {
 
 // newContrastPlan builds the counterfactual designs of the fit res.
 func newContrastPlan(res *ModelResult, spec ContrastSpec) (*contrastPlan, error) {
-	m := res.fit
-	fr := m.frame
+	m := res.Fitted
+	fr := m.Frame
 	col := fr.Col(spec.Variable)
 	present := make([]bool, len(col.Levels))
 	for _, c := range col.Codes {
@@ -273,10 +273,10 @@ func newContrastPlan(res *ModelResult, spec ContrastSpec) (*contrastPlan, error)
 		return int32(i), nil
 	}
 	if spec.Base == "" {
-		spec.Base = res.Spec.Refs[spec.Variable]
+		spec.Base = m.Refs[spec.Variable]
 	}
 	if spec.Base == "" {
-		for _, dt := range m.design.Terms {
+		for _, dt := range m.Design.Terms {
 			if dt.Term.Order() == 1 && dt.Term.Has(spec.Variable) && dt.Ref != "" {
 				spec.Base = dt.Ref
 			}
@@ -318,16 +318,14 @@ func newContrastPlan(res *ModelResult, spec ContrastSpec) (*contrastPlan, error)
 		p.levels = append(p.levels, col.Levels[c])
 	}
 	st := stack(fr, spec.Variable, codes)
-	sd, err := formula.Build(m.formula, st, formula.Options{Ref: res.Spec.Refs})
+	sd, err := formula.Build(m.Formula, st, formula.Options{Ref: m.Refs})
 	if err != nil {
 		return nil, fmt.Errorf("counterfactual design: %w", err)
 	}
-	p.x, p.unseen = blockDesigns(sd, m.design.Names, fr.Len(), len(codes))
-	if p.offset, err = formula.Offset(m.formula, fr); err != nil {
-		return nil, err
-	}
+	p.x, p.unseen = blockDesigns(sd, m.Design.Names, fr.Len(), len(codes))
+	p.offset = m.Offset
 	if spec.RandomEffects == RandomMarginal {
-		if p.sd, err = randomSD(res, st, len(codes)); err != nil {
+		if p.sd, err = randomSD(m, st, len(codes)); err != nil {
 			return nil, err
 		}
 	}
@@ -339,38 +337,24 @@ func newContrastPlan(res *ModelResult, spec ContrastSpec) (*contrastPlan, error)
 // each row's SD of the random part of the linear predictor: with the
 // terms independent, Var(Σ_k z_kᵀb_k) = Σ_k z_kᵀ Σ_k z_k, z_k the row's
 // values of term k's columns.
-func randomSD(res *ModelResult, st *frame.Frame, blocks int) ([][]float64, error) {
-	terms, err := res.randomTerms()
-	if err != nil {
-		return nil, err
+func randomSD(m *FittedModel, st *frame.Frame, blocks int) ([][]float64, error) {
+	if len(m.Terms) != len(m.Formula.Random) {
+		return nil, fmt.Errorf("the fit's random terms do not match the formula's %s", randomTerms(m.Formula))
 	}
 	n := st.Len() / (blocks + 1)
 	v := make([]float64, st.Len())
-	for k, t := range terms {
-		names := termEffects(res, k)
-		for j, nm := range names {
-			if nm == "" { // the logistic GLMM of before families: intercepts
-				names[j] = "(Intercept)"
-			}
-		}
-		rd, err := formula.RandomDesign(t.term, st, formula.Options{Ref: res.Spec.Refs})
+	for k, t := range m.Terms {
+		z, err := termColumns(m.Formula.Random[k], t, st, m.Refs)
 		if err != nil {
 			return nil, err
 		}
-		idx := make([]int, len(names))
-		for j, nm := range names {
-			if idx[j] = slices.Index(rd.Names, nm); idx[j] < 0 {
-				return nil, fmt.Errorf("random term %s: no column %s in the counterfactual rows", t.term, nm)
-			}
-		}
-		z := make([]float64, len(names))
+		zi := make([]float64, len(z))
 		for i := n; i < st.Len(); i++ {
-			row := rd.X.RawRowView(i)
-			for j, c := range idx {
-				z[j] = row[c]
+			for j, col := range z {
+				zi[j] = col[i]
 			}
-			zv := mat.NewVecDense(len(z), z)
-			v[i] += mat.Inner(zv, t.cov, zv)
+			zv := mat.NewVecDense(len(zi), zi)
+			v[i] += mat.Inner(zv, t.Cov, zv)
 		}
 	}
 	out := make([][]float64, blocks)
@@ -383,20 +367,23 @@ func randomSD(res *ModelResult, st *frame.Frame, blocks int) ([][]float64, error
 	return out, nil
 }
 
-// termEffects names the coefficients of the k-th random term of res, in
-// the order of its covariance.
-func termEffects(res *ModelResult, k int) []string {
-	term := -1
-	var out []string
-	for _, re := range res.Random {
-		if len(re.Corr) == 0 {
-			term++
-		}
-		if term == k {
-			out = append(out, re.Effect)
-		}
+// termColumns are the values over fr's rows of the columns of the random
+// term r, in the order of its fitted coefficients t.Coef.
+func termColumns(r formula.RandomTerm, t RandomTerm, fr *frame.Frame, refs map[string]string) ([][]float64, error) {
+	rd, err := formula.RandomDesign(r, fr, formula.Options{Ref: refs})
+	if err != nil {
+		return nil, err
 	}
-	return out
+	n := fr.Len()
+	var out [][]float64
+	for _, name := range t.Coef {
+		j := slices.Index(rd.Names, name)
+		if j < 0 {
+			return nil, fmt.Errorf("random term %s: no column %s", r, name)
+		}
+		out = append(out, mat.Col(nil, j, rd.X)[:n])
+	}
+	return out, nil
 }
 
 // contrastEstimates are the means and contrasts of one fit.
@@ -409,7 +396,7 @@ type contrastEstimates struct {
 // (the plan's own, or a bootstrap replicate's refit on another frame
 // whose plan is built the same way).
 func (p *contrastPlan) estimate(res *ModelResult) contrastEstimates {
-	m := res.fit
+	m := res.Fitted
 	w := m.rowWeights()
 	var out contrastEstimates
 	gw := make([]float64, len(w))
@@ -418,34 +405,28 @@ func (p *contrastPlan) estimate(res *ModelResult) contrastEstimates {
 		var n int64
 		for _, i := range g.rows {
 			gw[i] = w[i]
-			n += m.frame.Cells[i].N
+			n += m.Frame.Cells[i].N
 		}
 		avg := make([]stats.AveragePrediction, len(p.levels))
 		for b := range p.levels {
-			opt := stats.MeanOptions{Link: linkOf(res), Offset: p.offset, Weights: gw}
+			opt := stats.MeanOptions{Link: m.Link, Offset: p.offset, Weights: gw}
 			if p.sd != nil {
 				opt.SD = p.sd[b]
 			}
-			avg[b] = stats.AverageResponse(p.x[b], m.beta, opt)
-			se := avg[b].SE(m.cov)
+			avg[b] = stats.AverageResponse(p.x[b], m.Coef, opt)
+			se := avg[b].SE(m.Cov)
 			z := stats.ZLevel(p.spec.Level)
 			out.means = append(out.means, ContrastMean{By: g.levels, Level: p.levels[b], N: n, Mean: avg[b].Mean, SE: se, Lo: avg[b].Mean - z*se, Hi: avg[b].Mean + z*se})
 		}
 		for b := 1; b < len(p.levels); b++ {
-			d := stats.MeanDifference(avg[0], avg[b], m.cov, p.spec.Level)
-			r := stats.MeanRatio(avg[0], avg[b], m.cov, p.spec.Level)
+			d := stats.MeanDifference(avg[0], avg[b], m.Cov, p.spec.Level)
+			r := stats.MeanRatio(avg[0], avg[b], m.Cov, p.spec.Level)
 			out.rows = append(out.rows, ContrastRow{By: g.levels, Level: p.levels[b], Base: p.levels[0], N: n,
 				Diff: d.Estimate, DiffSE: d.SE, DiffLo: d.Lo, DiffHi: d.Hi, DiffZ: d.Z, DiffP: d.P, DiffPAdj: d.P,
 				Ratio: r.Estimate, RatioSE: r.SE, RatioLo: r.Lo, RatioHi: r.Hi, RatioP: r.P})
 		}
 	}
 	return out
-}
-
-// linkOf is the link of the fit res.
-func linkOf(res *ModelResult) stats.Link {
-	_, l := res.familyLink()
-	return l
 }
 
 // contrastStats lists a contrast result's estimates in the order of the
@@ -508,18 +489,18 @@ func (q *Query) bootstrapContrast(res *ModelResult, plan *contrastPlan, out *Con
 	var err error
 	if bs.Cluster != "" {
 		var relabel []string
-		if res.fitKind() == FitGEE {
-			relabel = []string{res.Spec.Group}
+		if res.Fitted.Fit == FitGEE {
+			relabel = []string{res.Fitted.Group}
 		}
-		if rs, err = newResampler(res.fit.frame, bs.Cluster, relabel); err != nil {
+		if rs, err = newResampler(res.Fitted.Frame, bs.Cluster, relabel); err != nil {
 			return nil, err
 		}
-		if res.fitKind() == FitGLM && !slices.Contains(res.fit.formula.CovariateColumns(), bs.Cluster) && !slices.Contains(spec.By, bs.Cluster) {
+		if res.Fitted.Fit == FitGLM && !slices.Contains(res.Fitted.Formula.CovariateColumns(), bs.Cluster) && !slices.Contains(spec.By, bs.Cluster) {
 			rs.pool(bs.Cluster) // a GLM's likelihood sums over rows: fit the patterns
 		}
 		info.Clusters = rs.n
 	}
-	if res.fitKind() == FitGLMM {
+	if res.Fitted.Fit == FitGLMM {
 		info.Kind = "parametric"
 		sim, err := newSimulator(res)
 		if err != nil {
@@ -530,7 +511,7 @@ func (q *Query) bootstrapContrast(res *ModelResult, plan *contrastPlan, out *Con
 		})
 	} else {
 		if rs == nil {
-			return nil, fieldErr("Cluster", "a cluster bootstrap of a %s needs the column whose clusters it resamples ({Cluster}), e.g. task", res.fitKind())
+			return nil, fieldErr("Cluster", "a cluster bootstrap of a %s needs the column whose clusters it resamples ({Cluster}), e.g. task", res.Fitted.Fit)
 		}
 		reps, info.Failed = stats.Replicates(bs.Replicates, k, bs.Seed, bs.Jobs, func(_ int, rng *rand.Rand, dst []float64) error {
 			return estimate(rs.frame(clusterCounts(rng, rs.n)), dst)

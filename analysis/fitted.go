@@ -1,7 +1,7 @@
 package analysis
 
 import (
-	"fmt"
+	"cmp"
 	"math"
 	"slices"
 
@@ -12,100 +12,99 @@ import (
 	"github.com/limbo-toolkit/limbo/stats"
 )
 
-// fitted is what the estimators built on a model (contrasts, the
-// bootstrap) read of a fit: the frame and design it was fitted on, the
-// coefficients and their covariance. Model keeps it in
-// ModelResult.fit (fitted.keep), one line per fitting path.
-type fitted struct {
-	formula *formula.Formula
-	frame   *frame.Frame
-	design  *formula.Design
-	beta    []float64
-	cov     *mat.SymDense
+// FittedModel is a fitted GLM, GEE or GLMM as the estimators built on a
+// model (contrasts, the bootstrap) read it: the rows it was fitted on,
+// their design, the coefficients and their covariance. Model leaves it in
+// ModelResult.Fitted.
+type FittedModel struct {
+	Formula *formula.Formula
+	// Frame holds the fitted rows' columns: one row per episode, or per
+	// covariate pattern (a GLM of a binary outcome: its Cells count the
+	// episodes and events, weighted when Weighted) or per (cluster,
+	// pattern) cell (a GEE of a binary outcome).
+	Frame    *frame.Frame
+	Weighted bool // Frame's cells carry a weight column's sums
+	// Design is the fixed-effects design over Frame's rows (formula.Build
+	// with Refs); Offset the offsets per row (nil: none).
+	Design *formula.Design
+	Refs   map[string]string
+	Offset []float64
+	// Coef are β in the order of Design.Names, as the fitter left them;
+	// Cov their covariance, the one the fit's SEs are: a GLM's inverse
+	// information, a GEE's sandwich (Spec.Cov), a GLMM's (package mixed).
+	Coef   []float64
+	Cov    *mat.SymDense
+	Fit    ModelFit
+	Family stats.Family
+	Link   stats.Link
+	Group  string // a GEE's cluster column
+	// Terms are a GLMM's random terms, in the formula's order.
+	Terms []RandomTerm
 }
 
-// keep records the fit of res on the frame fr with design d.
+// RandomTerm is one random term of a fitted GLMM: its grouping factor,
+// the names of its coefficients ((Intercept), a slope's column) and
+// their covariance matrix (σ²ΛΛᵀ for a Gaussian model, ΛΛᵀ otherwise).
+type RandomTerm struct {
+	Group string
+	Coef  []string
+	Cov   *mat.SymDense
+}
+
+// keep records in res.Fitted the fit of res on the frame fr with design
+// d; a GLMM's random terms are read from res.Random, so a GLMM's fit is
+// kept once they are set.
 func (res *ModelResult) keep(f *formula.Formula, fr *frame.Frame, d *formula.Design, beta []float64, cov *mat.SymDense) {
-	res.fit = &fitted{formula: f, frame: fr, design: d, beta: beta, cov: cov}
-}
-
-// family returns the fit's family and link (the logistic models of before
-// families are binomial logit).
-func (res *ModelResult) familyLink() (stats.Family, stats.Link) {
-	if res.Fit == "" {
-		return stats.Binomial, stats.LinkLogit
+	m := &FittedModel{Formula: f, Frame: fr, Weighted: fr.HasWeight, Design: d, Refs: res.Spec.Refs, Coef: beta, Cov: cov,
+		Fit: res.Fit, Family: res.Family, Link: res.Link, Group: res.Spec.Group}
+	if m.Fit == "" { // the logistic models of before families
+		m.Family, m.Link = stats.Binomial, stats.LinkLogit
+		switch res.Spec.Family {
+		case FamilyGEE:
+			m.Fit = FitGEE
+		case FamilyGLMM:
+			m.Fit = FitGLMM
+		default:
+			m.Fit = FitGLM
+		}
 	}
-	return res.Family, res.Link
-}
-
-// fitKind is the fit of res: glm, gee or glmm, for the legacy models too.
-func (res *ModelResult) fitKind() ModelFit {
-	if res.Fit != "" {
-		return res.Fit
+	m.Offset, _ = formula.Offset(f, fr) // the fit evaluated them already
+	// Each term's coefficients are consecutive in res.Random, the first
+	// of each with no correlations.
+	for i := 0; i < len(res.Random); {
+		j := i + 1
+		for j < len(res.Random) && len(res.Random[j].Corr) > 0 {
+			j++
+		}
+		re := res.Random[i:j]
+		t := RandomTerm{Group: re[0].Group, Cov: mat.NewSymDense(len(re), nil)}
+		for a, x := range re {
+			t.Coef = append(t.Coef, cmp.Or(x.Effect, "(Intercept)"))
+			t.Cov.SetSym(a, a, x.SD*x.SD)
+			for b, rho := range x.Corr {
+				if !math.IsNaN(rho) {
+					t.Cov.SetSym(a, b, rho*x.SD*re[b].SD)
+				}
+			}
+		}
+		m.Terms = append(m.Terms, t)
+		i = j
 	}
-	switch res.Spec.Family {
-	case FamilyGEE:
-		return FitGEE
-	case FamilyGLMM:
-		return FitGLMM
-	}
-	return FitGLM
+	res.Fitted = m
 }
 
 // rowWeights are the frame rows' weights in an average over episodes:
 // each row's episodes (N), or with a weight column their summed weight.
-func (m *fitted) rowWeights() []float64 {
-	w := make([]float64, m.frame.Len())
-	for i, c := range m.frame.Cells {
-		if m.frame.HasWeight {
+func (m *FittedModel) rowWeights() []float64 {
+	w := make([]float64, m.Frame.Len())
+	for i, c := range m.Frame.Cells {
+		if m.Weighted {
 			w[i] = c.SumW
 		} else {
 			w[i] = float64(c.N)
 		}
 	}
 	return w
-}
-
-// randomTerm is one random term of a fitted GLMM: the formula's term and
-// the covariance of its coefficients (in the order of its RandomDesign).
-type randomTerm struct {
-	term formula.RandomTerm
-	cov  *mat.SymDense
-}
-
-// randomTerms pairs the formula's random terms with their fitted
-// covariances, read from res.Random: each term's coefficients are
-// consecutive there, the first of each with no correlations.
-func (res *ModelResult) randomTerms() ([]randomTerm, error) {
-	f := res.fit.formula
-	var out []randomTerm
-	i := 0
-	for _, r := range f.Random {
-		start := i
-		i++
-		for i < len(res.Random) && len(res.Random[i].Corr) > 0 {
-			i++
-		}
-		if start >= len(res.Random) {
-			return nil, fmt.Errorf("the fit has no variance for the random term %s", r)
-		}
-		re := res.Random[start:i]
-		c := len(re)
-		cov := mat.NewSymDense(c, nil)
-		for j := range c {
-			cov.SetSym(j, j, re[j].SD*re[j].SD)
-			for k, rho := range re[j].Corr {
-				if !math.IsNaN(rho) {
-					cov.SetSym(j, k, rho*re[j].SD*re[k].SD)
-				}
-			}
-		}
-		out = append(out, randomTerm{term: r, cov: cov})
-	}
-	if i != len(res.Random) {
-		return nil, fmt.Errorf("the fit's random effects do not match the formula's terms %s", randomTerms(f))
-	}
-	return out, nil
 }
 
 // stack returns a frame of len(blocks)+1 copies of fr's rows: the rows

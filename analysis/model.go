@@ -154,7 +154,9 @@ type ModelResult struct {
 	// criterion (lmer's "REML criterion at convergence"; NaN otherwise).
 	REML     bool
 	REMLCrit float64
-	fit      *fitted // what contrasts and the bootstrap read of the fit
+	// Fitted is the fitted model, for the estimators built on it
+	// (contrasts, the bootstrap).
+	Fitted *FittedModel `json:"-"`
 }
 
 // parseFormula parses a model formula, as a SpecError on failure.
@@ -467,12 +469,12 @@ func Model(q Query, spec ModelSpec) (*ModelResult, error) {
 			return nil, fitError(err)
 		}
 		warn.addMixed(r.Warnings)
-		res.keep(f, fr, d, r.Coef, r.Cov)
 		res.Converged = r.Converged
 		res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
 		for k, g := range gs {
 			res.Random = append(res.Random, RandomEffect{Group: g.Name, SD: r.SD[k], Levels: len(g.Levels)})
 		}
+		res.keep(f, fr, d, r.Coef, r.Cov)
 		res.LogLik = r.LogLik
 		res.Singular = r.Singular
 	}
@@ -845,7 +847,6 @@ func (q *Query) modelGLMM(spec ModelSpec, f *formula.Formula, fam stats.Family, 
 		return nil, fitError(err)
 	}
 	warn.addMixed(r.Warnings)
-	res.keep(f, fr, d, r.Coef, r.Cov)
 	res.Converged = r.Converged
 	res.Coefficients = coefs(d.Names, r.Coef, r.SE, r.Z, r.P)
 	if fam == stats.Gaussian {
@@ -865,6 +866,7 @@ func (q *Query) modelGLMM(spec ModelSpec, f *formula.Formula, fam stats.Family, 
 	}
 	res.LogLik, res.AIC, res.BIC, res.Deviance = r.LogLik, r.AIC, r.BIC, r.Deviance
 	res.Singular = r.Singular
+	res.keep(f, fr, d, r.Coef, r.Cov)
 	res.N, res.NObs = fr.Rows, float64(r.N)
 	res.Warnings = warn.items()
 	return res, nil

@@ -39,60 +39,35 @@ type simTerm struct {
 
 // newSimulator prepares the parametric bootstrap of res (a GLMM).
 func newSimulator(res *ModelResult) (*simulator, error) {
-	m := res.fit
-	fam, link := res.familyLink()
-	f := m.formula
-	if f.Cbind != nil {
+	m := res.Fitted
+	if m.Formula.Cbind != nil {
 		return nil, specf("the parametric bootstrap draws one response per row; it does not take a cbind(successes, failures) response")
 	}
-	s := &simulator{res: res, family: fam, link: link, sigma: res.ResidualSD}
-	off, err := formula.Offset(f, m.frame)
-	if err != nil {
-		return nil, err
-	}
-	n := m.frame.Len()
+	s := &simulator{res: res, family: m.Family, link: m.Link, sigma: res.ResidualSD}
+	n := m.Frame.Len()
 	s.eta = make([]float64, n)
 	for i := range n {
-		row := m.design.X.RawRowView(i)
-		for j, b := range m.beta {
+		row := m.Design.X.RawRowView(i)
+		for j, b := range m.Coef {
 			s.eta[i] += row[j] * b
 		}
-		if off != nil {
-			s.eta[i] += off[i]
+		if m.Offset != nil {
+			s.eta[i] += m.Offset[i]
 		}
 	}
-	terms, err := res.randomTerms()
-	if err != nil {
-		return nil, err
+	if len(m.Terms) != len(m.Formula.Random) {
+		return nil, fmt.Errorf("the fit's random terms do not match the formula's %s", randomTerms(m.Formula))
 	}
-	for k, t := range terms {
-		g, err := formula.Group(t.term, m.frame)
+	for k, t := range m.Terms {
+		g, err := formula.Group(m.Formula.Random[k], m.Frame)
 		if err != nil {
 			return nil, err
 		}
-		names := termEffects(res, k)
-		rd, err := formula.RandomDesign(t.term, m.frame, formula.Options{Ref: res.Spec.Refs})
+		z, err := termColumns(m.Formula.Random[k], t, m.Frame, m.Refs)
 		if err != nil {
 			return nil, err
 		}
-		st := simTerm{levels: len(g.Levels), group: g.Index}
-		for _, nm := range names {
-			if nm == "" {
-				nm = "(Intercept)"
-			}
-			j := -1
-			for c, rn := range rd.Names {
-				if rn == nm {
-					j = c
-				}
-			}
-			if j < 0 {
-				return nil, fmt.Errorf("random term %s: no column %s", t.term, nm)
-			}
-			st.z = append(st.z, mat.Col(nil, j, rd.X)[:n])
-		}
-		st.chol = covFactor(t.cov)
-		s.terms = append(s.terms, st)
+		s.terms = append(s.terms, simTerm{levels: len(g.Levels), group: g.Index, z: z, chol: covFactor(t.Cov)})
 	}
 	return s, nil
 }
@@ -138,8 +113,8 @@ func covFactor(cov *mat.SymDense) *mat.TriDense {
 
 // frame returns a copy of the fit's frame with responses drawn by rng.
 func (s *simulator) frame(rng *rand.Rand) *frame.Frame {
-	m := s.res.fit
-	fr := m.frame
+	m := s.res.Fitted
+	fr := m.Frame
 	n := fr.Len()
 	eta := make([]float64, n)
 	copy(eta, s.eta)
@@ -191,7 +166,7 @@ func (s *simulator) frame(rng *rand.Rand) *frame.Frame {
 		}
 	}
 	for _, c := range fr.Cols {
-		if s.family == stats.Binomial || c.Name != m.formula.Response {
+		if s.family == stats.Binomial || c.Name != m.Formula.Response {
 			out.Cols = append(out.Cols, c)
 			continue
 		}
