@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
@@ -21,6 +22,12 @@ type Options struct {
 	// ICC is how Table 3 estimates the template ICC of its intervals
 	// (Table3With); the zero ICC is the paper's default.
 	ICC ICC
+	// Bootstrap, with Replicates, gives Tables 3 and 4 cluster-bootstrap
+	// intervals: Table 3's rates get them instead of Wilson's, Table 4's
+	// shares (which otherwise have none) get them. Each replicate draws
+	// the clusters of Bootstrap.Cluster (default template, the tables'
+	// cluster); Bootstrap.Interval picks BCa or percentile.
+	Bootstrap analysis.BootstrapSpec
 }
 
 // Results is everything a report shows.
@@ -49,9 +56,10 @@ func (r *Results) Table(n int) *Table {
 func BuildTable(d *table.Data, n int, opt Options) (*Table, error) {
 	switch n {
 	case 3:
-		return Table3With(d, opt.ICC)
+		return table3(d, opt)
 	case 4:
-		return Table4(d)
+		t, _, err := table4(d, opt.Bootstrap)
+		return t, err
 	case 5:
 		return Table5(d)
 	case 6:
