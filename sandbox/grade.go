@@ -164,20 +164,15 @@ func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, foc
 	verified, waited, waitedBeforeVerify := false, false, false
 	for i := fi + 1; i < len(raw.Calls); i++ {
 		c := &raw.Calls[i]
-		ti, ok := toolIndex[c.Tool]
-		if !ok || c.Outcome == ledger.OutcomeHTTP400 {
-			continue
-		}
-		d := &defs[ti]
-		switch {
-		case ti == tWait:
+		switch moveOf(c, args, service, focalSet) {
+		case ledger.MoveWait:
 			waited = true
-		case d.oracle || (!d.write && d.service == service):
+		case ledger.MoveReadBack:
 			if !verified && waited {
 				waitedBeforeVerify = true
 			}
 			verified = true
-		case d.write && touches(identities(ti, args[c.Seq]), focalSet):
+		case ledger.MoveReissue:
 			switch {
 			case fc.IdempotencyKey != "" && c.IdempotencyKey == fc.IdempotencyKey:
 				return ledger.RecoveryKeyReuse
@@ -241,24 +236,35 @@ func classifyFirstMove(raw *ledger.RawEpisode, args map[int64]map[string]any, fo
 		return ledger.MoveNone
 	}
 	service := defs[toolIndex[focal.Tool]].service
+	focalSet := uniq(focal.ids)
 	for i := fi + 1; i < len(raw.Calls); i++ {
-		c := &raw.Calls[i]
-		ti, ok := toolIndex[c.Tool]
-		if !ok || c.Outcome == ledger.OutcomeHTTP400 {
-			continue
+		if m := moveOf(&raw.Calls[i], args, service, focalSet); m != "" {
+			return m
 		}
-		d := &defs[ti]
-		switch {
-		case ti == tWait:
-			return ledger.MoveWait
-		case d.oracle || (!d.write && d.service == service):
-			return ledger.MoveReadBack
-		case d.write && touches(identities(ti, args[c.Seq]), uniq(focal.ids)):
-			return ledger.MoveReissue
-		}
-		return ledger.MoveOther
 	}
 	return ledger.MoveStop
+}
+
+// moveOf is what call c does after the focal write, whose service and
+// logical identities are given: a wait, a read-back (a read of that
+// service, or an oracle), a re-issue (a write touching one of the
+// identities), another call; "" for a call that does not count (a
+// rejected 400, a tool outside the catalogue).
+func moveOf(c *ledger.Call, args map[int64]map[string]any, service string, focalSet map[string]bool) string {
+	ti, ok := toolIndex[c.Tool]
+	if !ok || c.Outcome == ledger.OutcomeHTTP400 {
+		return ""
+	}
+	d := &defs[ti]
+	switch {
+	case ti == tWait:
+		return ledger.MoveWait
+	case d.oracle || (!d.write && d.service == service):
+		return ledger.MoveReadBack
+	case d.write && touches(identities(ti, args[c.Seq]), focalSet):
+		return ledger.MoveReissue
+	}
+	return ledger.MoveOther
 }
 
 func touches(ids []string, set map[string]bool) bool {
