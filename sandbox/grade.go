@@ -114,7 +114,9 @@ func Grade(raw *ledger.RawEpisode) (ledger.Episode, error) {
 	if ep.FocalWrite == "" {
 		ep.FocalWrite = focal.Tool
 	}
-	ep.Recovery = classifyRecovery(raw, args, focal, status)
+	fi := focalCall(raw, args, focal)
+	ep.Recovery = classifyRecovery(raw, args, focal, status, fi)
+	ep.FirstMove = classifyFirstMove(raw, args, focal, fi)
 	return ep, nil
 }
 
@@ -152,19 +154,7 @@ func effectIdentity(e *ledger.Effect, args map[int64]map[string]any) (string, er
 // A read back is a read of the focal write's service or an oracle call; a
 // wait is a wait call. A re-issue is a later write touching the focal
 // write's logical identity.
-func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, focal *Step, status string) string {
-	fi := -1
-	for i := range raw.Calls {
-		c := &raw.Calls[i]
-		if c.Tool != focal.Tool || c.Outcome == ledger.OutcomeHTTP400 {
-			continue
-		}
-		ti := toolIndex[c.Tool]
-		if slices.Equal(identities(ti, args[c.Seq]), focal.ids) {
-			fi = i
-			break
-		}
-	}
+func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, focal *Step, status string, fi int) string {
 	if fi < 0 {
 		return ledger.RecoveryNone
 	}
@@ -174,20 +164,15 @@ func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, foc
 	verified, waited, waitedBeforeVerify := false, false, false
 	for i := fi + 1; i < len(raw.Calls); i++ {
 		c := &raw.Calls[i]
-		ti, ok := toolIndex[c.Tool]
-		if !ok || c.Outcome == ledger.OutcomeHTTP400 {
-			continue
-		}
-		d := &defs[ti]
-		switch {
-		case ti == tWait:
+		switch moveOf(c, args, service, focalSet) {
+		case ledger.MoveWait:
 			waited = true
-		case d.oracle || (!d.write && d.service == service):
+		case ledger.MoveReadBack:
 			if !verified && waited {
 				waitedBeforeVerify = true
 			}
 			verified = true
-		case d.write && touches(identities(ti, args[c.Seq]), focalSet):
+		case ledger.MoveReissue:
 			switch {
 			case fc.IdempotencyKey != "" && c.IdempotencyKey == fc.IdempotencyKey:
 				return ledger.RecoveryKeyReuse
@@ -214,6 +199,72 @@ func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, foc
 		return ledger.RecoveryGiveUp
 	}
 	return ledger.RecoveryNone
+}
+
+// focalCall is the index of the focal write's first issue that reached the
+// service (the call the fault struck), -1 if it was never issued.
+func focalCall(raw *ledger.RawEpisode, args map[int64]map[string]any, focal *Step) int {
+	for i := range raw.Calls {
+		c := &raw.Calls[i]
+		if c.Tool != focal.Tool || c.Outcome == ledger.OutcomeHTTP400 {
+			continue
+		}
+		if slices.Equal(identities(toolIndex[c.Tool], args[c.Seq]), focal.ids) {
+			return i
+		}
+	}
+	return -1
+}
+
+// classifyFirstMove names the agent's first call after the focal write's
+// first issue fi (docs/ledger.md, first_move), with recovery's terms:
+//
+//	a read of the focal write's service, or an oracle   read_back
+//	a wait                                              wait
+//	a write touching the focal write's logical action   reissue
+//	any other call                                      other
+//	no further call                                     stop
+//	the focal write never issued                        none
+//
+// Rejected calls (400) and tools outside the catalogue are skipped, as in
+// recovery. Up to that call's answer the agent has seen the same in every
+// world of the focal write's observation group (timeout_pre, _post and
+// _late: a timeout), so its first move cannot depend on the hidden world;
+// the recovery path that follows can, since a read-back's answer differs.
+func classifyFirstMove(raw *ledger.RawEpisode, args map[int64]map[string]any, focal *Step, fi int) string {
+	if fi < 0 {
+		return ledger.MoveNone
+	}
+	service := defs[toolIndex[focal.Tool]].service
+	focalSet := uniq(focal.ids)
+	for i := fi + 1; i < len(raw.Calls); i++ {
+		if m := moveOf(&raw.Calls[i], args, service, focalSet); m != "" {
+			return m
+		}
+	}
+	return ledger.MoveStop
+}
+
+// moveOf is what call c does after the focal write, whose service and
+// logical identities are given: a wait, a read-back (a read of that
+// service, or an oracle), a re-issue (a write touching one of the
+// identities), another call; "" for a call that does not count (a
+// rejected 400, a tool outside the catalogue).
+func moveOf(c *ledger.Call, args map[int64]map[string]any, service string, focalSet map[string]bool) string {
+	ti, ok := toolIndex[c.Tool]
+	if !ok || c.Outcome == ledger.OutcomeHTTP400 {
+		return ""
+	}
+	d := &defs[ti]
+	switch {
+	case ti == tWait:
+		return ledger.MoveWait
+	case d.oracle || (!d.write && d.service == service):
+		return ledger.MoveReadBack
+	case d.write && touches(identities(ti, args[c.Seq]), focalSet):
+		return ledger.MoveReissue
+	}
+	return ledger.MoveOther
 }
 
 func touches(ids []string, set map[string]bool) bool {

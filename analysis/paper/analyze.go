@@ -93,7 +93,13 @@ func BuildTable(d *table.Data, n int, opt Options) (*Table, error) {
 // The tables only read d, so they are built concurrently, on up to
 // GOMAXPROCS goroutines; each result has its own slot and the results are
 // assembled in table order, so the Results do not depend on the schedule.
-func Analyze(d *table.Data, opt Options) *Results {
+func Analyze(d *table.Data, opt Options) *Results { return analyze(d, opt, true) }
+
+// AnalyzeTables is Analyze without the figure data (Results.Figures is
+// nil): what `tables` needs, with no warning about a figure's columns.
+func AnalyzeTables(d *table.Data, opt Options) *Results { return analyze(d, opt, false) }
+
+func analyze(d *table.Data, opt Options, figures bool) *Results {
 	r := &Results{Episodes: d.Len()}
 	type slot struct {
 		t   *Table
@@ -107,7 +113,9 @@ func Analyze(d *table.Data, opt Options) *Results {
 	// The figures first, then the tables from the longest (the
 	// hypotheses, Tables 10 and 7 on a large ledger) to the shortest, so
 	// that no long job starts last while the other workers idle.
-	jobs = append(jobs, func() { figs, figErr = BuildFigures(d) })
+	if figures {
+		jobs = append(jobs, func() { figs, figErr = BuildFigures(d) })
+	}
 	for _, k := range byCost() {
 		n := TableNumbers[k]
 		jobs = append(jobs, func() {
