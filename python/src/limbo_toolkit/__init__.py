@@ -1,6 +1,7 @@
 """LIMBO toolkit for Python: thin over the ``limbo-analyze`` binary.
 
-- :func:`run` runs a command; :func:`find_binary` locates the executable.
+- :func:`run` runs a command; :func:`find_binary` locates the executable
+  (the one a platform wheel carries before PATH).
 - :func:`read_episodes`, :func:`read_calls`, :func:`read_effects` read exports
   into pandas (or polars) with the schema's enumerations as categoricals.
 - :mod:`limbo_toolkit.analyze` returns the engine's analyses as DataFrames.
@@ -8,9 +9,9 @@
   limbo_toolkit/limbo``).
 """
 
-from ._binary import BinaryNotFound, LimboError, find_binary, run
+from ._binary import SCHEMA_VERSION, BinaryNotFound, IncompatibleBinary, LimboError, binary_version, find_binary, run
 from ._io import read_calls, read_effects, read_episodes
 
 __version__ = "0.1.0"
-__all__ = ["BinaryNotFound", "LimboError", "__version__", "find_binary", "read_calls", "read_effects",
-           "read_episodes", "run"]
+__all__ = ["SCHEMA_VERSION", "BinaryNotFound", "IncompatibleBinary", "LimboError", "__version__", "binary_version",
+           "find_binary", "read_calls", "read_effects", "read_episodes", "run"]
