@@ -70,7 +70,8 @@ def _ledger(ledger: Path, tmp: Path) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def blind(plan_file: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
     d = tmp_path_factory.mktemp("blind")
-    return _run(plan_file, d / "ledger", d / "logs", policies.blind_retry), d
+    # raw: the served lines keep their calls (export --to inspect-log's transcript).
+    return _run(plan_file, d / "ledger", d / "logs", policies.blind_retry, raw=True), d
 
 
 def test_blind_resend_duplicates_exactly_where_the_write_committed(blind: tuple[Any, Path]) -> None:
@@ -336,3 +337,27 @@ def test_users_own_solver(plan_file: Path, tmp_path: Path) -> None:
     log = _run(p, tmp_path / "ledger", tmp_path / "logs", policies.verify_first, solver=mine())
     _assert_scored_as_ledger(log, tmp_path / "ledger", tmp_path)
     assert len(seen) == 2 and all("finish" in names and "social_publish" in names for names in seen)
+
+
+def test_export_inspect_log_opens_in_inspect(blind: tuple[Any, Path], tmp_path: Path) -> None:
+    # limbo-analyze export --to inspect-log: the ledger the task wrote,
+    # as an .eval log that Inspect's reader and samples_df open, with the
+    # scores the task gave and the calls as the transcript.
+    log, d = blind
+    out = tmp_path / "ledger.eval"
+    lt.run(["export", "--in", str(d / "ledger"), "--out", str(out), "--to", "inspect-log"])
+    exported = read_eval_log(str(out))
+    assert exported.status == "success" and len(exported.samples) == len(log.samples)
+    by_id = {s.metadata["limbo_episode_id"]: s for s in log.samples}
+    for s in exported.samples:
+        original = by_id[s.metadata["episode_id"]]
+        assert {k: v.value for k, v in s.scores.items()} == {k: v.value for k, v in original.scores.items()}
+        calls = [m for m in s.messages if m.role == "assistant" and m.tool_calls]
+        assert len(calls) == s.metadata["tool_calls"] > 0
+        assert s.metadata["seed"] == original.metadata["seed"]
+    df = samples_df(str(out), quiet=True)
+    assert len(df) == len(log.samples) and int(df["score_duplicated"].astype(int).sum()) == sum(
+        s.scores["duplicated"].value for s in log.samples)
+    again = tmp_path / "again.eval"
+    lt.run(["export", "--in", str(d / "ledger"), "--out", str(again), "--to", "inspect-log"])
+    assert again.read_bytes() == out.read_bytes()
