@@ -243,8 +243,8 @@ func sample(e *Episode, stamp string) sampleJSON {
 	sum := sha256.Sum256([]byte(e.EpisodeID))
 	return sampleJSON{
 		ID: id, Epoch: epoch, Input: input, Target: "", Messages: msgs,
-		Output:   map[string]any{"model": "limbo/" + e.Model, "choices": []any{}, "completion": last},
-		Scores:   scores, Metadata: meta, Store: map[string]any{}, Events: []any{}, ModelUsage: map[string]any{},
+		Output: map[string]any{"model": "limbo/" + e.Model, "choices": []any{}, "completion": last},
+		Scores: scores, Metadata: meta, Store: map[string]any{}, Events: []any{}, ModelUsage: map[string]any{},
 		StartedAt: stamp, CompletedAt: stamp, TotalTime: e.AgentTimeS, UUID: hex.EncodeToString(sum[:11]),
 	}
 }
