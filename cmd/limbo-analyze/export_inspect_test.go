@@ -47,3 +47,28 @@ func TestExportInspectLog(t *testing.T) {
 		t.Error("a refused export left a file")
 	}
 }
+
+// export --to hf-dataset writes a dataset folder (the Parquet table and a
+// card naming every column) and refuses a folder that holds anything.
+func TestExportHFDataset(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "hf")
+	if code, _, stderr := runCmd(t, "export", "--in", samplePath, "--out", dir, "--to", "hf-dataset"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	card, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"config_name: episodes\n  data_files: data/episodes.parquet", "| `fault_mode` | categorical: ", "  - name: eos\n    dtype: bool"} {
+		if !strings.Contains(string(card), want) {
+			t.Errorf("card lacks %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", "episodes.parquet")); err != nil {
+		t.Error(err)
+	}
+	code, _, stderr := runCmd(t, "export", "--in", samplePath, "--out", dir, "--to", "hf-dataset")
+	if code != exitUsage || !strings.Contains(stderr, "not empty") {
+		t.Errorf("into a folder that holds files: exit %d, %q; want a usage error", code, stderr)
+	}
+}
