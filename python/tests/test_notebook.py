@@ -19,19 +19,14 @@ def test_notebook_committed_without_outputs() -> None:
             assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
 
 
-@pytest.mark.parametrize("own_export", [True, False], ids=["LIMBO_EXPORT", "temporary"])
-def test_notebook_executes(simulated: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                           own_export: bool) -> None:
+def test_notebook_executes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # Without LIMBO_EXPORT the notebook simulates into a temporary
     # directory, which it removes: the kernel's TMPDIR is ours to inspect.
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     monkeypatch.setenv("TMPDIR", str(tmp))
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend shows figures
-    if own_export:
-        monkeypatch.setenv("LIMBO_EXPORT", str(simulated["parquet"]))
-    else:
-        monkeypatch.delenv("LIMBO_EXPORT", raising=False)
+    monkeypatch.delenv("LIMBO_EXPORT", raising=False)
     nb = nbformat.read(NOTEBOOK, as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]

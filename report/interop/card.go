@@ -102,7 +102,7 @@ func WriteCard(w io.Writer, o CardOptions) error {
 	}
 	b.WriteString("---\n\n# " + o.Title + "\n\n")
 	fmt.Fprintf(&b, "%d episodes of tool-using agents under injected faults, graded for duplicate side effects, "+
-		"exported by `limbo-analyze export --to hf-dataset` (toolkit %s, ledger schema %s) from `%s`. "+
+		"exported by limbo-analyze (toolkit %s, ledger schema %s) from `%s`. "+
 		"The Parquet files keep the categoricals dictionary-encoded (pandas `category`, polars `Categorical`); "+
 		"`datasets` reads them as strings. Load it with `datasets.load_dataset(FOLDER)` (the episodes; "+
 		"`load_dataset(FOLDER, \"calls\")` for the calls) or `pandas.read_parquet(FOLDER + \"/%s\")`.\n\n",

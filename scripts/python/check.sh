@@ -2,7 +2,8 @@
 # The Python package's checks:
 #
 # 1. the linux/amd64 wheel and the sdist, built twice by
-#    scripts/release/wheels.sh: the two builds must be byte-identical;
+#    scripts/release/wheels.sh: the two builds must be byte-identical, and
+#    a wheel built from the sdist (with Go) must carry the same binary;
 # 2. the wheel installed with `pip install --no-index` (its dependencies
 #    from a local wheelhouse) into a fresh virtual environment, run on a
 #    PATH without Go: `limbo-analyze version`, then a first Inspect eval of
@@ -83,6 +84,14 @@ if [ "$size" -ge $((25 * 1024 * 1024)) ]; then
 	echo "python: the wheel is $size bytes, over 25 MB" >&2
 	exit 1
 fi
+
+echo "== python: a wheel built from the sdist with Go carries the same binary"
+"$venv/bin/pip" wheel -q --no-deps -w "$tmp/from-sdist" "$tmp"/dist/limbo_toolkit-*.tar.gz
+"$venv/bin/python" - "$wheel" "$tmp"/from-sdist/limbo_toolkit-*.whl <<'EOF'
+import sys, zipfile
+a, b = (zipfile.ZipFile(p).read("limbo_toolkit/_bin/limbo-analyze") for p in sys.argv[1:3])
+sys.exit(0 if a == b else "python: the sdist's build of limbo-analyze differs from the release wheel's")
+EOF
 
 echo "== python: the wheel in a fresh venv, no Go on PATH: version, a first inspect eval of 20 episodes"
 nogo=/usr/local/bin:/usr/bin:/bin
