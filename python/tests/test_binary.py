@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 import limbo_toolkit as lt
+from limbo_toolkit import _binary
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -15,12 +16,19 @@ def test_find_binary_order(binary: str, monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert lt.find_binary(binary) == os.path.realpath(binary)  # explicit path wins
     monkeypatch.delenv("LIMBO_ANALYZE")
     monkeypatch.setenv("PATH", str(Path(binary).parent))
+    bundled = _binary.bundled()
+    if bundled is not None:  # installed from a platform wheel: its binary before PATH
+        assert lt.find_binary() == bundled
+    elif os.environ.get("CI") == "true":
+        pytest.fail("CI installs the platform wheel: its bundled binary should be found")
+    monkeypatch.setattr(_binary, "bundled", lambda: None)
     assert lt.find_binary() == os.path.realpath(binary)  # PATH
 
 
 def test_missing_binary_says_how_to_build(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("LIMBO_ANALYZE")
     monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(_binary, "bundled", lambda: None)  # a pure wheel, or a checkout
     with pytest.raises(lt.BinaryNotFound, match=r"go install \./cmd/limbo-analyze"):
         lt.find_binary()
     monkeypatch.setenv("LIMBO_ANALYZE", str(tmp_path / "nope"))
