@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -90,9 +91,19 @@ func (w Warning) Renamed(names map[string]string) Warning {
 // String returns the message.
 func (w Warning) String() string { return w.Msg }
 
-// MarshalText returns the message, so that JSON carries a warning as the
-// string it reads as.
+// MarshalText returns the message, the warning as it reads.
 func (w Warning) MarshalText() ([]byte, error) { return []byte(w.Msg), nil }
+
+// MarshalJSON encodes the warning as {"code": "few-clusters", "message":
+// "…"}, so that a program reading a result's JSON (the Python package
+// turns each code into a warning category) acts on the code, never on the
+// text.
+func (w Warning) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}{w.Code.String(), w.Msg})
+}
 
 // warnings collects the warnings a result carries.
 type warnings struct{ list []Warning }

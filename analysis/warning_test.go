@@ -7,8 +7,9 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
-// TestWarningText checks that a warning reads, prints and encodes in JSON
-// as its message alone, so that results carry the strings they did.
+// TestWarningText checks that a warning reads and prints as its message
+// alone, and encodes in JSON as its code and message (issue 36: programs
+// reading a result act on the code, never on the text).
 func TestWarningText(t *testing.T) {
 	for _, msg := range []string{"only 5 clusters", `a <b> & "c"`, "pseudo-R² ≥ 0", ""} {
 		w := Warning{Code: WarnFewClusters, Field: "Cov", Msg: msg}
@@ -19,7 +20,8 @@ func TestWarningText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := json.Marshal([]string{msg})
+		m, _ := json.Marshal(msg)
+		want := `[{"code":"few-clusters","message":` + string(m) + `}]`
 		if string(got) != string(want) {
 			t.Errorf("JSON %s, want %s", got, want)
 		}

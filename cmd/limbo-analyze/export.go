@@ -2,16 +2,21 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/outfile"
+	"github.com/limbo-toolkit/limbo/report/interop"
 )
 
 func newExportCmd(e *env) *cobra.Command {
-	var in, out string
+	var in, out, to string
 	o := ledger.ExportOptions{Read: ledger.ReadOptions{Grader: grader()}, ToolkitVersion: version}
 	cmd := &cobra.Command{
 		Use:   "export --in FILE --out FILE",
@@ -30,6 +35,21 @@ valid: outputs appear atomically when the export succeeds. --in may also be a
 directory (such as a partitioned export) or a quoted glob of ledger files,
 read as one ledger.
 
+--to inspect-log writes the ledger as an Inspect AI evaluation log (OUT.eval)
+that inspect view and inspect_ai.analysis.samples_df open: one sample per
+episode (an id ending in /epoch-N is that sample's epoch N), its scores the
+graded outcomes (eos, task_success, no_duplicate, duplicated, overclaim, as
+the Inspect task scores them), its metadata the graded row, its transcript
+the calls (from a raw JSONL ledger, or X.calls.parquet beside an export).
+The same ledger gives the same bytes.
+
+--to hf-dataset writes a Hugging Face dataset folder OUT (new or empty):
+data/episodes.parquet (and the calls and effects tables beside it, from a
+raw ledger) as export writes Parquet, categoricals dictionary-encoded, and a
+README.md dataset card generated from the schema, whose YAML declares every
+column's type and each categorical as a class label named by its levels, so
+that datasets.load_dataset(OUT) reads them as such.
+
 --partition-by writes a Hive-style dataset OUT/col=value/…/part-K.parquet
 that DuckDB, polars, Spark and every limbo-analyze command (--in OUT) read as
 one table, and the calls and effects of raw lines to OUT.calls and
@@ -42,13 +62,42 @@ Examples:
   limbo-analyze export --in testdata/ledger/sample.csv --out /tmp/sample.parquet
   limbo-analyze export --in /tmp/sample.parquet --out /tmp/sample.jsonl
   limbo-analyze export --in testdata/ledger/sample.csv --out /tmp/sample.data --format csv
-  limbo-analyze export --in testdata/ledger/sample.csv --out /tmp/sample-ds --partition-by experiment,model`,
+  limbo-analyze export --in testdata/ledger/sample.csv --out /tmp/sample-ds --partition-by experiment,model
+  limbo-analyze export --in testdata/ledger/sample.csv --out /tmp/sample.eval --to inspect-log
+  limbo-analyze export --in testdata/ledger/sample.csv --out /tmp/sample-hf --to hf-dataset`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usagef("export: unexpected argument %q; name files with --in and --out", args[0])
 			}
 			if in == "" || out == "" {
 				return usagef("export: --in and --out are required")
+			}
+			switch to {
+			case "ledger":
+			case "inspect-log":
+				if !strings.HasSuffix(out, ".eval") {
+					return usagef("export: --to inspect-log writes an Inspect log: name --out X.eval, not %q", out)
+				}
+				if o.Format != "" || len(o.PartitionBy) > 0 {
+					return usagef("export: --to inspect-log takes neither --format nor --partition-by")
+				}
+				if err := checkOutputs("export", []string{out}, ledger.Files(in)); err != nil {
+					return err
+				}
+				return runExportInspect(e, in, out, o.Read)
+			case "hf-dataset":
+				if o.Format != "" || len(o.PartitionBy) > 0 {
+					return usagef("export: --to hf-dataset takes neither --format nor --partition-by")
+				}
+				if ents, err := os.ReadDir(out); err == nil && len(ents) > 0 {
+					return usagef("export: --to hf-dataset: %s exists and is not empty; name a new folder", out)
+				}
+				if err := checkOutputs("export", []string{out}, ledger.Files(in)); err != nil {
+					return err
+				}
+				return runExportHF(e, in, out, o)
+			default:
+				return usagef("export: --to %q: want ledger, inspect-log or hf-dataset", to)
 			}
 			switch o.Format {
 			case "", "jsonl", "csv", "parquet":
@@ -74,6 +123,7 @@ Examples:
 	}
 	cmd.Flags().StringVar(&in, "in", "", "ledger to read (.jsonl, .ndjson, .csv or .parquet)")
 	cmd.Flags().StringVar(&out, "out", "", "ledger to write (format from the extension unless --format)")
+	cmd.Flags().StringVar(&to, "to", "ledger", "what to write: ledger (JSONL, CSV or Parquet), inspect-log (an Inspect .eval log) or hf-dataset (a Hugging Face dataset folder)")
 	cmd.Flags().StringVar(&o.Format, "format", "", "output format: jsonl, csv or parquet (default: by extension)")
 	cmd.Flags().BoolVar(&o.Read.Strict, "strict", false, "treat plausibility warnings and extra columns as errors")
 	cmd.Flags().StringSliceVar(&o.PartitionBy, "partition-by", nil, "write a Hive-style dataset OUT/col=value/…/part-0.parquet partitioned by these columns, e.g. experiment,model")
@@ -82,6 +132,69 @@ Examples:
 	cmd.MarkFlagFilename("in", "jsonl", "ndjson", "csv", "parquet")
 	cmd.MarkFlagFilename("out", "jsonl", "ndjson", "csv", "parquet")
 	return cmd
+}
+
+// runExportInspect writes the ledger at in as an Inspect log at out.
+func runExportInspect(e *env, in, out string, opt ledger.ReadOptions) error {
+	wl := ledger.NewWarnLimiter(e.stderr)
+	defer wl.Flush()
+	opt.Warn = wl.Warn
+	eps, err := interop.Read(in, opt)
+	if err != nil {
+		return err
+	}
+	f, err := outfile.Create(out)
+	if err != nil {
+		return err
+	}
+	if err := interop.WriteInspectLog(f, eps, interop.InspectOptions{Source: in, ToolkitVersion: version}); err != nil {
+		f.Abort()
+		return fmt.Errorf("%s: %w", out, err)
+	}
+	return f.Close()
+}
+
+// runExportHF writes the ledger at in as a Hugging Face dataset folder
+// out, built in a staging directory and put in place whole.
+func runExportHF(e *env, in, out string, o ledger.ExportOptions) error {
+	wl := ledger.NewWarnLimiter(e.stderr)
+	defer wl.Flush()
+	o.Read.Warn = wl.Warn
+	d, err := outfile.CreateDir(out)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error { d.Abort(); return err }
+	eps := filepath.Join(d.Path(), filepath.FromSlash(interop.EpisodesFile))
+	st, err := ledger.Export(in, eps, o)
+	if err != nil {
+		return fail(err)
+	}
+	var rows []ledger.Episode
+	extra := map[string]bool{}
+	if err := ledger.ReadEpisodes(eps, ledger.ReadOptions{}, func(ep *ledger.Episode) error {
+		for k := range ep.Extra {
+			extra[k] = true
+		}
+		rows = append(rows, *ep)
+		return nil
+	}); err != nil {
+		return fail(err)
+	}
+	card := interop.CardOptions{Source: in, ToolkitVersion: version, Episodes: len(rows), Levels: interop.Levels(rows),
+		Extra: slices.Sorted(maps.Keys(extra)), Calls: st.Nested, Effects: st.Nested}
+	f, err := os.Create(filepath.Join(d.Path(), "README.md"))
+	if err != nil {
+		return fail(err)
+	}
+	if err := interop.WriteCard(f, card); err != nil {
+		f.Close()
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(err)
+	}
+	return d.Commit()
 }
 
 func runExport(e *env, in, out string, o ledger.ExportOptions) error {

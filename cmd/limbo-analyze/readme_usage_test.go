@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"math"
 	"os"
 	"os/exec"
@@ -179,7 +181,61 @@ func checkReadmeTable3(t *testing.T, dir string) {
 		if want := m[2:6]; !slices.Equal(got, want) {
 			t.Errorf("README: rates %s: %s: n_eff, rate, lo, hi = %v; the README says %v", m[1], m[6], got, want)
 		}
+		// "agree exactly": Table 3 with one ICC per column prints the same
+		// cell; its default (pooled) prints the figures the README quotes.
+		for _, icc := range []struct{ flag, quoted string }{{"per-column", strings.Join(m[2:6], " ")}, {"pooled", pooledCell(t, string(b))}} {
+			if got := table3Cell(t, dir, icc.flag, m[6]); got != icc.quoted {
+				t.Errorf("README: tables --table 3 --icc %s: %s redelivery: n_eff, rate, lo, hi = %s; the README says %s", icc.flag, m[6], got, icc.quoted)
+			}
+		}
 		return
 	}
 	t.Errorf("README: rates %s: no row for %s:\n%s", m[1], m[6], out)
+}
+
+// readmePooled is the README's figures for the same cell under Table 3's
+// default ICC.
+var readmePooled = regexp.MustCompile(`prints the same cell as ([0-9]+) \[([0-9]+),([0-9]+)\] \(n_eff ([0-9.]+)\)`)
+
+// pooledCell returns the README's pooled figures as "n_eff rate lo hi".
+func pooledCell(t *testing.T, readme string) string {
+	t.Helper()
+	m := readmePooled.FindStringSubmatch(strings.Join(strings.Fields(readme), " "))
+	if m == nil {
+		t.Fatal("README.md: the figures of Table 3's pooled ICC are gone or reworded: update the test")
+	}
+	return strings.Join([]string{m[4], m[1], m[2], m[3]}, " ")
+}
+
+// table3Cell returns Table 3's redelivery cell of model as "n_eff rate lo
+// hi", rounded as the README quotes them, from tables --format csv.
+func table3Cell(t *testing.T, dir, icc, model string) string {
+	t.Helper()
+	c := exec.Command("./limbo-analyze", "tables", "--in", "out/run.parquet", "--table", "3", "--icc", icc, "--format", "csv")
+	c.Dir = dir
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("tables --icc %s: %v", icc, err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("tables --icc %s --format csv: %v", icc, err)
+	}
+	head := rows[0]
+	for _, f := range rows[1:] {
+		if f[slices.Index(head, "row")] != model || f[slices.Index(head, "column")] != "dup_redelivery" {
+			continue
+		}
+		num := func(name string) float64 {
+			v, err := strconv.ParseFloat(f[slices.Index(head, name)], 64)
+			if err != nil {
+				t.Fatalf("tables CSV %s: %v", name, err)
+			}
+			return v
+		}
+		return strings.Join([]string{strconv.FormatFloat(num("n_eff"), 'f', 1, 64), strconv.Itoa(int(math.Round(num("value")))),
+			strconv.Itoa(int(math.Round(num("lo")))), strconv.Itoa(int(math.Round(num("hi"))))}, " ")
+	}
+	t.Fatalf("tables --icc %s: no redelivery cell for %s", icc, model)
+	return ""
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -193,15 +194,37 @@ func progressBar(e *env, n int, what string) *progressbar.ProgressBar {
 }
 
 func newVersionCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var format string
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the toolkit and ledger schema versions",
-		Args:  cobra.NoArgs,
+		Long: `version prints the toolkit version, the ledger schema version it reads and
+writes, and the Go release it was built with. --format json prints them as
+{"version", "schema_version", "go"}: the Python package reads it to refuse a
+binary of another schema version.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintf(e.stdout, "limbo-analyze %s (ledger schema %s, %s)\n", version, ledger.SchemaVersion, runtime.Version())
-			return err
+			switch format {
+			case "text":
+				_, err := fmt.Fprintf(e.stdout, "limbo-analyze %s (ledger schema %s, %s)\n", version, ledger.SchemaVersion, runtime.Version())
+				return err
+			case "json":
+				b, err := json.Marshal(struct {
+					Version       string `json:"version"`
+					SchemaVersion string `json:"schema_version"`
+					Go            string `json:"go"`
+				}{version, ledger.SchemaVersion, runtime.Version()})
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(e.stdout, "%s\n", b)
+				return err
+			}
+			return usagef("version: --format %q: want text or json", format)
 		},
 	}
+	cmd.Flags().StringVar(&format, "format", "text", "text or json")
+	return cmd
 }
 
 // checkOutputs refuses, before any work is done, an output that is one of

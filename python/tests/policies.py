@@ -161,8 +161,10 @@ def outputs(policy: Callable[[list[Call]], Generator[Call, dict[str, Any], None]
     return generate
 
 
-def mock_model(policy: Callable[[list[Call]], Generator[Call, dict[str, Any], None]]) -> Any:
-    return get_model("mockllm/model", custom_outputs=outputs(policy))
+def mock_model(policy: Any) -> Any:
+    """mockllm/model playing a policy (or a ready generate function: flaky)."""
+    gen = policy if getattr(policy, "__name__", "") == "generate" else outputs(policy)
+    return get_model("mockllm/model", custom_outputs=gen)
 
 
 def no_finish(steps: list[Call]) -> Generator[Call, dict[str, Any], None]:
@@ -170,3 +172,25 @@ def no_finish(steps: list[Call]) -> Generator[Call, dict[str, Any], None]:
     ends when the client disconnects (stdin EOF)."""
     for tool, args in steps:
         yield (tool, args)
+
+
+def silent(steps: list[Call]) -> Generator[Call, dict[str, Any], None]:
+    """Answer in text and call no tool."""
+    return
+    yield  # a generator that yields nothing
+
+
+def flaky(policy: Callable[[list[Call]], Generator[Call, dict[str, Any], None]]) -> Callable[..., ModelOutput]:
+    """The policy's model, which fails once per sample on its second turn
+    (after one tool call): an error Inspect's --retry-on-error retries."""
+    failed: set[str] = set()
+    inner = outputs(policy)
+
+    def generate(input: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
+        user = next(m for m in input if isinstance(m, ChatMessageUser)).text
+        if any(isinstance(m, ChatMessageTool) for m in input) and user not in failed:
+            failed.add(user)
+            raise RuntimeError("scripted provider failure")
+        return inner(input, tools, tool_choice, config)
+
+    return generate

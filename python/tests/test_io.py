@@ -102,10 +102,57 @@ def test_partitioned_dataset(simulated: dict[str, Path]) -> None:
 
 
 def test_glob(simulated: dict[str, Path]) -> None:
-    df = lt.read_episodes(str(simulated["dataset"] / "experiment=E1" / "**" / "*.parquet"))
+    pattern = str(simulated["dataset"] / "experiment=E1" / "**" / "*.parquet")
+    df = lt.read_episodes(pattern, glob=True)
     assert len(df) > 0 and set(df["experiment"].astype(str)) == {"E1"}
-    with pytest.raises(FileNotFoundError):
-        lt.read_episodes(str(simulated["dataset"] / "nothing*.parquet"))
+    with pytest.raises(FileNotFoundError, match="matches no file"):
+        lt.read_episodes(str(simulated["dataset"] / "nothing*.parquet"), glob=True)
+    # Without glob=True a pattern is a name, and the message says how to expand it.
+    with pytest.raises(FileNotFoundError, match=r"no such file.*glob=True"):
+        lt.read_episodes(pattern)
+
+
+def test_literal_names_are_read_literally(simulated: dict[str, Path], tmp_path: Path) -> None:
+    # Issue 37, item 3: "runs[1].parquet" is a name, not the class [1]
+    # that matches runs1.parquet; "res [v2]/x.parquet" exists and is read.
+    src = simulated["parquet"]
+    part = next(f for f in sorted(simulated["dataset"].rglob("*.parquet")))
+    (tmp_path / "runs1.parquet").write_bytes(part.read_bytes())  # what a glob would read instead
+    named = tmp_path / "runs[1].parquet"
+    named.write_bytes(src.read_bytes())
+    df = lt.read_episodes(named)
+    assert len(df) == N_EPISODES
+    sub = tmp_path / "res [v2]"
+    sub.mkdir()
+    for name in ("x.parquet", "x.calls.parquet"):
+        (sub / name).write_bytes(src.with_name(name.replace("x", "run", 1)).read_bytes())
+    assert len(lt.read_episodes(sub / "x.parquet")) == N_EPISODES
+    assert len(lt.read_calls(str(sub / "x.parquet"))) == int(df["tool_calls"].sum())
+
+
+def test_jsonl_ledger_directory(simulated: dict[str, Path], tmp_path: Path) -> None:
+    # The Inspect task writes a directory of raw JSONL files, one per
+    # sample: read_* grade it through the binary, calls and effects too.
+    d = tmp_path / "ledger"
+    d.mkdir()
+    lines = simulated["jsonl"].read_text().splitlines()[:40]
+    (d / "a.jsonl").write_text("\n".join(lines[:25]) + "\n")
+    (d / "b.jsonl").write_text("\n".join(lines[25:]) + "\n")
+    df = lt.read_episodes(d)
+    assert len(df) == 40 and str(df["fault_mode"].dtype) == "category"
+    assert sorted(df["episode_id"]) == sorted(json.loads(x)["episode_id"] for x in lines)
+    p = lt.read_episodes(d / "a.jsonl", polars=True)
+    assert p.height == 25 and p.schema["fault_mode"] == pl.Categorical
+
+
+def test_raw_jsonl_calls(simulated: dict[str, Path], tmp_path: Path) -> None:
+    raw = tmp_path / "raw.jsonl"
+    lt.run(["simulate", "--shard", "1/512", "--out", str(raw)])
+    eps = lt.read_episodes(raw)
+    calls = lt.read_calls(raw)
+    effects = lt.read_effects(raw)
+    assert len(calls) == int(eps["tool_calls"].sum()) > 0
+    assert set(effects["episode_id"].astype(str)) <= set(eps["episode_id"])
 
 
 def test_read_time_reported(simulated: dict[str, Path]) -> None:

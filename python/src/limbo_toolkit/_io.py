@@ -1,41 +1,15 @@
-"""Reading ledger exports into pandas or polars."""
+"""Reading ledgers into pandas or polars."""
 
 from __future__ import annotations
 
 import glob as _glob
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 _TABLE_SUFFIX = {"episodes": "", "calls": ".calls", "effects": ".effects"}
-
-
-def _files(path: str | os.PathLike[str], table: str) -> list[str]:
-    """The Parquet files of ``table`` under path: a file, a directory (a
-    ``--partition-by`` dataset, whose calls and effects live in OUT.calls
-    and OUT.effects beside it) or a glob."""
-    s = os.fspath(path)
-    suffix = _TABLE_SUFFIX[table]
-    if any(c in s for c in "*?["):
-        files = sorted(_glob.glob(s, recursive=True))
-        if table != "episodes":
-            files = [_sibling(f, suffix) for f in files if not _is_side(f)]
-        else:
-            files = [f for f in files if not _is_side(f)]
-        if not files:
-            raise FileNotFoundError(f"{s}: the glob matches no Parquet file")
-        return files
-    p = Path(s)
-    if p.is_dir():
-        root = p if table == "episodes" else p.with_name(p.name + suffix)
-        if not root.is_dir():
-            raise FileNotFoundError(f"{root}: no {table} dataset beside {p}")
-        return [str(root)]
-    if table != "episodes":
-        p = Path(_sibling(str(p), suffix))
-    if not p.exists():
-        raise FileNotFoundError(f"{p}: no such file")
-    return [str(p)]
+_TEXT_LEDGER = (".jsonl", ".ndjson", ".csv")
 
 
 def _is_side(f: str) -> bool:
@@ -48,12 +22,66 @@ def _sibling(f: str, suffix: str) -> str:
     return f + suffix
 
 
-def _read(path: str | os.PathLike[str], table: str, polars: bool, columns: list[str] | None) -> Any:
+def _holds_parquet(d: Path) -> bool:
+    return any(not n.startswith((".", "_")) for _, _, names in os.walk(d) for n in names if n.endswith(".parquet"))
+
+
+def _sources(path: str | os.PathLike[str], glob: bool) -> list[str]:
+    """The ledgers path names: itself, taken literally (a name holding
+    ``[`` or ``*`` is a name), or with ``glob=True`` the files the pattern
+    matches (``**`` crosses directories)."""
+    s = os.fspath(path)
+    if not glob:
+        if not os.path.exists(s):
+            hint = " (pass glob=True to read the files a pattern matches)" if any(c in s for c in "*?[") else ""
+            raise FileNotFoundError(f"{s}: no such file or directory{hint}")
+        return [s]
+    found = [f for f in sorted(_glob.glob(s, recursive=True)) if not _is_side(f)]
+    if not found:
+        raise FileNotFoundError(f"{s}: the pattern matches no file")
+    return found
+
+
+def _graded(src: str, tmp: str, n: int) -> str:
+    """A JSONL or CSV ledger, or a directory of them (the ledger the Inspect
+    task writes), exported to Parquet by the binary, which grades raw lines
+    and validates every row as every command does; the path of the export."""
+    from ._binary import run
+
+    out = os.path.join(tmp, f"ledger-{n}.parquet")
+    run(["export", "--in", src, "--out", out])
+    return out
+
+
+def _parquet(src: str, table: str) -> str:
+    """The Parquet file or dataset of ``table`` for the episodes export src."""
+    suffix = _TABLE_SUFFIX[table]
+    if table == "episodes":
+        return src
+    p = Path(src)
+    side = p.with_name(p.name + suffix) if p.is_dir() else Path(_sibling(src, suffix))
+    if not side.exists():
+        raise FileNotFoundError(f"{side}: no {table} table beside {src}")
+    return str(side)
+
+
+def _read(path: str | os.PathLike[str], table: str, polars: bool, columns: list[str] | None, glob: bool) -> Any:
+    srcs = _sources(path, glob)
+    with tempfile.TemporaryDirectory(prefix="limbo-read-") as tmp:
+        files = []
+        for i, s in enumerate(srcs):
+            text = os.path.isfile(s) and s.lower().endswith(_TEXT_LEDGER)
+            if text or (os.path.isdir(s) and not _holds_parquet(Path(s))):
+                s = _graded(s, tmp, i)
+            files.append(_parquet(s, table))
+        return _load(files, polars, columns)
+
+
+def _load(files: list[str], polars: bool, columns: list[str] | None) -> Any:
     # A partitioned dataset's files keep every column, the partition
     # columns included (docs/ledger.md), so directories are read without
     # Hive partition inference: it would type an integer partition column
     # as a dictionary of int32 and clash with the INT64 in the files.
-    files = _files(path, table)
     if polars:
         import polars as pl
 
@@ -73,20 +101,30 @@ def _read(path: str | os.PathLike[str], table: str, polars: bool, columns: list[
     return t.to_pandas()
 
 
-def read_episodes(path: str | os.PathLike[str], *, polars: bool = False, columns: list[str] | None = None) -> Any:
-    """The episode table of an export: a ``.parquet`` file, a ``--partition-by``
-    directory, or a glob of files. Enumerations come back as categoricals
-    (pandas ``category``, polars ``Categorical``); booleans, integers and
-    floats as in docs/ledger.md. ``polars=True`` returns a polars DataFrame."""
-    return _read(path, "episodes", polars, columns)
+def read_episodes(path: str | os.PathLike[str], *, polars: bool = False, columns: list[str] | None = None,
+                  glob: bool = False) -> Any:
+    """The episode table of a ledger: a ``.parquet`` export, a
+    ``--partition-by`` dataset, a JSONL or CSV ledger, or a directory of
+    them such as the one the Inspect task writes (raw lines are graded by
+    ``limbo-analyze export``). The path is taken literally; ``glob=True``
+    reads every file a pattern matches (``**`` crosses directories).
+    Enumerations come back as categoricals (pandas ``category``, polars
+    ``Categorical``); booleans, integers and floats as in docs/ledger.md.
+    ``polars=True`` returns a polars DataFrame."""
+    return _read(path, "episodes", polars, columns, glob)
 
 
-def read_calls(path: str | os.PathLike[str], *, polars: bool = False, columns: list[str] | None = None) -> Any:
-    """The calls table beside an export (``X.calls.parquet`` for ``X.parquet``,
-    ``OUT.calls/`` for a dataset ``OUT``); ``path`` names the episodes export."""
-    return _read(path, "calls", polars, columns)
+def read_calls(path: str | os.PathLike[str], *, polars: bool = False, columns: list[str] | None = None,
+               glob: bool = False) -> Any:
+    """The calls table of a ledger (``X.calls.parquet`` beside an export
+    ``X.parquet``, ``OUT.calls/`` beside a dataset ``OUT``, or the calls
+    of a raw JSONL ledger); ``path`` names the ledger as for
+    :func:`read_episodes`."""
+    return _read(path, "calls", polars, columns, glob)
 
 
-def read_effects(path: str | os.PathLike[str], *, polars: bool = False, columns: list[str] | None = None) -> Any:
-    """The effects table beside an export (``X.effects.parquet``, ``OUT.effects/``)."""
-    return _read(path, "effects", polars, columns)
+def read_effects(path: str | os.PathLike[str], *, polars: bool = False, columns: list[str] | None = None,
+                 glob: bool = False) -> Any:
+    """The effects table of a ledger (``X.effects.parquet``, ``OUT.effects/``,
+    or the effects of a raw JSONL ledger), as :func:`read_calls`."""
+    return _read(path, "effects", polars, columns, glob)
