@@ -20,6 +20,8 @@ import (
 
 	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/mcp/finish"
+	"github.com/limbo-toolkit/limbo/mcp/stdioguard"
 )
 
 // Options configure a Server.
@@ -382,11 +384,7 @@ func (s *Server) newEpisodeServer(shape string, r *run) *episodeServer {
 				return toolResult(resp, endedMsg, err)
 			})
 	}
-	finish := &sdk.Tool{Name: "finish", Description: finishDescription, InputSchema: finishSchemaJSON}
-	if r.ep.Annotations {
-		finish.Annotations = finishAnnotations()
-	}
-	srv.AddTool(finish,
+	srv.AddTool(finish.Tool(r.ep.Annotations),
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			cur := es.current(req.Session)
 			if cur == nil {
@@ -400,11 +398,7 @@ func (s *Server) newEpisodeServer(shape string, r *run) *episodeServer {
 				return textResult(complaint, true), nil
 			}
 			// Structured as the sandbox tools' results are.
-			text, _ := json.Marshal(map[string]any{"outcome": ledger.OutcomeOK, "message": msg})
-			return &sdk.CallToolResult{
-				Content:           []sdk.Content{&sdk.TextContent{Text: string(text)}},
-				StructuredContent: json.RawMessage(text),
-			}, nil
+			return finish.Result(msg), nil
 		})
 	srv.AddPrompt(&sdk.Prompt{Name: "task", Description: "The task to carry out with this server's tools."},
 		func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
@@ -529,12 +523,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteC
 		return idx, err
 	}
 	es := s.episodeServerFor(r)
-	inf := newInFlight()
-	lw := &lockedWriter{w: out, inFlight: inf}
-	guard := newLineGuard(in, lw, s.opts.MaxMessageBytes)
-	guard.inFlight = inf
-	t := &sdk.IOTransport{Reader: guard, Writer: lw, MaxLineLength: s.opts.MaxMessageBytes + 2}
-	runErr := es.srv.Run(ctx, t)
+	runErr := es.srv.Run(ctx, stdioguard.Transport(in, out, s.opts.MaxMessageBytes))
 	r.disconnect()
 	if err := s.Err(); err != nil {
 		return idx, err
