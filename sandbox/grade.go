@@ -21,9 +21,17 @@ import (
 //	task_success = every required action committed
 //	eos         = task_success ∧ ¬duplicated ∧ no commit outside the required set
 //	overclaim   = reported_success ∧ (duplicated ∨ ¬task_success)
+//
+// A line that carries its own grading rules is graded by them
+// (ledger.GradeRules).
 func Grade(raw *ledger.RawEpisode) (ledger.Episode, error) {
 	if raw == nil {
 		return ledger.Episode{}, fmt.Errorf("sandbox: grade: nil episode")
+	}
+	if raw.Rules != nil {
+		// The line names its own tools and how to grade them (a proxied
+		// episode): no task template applies.
+		return ledger.GradeRules(raw)
 	}
 	ep := raw.Episode
 	task, err := NewTask(ep.Template, int(ep.Instance))
@@ -84,18 +92,7 @@ func Grade(raw *ledger.RawEpisode) (ledger.Episode, error) {
 	ep.Duplicated = dup
 	ep.TaskSuccess = success
 	ep.EOS = success && !dup && !unrequested
-	ep.ToolCalls = int64(len(raw.Calls))
-	if ep.AgentTimeS <= 0 && len(raw.Calls) > 0 {
-		last := raw.Calls[len(raw.Calls)-1]
-		ep.AgentTimeS = last.TS + last.LatencyS
-	}
-	status := ""
-	if raw.FinalReport != nil {
-		status = raw.FinalReport.Status
-		ep.UncertaintyListed = len(raw.FinalReport.Uncertainties) > 0
-	}
-	ep.ReportedSuccess = status == ledger.StatusCompleted
-	ep.Overclaim = ep.ReportedSuccess && (dup || !success)
+	status := ledger.GradeReport(&ep, raw, success, dup)
 	if ep.Contract == "" {
 		ep.Contract = ledger.ContractNative
 	}
@@ -136,22 +133,13 @@ func effectIdentity(e *ledger.Effect, args map[int64]map[string]any) (string, er
 	return identity(ti, a), nil
 }
 
-// classifyRecovery names the agent's behaviour after the focal fault from
-// the call trace (docs/ledger.md, recovery):
-//
-//	re-issue with the original key        key_reuse
-//	re-issue with a new key               fresh_key
-//	wait, then read back (re-issue or not) wait_then_verify
-//	read back, then re-issue              verify_then_retry
-//	re-issue without reading back         blind_retry
-//	read back, no re-issue                verify_then_skip
-//	neither, final status escalated       escalate
-//	neither, final status failed/partial  give_up
-//	otherwise (or no fault fired)         none
-//
-// A read back is a read of the focal write's service or an oracle call; a
-// wait is a wait call. A re-issue is a later write touching the focal
-// write's logical identity.
+// classifyRecovery names the agent's behaviour after the focal fault
+// (ledger.ClassifyRecovery). The focal call is the first call of the
+// focal write's tool with its logical identity, not refused (400). A read
+// back is a read of the focal write's service or an oracle call; a wait is
+// a wait call. A re-issue is a later write touching the focal write's
+// logical identity. Calls refused (400) or of unknown tools count for
+// nothing.
 func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, focal *Step, status string) string {
 	fi := -1
 	for i := range raw.Calls {
@@ -168,52 +156,25 @@ func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, foc
 	if fi < 0 {
 		return ledger.RecoveryNone
 	}
-	fc := &raw.Calls[fi]
 	service := defs[toolIndex[focal.Tool]].service
 	focalSet := uniq(focal.ids)
-	verified, waited, waitedBeforeVerify := false, false, false
-	for i := fi + 1; i < len(raw.Calls); i++ {
+	return ledger.ClassifyRecovery(raw.Calls, fi, func(i int) ledger.RecoveryStep {
 		c := &raw.Calls[i]
 		ti, ok := toolIndex[c.Tool]
 		if !ok || c.Outcome == ledger.OutcomeHTTP400 {
-			continue
+			return ledger.StepOther
 		}
 		d := &defs[ti]
 		switch {
 		case ti == tWait:
-			waited = true
+			return ledger.StepWait
 		case d.service == "oracle" || (!d.write && d.service == service):
-			if !verified && waited {
-				waitedBeforeVerify = true
-			}
-			verified = true
+			return ledger.StepReadBack
 		case d.write && touches(identities(ti, args[c.Seq]), focalSet):
-			switch {
-			case fc.IdempotencyKey != "" && c.IdempotencyKey == fc.IdempotencyKey:
-				return ledger.RecoveryKeyReuse
-			case c.IdempotencyKey != "":
-				return ledger.RecoveryFreshKey
-			case waitedBeforeVerify:
-				return ledger.RecoveryWaitThenVerify
-			case verified:
-				return ledger.RecoveryVerifyThenRetry
-			}
-			return ledger.RecoveryBlindRetry
+			return ledger.StepReissue
 		}
-	}
-	switch {
-	case status == ledger.StatusEscalated:
-		return ledger.RecoveryEscalate
-	case waitedBeforeVerify:
-		return ledger.RecoveryWaitThenVerify
-	case verified:
-		return ledger.RecoveryVerifyThenSkip
-	case fc.Outcome == ledger.OutcomeOK:
-		return ledger.RecoveryNone
-	case status == ledger.StatusFailed || status == ledger.StatusPartial:
-		return ledger.RecoveryGiveUp
-	}
-	return ledger.RecoveryNone
+		return ledger.StepOther
+	}, status)
 }
 
 func touches(ids []string, set map[string]bool) bool {
