@@ -27,6 +27,10 @@ const (
 	FaultHTTP429Pre      = "http429_pre"
 	FaultConnRefusedPre  = "conn_refused_pre"
 	FaultStaleRead       = "stale_read"
+	// Transport faults: the MCP transport itself fails (the proxy injects
+	// them over streamable HTTP; the sandbox has no transport to lose).
+	FaultSessionLost = "session_lost"
+	FaultStreamDrop  = "stream_drop"
 )
 
 // Contracts.
@@ -105,7 +109,7 @@ const (
 // from other harnesses); their paper values are in Paper* below and only
 // warn when unknown.
 var (
-	FaultModes   = Enum{"fault_mode", []string{FaultNone, FaultTimeoutPre, FaultTimeoutPost, FaultTimeoutLate, FaultTimeoutLateTail, FaultHTTP500Pre, FaultHTTP500Post, FaultPartialBatch, FaultRedelivery, FaultHTTP429Pre, FaultConnRefusedPre, FaultStaleRead}}
+	FaultModes   = Enum{"fault_mode", []string{FaultNone, FaultTimeoutPre, FaultTimeoutPost, FaultTimeoutLate, FaultTimeoutLateTail, FaultHTTP500Pre, FaultHTTP500Post, FaultPartialBatch, FaultRedelivery, FaultHTTP429Pre, FaultConnRefusedPre, FaultStaleRead, FaultSessionLost, FaultStreamDrop}}
 	Contracts    = Enum{"contract", []string{ContractNative, ContractKeysEverywhere}}
 	Recoveries   = Enum{"recovery", []string{RecoveryNone, RecoveryBlindRetry, RecoveryVerifyThenRetry, RecoveryVerifyThenSkip, RecoveryWaitThenVerify, RecoveryKeyReuse, RecoveryFreshKey, RecoveryGiveUp, RecoveryEscalate}}
 	Outcomes     = Enum{"outcome", []string{OutcomeOK, OutcomeTimeout, OutcomeHTTP400, OutcomeHTTP404, OutcomeHTTP409, OutcomeHTTP412, OutcomeHTTP429, OutcomeHTTP500, OutcomeConnRefused}}
@@ -127,6 +131,9 @@ var (
 // CommittedFaults are the modes whose original did or will commit
 // (docs/simulation.md, Fault modes); duplicate rates are reported over these and redelivery.
 var CommittedFaults = []string{FaultTimeoutPost, FaultHTTP500Post, FaultPartialBatch, FaultTimeoutLate, FaultTimeoutLateTail}
+
+// TransportFaults are the modes only the proxy injects.
+var TransportFaults = []string{FaultSessionLost, FaultStreamDrop}
 
 // LateModes are the modes with an in-flight delay.
 var LateModes = []string{FaultTimeoutLate, FaultTimeoutLateTail}

@@ -17,10 +17,10 @@ type callSpec struct {
 }
 
 type effectSpec struct {
-	seq              int64
-	tool, res, key   string
-	source           string
-	absorbed, commit bool
+	seq            int64
+	tool, res, key string
+	source         string
+	absorbed       bool
 }
 
 func proxied(rules Rules, calls []callSpec, effects []effectSpec, status string) *RawEpisode {

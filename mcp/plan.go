@@ -135,6 +135,9 @@ func (e *Episode) Normalize() (*sandbox.Task, error) {
 	if !ledger.FaultModes.Has(e.FaultMode) {
 		return nil, fieldErr("fault_mode", "unknown fault mode %q (want one of %s)", e.FaultMode, strings.Join(ledger.FaultModes.Values, ", "))
 	}
+	if slices.Contains(ledger.TransportFaults, e.FaultMode) {
+		return nil, fieldErr("fault_mode", "%s is a fault of the MCP transport, which only the proxy injects (limbo-analyze proxy --http)", e.FaultMode)
+	}
 	if !ledger.Contracts.Has(e.Contract) {
 		return nil, fieldErr("contract", "unknown contract %q (want %s)", e.Contract, strings.Join(ledger.Contracts.Values, " or "))
 	}

@@ -252,7 +252,7 @@ func NewWorld(spec Spec) (*World, error) {
 	if spec.Fault == "" {
 		spec.Fault = ledger.FaultNone
 	}
-	if !ledger.FaultModes.Has(spec.Fault) {
+	if !ledger.FaultModes.Has(spec.Fault) || slices.Contains(ledger.TransportFaults, spec.Fault) {
 		return nil, fmt.Errorf("sandbox: unknown fault mode %q", spec.Fault)
 	}
 	w := &World{spec: spec, task: spec.Task, contract: spec.Contract}
