@@ -478,27 +478,28 @@ func schemaAt(s map[string]any, p, batch jsonptr.Pointer) (map[string]any, bool)
 		if i == len(p) {
 			return s, true
 		}
-		if s == nil || unconstrained(s) {
+		if s == nil {
 			return nil, true
 		}
 		tok := p[i]
-		if props, ok := s["properties"].(map[string]any); ok {
-			if sub, ok := props[tok].(map[string]any); ok {
-				s = sub
-				continue
-			}
-		}
-		if ap, ok := s["additionalProperties"].(map[string]any); ok {
+		props, hasProps := s["properties"].(map[string]any)
+		ap, apSchema := s["additionalProperties"].(map[string]any)
+		items, hasItems := s["items"].(map[string]any)
+		switch {
+		case hasProps && props[tok] != nil:
+			s, _ = props[tok].(map[string]any)
+		case apSchema:
 			s = ap
-			continue
-		}
-		if items, ok := s["items"].(map[string]any); ok {
-			if _, isIndex := jsonptr.Index(tok); isIndex {
-				s = items
-				continue
+		case hasItems:
+			if _, isIndex := jsonptr.Index(tok); !isIndex {
+				return nil, false
 			}
+			s = items
+		case hasProps:
+			return nil, false // a listed schema without the name: a typo
+		default:
+			return nil, true // nothing said of what is inside
 		}
-		return nil, false
 	}
 }
 

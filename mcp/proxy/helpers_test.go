@@ -238,3 +238,5 @@ func blindRetry(t testing.TB, cs *sdk.ClientSession, tool string, args any) (fir
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

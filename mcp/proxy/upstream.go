@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -109,8 +110,9 @@ func Connect(ctx context.Context, spec UpstreamSpec) (*Upstream, error) {
 		timedOut := sctx.Err() != nil && ctx.Err() == nil
 		exited := u.hasExited(100 * time.Millisecond)
 		u.kill()
+		closed := errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE)
 		switch {
-		case exited:
+		case exited && (closed || timedOut):
 			return nil, &UpstreamError{fmt.Errorf("%s: exited (%v) before answering initialize", what, u.state)}
 		case timedOut:
 			return nil, &UpstreamError{fmt.Errorf("%s: no answer to initialize within %v", what, timeout)}
@@ -119,10 +121,10 @@ func Connect(ctx context.Context, spec UpstreamSpec) (*Upstream, error) {
 	}
 	u.session, u.info = cs, cs.InitializeResult()
 	go func() {
-		err := cs.Wait()
+		reason := u.endReason(cs.Wait())
 		u.mu.Lock()
 		if !u.closed {
-			u.err = u.endReason(err)
+			u.err = reason
 		}
 		u.mu.Unlock()
 		close(u.done)

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/sandbox"
+)
+
+// TestProxyUsage: bad flags and a contract that does not parse are usage
+// errors (exit 2) with one line naming the flag, or the file, line and
+// field; an upstream that cannot start is a failure (exit 1).
+func TestProxyUsage(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("tools:\n  send:\n    effect: [to]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"proxy"}, 2, "no upstream"},
+		{[]string{"proxy", "echo", "--", "x"}, 2, `the upstream command goes after -- (got "echo" before it)`},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:1/", "--", "x"}, 2, "exclude each other"},
+		{[]string{"proxy", "--fault", "timeout_pre", "--", "x"}, 2, "--tool: missing"},
+		{[]string{"proxy", "--fault", "timeout_maybe", "--tool", "a", "--", "x"}, 2, `--fault: "timeout_maybe": want one of none, timeout_pre`},
+		{[]string{"proxy", "--fault", "session_lost", "--tool", "a", "--", "x"}, 2, "serve with --http"},
+		{[]string{"proxy", "--http", "8.8.8.8:80", "--", "x"}, 2, "not a loopback address"},
+		{[]string{"proxy", "--ledger", "x.csv", "--", "x"}, 2, "name it .jsonl"},
+		{[]string{"proxy", "--plan", "p.json", "--fault", "timeout_pre", "--", "x"}, 2, "exclude each other"},
+		{[]string{"proxy", "--contract", bad, "--", "x"}, 2, bad + `:3: tools.send.effect[0]: "to": a JSON pointer starts with "/"`},
+		{[]string{"proxy", "--start-timeout", "300ms", "--", "sleep", "30"}, 1, "upstream: sleep 30: no answer to initialize within 300ms"},
+		{[]string{"proxy", "--", "sh", "-c", "exit 3"}, 1, "upstream: sh -c exit 3: exited (exit status 3) before answering initialize"},
+	} {
+		code, _, stderr := runCmd(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q; want exit %d with %q on one line", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
+
+// sandboxContract is a contract for serve's tools (with --annotations):
+// what identifies a mail and a post, and finish, which reports rather than
+// writes.
+const sandboxContract = `tools:
+  mail_send:
+    effect: [/to, /subject]
+  finish:
+    kind: read
+`
+
+// proxySession runs the proxy in process with its stdio on pipes and
+// returns a client session to it and a function that closes the session
+// and returns the exit code and stderr.
+func proxySession(t *testing.T, args ...string) (*sdk.ClientSession, func() (int, string)) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		code := run(append([]string{"proxy"}, args...), inR, outW, &stderr)
+		outW.Close()
+		done <- code
+	}()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).Connect(context.Background(), &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		select {
+		case code := <-done:
+			t.Fatalf("proxy exited %d: %s", code, stderr.String())
+		case <-time.After(5 * time.Second):
+		}
+		t.Fatal(err)
+	}
+	return cs, func() (int, string) {
+		cs.Close()
+		inW.Close()
+		select {
+		case code := <-done:
+			return code, stderr.String()
+		case <-time.After(30 * time.Second):
+			t.Fatal("the proxy did not exit")
+		}
+		return -1, ""
+	}
+}
+
+// TestProxyOverServe: the proxy in front of serve (no fault of its own)
+// injects timeout_post on the first mail of T08; a client that re-sends it
+// blindly duplicates it, and both the proxy's grade (by its carried
+// rules) and serve's own (the sandbox's grader on the upstream's state)
+// say so, and agree on the rest. (The report went to serve's own finish,
+// which the proxy passes through as a read: the proxy's episode has none.)
+func TestProxyOverServe(t *testing.T) {
+	bin := builtBinary(t)
+	dir := t.TempDir()
+	contract := filepath.Join(dir, "sandbox.yaml")
+	if err := os.WriteFile(contract, []byte(sandboxContract), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	up, out := filepath.Join(dir, "serve.jsonl"), filepath.Join(dir, "proxy.jsonl")
+	cs, stop := proxySession(t, "--contract", contract, "--fault", "timeout_post", "--tool", "mail_send", "--task", "T08",
+		"--model", "m", "--ledger", out, "--", bin, "serve", "--annotations", "--template", "T08", "--model", "m", "--ledger", up)
+	task, err := sandbox.NewTask("T08", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range task.Steps {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: st.Tool, Arguments: st.Args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError {
+			if i != 0 || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, `"outcome":"timeout"`) {
+				t.Errorf("step %d: %+v", i, res.Content[0])
+			}
+			if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: st.Tool, Arguments: st.Args}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "finish", Arguments: map[string]any{"status": "completed", "uncertainties": []string{}}}); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := stop(); code != 0 {
+		t.Fatalf("proxy: exit %d\n%s", code, stderr)
+	}
+	read := func(path string) ledger.Episode {
+		var eps []ledger.Episode
+		if err := ledger.ReadEpisodes(path, ledger.ReadOptions{Grader: sandbox.Grade}, func(e *ledger.Episode) error { eps = append(eps, *e); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(eps) != 1 {
+			t.Fatalf("%s: %d episodes", path, len(eps))
+		}
+		return eps[0]
+	}
+	p, s := read(out), read(up)
+	if !p.Duplicated || !s.Duplicated {
+		t.Errorf("duplicated: proxy %v, serve %v; want both", p.Duplicated, s.Duplicated)
+	}
+	for _, c := range []struct {
+		name string
+		a, b any
+	}{
+		{"task_success", p.TaskSuccess, s.TaskSuccess}, {"eos", p.EOS, s.EOS}, {"expected_commits", p.ExpectedCommits, s.ExpectedCommits},
+		{"focal_commits", p.FocalCommits, s.FocalCommits}, {"recovery", p.Recovery, s.Recovery},
+	} {
+		if c.a != c.b {
+			t.Errorf("%s: proxy %v, serve %v", c.name, c.a, c.b)
+		}
+	}
+	// The grade command reads the proxy's line unchanged.
+	if code, stdout, stderr := runCmd(t, "grade", out, "--out", filepath.Join(dir, "graded.jsonl")); code != 0 {
+		t.Errorf("grade: exit %d %s %s", code, stdout, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "graded.jsonl"))
+	var g map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(b), &g); err != nil || g["duplicated"] != true {
+		t.Errorf("graded: %v %s", err, b)
+	}
+}
+
+// TestProxyContractMismatch: a contract naming a tool the upstream lacks
+// is a usage error naming the file, line and tool.
+func TestProxyContractMismatch(t *testing.T) {
+	bin := builtBinary(t)
+	dir := t.TempDir()
+	c := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(c, []byte("tools:\n  mail_sned:\n    kind: write\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(t, "proxy", "--contract", c, "--", bin, "serve", "--template", "T08", "--ledger", filepath.Join(dir, "s.jsonl"))
+	if code != 2 || !strings.Contains(stderr, c+`:2: tools.mail_sned: the upstream has no tool "mail_sned"`) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
