@@ -51,16 +51,6 @@ func TestProxyUsage(t *testing.T) {
 	}
 }
 
-// sandboxContract is a contract for serve's tools (with --annotations):
-// what identifies a mail and a post, and finish, which reports rather than
-// writes.
-const sandboxContract = `tools:
-  mail_send:
-    effect: [/to, /subject]
-  finish:
-    kind: read
-`
-
 // proxySession runs the proxy in process with its stdio on pipes and
 // returns a client session to it and a function that closes the session
 // and returns the exit code and stderr.
@@ -106,10 +96,7 @@ func proxySession(t *testing.T, args ...string) (*sdk.ClientSession, func() (int
 func TestProxyOverServe(t *testing.T) {
 	bin := builtBinary(t)
 	dir := t.TempDir()
-	contract := filepath.Join(dir, "sandbox.yaml")
-	if err := os.WriteFile(contract, []byte(sandboxContract), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	contract := filepath.Join("..", "..", "examples", "proxy", "sandbox.yaml")
 	up, out := filepath.Join(dir, "serve.jsonl"), filepath.Join(dir, "proxy.jsonl")
 	cs, stop := proxySession(t, "--contract", contract, "--fault", "timeout_post", "--tool", "mail_send", "--task", "T08",
 		"--model", "m", "--ledger", out, "--", bin, "serve", "--annotations", "--template", "T08", "--model", "m", "--ledger", up)

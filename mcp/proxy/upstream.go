@@ -27,6 +27,8 @@ type UpstreamSpec struct {
 	// Transport, if set, is the connection itself (an in-process server,
 	// for embedding and tests).
 	Transport sdk.Transport
+	// Env is added to the child's environment (NAME=value).
+	Env []string
 	// Stderr receives the child's standard error (nil: discarded).
 	Stderr io.Writer
 	// StartTimeout bounds the start: the child's initialize answer (or
@@ -146,6 +148,9 @@ func Connect(ctx context.Context, spec UpstreamSpec) (*Upstream, error) {
 func (u *Upstream) start(spec UpstreamSpec) (sdk.Transport, error) {
 	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
 	cmd.Stderr = spec.Stderr
+	if len(spec.Env) > 0 {
+		cmd.Env = append(os.Environ(), spec.Env...)
+	}
 	ownProcessGroup(cmd)
 	inR, inW, err := os.Pipe()
 	if err != nil {
