@@ -110,6 +110,11 @@ var notRun = map[string]string{
 // pageSetup makes, in the page's working directory, the files its
 // examples read that the page makes by hand or in an earlier step.
 var pageSetup = map[string]func(t *testing.T, page string){
+	"proxy.md": func(t *testing.T, page string) {
+		// The examples start limbo-analyze serve as the proxy's upstream:
+		// the built binary goes first on PATH.
+		t.Setenv("PATH", filepath.Dir(builtBinary(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+	},
 	"prereg.md": func(t *testing.T, page string) {
 		// Step 0 of the page: the simulated study ledger.
 		const sim = "limbo-analyze simulate --design analysis/prereg/testdata/study-design.json --seed 1 --out study.jsonl"
