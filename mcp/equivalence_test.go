@@ -3,6 +3,7 @@ package mcp
 import (
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,6 +32,9 @@ func policyPlan(t testing.TB, conditions []string, short bool) (*Plan, []string)
 				break
 			}
 			for _, mode := range ledger.FaultModes.Values {
+				if slices.Contains(ledger.TransportFaults, mode) {
+					continue // the proxy's, not the sandbox's
+				}
 				for ci, cond := range conditions {
 					if short && ci > 0 && !shortTemplates[tmpl] {
 						continue

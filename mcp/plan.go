@@ -132,11 +132,11 @@ func (e *Episode) Normalize() (*sandbox.Task, error) {
 			e.Oracles = c.Oracles()
 		}
 	}
-	if !ledger.FaultModes.Has(e.FaultMode) {
-		return nil, fieldErr("fault_mode", "unknown fault mode %q (want one of %s)", e.FaultMode, strings.Join(ledger.FaultModes.Values, ", "))
-	}
 	if slices.Contains(ledger.TransportFaults, e.FaultMode) {
-		return nil, fieldErr("fault_mode", "%s is a fault of the MCP transport, which only the proxy injects (limbo-analyze proxy --http)", e.FaultMode)
+		return nil, fieldErr("fault_mode", "%s is a fault of the MCP transport, which only the proxy injects (over streamable HTTP)", e.FaultMode)
+	}
+	if !ledger.FaultModes.Has(e.FaultMode) {
+		return nil, fieldErr("fault_mode", "unknown fault mode %q (want one of %s)", e.FaultMode, strings.Join(servedModes(), ", "))
 	}
 	if !ledger.Contracts.Has(e.Contract) {
 		return nil, fieldErr("contract", "unknown contract %q (want %s)", e.Contract, strings.Join(ledger.Contracts.Values, " or "))
@@ -222,6 +222,18 @@ func (f *fieldError) Error() string { return f.field + ": " + f.msg }
 
 func fieldErr(field, format string, args ...any) error {
 	return &fieldError{field, fmt.Sprintf(format, args...)}
+}
+
+// servedModes are the fault modes the sandbox injects: all but the
+// transport faults, which are the proxy's.
+func servedModes() []string {
+	var out []string
+	for _, m := range ledger.FaultModes.Values {
+		if !slices.Contains(ledger.TransportFaults, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Plan is the ordered list of episodes a server or driver works through.

@@ -37,7 +37,7 @@ func TestProxyUsage(t *testing.T) {
 		{[]string{"proxy", "--upstream", "http://127.0.0.1:1/", "--", "x"}, 2, "exclude each other"},
 		{[]string{"proxy", "--fault", "timeout_pre", "--", "x"}, 2, "--tool: missing"},
 		{[]string{"proxy", "--fault", "timeout_maybe", "--tool", "a", "--", "x"}, 2, `--fault: "timeout_maybe": want one of none, timeout_pre`},
-		{[]string{"proxy", "--fault", "session_lost", "--tool", "a", "--", "x"}, 2, "serve with --http"},
+		{[]string{"proxy", "--fault", "session_lost", "--tool", "a", "--", "x"}, 2, "the proxy must serve streamable HTTP"},
 		{[]string{"proxy", "--http", "8.8.8.8:80", "--", "x"}, 2, "not a loopback address"},
 		{[]string{"proxy", "--ledger", "x.csv", "--", "x"}, 2, "name it .jsonl"},
 		{[]string{"proxy", "--plan", "p.json", "--fault", "timeout_pre", "--", "x"}, 2, "exclude each other"},

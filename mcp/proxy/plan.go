@@ -73,7 +73,7 @@ func (e *Episode) Normalize(http bool) error {
 	case !slices.Contains(proxyModes, e.FaultMode):
 		return fieldErr("fault_mode", "%q: want one of %s", e.FaultMode, strings.Join(proxyModes, ", "))
 	case HTTPOnly(e.FaultMode) && !http:
-		return fieldErr("fault_mode", "%s is a fault of the HTTP transport: serve with --http", e.FaultMode)
+		return fieldErr("fault_mode", "%s is a fault of the HTTP transport: the proxy must serve streamable HTTP", e.FaultMode)
 	case e.Tool == "" && e.FaultMode != ledger.FaultNone:
 		return fieldErr("tool", "missing: a fault needs the tool whose call it hits")
 	case e.Occurrence < 1:

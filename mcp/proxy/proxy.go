@@ -137,7 +137,7 @@ func New(opts Options) (*Proxy, error) {
 	if opts.Finish {
 		for _, t := range opts.Upstream.Tools {
 			if t.Name == finish.Name {
-				return nil, errors.New("the upstream has a tool named finish already: leave out --finish")
+				return nil, errors.New("the upstream has a tool named finish already: the proxy cannot offer its own")
 			}
 		}
 	}
