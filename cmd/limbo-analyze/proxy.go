@@ -55,6 +55,10 @@ rates, paired, gate and view read it unchanged. Without a plan, each
 session is the next repetition (--rep) of the flags' world that the ledger
 lacks.
 
+--record FILE writes the upstream's answers of the run; --replay FILE serves a
+run from such a recording without contacting the upstream (a call it does not
+hold is an error, or with --replay-miss live goes to the upstream).
+
 An upstream that exits, does not answer initialize within --start-timeout or
 does not speak MCP is an error (exit 1); a contract that does not fit the
 upstream is a usage error (exit 2). An episode that had started is recorded
@@ -111,6 +115,9 @@ Examples:
 	f.StringVar(&o.One.Experiment, "experiment", proxy.DefaultExperiment, "experiment label")
 	f.IntVar(&o.One.Rep, "rep", 0, "first repetition of the flags' world (the ledger's instance)")
 	f.StringVar(&o.Service, "service", "", "service label (default: the upstream's name)")
+	f.StringVar(&o.Record, "record", "", "record the upstream's answers of the run in this file")
+	f.StringVar(&o.Replay, "replay", "", "serve the upstream's answers from this recording, without contacting it")
+	f.StringVar(&o.ReplayMiss, "replay-miss", string(proxy.MissError), "a call the recording does not hold: error, or live (forwarded to the upstream)")
 	f.StringVar(&o.Addr, "http", "", "serve streamable HTTP on this address instead of stdio (loopback)")
 	f.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a non-loopback --http address")
 	f.StringSliceVar(&o.HTTP.AllowedOrigins, "allow-origin", nil, "browser origin (scheme://host:port) accepted besides loopback ones; repeatable")
@@ -136,6 +143,9 @@ type proxyConfig struct {
 	Ledger           string
 	Finish           bool
 	Service          string
+	Record           string
+	Replay           string
+	ReplayMiss       string
 	Addr             string
 	AllowRemote      bool
 	HTTP             proxy.HTTPOptions
@@ -144,8 +154,14 @@ type proxyConfig struct {
 // check validates the flags together, before anything starts.
 func (c *proxyConfig) check(set func(string) bool) error {
 	switch {
-	case len(c.Command) == 0 && c.URL == "":
-		return errors.New("proxy: no upstream: give its command after -- or --upstream URL")
+	case c.ReplayMiss != string(proxy.MissError) && c.ReplayMiss != string(proxy.MissLive):
+		return fmt.Errorf("proxy: --replay-miss %q: want error or live", c.ReplayMiss)
+	case c.Replay != "" && c.Record != "":
+		return errors.New("proxy: --record and --replay exclude each other")
+	case c.Replay != "" && c.ReplayMiss == string(proxy.MissLive) && len(c.Command) == 0 && c.URL == "":
+		return errors.New("proxy: --replay-miss live needs the upstream: its command after -- or --upstream URL")
+	case c.Replay == "" && len(c.Command) == 0 && c.URL == "":
+		return errors.New("proxy: no upstream: give its command after -- or --upstream URL (or --replay FILE)")
 	case len(c.Command) > 0 && c.URL != "":
 		return errors.New("proxy: --upstream and a command after -- exclude each other")
 	case c.Addr != "" && localhttp.CheckAddr(c.Addr, true) != nil:
@@ -196,7 +212,7 @@ func (c *proxyConfig) run(ctx context.Context, e *env) error {
 		defer f.Close()
 		stderr = f
 	}
-	up, err := proxy.Connect(ctx, proxy.UpstreamSpec{Command: c.Command, URL: c.URL, Stderr: stderr, StartTimeout: c.StartTimeout, Version: version})
+	up, err := c.upstream(ctx, stderr)
 	if err != nil {
 		return err
 	}
@@ -232,13 +248,50 @@ func (c *proxyConfig) run(ctx context.Context, e *env) error {
 		fmt.Fprintf(e.stderr, "limbo-analyze proxy: all %d episodes of the plan are already in %s; nothing to serve\n", len(plan), c.Ledger)
 		return nil
 	}
+	var rec *proxy.Recorder
+	if c.Record != "" {
+		if rec, err = proxy.CreateRecording(c.Record, up); err != nil {
+			return err
+		}
+	}
 	if c.Addr == "" {
 		in, out := mcp.StdioStreams(e.stdin, e.stdout)
-		return p.ServeStdio(ctx, stdioguard.Transport(in, out, 1<<20))
+		err = p.ServeStdio(ctx, stdioguard.Transport(in, out, 1<<20))
+	} else {
+		err = p.ServeHTTP(ctx, c.Addr, c.AllowRemote, c.HTTP, func(a net.Addr) {
+			fmt.Fprintf(e.stderr, "limbo-analyze proxy: MCP streamable HTTP on http://%s/ in front of %s\n", a, up.Name())
+		})
 	}
-	return p.ServeHTTP(ctx, c.Addr, c.AllowRemote, c.HTTP, func(a net.Addr) {
-		fmt.Fprintf(e.stderr, "limbo-analyze proxy: MCP streamable HTTP on http://%s/ in front of %s\n", a, up.Name())
-	})
+	if rec != nil {
+		if cerr := rec.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if missed := up.Missed(); err == nil && len(missed) > 0 && c.ReplayMiss == string(proxy.MissError) {
+		err = fmt.Errorf("proxy: --replay %s: %d calls had no recorded answer, the first: %s", c.Replay, len(missed), missed[0])
+	}
+	return err
+}
+
+// upstream connects the upstream, or opens the replay (with the live
+// upstream behind it when a miss goes live).
+func (c *proxyConfig) upstream(ctx context.Context, stderr io.Writer) (*proxy.Upstream, error) {
+	var live *proxy.Upstream
+	if c.Replay == "" || c.ReplayMiss == string(proxy.MissLive) {
+		var err error
+		live, err = proxy.Connect(ctx, proxy.UpstreamSpec{Command: c.Command, URL: c.URL, Stderr: stderr, StartTimeout: c.StartTimeout, Version: version})
+		if err != nil {
+			return nil, err
+		}
+		if c.Replay == "" {
+			return live, nil
+		}
+	}
+	up, err := proxy.OpenReplay(c.Replay, proxy.ReplayMiss(c.ReplayMiss), live)
+	if err != nil && live != nil {
+		live.Close()
+	}
+	return up, err
 }
 
 // contractErr makes a contract's problems usage errors (exit 2).

@@ -314,11 +314,11 @@ func (p *Proxy) build() *sdk.Server {
 	}
 	for _, pr := range p.up.Prompts {
 		srv.AddPrompt(pr, func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
-			return p.up.Session().GetPrompt(ctx, req.Params)
+			return p.up.GetPrompt(ctx, req.Params)
 		})
 	}
 	readResource := func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-		return p.up.Session().ReadResource(ctx, req.Params)
+		return p.up.ReadResource(ctx, req.Params)
 	}
 	for _, r := range p.up.Resources {
 		srv.AddResource(r, readResource)

@@ -59,6 +59,9 @@ type Upstream struct {
 	exited chan struct{}
 	state  *os.ProcessState
 	stdin  io.Closer
+
+	rec *Recorder // records every answer (--record)
+	rep *replay   // answers from a recording instead (--replay)
 }
 
 // UpstreamError is a failure of the upstream server itself (it exited, did
@@ -272,9 +275,6 @@ func (u *Upstream) Name() string {
 	return u.info.ServerInfo.Name
 }
 
-// Session is the client session (for forwarding prompts and resources).
-func (u *Upstream) Session() *sdk.ClientSession { return u.session }
-
 // Done is closed when the connection to the upstream ends.
 func (u *Upstream) Done() <-chan struct{} { return u.done }
 
@@ -339,11 +339,18 @@ func (u *Upstream) kill() {
 // CallTool forwards one tool call with its arguments as the agent sent
 // them (JSON text).
 func (u *Upstream) CallTool(ctx context.Context, name string, args json.RawMessage) (*sdk.CallToolResult, error) {
+	if u.rep != nil {
+		return u.rep.callTool(ctx, name, args)
+	}
 	var a any = args
 	if len(args) == 0 {
 		a = map[string]any{}
 	}
-	return u.session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: a})
+	res, err := u.session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: a})
+	if u.rec != nil {
+		u.rec.call(name, args, res, err)
+	}
+	return res, err
 }
 
 // oneLine keeps the first line of an error's text.
