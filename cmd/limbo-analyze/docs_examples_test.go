@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -111,9 +112,18 @@ var notRun = map[string]string{
 // examples read that the page makes by hand or in an earlier step.
 var pageSetup = map[string]func(t *testing.T, page string){
 	"proxy.md": func(t *testing.T, page string) {
-		// The examples start limbo-analyze serve as the proxy's upstream:
-		// the built binary goes first on PATH.
-		t.Setenv("PATH", filepath.Dir(builtBinary(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+		// The examples start limbo-analyze serve as the proxy's upstream,
+		// and drive the scripted harness: both go first on PATH.
+		bin := filepath.Dir(builtBinary(t))
+		harness := filepath.Join(bin, "limbo-scripted-harness")
+		if _, err := os.Stat(harness); err != nil {
+			build := exec.Command("go", "build", "-o", harness, "./mcp/testdata/harness")
+			build.Dir = filepath.Join(packageDir, "..", "..")
+			if out, err := build.CombinedOutput(); err != nil {
+				t.Fatalf("go build harness: %v\n%s", err, out)
+			}
+		}
+		t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	},
 	"prereg.md": func(t *testing.T, page string) {
 		// Step 0 of the page: the simulated study ledger.

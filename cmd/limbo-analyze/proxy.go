@@ -238,7 +238,7 @@ func (c *proxyConfig) run(ctx context.Context, e *env) error {
 	opts := proxy.Options{
 		Upstream: up, Contract: contract, Plan: plan, Single: c.One, HTTP: c.Addr != "", Ledger: l, Finish: c.Finish,
 		Service: c.Service, Seed: c.Seed, LateDelay: secondsDuration(c.LateDelayS), TailScale: c.TailScale,
-		RedeliveryDelay: secondsDuration(c.RedeliveryDelayS), CallTimeout: c.CallTimeout, Log: e.stderr, Version: version,
+		RedeliveryDelay: redeliveryDelay(c.RedeliveryDelayS), CallTimeout: c.CallTimeout, Log: e.stderr, Version: version,
 	}
 	p, err := proxy.New(opts)
 	if err != nil {
@@ -304,3 +304,12 @@ func (c *proxyConfig) contractErr(err error) error {
 }
 
 func secondsDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// redeliveryDelay is --redelivery-delay as proxy.Options takes it (0: at
+// once, which Options spells negative).
+func redeliveryDelay(s float64) time.Duration {
+	if s == 0 {
+		return -1
+	}
+	return secondsDuration(s)
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -267,4 +268,53 @@ func playStep(t *testing.T, cs *sdk.ClientSession, policy, tool string, args map
 		}
 	}
 	call(tool, args)
+}
+
+// TestDriveProxy: drive --proxy runs the scripted harness once per
+// planned episode against a fresh proxy in front of a fresh upstream
+// (serve, its ledger per episode through {episode}), and the ledger holds
+// each episode graded as its world says.
+func TestDriveProxy(t *testing.T) {
+	bin := builtBinary(t)
+	dir := t.TempDir()
+	harness := filepath.Join(dir, "harness")
+	if out, err := exec.Command("go", "build", "-o", harness, "../../mcp/testdata/harness").CombinedOutput(); err != nil {
+		t.Fatalf("go build harness: %v\n%s", err, out)
+	}
+	plan := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(plan, []byte(`{"episodes": [
+  {"task": "T11", "tool": "deploy_trigger", "fault_mode": "none", "model": "scripted"},
+  {"task": "T11", "tool": "deploy_trigger", "fault_mode": "timeout_pre", "model": "scripted"},
+  {"task": "T11", "tool": "deploy_trigger", "fault_mode": "timeout_post", "model": "scripted"}
+]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "runs.jsonl")
+	args := []string{"drive", "--proxy", "--plan", plan, "--contract", filepath.Join("..", "..", "examples", "proxy", "sandbox.yaml"),
+		"--out", out, "--server", bin, "--prompt", "Deploy checkout v2.14.0 through every stage.",
+		"--harness", harness + " -config {mcp_config} -task {task}",
+		"--", bin, "serve", "--annotations", "--template", "T11", "--ledger", filepath.Join(dir, "serve-{episode}.jsonl")}
+	code, _, stderr := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("drive: exit %d\n%s", code, stderr)
+	}
+	var eps []ledger.Episode
+	if err := ledger.ReadEpisodes(out, ledger.ReadOptions{}, func(e *ledger.Episode) error { eps = append(eps, *e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	dup := map[string]bool{}
+	for _, e := range eps {
+		dup[e.FaultMode] = e.Duplicated
+	}
+	if len(eps) != 3 || dup[ledger.FaultNone] || dup[ledger.FaultTimeoutPre] || !dup[ledger.FaultTimeoutPost] {
+		t.Errorf("episodes %d, duplicated by mode %v", len(eps), dup)
+	}
+	for i := range 3 {
+		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("serve-%d.jsonl", i))); err != nil {
+			t.Errorf("upstream %d: %v", i, err)
+		}
+	}
+	if code, _, stderr := runCmd(t, args...); code != 0 || !strings.Contains(stderr, "all 3 episodes of the plan are in") {
+		t.Errorf("second drive: exit %d %s", code, stderr)
+	}
 }

@@ -31,6 +31,9 @@ type Episode struct {
 	FaultMode  string  `json:"fault_mode"`           // one of Modes()
 	DelayS     float64 `json:"delay_s,omitempty"`    // the late delay (s); default: the proxy's, or drawn for the tail
 	Weight     float64 `json:"weight,omitempty"`     // default 1
+	// Prompt is the task text a driven harness gets (drive's {task});
+	// it is not recorded.
+	Prompt string `json:"prompt,omitempty"`
 }
 
 // Defaults of a planned episode.

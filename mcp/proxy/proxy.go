@@ -47,7 +47,8 @@ type Options struct {
 	Seed uint64
 	// LateDelay is timeout_late's delay (default 90 s), TailScale scales
 	// the drawn tail delays (default 1), RedeliveryDelay is the time
-	// between a redelivered call and its copy (default 3 s).
+	// between a redelivered call and its copy (zero: 3 s; negative: at
+	// once).
 	LateDelay       time.Duration
 	TailScale       float64
 	RedeliveryDelay time.Duration
@@ -110,8 +111,11 @@ func New(opts Options) (*Proxy, error) {
 	if opts.LateDelay <= 0 {
 		opts.LateDelay = DefaultLateDelay
 	}
-	if opts.RedeliveryDelay <= 0 {
+	switch {
+	case opts.RedeliveryDelay == 0:
 		opts.RedeliveryDelay = DefaultRedeliveryDelay
+	case opts.RedeliveryDelay < 0:
+		opts.RedeliveryDelay = 0
 	}
 	if opts.TailScale <= 0 {
 		opts.TailScale = 1
