@@ -208,6 +208,8 @@ func decodeArgs(s string) (map[string]any, error) {
 //	eos            = task_success ∧ ¬duplicated ∧ no commit outside required
 //	focal_commits  = commits of the focal call's effects (the focal_index-th
 //	                 call, from 0, of focal_write)
+//	recovery       = ClassifyRecovery after the focal call: a read is a read
+//	                 back, a write touching its effects a re-issue (refused or not)
 //
 // The verify read-backs are compared with commits: the extra column
 // "verify" says agree, disagree or failed.
@@ -332,11 +334,14 @@ func GradeRules(raw *RawEpisode) (Episode, error) {
 	for _, id := range focalIDs {
 		focalSet[id] = true
 	}
+	// A call the server refused still counts here: the agent made it (a
+	// server's "already refunded" is an error result, which the proxy
+	// records as http400).
 	ep.Recovery = ClassifyRecovery(raw.Calls, focal, func(i int) RecoveryStep {
 		c := &raw.Calls[i]
 		r := rules[c.Tool]
 		switch {
-		case r == nil || c.Outcome == OutcomeHTTP400:
+		case r == nil:
 			return StepOther
 		case r.Kind == KindRead:
 			return StepReadBack

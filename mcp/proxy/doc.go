@@ -35,8 +35,8 @@
 // forwards half a batch (partial_batch), or, over HTTP, loses the session
 // or cuts the connection after forwarding it (session_lost, stream_drop).
 // The agent observes what serve's sandbox shows for the same fault. A
-// fault that could not land (the upstream refused the call) is recorded as
-// not fired. Late and redelivered copies still pending when the episode
+// fault that could not land (the upstream refused a call whose answer the
+// fault was to replace) is recorded as not fired. Late and redelivered copies still pending when the episode
 // ends are delivered then: the agent can no longer observe when.
 //
 // # Middleware

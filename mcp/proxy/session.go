@@ -224,7 +224,11 @@ func (s *session) forward(ctx context.Context, c *Call) Answer {
 	case ledger.FaultHTTP500Pre:
 		return http500()
 	case ledger.FaultTimeoutLate, ledger.FaultTimeoutLateTail:
-		s.later(c, s.delay, ledger.SourceLate, now, c.Args, func(ok bool) { s.setFired(ok) })
+		// Fired as the timeout is answered: the agent saw the fault, and
+		// the request goes on to the upstream whatever it then makes of
+		// it (a conditional write refuses a copy its retry overtook).
+		s.setFired(true)
+		s.later(c, s.delay, ledger.SourceLate, now, c.Args, func(bool) {})
 		return timeout()
 	case ledger.FaultPartialBatch:
 		args, n, ok := s.prefix(c)
