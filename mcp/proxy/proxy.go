@@ -88,6 +88,7 @@ type Proxy struct {
 	srv  *sdk.Server
 
 	mu       sync.Mutex
+	ended    *sync.Cond                      // on mu: an episode ended (active fell)
 	queue    []int                           // pending plan indices
 	active   int                             // episodes taken and not ended
 	nextRep  int                             // without a plan: the next repetition to try
@@ -146,6 +147,7 @@ func New(opts Options) (*Proxy, error) {
 		}
 	}
 	p := &Proxy{opts: opts, up: opts.Upstream, sessions: map[*sdk.ServerSession]*session{}, done: make(chan struct{}), transport: map[string]transportFault{}}
+	p.ended = sync.NewCond(&p.mu)
 	if opts.Plan != nil {
 		if err := checkTools(opts.Plan, opts.Contract); err != nil {
 			return nil, err
@@ -247,6 +249,7 @@ func (p *Proxy) release(s *session, requeue bool, err error) {
 	if err != nil && p.failed == nil {
 		p.failed = err
 	}
+	p.ended.Broadcast()
 	p.mu.Unlock()
 	p.checkDone()
 }
@@ -485,16 +488,12 @@ func (p *Proxy) ServeStdio(ctx context.Context, t sdk.Transport) error {
 	return p.Err()
 }
 
-// waitEnded waits for the episodes of ended sessions to be recorded.
+// waitEnded waits for the episodes taken to be recorded.
 func (p *Proxy) waitEnded() {
-	for {
-		p.mu.Lock()
-		n := p.active
-		p.mu.Unlock()
-		if n == 0 {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.active > 0 {
+		p.ended.Wait()
 	}
 }
 

@@ -1,7 +1,7 @@
 // Command upstream is a small MCP server over stdio for the proxy's
 // process-level tests: insert appends a line to the file -file (the
 // server's own state, which the tests read), count counts a name's lines,
-// crash exits mid-call with status 3.
+// echo answers the name, crash exits mid-call with status 3.
 //
 //	upstream -file STATE
 package main
@@ -50,6 +50,10 @@ func main() {
 			}
 			b, _ := json.Marshal(map[string]int{"n": n})
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}, nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "echo", Description: "Answer the name (the overhead benchmark's call).", InputSchema: schema, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: name(req)}}}, nil
 		})
 	srv.AddTool(&sdk.Tool{Name: "crash", Description: "Exit at once.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
