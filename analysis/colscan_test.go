@@ -10,6 +10,7 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // writeScanLedger writes the sample's episodes reps times (ids, tasks and
@@ -102,7 +103,7 @@ func TestColumnScanRatesSameAsRows(t *testing.T) {
 
 func TestColumnScanModelSameAsRows(t *testing.T) {
 	path := writeScanLedger(t, 4, nil)
-	for _, fam := range []ModelFamily{"logit", "gee"} {
+	for _, fam := range []stats.Family{FamilyLogit, FamilyGEE} {
 		s := ModelSpec{Family: fam, Formula: "eos ~ contract + condition", Group: "task"}
 		both(t, Query{Source: &table.Files{Paths: []string{path}}, Where: "fault_fired", Weight: "weight"}, func(q Query) (*ModelResult, error) { return Model(q, s) })
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // The scan benchmarks run the two yardstick queries on a 1M-row
@@ -92,7 +93,7 @@ func BenchmarkScanPairedRows(b *testing.B) { benchPaired(b, true) }
 // 10M-row ledger).
 func BenchmarkScanPoisson(b *testing.B) {
 	q := Query{Source: &table.Files{Paths: []string{scanBenchLedger(b)}}}
-	spec := ModelSpec{Fit: FitGLM, Family: FamilyPoisson, Formula: "tool_calls ~ contract*fault_mode + condition"}
+	spec := ModelSpec{Fit: FitGLM, Family: stats.Poisson, Formula: "tool_calls ~ contract*fault_mode + condition"}
 	for b.Loop() {
 		res, err := Model(q, spec)
 		if err != nil {

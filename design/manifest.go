@@ -213,8 +213,12 @@ func (m *Manifest) validateBlock(b Block) error {
 		return fmt.Errorf("modes: empty")
 	}
 	for _, md := range b.Modes {
-		if !ledger.FaultModes.Has(md) {
+		m, ok := ledger.FaultByName(md)
+		if !ok {
 			return fmt.Errorf("modes: unknown fault mode %q", md)
+		}
+		if !m.InjectedBy(ledger.SiteSandbox) {
+			return fmt.Errorf("modes: fault mode %s is not injected by the sandbox", md)
 		}
 	}
 	if len(b.Tasks) == 0 {

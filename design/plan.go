@@ -217,17 +217,18 @@ func (m *Manifest) worlds(b Block, cache map[string]*sandbox.Task) ([]*World, er
 				}
 				for si, st := range t.Steps {
 					for _, md := range b.Modes {
+						fm, _ := ledger.FaultByName(md) // validated
 						switch {
-						case md == ledger.FaultNone && si != 0:
-							continue
-						case md == ledger.FaultPartialBatch && st.Class != ledger.ClassBatch:
+						case fm.Control() && si != 0:
+							continue // the control: one world per task
+						case fm.Batch && st.Class != ledger.ClassBatch:
 							continue
 						}
 						w := &World{Task: t, FocalIndex: st.Index, Mode: md}
-						switch md {
-						case ledger.FaultTimeoutLate:
+						switch fm.Delay {
+						case ledger.DelayFixed:
 							w.DelayS = m.FixedDelayS
-						case ledger.FaultTimeoutLateTail:
+						case ledger.DelayDrawn:
 							k := fw{t.ID, st.Index}
 							if _, ok := tailSeen[k]; !ok {
 								tailSeen[k] = len(tailWrites)
@@ -243,10 +244,17 @@ func (m *Manifest) worlds(b Block, cache map[string]*sandbox.Task) ([]*World, er
 	if len(tailWrites) > 0 {
 		d := StratifiedDelays(len(tailWrites), m.Tail)
 		for _, w := range ws {
-			if w.Mode == ledger.FaultTimeoutLateTail {
-				w.DelayS = d[tailSeen[fw{w.Task.ID, w.FocalIndex}]]
+			if k, ok := tailSeen[fw{w.Task.ID, w.FocalIndex}]; ok && drawn(w.Mode) {
+				w.DelayS = d[k]
 			}
 		}
 	}
 	return ws, nil
+}
+
+// drawn reports a mode whose in-flight delay is drawn per world (the
+// heavy tail), not fixed by the manifest.
+func drawn(mode string) bool {
+	m, _ := ledger.FaultByName(mode)
+	return m.Delay == ledger.DelayDrawn
 }

@@ -1,6 +1,9 @@
 package ledger
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Kind is the type of a ledger column.
 type Kind int
@@ -60,13 +63,13 @@ var EpisodeColumns = []Column{
 	{Name: "harness", Kind: KindString,
 		Domain: "string", Doc: "the paper's: minimal, copilot, hermes, codex"},
 	{Name: "contract", Kind: KindString,
-		Domain: "enum", Doc: "`native` | `keys-everywhere`"},
+		Domain: "enum", Doc: enumDoc(Contracts, " | ")},
 	{Name: "condition", Kind: KindString,
 		Domain: "string", Doc: "the paper's: vanilla, aware, reflect, sdk-retry, rules, vbr, guard, state-oracle, outcome-oracle, wait-0, wait-60, wait-120, wait-300, wait-3600"},
 	{Name: "cue", Kind: KindString,
 		Domain: "enum", Doc: "`default` | `plain` (the E6 plain arm is condition vanilla, cue plain)"},
 	{Name: "service", Kind: KindString,
-		Domain: "string", Doc: "social, billing, tickets, mail, data, deploy in the paper"},
+		Domain: "string", Doc: strings.Join(PaperServices, ", ") + " in the paper"},
 	{Name: "template", Kind: KindString,
 		Domain: "string", Doc: "task template (T01…T12 in the paper)"},
 	{Name: "instance", Kind: KindInt,
@@ -88,7 +91,7 @@ var EpisodeColumns = []Column{
 	{Name: "reversible", Kind: KindBool,
 		Domain: "bool", Doc: "the focal write can be undone"},
 	{Name: "fault_mode", Kind: KindString,
-		Domain: "enum", Doc: "`none`, `timeout_pre`, `timeout_post`, `timeout_late`, `timeout_late_tail`, `http500_pre`, `http500_post`, `partial_batch`, `redelivery`, `http429_pre`, `conn_refused_pre`, `stale_read`"},
+		Domain: "enum", Doc: enumDoc(FaultModes, ", ")},
 	{Name: "fault_fired", Kind: KindBool,
 		Domain: "bool", Doc: "the focal write was issued, so the assigned mode was applied to it (true for `none` too: \"no fault\" was applied); false when the agent never issued it"},
 	{Name: "delay_s", Kind: KindFloat,
@@ -121,6 +124,17 @@ var EpisodeColumns = []Column{
 		Domain: "bool", Doc: "reported success while the episode duplicated or failed"},
 	{Name: "recovery", Kind: KindString, Outcome: true,
 		Domain: "enum", Doc: "behaviour after the focal fault: `none`, `blind_retry`, `verify_then_retry`, `verify_then_skip`, `wait_then_verify`, `key_reuse`, `fresh_key`, `give_up`, `escalate`"},
+}
+
+// enumDoc lists an enumeration's values as a column's meaning: each in
+// backquotes, joined by sep (the catalogue's modes and contracts document
+// themselves).
+func enumDoc(e Enum, sep string) string {
+	q := make([]string, len(e.Values))
+	for i, v := range e.Values {
+		q[i] = "`" + v + "`"
+	}
+	return strings.Join(q, sep)
 }
 
 // LookupColumn returns the schema column called name.

@@ -13,32 +13,6 @@ type Enum struct {
 // Has reports whether v is one of e's values.
 func (e Enum) Has(v string) bool { return slices.Contains(e.Values, v) }
 
-// Fault modes (docs/ledger.md; semantics in package sandbox).
-const (
-	FaultNone            = "none"
-	FaultTimeoutPre      = "timeout_pre"
-	FaultTimeoutPost     = "timeout_post"
-	FaultTimeoutLate     = "timeout_late"
-	FaultTimeoutLateTail = "timeout_late_tail"
-	FaultHTTP500Pre      = "http500_pre"
-	FaultHTTP500Post     = "http500_post"
-	FaultPartialBatch    = "partial_batch"
-	FaultRedelivery      = "redelivery"
-	FaultHTTP429Pre      = "http429_pre"
-	FaultConnRefusedPre  = "conn_refused_pre"
-	FaultStaleRead       = "stale_read"
-	// Transport faults: the MCP transport itself fails (the proxy injects
-	// them over streamable HTTP; the sandbox has no transport to lose).
-	FaultSessionLost = "session_lost"
-	FaultStreamDrop  = "stream_drop"
-)
-
-// Contracts.
-const (
-	ContractNative         = "native"
-	ContractKeysEverywhere = "keys-everywhere"
-)
-
 // Recovery behaviours after the focal fault.
 const (
 	RecoveryNone            = "none"
@@ -109,8 +83,8 @@ const (
 // from other harnesses); their paper values are in Paper* below and only
 // warn when unknown.
 var (
-	FaultModes   = Enum{"fault_mode", []string{FaultNone, FaultTimeoutPre, FaultTimeoutPost, FaultTimeoutLate, FaultTimeoutLateTail, FaultHTTP500Pre, FaultHTTP500Post, FaultPartialBatch, FaultRedelivery, FaultHTTP429Pre, FaultConnRefusedPre, FaultStaleRead, FaultSessionLost, FaultStreamDrop}}
-	Contracts    = Enum{"contract", []string{ContractNative, ContractKeysEverywhere}}
+	FaultModes   = Enum{"fault_mode", FaultNames(func(FaultMode) bool { return true })}
+	Contracts    = Enum{"contract", contractNames()}
 	Recoveries   = Enum{"recovery", []string{RecoveryNone, RecoveryBlindRetry, RecoveryVerifyThenRetry, RecoveryVerifyThenSkip, RecoveryWaitThenVerify, RecoveryKeyReuse, RecoveryFreshKey, RecoveryGiveUp, RecoveryEscalate}}
 	Outcomes     = Enum{"outcome", []string{OutcomeOK, OutcomeTimeout, OutcomeHTTP400, OutcomeHTTP404, OutcomeHTTP409, OutcomeHTTP412, OutcomeHTTP429, OutcomeHTTP500, OutcomeConnRefused}}
 	Sources      = Enum{"source", []string{SourceAgent, SourceLate, SourceRedelivery, SourcePartial}}
@@ -127,13 +101,3 @@ var (
 	PaperConditions  = []string{"vanilla", "aware", "reflect", "sdk-retry", "rules", "vbr", "guard", "state-oracle", "outcome-oracle", "wait-0", "wait-60", "wait-120", "wait-300", "wait-3600"}
 	PaperExperiments = []string{"E1", "E1s", "E2", "E2k", "E3", "E3k", "E5", "E6"}
 )
-
-// CommittedFaults are the modes whose original did or will commit
-// (docs/simulation.md, Fault modes); duplicate rates are reported over these and redelivery.
-var CommittedFaults = []string{FaultTimeoutPost, FaultHTTP500Post, FaultPartialBatch, FaultTimeoutLate, FaultTimeoutLateTail}
-
-// TransportFaults are the modes only the proxy injects.
-var TransportFaults = []string{FaultSessionLost, FaultStreamDrop}
-
-// LateModes are the modes with an in-flight delay.
-var LateModes = []string{FaultTimeoutLate, FaultTimeoutLateTail}

@@ -91,10 +91,10 @@ func TestValidatePaperDesignClean(t *testing.T) {
 		{"none fired", func(e *Episode) { e.FaultMode, e.FaultFired = FaultNone, true }},
 		{"none not fired", func(e *Episode) { e.FaultMode, e.FaultFired = FaultNone, false }},
 		{"batch tool keyed", func(e *Episode) {
-			e.FaultMode, e.FocalWrite, e.WriteClass = FaultPartialBatch, BatchWriteTool, ClassKeyed
+			e.FaultMode, e.FocalWrite, e.WriteClass = FaultPartialBatch, "data_insert_many", ClassKeyed
 		}},
 		{"batch tool batch", func(e *Episode) {
-			e.FaultMode, e.FocalWrite, e.WriteClass = FaultPartialBatch, BatchWriteTool, ClassBatch
+			e.FaultMode, e.FocalWrite, e.WriteClass = FaultPartialBatch, "data_insert_many", ClassBatch
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -957,7 +957,7 @@ func plausible(vecs []Vec, platform, delay, batch []int, n int) bool {
 	if platform != nil {
 		svc, pl := &vecs[platform[0]], &vecs[platform[1]]
 		for r := range n {
-			if (vecString(svc, r) == "social") != (vecString(pl, r) != "") {
+			if platformed(vecString(svc, r)) != (vecString(pl, r) != "") {
 				return false
 			}
 		}
@@ -974,10 +974,8 @@ func plausible(vecs []Vec, platform, delay, batch []int, n int) bool {
 	if batch != nil {
 		fw, mode := &vecs[batch[0]], &vecs[batch[1]]
 		for r := range n {
-			if vecString(mode, r) == FaultPartialBatch {
-				if w := vecString(fw, r); w != BatchWriteTool && slices.Contains(PaperWriteTools, w) {
-					return false
-				}
+			if offBatch(vecString(mode, r), vecString(fw, r)) {
+				return false
 			}
 		}
 	}

@@ -113,8 +113,8 @@ func TestPlausible(t *testing.T) {
 		{"late fired without delay", []Vec{str(FaultNone, FaultTimeoutLateTail), {Bools: []bool{true, true}}, {Floats: []float64{0, 0}}}, "delay", false},
 		{"late not fired without delay", []Vec{dict(FaultTimeoutLate), {Bools: []bool{false}}, {Floats: []float64{0}}}, "delay", true},
 		{"delay on a non-late mode", []Vec{dict(FaultTimeoutPost), {Bools: []bool{true}}, {Floats: []float64{5}}}, "delay", false},
-		{"partial batch on the batch tool", []Vec{dict(BatchWriteTool), dict(FaultPartialBatch)}, "batch", true},
-		{"partial batch on another paper write", []Vec{dict(PaperWriteTools[0]), dict(FaultPartialBatch)}, "batch", PaperWriteTools[0] == BatchWriteTool},
+		{"partial batch on the batch tool", []Vec{dict("data_insert_many"), dict(FaultPartialBatch)}, "batch", true},
+		{"partial batch on another paper write", []Vec{dict("mail_send"), dict(FaultPartialBatch)}, "batch", false},
 		{"partial batch on a user's tool", []Vec{dict("my_write"), dict(FaultPartialBatch)}, "batch", true},
 	}
 	for _, c := range cases {

@@ -29,7 +29,7 @@ func TestSampleRawCanonical(t *testing.T) {
 		t.Errorf("re-encoding %s changed it", path)
 	}
 	// Every mode of the sandbox (the transport faults are the proxy's).
-	if want := len(FaultModes.Values) - len(TransportFaults); len(modes) != want {
+	if want := len(FaultNames(func(m FaultMode) bool { return m.InjectedBy(SiteSandbox) })); len(modes) != want {
 		t.Errorf("sample covers %d fault modes, want all %d", len(modes), want)
 	}
 }

@@ -189,10 +189,10 @@ func (ck *checker) episode(e *Episode, m colMask, add func(Problem)) {
 
 	// Plausibility for the paper's sandbox: warnings only.
 	if has(mPlatform) {
-		if e.Service == "social" && e.Platform == "" {
-			warnf("platform", "empty on a social write")
-		} else if e.Service != "social" && e.Platform != "" {
-			warnf("platform", "set ("+strconv.Quote(e.Platform)+") on a "+strconv.Quote(e.Service)+" write; platform is for social writes")
+		if platformed(e.Service) && e.Platform == "" {
+			warnf("platform", "empty on a "+e.Service+" write")
+		} else if !platformed(e.Service) && e.Platform != "" {
+			warnf("platform", "set ("+strconv.Quote(e.Platform)+") on a "+strconv.Quote(e.Service)+" write; platform is for "+platformServices+" writes")
 		}
 	}
 	if has(mDelay) {
@@ -208,14 +208,44 @@ func (ck *checker) episode(e *Episode, m colMask, add func(Problem)) {
 	// was applied to it; that holds for none as for every other mode, so
 	// fault_fired with none is not a warning (docs/ledger.md).
 	//
-	// partial_batch is injected on the batch tool (data_insert_many). The
+	// A batch-only mode (partial_batch) is injected on a batch tool. The
 	// write class does not tell it: under keys-everywhere that tool is
 	// classed keyed (E2k). A focal write outside the paper's catalogue is
 	// already warned about by checkString, so it is not flagged again.
-	if has(mBatch) && e.FaultMode == FaultPartialBatch && e.FocalWrite != BatchWriteTool && slices.Contains(PaperWriteTools, e.FocalWrite) {
-		warnf("fault_mode", "partial_batch on focal write "+strconv.Quote(e.FocalWrite)+" (the paper's sandbox injects it on "+BatchWriteTool+" only)")
+	if has(mBatch) && offBatch(e.FaultMode, e.FocalWrite) {
+		warnf("fault_mode", e.FaultMode+" on focal write "+strconv.Quote(e.FocalWrite)+" (the paper's sandbox injects it on "+batchTools+" only)")
 	}
 }
+
+// platformed reports whether writes of the service carry a platform.
+func platformed(name string) bool {
+	s := service(name)
+	return s != nil && len(s.Platforms) > 0
+}
+
+// offBatch reports a batch-only mode on a focal write of the paper's
+// catalogue that is not a batch write.
+func offBatch(mode, focalWrite string) bool {
+	if !slices.Contains(batchModes, mode) {
+		return false
+	}
+	t := tool(focalWrite)
+	return t != nil && t.Write() && !t.Batch
+}
+
+// The catalogue's names as the plausibility checks use them.
+var (
+	batchModes       = FaultNames(func(m FaultMode) bool { return m.Batch })
+	batchTools       = strings.Join(toolNames(func(t Tool) bool { return t.Batch }), ", ")
+	platformServices = strings.Join(func() (out []string) {
+		for _, s := range services {
+			if len(s.Platforms) > 0 {
+				out = append(out, s.Name)
+			}
+		}
+		return out
+	}(), ", ")
+)
 
 // checkString checks the value v of string column i on its own (type,
 // enumeration, emptiness, and the single-column plausibility warnings);

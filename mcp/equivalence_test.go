@@ -3,7 +3,6 @@ package mcp
 import (
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -31,10 +30,7 @@ func policyPlan(t testing.TB, conditions []string, short bool) (*Plan, []string)
 			if short && st.Index > 0 {
 				break
 			}
-			for _, mode := range ledger.FaultModes.Values {
-				if slices.Contains(ledger.TransportFaults, mode) {
-					continue // the proxy's, not the sandbox's
-				}
+			for _, mode := range ledger.FaultNames(func(m ledger.FaultMode) bool { return m.InjectedBy(ledger.SiteSandbox) }) {
 				for ci, cond := range conditions {
 					if short && ci > 0 && !shortTemplates[tmpl] {
 						continue

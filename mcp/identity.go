@@ -55,7 +55,7 @@ func (e *Episode) CheckLine(line []byte) error {
 	num := func(v int64) string { return strconv.FormatInt(v, 10) }
 	flt := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	delay := 0.0
-	if e.FaultMode == ledger.FaultTimeoutLate || e.FaultMode == ledger.FaultTimeoutLateTail {
+	if m, _ := ledger.FaultByName(e.FaultMode); m.Late() {
 		delay = e.DelayS
 	}
 	checks := []struct{ field, line, plan string }{

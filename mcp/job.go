@@ -74,10 +74,8 @@ func (e Episode) CheckFlags() error {
 	switch {
 	case !slices.Contains(sandbox.Templates(), e.Template):
 		return fieldtext.New("Template", "{Template} %q: want one of %s", e.Template, strings.Join(sandbox.Templates(), ", "))
-	case slices.Contains(ledger.TransportFaults, e.FaultMode):
-		return fieldtext.New("FaultMode", "{FaultMode} %s: a fault of the MCP transport, which only the proxy injects", e.FaultMode)
-	case !ledger.FaultModes.Has(e.FaultMode):
-		return fieldtext.New("FaultMode", "{FaultMode} %q: want one of %s", e.FaultMode, strings.Join(servedModes(), ", "))
+	case !slices.Contains(sandboxModes(), e.FaultMode):
+		return fieldtext.New("FaultMode", "{FaultMode} %q: want one of %s", e.FaultMode, strings.Join(sandboxModes(), ", "))
 	case !ledger.Contracts.Has(e.Contract):
 		return fieldtext.New("Contract", "{Contract} %q: want %s", e.Contract, strings.Join(ledger.Contracts.Values, " or "))
 	}

@@ -51,7 +51,7 @@ const (
 	DefaultLabel          = "unknown"
 	DefaultCondition      = "vanilla"
 	DefaultClientTimeoutS = 30
-	DefaultLateDelayS     = 90 // docs/simulation.md, Fault modes: timeout_late executes 90 s after send
+	DefaultLateDelayS     = ledger.DefaultLateDelayS // docs/simulation.md, Fault modes: timeout_late executes 90 s after send
 )
 
 // Oracle tool names (sandbox API).
@@ -77,7 +77,7 @@ func (e *Episode) EpisodeKey() string {
 		cond += "+annotations"
 	}
 	id := e.Experiment + "/" + e.Harness + "/" + e.Contract + "/" + cond + "/" + e.Cue + "/" + e.PairKey()
-	if e.FaultMode == ledger.FaultTimeoutLateTail {
+	if m, _ := ledger.FaultByName(e.FaultMode); m.Delay == ledger.DelayDrawn {
 		id += "/d" + strconv.FormatFloat(e.DelayS, 'g', -1, 64)
 	}
 	return id
@@ -123,7 +123,8 @@ func (e *Episode) Normalize() (*sandbox.Task, error) {
 	if e.Weight == 0 {
 		e.Weight = 1
 	}
-	if e.FaultMode == ledger.FaultTimeoutLate && e.DelayS == 0 {
+	fm, known := ledger.FaultByName(e.FaultMode)
+	if fm.Delay == ledger.DelayFixed && e.DelayS == 0 {
 		e.DelayS = DefaultLateDelayS
 	}
 	if e.Oracles == nil {
@@ -132,11 +133,11 @@ func (e *Episode) Normalize() (*sandbox.Task, error) {
 			e.Oracles = c.Oracles()
 		}
 	}
-	if slices.Contains(ledger.TransportFaults, e.FaultMode) {
-		return nil, fieldErr("fault_mode", "%s is a fault of the MCP transport, which only the proxy injects (over streamable HTTP)", e.FaultMode)
+	if !known {
+		return nil, fieldErr("fault_mode", "unknown fault mode %q (want one of %s)", e.FaultMode, strings.Join(sandboxModes(), ", "))
 	}
-	if !ledger.FaultModes.Has(e.FaultMode) {
-		return nil, fieldErr("fault_mode", "unknown fault mode %q (want one of %s)", e.FaultMode, strings.Join(servedModes(), ", "))
+	if !fm.InjectedBy(ledger.SiteSandbox) {
+		return nil, fieldErr("fault_mode", "fault mode %s is not injected by the sandbox", e.FaultMode)
 	}
 	if !ledger.Contracts.Has(e.Contract) {
 		return nil, fieldErr("contract", "unknown contract %q (want %s)", e.Contract, strings.Join(ledger.Contracts.Values, " or "))
@@ -155,8 +156,8 @@ func (e *Episode) Normalize() (*sandbox.Task, error) {
 	if !(e.DelayS >= 0) || e.DelayS > 1e7 {
 		return nil, fieldErr("delay_s", "delay %v out of range [0, 1e7]", e.DelayS)
 	}
-	if e.FaultMode == ledger.FaultTimeoutLateTail && e.DelayS == 0 {
-		return nil, fieldErr("delay_s", "timeout_late_tail needs a positive delay_s")
+	if fm.Delay == ledger.DelayDrawn && e.DelayS == 0 {
+		return nil, fieldErr("delay_s", "%s needs a positive delay_s", e.FaultMode)
 	}
 	if !(e.ClientTimeoutS > 0) || e.ClientTimeoutS > 1e5 {
 		return nil, fieldErr("client_timeout_s", "client timeout %v out of range (0, 1e5]", e.ClientTimeoutS)
@@ -224,16 +225,10 @@ func fieldErr(field, format string, args ...any) error {
 	return &fieldError{field, fmt.Sprintf(format, args...)}
 }
 
-// servedModes are the fault modes the sandbox injects: all but the
-// transport faults, which are the proxy's.
-func servedModes() []string {
-	var out []string
-	for _, m := range ledger.FaultModes.Values {
-		if !slices.Contains(ledger.TransportFaults, m) {
-			out = append(out, m)
-		}
-	}
-	return out
+// sandboxModes are the fault modes the sandbox injects (the proxy's
+// transport faults are not among them).
+func sandboxModes() []string {
+	return ledger.FaultNames(func(m ledger.FaultMode) bool { return m.InjectedBy(ledger.SiteSandbox) })
 }
 
 // Plan is the ordered list of episodes a server or driver works through.

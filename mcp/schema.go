@@ -6,6 +6,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
@@ -100,7 +101,8 @@ func schemaJSON(contract string, spec sandbox.ToolSpec) json.RawMessage {
 // when the agent repeats it. The six services stand for external systems
 // (open world); the oracle and wait tools are the harness's own.
 func ToolAnnotations(spec sandbox.ToolSpec) *sdk.ToolAnnotations {
-	open := spec.Service != "oracle"
+	t, _ := ledger.ToolByName(spec.Name)
+	open := t.Kind != ledger.ToolOracle
 	a := &sdk.ToolAnnotations{ReadOnlyHint: !spec.Write, OpenWorldHint: &open}
 	if spec.Write {
 		destructive := spec.Idempotent

@@ -4,90 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/limbo-toolkit/limbo/stats"
 )
-
-// Family is the conditional distribution of the response given the random
-// effects.
-type Family string
-
-// The families Fit accepts.
-const (
-	Binomial Family = "binomial" // y successes of Trials (1 when Trials is nil)
-	Poisson  Family = "poisson"  // y a count
-	Gaussian Family = "gaussian" // y a real value; a linear mixed model
-)
-
-// Families lists the accepted families in documentation order.
-var Families = []Family{Binomial, Poisson, Gaussian}
-
-// String returns the family's name.
-func (f Family) String() string { return string(f) }
-
-// UnmarshalText accepts the names of Families.
-func (f *Family) UnmarshalText(b []byte) error {
-	for _, v := range Families {
-		if string(b) == string(v) {
-			*f = v
-			return nil
-		}
-	}
-	return fmt.Errorf("mixed: unknown family %q (want binomial, poisson or gaussian)", b)
-}
-
-// Link is the link function g in g(E[y | u]) = η. The zero value is the
-// family's canonical link.
-type Link string
-
-// The links Fit accepts. Binomial takes logit (canonical), probit and
-// cloglog; Poisson log (canonical) only; Gaussian identity (canonical)
-// only. Fit refuses the other combinations.
-const (
-	Canonical Link = ""
-	Logit     Link = "logit"
-	Probit    Link = "probit"
-	Cloglog   Link = "cloglog"
-	Log       Link = "log"
-	Identity  Link = "identity"
-)
-
-// Links lists the named links in documentation order.
-var Links = []Link{Logit, Probit, Cloglog, Log, Identity}
-
-// String returns the link's name, "canonical" for the zero value.
-func (l Link) String() string {
-	if l == Canonical {
-		return "canonical"
-	}
-	return string(l)
-}
-
-// UnmarshalText accepts the names of Links and "" or "canonical".
-func (l *Link) UnmarshalText(b []byte) error {
-	if len(b) == 0 || string(b) == "canonical" {
-		*l = Canonical
-		return nil
-	}
-	for _, v := range Links {
-		if string(b) == string(v) {
-			*l = v
-			return nil
-		}
-	}
-	return fmt.Errorf("mixed: unknown link %q (want logit, probit, cloglog, log or identity)", b)
-}
-
-// canonical returns the family's canonical link.
-func (f Family) canonical() Link {
-	switch f {
-	case Binomial:
-		return Logit
-	case Poisson:
-		return Log
-	}
-	return Identity
-}
 
 // Term is one random-effects term, lme4's (z₁ + … + z_c | g): c
 // coefficients that vary over the levels of the grouping factor g, with a
@@ -123,9 +45,15 @@ type Spec struct {
 	// log C(Trials, Y), and N, BIC count Bernoulli rows, as if the rows had
 	// not been collapsed. Without it LogLik is glmer's for cbind data.
 	BernoulliRows bool
-	Family        Family
-	Link          Link   // Canonical for the family's canonical link
-	Terms         []Term // at least one
+	// Family is the conditional distribution of the response given the
+	// random effects: binomial (y successes of Trials), poisson (a count)
+	// or gaussian (a linear mixed model).
+	Family stats.Family
+	// Link is g in g(E[y | u]) = η, "" for the family's canonical link.
+	// Binomial takes logit, probit and cloglog; Poisson log; Gaussian
+	// identity. Fit refuses the other links stats declares.
+	Link  stats.Link
+	Terms []Term // at least one
 	// REML fits a Gaussian model by restricted maximum likelihood (lmer's
 	// default, REML = TRUE); otherwise by maximum likelihood. Refused for
 	// other families.
@@ -145,6 +73,7 @@ const (
 	WarnSeparation                           // (quasi-)separation in a binomial model
 	WarnPIRLS                                // penalised IRLS broke down or did not converge in some evaluations
 	WarnConstantSlope                        // a random slope column constant within every level
+	WarnObsLevel                             // an observation-level random effect of a binary response
 )
 
 var warningNames = map[WarningCode]string{
@@ -156,6 +85,7 @@ var warningNames = map[WarningCode]string{
 	WarnSeparation:    "separation",
 	WarnPIRLS:         "pirls",
 	WarnConstantSlope: "constant-slope",
+	WarnObsLevel:      "observation-level",
 }
 
 // String returns the code's stable name, e.g. "singular".
@@ -196,8 +126,8 @@ type TermFit struct {
 // Fitted is a fitted mixed model. Slices over fixed effects follow the
 // columns of X; Terms follow Spec.Terms.
 type Fitted struct {
-	Family Family
-	Link   Link // the link used (never Canonical)
+	Family stats.Family
+	Link   stats.Link // the link used (never "")
 	REML   bool
 
 	Coef, SE, Z, P []float64     // β, standard error, Wald z (lmer: t), two-sided normal p
@@ -240,9 +170,12 @@ var ErrNotImplemented = errors.New("mixed: not implemented yet")
 // columns that differ from X's rows, a level index out of range, len(Coef)
 // ≠ len(Z), no terms, an unknown family or link) panic, as in FitLogit.
 // Data problems (a response outside the family's support, NaN, rank
-// deficient X, a grouping factor with fewer than two sampled levels, more
-// random effects than rows, a link the family does not take) are errors
-// naming the term or column.
+// deficient X, a grouping factor with fewer than two sampled levels, a
+// term with more random effects than rows, or, for a Gaussian model, as
+// many, a link the family does not take) are errors naming the term or
+// column. A binomial or Poisson term with one row per level is an
+// observation-level random effect, as glmer fits it (overdispersion); of
+// a 0/1 response it is fitted with a WarnObsLevel warning.
 func Fit(s Spec, opt Options) (*Fitted, error) {
 	sp, err := check(&s)
 	if err != nil {
@@ -264,7 +197,7 @@ func Fit(s Spec, opt Options) (*Fitted, error) {
 	if err != nil {
 		return nil, err
 	}
-	if L.q >= n && s.Family == Gaussian {
+	if L.q >= n && s.Family == stats.Gaussian {
 		return nil, fmt.Errorf("mixed: %d random effects for %d rows; the residual variance is not identifiable", L.q, n)
 	}
 	res := &Fitted{Family: s.Family, Link: sp.link, REML: s.REML, Converged: true, Sigma: 1}
@@ -275,7 +208,7 @@ func Fit(s Spec, opt Options) (*Fitted, error) {
 		return res, nil
 	}
 	switch s.Family {
-	case Gaussian:
+	case stats.Gaussian:
 		err = fitLMM(&s, L, opt, res)
 	default:
 		err = fitGLMM(&s, L, sp.link, opt, res)
@@ -293,7 +226,20 @@ func Fit(s Spec, opt Options) (*Fitted, error) {
 // checked is a validated Spec.
 type checked struct {
 	n, p int
-	link Link
+	link stats.Link
+}
+
+// glmmLink reports whether Fit takes link with family f: binomial with
+// logit, probit or cloglog, Poisson with log, Gaussian with identity
+// (lme4's glmer and lmer take more; these are the ones tested against it).
+func glmmLink(f stats.Family, link stats.Link) bool {
+	switch f {
+	case stats.Binomial:
+		return link == stats.LinkLogit || link == stats.LinkProbit || link == stats.LinkCloglog
+	case stats.Poisson:
+		return link == stats.LinkLog
+	}
+	return link == stats.LinkIdentity
 }
 
 // check validates s (see Fit) and resolves the canonical link.
@@ -313,30 +259,18 @@ func check(s *Spec) (*checked, error) {
 			panic(fmt.Sprintf("mixed: Spec.%s has %d rows, X %d", v.name, len(v.x), n))
 		}
 	}
-	switch s.Family {
-	case Binomial, Poisson, Gaussian:
-	default:
+	if !s.Family.Valid() {
 		panic(fmt.Sprintf("mixed: unknown family %q", string(s.Family)))
 	}
 	link := s.Link
-	if link == Canonical {
-		link = s.Family.canonical()
+	if link == "" {
+		link = s.Family.CanonicalLink()
 	}
-	ok := false
-	switch s.Family {
-	case Binomial:
-		ok = link == Logit || link == Probit || link == Cloglog
-	case Poisson:
-		ok = link == Log
-	case Gaussian:
-		ok = link == Identity
-	}
-	if !ok {
-		switch link {
-		case Logit, Probit, Cloglog, Log, Identity:
-			return nil, fmt.Errorf("mixed: the %s family does not take the %s link", s.Family, link)
-		}
+	if !slices.Contains(stats.Links, link) {
 		panic(fmt.Sprintf("mixed: unknown link %q", string(s.Link)))
+	}
+	if !glmmLink(s.Family, link) {
+		return nil, fmt.Errorf("mixed: the %s family does not take the %s link", s.Family, link)
 	}
 	if len(s.Terms) == 0 {
 		panic("mixed: Spec.Terms is empty")
@@ -359,10 +293,10 @@ func check(s *Spec) (*checked, error) {
 			}
 		}
 	}
-	if s.Trials != nil && s.Family != Binomial {
+	if s.Trials != nil && s.Family != stats.Binomial {
 		return nil, fmt.Errorf("mixed: Trials given for the %s family (binomial only)", s.Family)
 	}
-	if s.REML && s.Family != Gaussian {
+	if s.REML && s.Family != stats.Gaussian {
 		return nil, fmt.Errorf("mixed: REML is for the gaussian family, not %s", s.Family)
 	}
 	for i, y := range s.Y {
@@ -370,7 +304,7 @@ func check(s *Spec) (*checked, error) {
 			return nil, fmt.Errorf("mixed: response in row %d is %v", i, y)
 		}
 		switch s.Family {
-		case Binomial:
+		case stats.Binomial:
 			m := 1.0
 			if s.Trials != nil {
 				m = s.Trials[i]
@@ -384,7 +318,7 @@ func check(s *Spec) (*checked, error) {
 				}
 				return nil, fmt.Errorf("mixed: response in row %d is %v successes of %v trials (failures must be a non-negative integer)", i, y, m)
 			}
-		case Poisson:
+		case stats.Poisson:
 			if y < 0 || y != math.Trunc(y) {
 				return nil, fmt.Errorf("mixed: response in row %d is %v, not a non-negative integer count", i, y)
 			}

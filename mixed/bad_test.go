@@ -43,11 +43,6 @@ func TestFitLogitErrors(t *testing.T) {
 			_, err := FitLogit(X, y, []Group{g}, Options{})
 			return err
 		}, "1 sampled level"},
-		{"one observation per level", func() error {
-			X, y, g := small(40, 40, mixedY)
-			_, err := FitLogit(X, y, []Group{g}, Options{})
-			return err
-		}, "as many levels"},
 		{"constant response", func() error {
 			X, y, g := small(40, 4, func(int) float64 { return 1 })
 			_, err := FitLogit(X, y, []Group{g}, Options{})
@@ -130,6 +125,18 @@ func TestFitLogitWarnings(t *testing.T) {
 		}
 		if res.Converged || !hasWarning(res, WarnNotConverged, "did not converge") {
 			t.Errorf("converged = %v, warnings %v", res.Converged, res.Warnings)
+		}
+	})
+	t.Run("observation-level", func(t *testing.T) {
+		// One row per level of a 0/1 response: fitted, as glmer fits it,
+		// with the warning that its variance is barely identified.
+		X, y, g := small(40, 40, func(i int) float64 { return float64((i * 7 / 3) % 2) })
+		res, err := FitLogit(X, y, []Group{g}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasWarning(res, WarnObsLevel, "binary") || hasWarning(res, WarnSingleObs, "") {
+			t.Errorf("warnings %v", res.Warnings)
 		}
 	})
 	t.Run("single-observation level", func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // benchData generates the crossed benchmark data: n rows, 9 models × 40
@@ -200,7 +202,7 @@ func lmmData(n, g int) Spec {
 		y[i] = 1 + 0.5*x[i] + b0[j] + b1[j]*x[i] + norm()
 		grp[i] = j
 	}
-	return Spec{X: X, Y: y, Family: Gaussian, REML: true,
+	return Spec{X: X, Y: y, Family: stats.Gaussian, REML: true,
 		Terms: []Term{{Name: "g", Group: grp, Levels: g, Coef: []string{"(Intercept)", "x"}, Z: [][]float64{nil, x}}}}
 }
 

@@ -1,6 +1,10 @@
 package mixed
 
-import "math"
+import (
+	"math"
+
+	"github.com/limbo-toolkit/limbo/stats"
+)
 
 // glmFamily evaluates a family and link at one row: from η the mean μ, the
 // log-likelihood ℓ (without the constant in y), the score dℓ/dη and the
@@ -14,17 +18,17 @@ type glmFamily interface {
 	valid(eta float64) bool
 }
 
-func newFamily(f Family, l Link) glmFamily {
+func newFamily(f stats.Family, l stats.Link) glmFamily {
 	switch f {
-	case Binomial:
+	case stats.Binomial:
 		switch l {
-		case Probit:
+		case stats.LinkProbit:
 			return binProbit{}
-		case Cloglog:
+		case stats.LinkCloglog:
 			return binCloglog{}
 		}
 		return binLogit{}
-	case Poisson:
+	case stats.Poisson:
 		return poisLog{}
 	}
 	panic("mixed: no GLM family for " + string(f))

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // sleepSpec is sleepstudy's Reaction ~ Days + (Days | Subject).
@@ -26,6 +28,25 @@ func TestFitErrors(t *testing.T) {
 			s.Terms[0].Z[1], s.Terms[0].Coef[1] = z, "shift"
 			return s
 		}, `column "shift" is constant within every level`},
+		{"gaussian observation-level term", func(t *testing.T) Spec {
+			s := sleepSpec(t)
+			obs := make([]int, len(s.Y))
+			for i := range obs {
+				obs[i] = i
+			}
+			s.Terms = append(s.Terms, Term{Name: "obs", Group: obs, Levels: len(obs)})
+			return s
+		}, `term "obs" has 180 random effects for 180 rows; its variance is not identifiable from the residual variance`},
+		{"poisson observation-level slope", func(t *testing.T) Spec {
+			s := glmmCase(t, "grouse").spec(t)
+			obs := make([]int, len(s.Y))
+			x := make([]float64, len(s.Y))
+			for i := range obs {
+				obs[i], x[i] = i, float64(i%5)
+			}
+			s.Terms = append(s.Terms, Term{Name: "obs", Group: obs, Levels: len(obs), Coef: []string{"(Intercept)", "x"}, Z: [][]float64{nil, x}})
+			return s
+		}, `term "obs" has 806 random effects for 403 rows; they are not identifiable`},
 		{"one level", func(t *testing.T) Spec {
 			s := sleepSpec(t)
 			s.Terms[0].Group = make([]int, len(s.Y))
@@ -58,12 +79,12 @@ func TestFitErrors(t *testing.T) {
 		}, "REML"},
 		{"gaussian with logit", func(t *testing.T) Spec {
 			s := sleepSpec(t)
-			s.Link = Logit
+			s.Link = stats.LinkLogit
 			return s
 		}, "does not take the logit link"},
 		{"poisson with identity", func(t *testing.T) Spec {
 			s := glmmCase(t, "grouse").spec(t)
-			s.Link = Identity
+			s.Link = stats.LinkIdentity
 			return s
 		}, "does not take the identity link"},
 		{"trials for poisson", func(t *testing.T) Spec {
@@ -189,24 +210,4 @@ func containsCode(cs []WarningCode, c WarningCode) bool {
 		}
 	}
 	return false
-}
-
-func TestFamilyLinkText(t *testing.T) {
-	var f Family
-	var l Link
-	if err := f.UnmarshalText([]byte("poisson")); err != nil || f != Poisson {
-		t.Errorf("poisson: %v, %v", f, err)
-	}
-	if err := f.UnmarshalText([]byte("gamma")); err == nil || !strings.Contains(err.Error(), "binomial, poisson or gaussian") {
-		t.Errorf("gamma: %v", err)
-	}
-	if err := l.UnmarshalText([]byte("cloglog")); err != nil || l != Cloglog {
-		t.Errorf("cloglog: %v, %v", l, err)
-	}
-	if err := l.UnmarshalText([]byte("")); err != nil || l != Canonical || l.String() != "canonical" {
-		t.Errorf("empty: %v, %v", l, err)
-	}
-	if err := l.UnmarshalText([]byte("cauchit")); err == nil {
-		t.Error("cauchit accepted")
-	}
 }

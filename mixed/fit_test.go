@@ -8,12 +8,15 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // nums is a JSON number or array of numbers (jsonlite's auto_unbox writes
@@ -196,9 +199,9 @@ type fitCase struct {
 	// those of our term k.
 	rterms [][]int
 	// rx compares RX-based SEs (Options.RXSE) with lme4's
-	// vcov(use.hessian = FALSE): for non-canonical links, whose Hessian
-	// SEs differ from lme4's (see TestFitGLMMLme4), and where lme4's
-	// finite-difference Hessian was not positive definite.
+	// vcov(use.hessian = FALSE), where lme4's finite-difference Hessian
+	// is off at its step (TestGLMMStandardErrors compares the Hessian SEs
+	// of every case).
 	rx bool
 	// betaTol overrides the 1e-4 tolerance of β (see TestFitVerbAgg).
 	betaTol float64
@@ -208,20 +211,20 @@ func lmmCases() []fitCase {
 	sleep := func(reml, diag bool) func(t testing.TB) Spec {
 		return func(t testing.TB) Spec {
 			f := readFrame(t, "sleepstudy.csv")
-			return Spec{X: f.design(t, "Days"), Y: f.num(t, "Reaction"), Family: Gaussian, REML: reml,
+			return Spec{X: f.design(t, "Days"), Y: f.num(t, "Reaction"), Family: stats.Gaussian, REML: reml,
 				Terms: []Term{f.term(t, "Subject", []string{"Subject"}, []string{"Days"}, diag)}}
 		}
 	}
 	pastes := func(reml bool) func(t testing.TB) Spec {
 		return func(t testing.TB) Spec {
 			f := readFrame(t, "pastes.csv")
-			return Spec{X: f.design(t), Y: f.num(t, "strength"), Family: Gaussian, REML: reml,
+			return Spec{X: f.design(t), Y: f.num(t, "strength"), Family: stats.Gaussian, REML: reml,
 				Terms: []Term{f.term(t, "batch", []string{"batch"}, nil, false), f.term(t, "cask:batch", []string{"batch", "cask"}, nil, false)}}
 		}
 	}
 	gen := func(t testing.TB) Spec {
 		f := readFrame(t, "lmm_gen.csv")
-		return Spec{X: f.design(t, "x", "z"), Y: f.num(t, "y"), Family: Gaussian, REML: true,
+		return Spec{X: f.design(t, "x", "z"), Y: f.num(t, "y"), Family: stats.Gaussian, REML: true,
 			Terms: []Term{f.term(t, "g", []string{"g"}, []string{"x"}, false), f.term(t, "h", []string{"h"}, nil, false)}}
 	}
 	return []fitCase{
@@ -230,7 +233,7 @@ func lmmCases() []fitCase {
 		{"sleep_diag", sleep(true, true), [][]int{{0, 1}}, false, 0},
 		{"penicillin", func(t testing.TB) Spec {
 			f := readFrame(t, "penicillin.csv")
-			return Spec{X: f.design(t), Y: f.num(t, "diameter"), Family: Gaussian, REML: true,
+			return Spec{X: f.design(t), Y: f.num(t, "diameter"), Family: stats.Gaussian, REML: true,
 				Terms: []Term{f.term(t, "plate", []string{"plate"}, nil, false), f.term(t, "sample", []string{"sample"}, nil, false)}}
 		}, [][]int{{0}, {1}}, false, 0},
 		{"pastes", pastes(true), [][]int{{1}, {0}}, false, 0},
@@ -315,7 +318,7 @@ func compare(t *testing.T, c fitCase, res *Fitted, ref lme4Ref) agreement {
 			t.Errorf("term %s has %d levels, lme4 %d", tf.Name, tf.NLevels, want)
 		}
 	}
-	if res.Family == Gaussian && rel(res.Sigma, ref.Sigma) > 5e-3 {
+	if res.Family == stats.Gaussian && rel(res.Sigma, ref.Sigma) > 5e-3 {
 		t.Errorf("σ = %.8g, lme4 %.8g", res.Sigma, ref.Sigma)
 	}
 	a.loglik = res.LogLik - ref.Loglik
@@ -374,11 +377,11 @@ func TestFitLMMLme4(t *testing.T) {
 }
 
 func glmmCases() []fitCase {
-	cbpp := func(link Link) func(t testing.TB) Spec {
+	cbpp := func(link stats.Link) func(t testing.TB) Spec {
 		return func(t testing.TB) Spec {
 			f := readFrame(t, "cbpp_trials.csv")
 			return Spec{X: f.design(t, "period=2", "period=3", "period=4"), Y: f.num(t, "incidence"), Trials: f.num(t, "size"),
-				Family: Binomial, Link: link, Terms: []Term{f.term(t, "herd", []string{"herd"}, nil, false)}}
+				Family: stats.Binomial, Link: link, Terms: []Term{f.term(t, "herd", []string{"herd"}, nil, false)}}
 		}
 	}
 	gen := func(t testing.TB) (frame, Spec) {
@@ -386,17 +389,17 @@ func glmmCases() []fitCase {
 		return f, Spec{X: f.design(t, "x"), Terms: []Term{f.term(t, "g", []string{"g"}, []string{"x"}, false)}}
 	}
 	return []fitCase{
-		{"cbpp_trials", cbpp(Canonical), [][]int{{0}}, false, 0},
-		{"cbpp_probit", cbpp(Probit), [][]int{{0}}, true, 0},
-		{"cbpp_cloglog", cbpp(Cloglog), [][]int{{0}}, true, 0},
+		{"cbpp_trials", cbpp(""), [][]int{{0}}, false, 0},
+		{"cbpp_probit", cbpp(stats.LinkProbit), [][]int{{0}}, false, 0},
+		{"cbpp_cloglog", cbpp(stats.LinkCloglog), [][]int{{0}}, false, 0},
 		{"grouse", func(t testing.TB) Spec {
 			f := readFrame(t, "grouseticks.csv")
-			return Spec{X: f.design(t, "YEAR=96", "YEAR=97", "cHEIGHT"), Y: f.num(t, "TICKS"), Family: Poisson,
+			return Spec{X: f.design(t, "YEAR=96", "YEAR=97", "cHEIGHT"), Y: f.num(t, "TICKS"), Family: stats.Poisson,
 				Terms: []Term{f.term(t, "BROOD", []string{"BROOD"}, nil, false), f.term(t, "LOCATION", []string{"LOCATION"}, nil, false)}}
 		}, [][]int{{0}, {1}}, false, 0},
 		{"pois_slope", func(t testing.TB) Spec {
 			f, s := gen(t)
-			s.Y, s.Family = f.num(t, "y"), Poisson
+			s.Y, s.Family = f.num(t, "y"), stats.Poisson
 			s.Offset = f.num(t, "e")
 			for i, e := range s.Offset {
 				s.Offset[i] = math.Log(e)
@@ -405,18 +408,18 @@ func glmmCases() []fitCase {
 		}, [][]int{{0}}, false, 0},
 		{"pois_weights", func(t testing.TB) Spec {
 			f, s := gen(t)
-			s.Y, s.Family, s.Weights = f.num(t, "y"), Poisson, f.num(t, "e")
+			s.Y, s.Family, s.Weights = f.num(t, "y"), stats.Poisson, f.num(t, "e")
 			s.Terms[0] = f.term(t, "g", []string{"g"}, nil, false)
 			return s
 		}, [][]int{{0}}, true, 0},
 		{"bin_slope", func(t testing.TB) Spec {
 			f, s := gen(t)
-			s.Y, s.Family = f.num(t, "yb"), Binomial
+			s.Y, s.Family = f.num(t, "yb"), stats.Binomial
 			return s
 		}, [][]int{{0}}, false, 0},
 		{"bin_slope_diag", func(t testing.TB) Spec {
 			f, s := gen(t)
-			s.Y, s.Family = f.num(t, "yb"), Binomial
+			s.Y, s.Family = f.num(t, "yb"), stats.Binomial
 			s.Terms[0].Diagonal = true
 			return s
 		}, [][]int{{0, 1}}, true, 0},
@@ -424,14 +427,12 @@ func glmmCases() []fitCase {
 }
 
 // TestFitGLMMLme4 compares glmer fits (Laplace) with lme4's tight fits.
-// Estimates, SDs and log-likelihoods agree to the targets of compare.
-// Standard errors are compared from the Hessian (lme4's default) for
-// canonical links without prior weights; for probit and cloglog, and for
-// Poisson with prior weights, our central-difference Hessian of the
-// Laplace deviance differs from lme4's (SEs 5e-4 relative for cbpp
-// probit, up to 5% for cloglog, 3e-3 with weights) while the estimates and
-// the RX SEs agree, so RX is compared there; for (x || g) lme4's Hessian is not positive definite and
-// lme4 itself falls back to RX.
+// Estimates, SDs and log-likelihoods agree to the targets of compare, and
+// so do the standard errors from the Hessian (lme4's default), but for
+// two cases whose RX SEs are compared (rx): Poisson with prior weights,
+// where lme4's deviance has a kink at its step (TestGLMMStandardErrors),
+// and (x || g), where lme4's Hessian is not positive definite and lme4
+// itself falls back to RX.
 func TestFitGLMMLme4(t *testing.T) {
 	ref := readRef(t)
 	for _, c := range glmmCases() {
@@ -449,6 +450,64 @@ func TestFitGLMMLme4(t *testing.T) {
 			}
 			a := compare(t, c, res, want)
 			t.Logf("max rel diff β %.1e, SE %.1e, SD %.1e, corr %.1e; logLik − lme4 %+.2e; %d evaluations, SE %s", a.beta, a.se, a.sd, a.corr, a.loglik, res.Iter, res.SEMethod)
+		})
+	}
+}
+
+// obsLevelCases are the observation-level models of testdata/obslevel.R.
+func obsLevelCases() []fitCase {
+	return []fitCase{
+		{name: "cbpp_obs", spec: func(t testing.TB) Spec {
+			f := readFrame(t, "cbpp_obs.csv")
+			return Spec{X: f.design(t, "period=2", "period=3", "period=4"), Y: f.num(t, "incidence"), Trials: f.num(t, "size"),
+				Family: stats.Binomial, Terms: []Term{f.term(t, "herd", []string{"herd"}, nil, false), f.term(t, "obs", []string{"obs"}, nil, false)}}
+		}, rterms: [][]int{{1}, {0}}},
+		{name: "grouse_obs", spec: func(t testing.TB) Spec {
+			f := readFrame(t, "grouseticks_obs.csv")
+			return Spec{X: f.design(t, "YEAR=96", "YEAR=97", "sHEIGHT"), Y: f.num(t, "TICKS"), Family: stats.Poisson,
+				Terms: []Term{f.term(t, "BROOD", []string{"BROOD"}, nil, false), f.term(t, "INDEX", []string{"INDEX"}, nil, false),
+					f.term(t, "LOCATION", []string{"LOCATION"}, nil, false)}}
+		}, rterms: [][]int{{1}, {0}, {2}}},
+		// A 0/1 response (FitLogit's route): fitted, with the warning,
+		// and singular, the obs SD at 0, as lme4 finds it.
+		{name: "cbpp_bernoulli_obs", spec: func(t testing.TB) Spec {
+			f := readFrame(t, filepath.Join("..", "..", "testdata", "mixed", "cbpp.csv"))
+			for i := range f.rows() {
+				f["obs"] = append(f["obs"], strconv.Itoa(i))
+			}
+			return Spec{X: f.design(t, "period=2", "period=3", "period=4"), Y: f.num(t, "y"),
+				Family: stats.Binomial, Terms: []Term{f.term(t, "herd", []string{"herd"}, nil, false), f.term(t, "obs", []string{"obs"}, nil, false)}}
+		}, rterms: [][]int{{1}, {0}}},
+	}
+}
+
+// TestFitObsLevelLme4 fits observation-level random effects (one level
+// per row), which lme4's glmer takes for binomial and Poisson models
+// (testdata/obslevel.R, tight glmer): lme4's cbpp with
+// (1 | herd) + (1 | obs) and its grouseticks model TICKS ~ YEAR +
+// scale(HEIGHT) + (1 | BROOD) + (1 | INDEX) + (1 | LOCATION). Estimates
+// 1e-4, SDs 5e-3, the log-likelihood 0.01, SEs 5e-3 (compare).
+func TestFitObsLevelLme4(t *testing.T) {
+	ref := readRefFile(t, "obslevel_ref.json")
+	for _, c := range obsLevelCases() {
+		t.Run(c.name, func(t *testing.T) {
+			want, ok := ref[c.name]
+			if !ok {
+				t.Fatalf("no case %s in obslevel_ref.json", c.name)
+			}
+			res, err := Fit(c.spec(t), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Converged && !want.Singular {
+				t.Errorf("not converged: %v", res.Warnings)
+			}
+			binary := c.name == "cbpp_bernoulli_obs"
+			if got := slices.ContainsFunc(res.Warnings, func(w Warning) bool { return w.Code == WarnObsLevel && w.Term == "obs" }); got != binary {
+				t.Errorf("observation-level warning %v, want %v: %v", got, binary, res.Warnings)
+			}
+			a := compare(t, c, res, want)
+			t.Logf("max rel diff β %.1e, SE %.1e, SD %.1e; logLik − lme4 %+.2e; %d evaluations, SE %s", a.beta, a.se, a.sd, a.loglik, res.Iter, res.SEMethod)
 		})
 	}
 }
@@ -472,7 +531,7 @@ func verbAggSpec(t testing.TB, copies int) Spec {
 		}
 		f = g
 	}
-	return Spec{X: f.design(t, "Anger", "Gender=M", "btype=scold", "btype=shout", "situ=self"), Y: f.num(t, "r2"), Family: Binomial,
+	return Spec{X: f.design(t, "Anger", "Gender=M", "btype=scold", "btype=shout", "situ=self"), Y: f.num(t, "r2"), Family: stats.Binomial,
 		Terms: []Term{f.term(t, "id", []string{"id"}, nil, false), f.term(t, "item", []string{"item"}, nil, false)}}
 }
 
@@ -502,6 +561,63 @@ func TestFitVerbAgg(t *testing.T) {
 			}
 			a := compare(t, fc, res, ref[c.name])
 			t.Logf("max rel diff β %.1e, SE %.1e, SD %.1e; logLik − lme4 %+.2e; %d evaluations, SE %s", a.beta, a.se, a.sd, a.loglik, res.Iter, res.SEMethod)
+		})
+	}
+}
+
+// TestGLMMStandardErrors compares the standard errors of every GLMM
+// reference (Laplace, the Hessian of the deviance over (θ, β) at lme4's
+// step 1e-4) with lme4's vcov at tight settings (testdata/vcov.R,
+// vcov_ref.json): 5e-3 relative, issue 35's target. Where lme4's own
+// Hessian is not positive definite (fallback: it reports RX SEs), they
+// are compared with 2H⁻¹ of lme4's deviance function differenced at step
+// 1e-2, where it is smooth. The log shows how far lme4 at its default
+// control (tolPwrss 1e-7) is from both: up to 1.3% on cbpp, whose
+// deviance its PIRLS leaves rough at the 1e-4 step (docs/methods.md,
+// "GLMM standard errors").
+func TestGLMMStandardErrors(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "vcov_ref.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref map[string]struct {
+		SE        nums `json:"se"`
+		SEDefault nums `json:"se_default"`
+		SEH2      nums `json:"se_h2"`
+		Fallback  bool `json:"fallback"`
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	cases := append(glmmCases(), obsLevelCases()...)
+	cases = append(cases, fitCase{name: "verbagg", spec: func(t testing.TB) Spec { return verbAggSpec(t, 1) }})
+	for _, c := range cases {
+		want, ok := ref[c.name]
+		if !ok {
+			continue // cbpp_bernoulli_obs: singular, lme4 compared in TestFitObsLevelLme4
+		}
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Fit(c.spec(t), Options{HessianSE: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.SEMethod != "Hessian" {
+				t.Fatalf("SEs from %s: %v", res.SEMethod, res.Warnings)
+			}
+			se, what := want.SE, "vcov"
+			if want.Fallback {
+				se, what = want.SEH2, "2H⁻¹ at step 1e-2"
+			}
+			var worst, dflt float64
+			for j, v := range res.SE {
+				d := math.Abs(v/se[j] - 1)
+				worst = math.Max(worst, d)
+				dflt = math.Max(dflt, math.Abs(want.SEDefault[j]/se[j]-1))
+				if d > 5e-3 {
+					t.Errorf("SE[%d] = %.8g, lme4 %s %.8g", j, v, what, se[j])
+				}
+			}
+			t.Logf("max rel diff of the SEs to lme4's %s %.1e (lme4 at its defaults: %.1e)", what, worst, dflt)
 		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // gfitter runs glmer's two optimisation stages on a gmodel.
@@ -67,7 +69,7 @@ func newtonFD(f func([]float64) float64, x *[]float64, fx *float64, evals func()
 
 // startBeta sets β's intercept (a column of ones, if any) to the link of
 // the mean response, so that η starts in the link's domain.
-func startBeta(md *gmodel, link Link) {
+func startBeta(md *gmodel, link stats.Link) {
 	var sy, sm float64
 	for i := range md.y {
 		sy += md.pw[i] * md.y[i]
@@ -83,13 +85,13 @@ func startBeta(md *gmodel, link Link) {
 			continue
 		}
 		switch link {
-		case Logit:
+		case stats.LinkLogit:
 			md.beta[j] = math.Log(mu / (1 - mu))
-		case Probit:
+		case stats.LinkProbit:
 			md.beta[j] = -math.Sqrt2 * math.Erfcinv(2*mu)
-		case Cloglog:
+		case stats.LinkCloglog:
 			md.beta[j] = math.Log(-math.Log1p(-mu))
-		case Log:
+		case stats.LinkLog:
 			md.beta[j] = math.Log(mu)
 		}
 		return
@@ -99,7 +101,7 @@ func startBeta(md *gmodel, link Link) {
 // fitGLMM fits a binomial or Poisson GLMM by the Laplace approximation as
 // glmer (nAGQ = 1) or, for a single scalar random-effects term, by adaptive
 // Gauss–Hermite quadrature with opt.NAGQ > 1 nodes.
-func fitGLMM(s *Spec, L *layout, link Link, opt Options, res *Fitted) error {
+func fitGLMM(s *Spec, L *layout, link stats.Link, opt Options, res *Fitted) error {
 	nagq := max(opt.NAGQ, 1)
 	if nagq > 1 && (len(L.terms) != 1 || L.terms[0].nc != 1) {
 		return fmt.Errorf("%w: adaptive quadrature (NAGQ > 1) with more than a single scalar random-effects term (lme4 has it for those only)", ErrNotImplemented)
@@ -107,7 +109,7 @@ func fitGLMM(s *Spec, L *layout, link Link, opt Options, res *Fitted) error {
 	if opt.NAGQ0 {
 		return fmt.Errorf("%w: NAGQ0 for this model; FitLogit has it for logistic models with random intercepts", ErrNotImplemented)
 	}
-	md := newGModel(s, L, newFamily(s.Family, link))
+	md := newGModel(s, L, link)
 	if opt.Tol > 0 {
 		md.tol = opt.Tol
 	}
@@ -251,7 +253,7 @@ func fitGLMM(s *Spec, L *layout, link Link, opt Options, res *Fitted) error {
 		res.Warnings = append(res.Warnings, Warning{Code: WarnHessian,
 			Message: "covariance of the fixed effects is not positive definite: standard errors are NaN; check for collinear covariates"})
 	}
-	if s.Family == Binomial {
+	if s.Family == stats.Binomial {
 		for j, b := range res.Coef {
 			if math.Abs(b) > 10 {
 				res.Warnings = append(res.Warnings, Warning{Code: WarnSeparation,

@@ -102,11 +102,12 @@ func (r *Result) Wald(j int, level float64) (lo, hi float64) {
 //
 // X holds the fixed-effects columns, including an intercept if wanted; y is
 // 0/1. Data-dependent failures (a grouping factor with fewer than two
-// sampled levels or as many levels as rows, a constant response, NaN,
-// rank-deficient X, fixed effects that diverge under complete separation,
-// PIRLS failure) return an error; quasi-separation (|β| > 10),
-// non-convergence, singular fits and levels with a single observation are
-// reported in Result.Warnings. Mismatched lengths or level indices out of
+// sampled levels, a constant response, NaN, rank-deficient X, fixed
+// effects that diverge under complete separation, PIRLS failure) return
+// an error; quasi-separation (|β| > 10), non-convergence, singular fits,
+// levels with a single observation and a grouping factor with one row per
+// level (an observation-level effect, barely identified from 0/1 data;
+// WarnObsLevel) are reported in Result.Warnings. Mismatched lengths or level indices out of
 // range panic.
 func FitLogit(X *mat.Dense, y []float64, groups []Group, opt Options) (*Result, error) {
 	return fitLogit(X, y, groups, opt, false)
@@ -190,10 +191,9 @@ func fitLogit(X *mat.Dense, y []float64, groups []Group, opt Options, fast bool)
 		if used < 2 {
 			return nil, fmt.Errorf("mixed: grouping factor %q has %d sampled level(s); need at least 2", g.Name, used)
 		}
-		if used >= n {
-			return nil, fmt.Errorf("mixed: grouping factor %q has as many levels (%d) as observations; its variance is not identifiable", g.Name, used)
-		}
-		if single > 0 {
+		if used == n {
+			warns = append(warns, obsLevel(g.Name, true)...)
+		} else if single > 0 {
 			warns = append(warns, Warning{Code: WarnSingleObs, Term: g.Name, Message: fmt.Sprintf("grouping factor %q: %d of %d levels have a single observation", g.Name, single, used)})
 		}
 	}

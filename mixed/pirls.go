@@ -386,7 +386,7 @@ func (md *model) pirls(joint bool) (float64, error) {
 	if math.IsNaN(pdev) || math.IsInf(pdev, 0) {
 		return pdev, errPIRLS
 	}
-	return pirlsSteps(md, md.u, md.u0, md.beta, md.b0, joint, pdev, md.maxit, md.tol, md.stepTol)
+	return pirlsSteps(md, md.u, md.u0, md.beta, md.b0, joint, pdev, md.maxit, md.tol, md.stepTol, 0)
 }
 
 // factorSys factorises the PIRLS system built at the current modes.
@@ -416,10 +416,15 @@ type newtonModel interface {
 // and β when joint) with penalised deviance pdev: at most maxit Newton
 // steps with step halving, stopping after a full step below stepTol
 // relative to max(1, max|u|) or, as lme4, when the relative change of the
-// penalised deviance is below tol with a step below 1e-7 as well. It
-// builds and factorises the system again at the final modes and returns
-// their penalised deviance, with errNoPIRLS when it did not converge.
-func pirlsSteps(md newtonModel, u, u0, beta, b0 []float64, joint bool, pdev float64, maxit int, tol, stepTol float64) (float64, error) {
+// penalised deviance is below tol with a step below 1e-7 as well. A step
+// below trust (relative) is taken whole without the halving test: Fisher
+// scoring for a non-canonical link converges linearly, and its last
+// steps, far below what the penalised deviance resolves (its changes are
+// their square), must still be taken for the log-determinant, linear in
+// the modes, to be accurate. It builds and factorises the system again at
+// the final modes and returns their penalised deviance, with errNoPIRLS
+// when it did not converge.
+func pirlsSteps(md newtonModel, u, u0, beta, b0 []float64, joint bool, pdev float64, maxit int, tol, stepTol, trust float64) (float64, error) {
 	converged := false
 	for it := 0; it < maxit; it++ {
 		md.build(joint)
@@ -428,6 +433,23 @@ func pirlsSteps(md newtonModel, u, u0, beta, b0 []float64, joint bool, pdev floa
 		}
 		step := md.newtonStep(joint)
 		smax, scale := stepScale(step, u)
+		if smax < trust*scale {
+			for j := range u {
+				u[j] += step[j]
+			}
+			if joint {
+				for j := range beta {
+					beta[j] += step[len(u)+j]
+				}
+				md.computeXB()
+			}
+			pdev = md.penDev()
+			if smax < stepTol*scale {
+				converged = true
+				break
+			}
+			continue
+		}
 		t, pnew, ok := halveStep(md, u, u0, beta, b0, step, joint, pdev)
 		if !ok {
 			pdev = pnew

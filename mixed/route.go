@@ -5,14 +5,16 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // logitIntercepts reports whether s is a model FitLogit fits: binomial
 // with the logit link, 0/1 response, no weights, offset or trials, and
 // scalar random intercepts only. FitLogit collapses identical rows and
 // has AGQ and nAGQ = 0.
-func logitIntercepts(s *Spec, link Link) bool {
-	if s.Family != Binomial || link != Logit || s.Weights != nil || s.Offset != nil || s.Trials != nil {
+func logitIntercepts(s *Spec, link stats.Link) bool {
+	if s.Family != stats.Binomial || link != stats.LinkLogit || s.Weights != nil || s.Offset != nil || s.Trials != nil {
 		return false
 	}
 	for _, t := range s.Terms {
@@ -61,11 +63,6 @@ func fitViaLogit(s *Spec, opt Options, res *Fitted) error {
 		}
 		res.Terms[k] = tf
 	}
-	for _, w := range r.Warnings {
-		if w.Code == WarnSingular {
-			w.Message += "; the data do not support this variance component, consider dropping the term"
-		}
-		res.Warnings = append(res.Warnings, w)
-	}
+	res.Warnings = append(res.Warnings, r.Warnings...)
 	return nil
 }

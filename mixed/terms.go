@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // reTerm is a Term in internal form.
@@ -178,6 +180,45 @@ func levelCounts(group []int, levels int) (used, single int) {
 	return used, single
 }
 
+// reCount refuses a term with more random effects (q, its sampled levels
+// times its coefficients) than rows, as lme4's check.nobs.vs.nRE does:
+// for a Gaussian model q must stay below n, since with q = n the term's
+// variance and the residual variance explain the same deviations; for
+// the other families, whose scale is fixed, q = n is an observation-level
+// random effect (overdispersion), which lme4's glmer fits.
+func reCount(name string, q, n int, f stats.Family) error {
+	switch {
+	case f == stats.Gaussian && q >= n:
+		return fmt.Errorf("mixed: term %q has %d random effects for %d rows; its variance is not identifiable from the residual variance", name, q, n)
+	case q > n:
+		return fmt.Errorf("mixed: term %q has %d random effects for %d rows; they are not identifiable (one per row at most)", name, q, n)
+	}
+	return nil
+}
+
+// obsLevel is the warning about an observation-level random effect (one
+// row per level) of a binary response, whose variance is confounded with
+// the scale of the fixed effects: P(y = 1) = E[F(η + σu)] depends on
+// (β, σ) nearly through β/√(1 + cσ²) alone (exactly so for probit), so
+// the Laplace fit's σ says little. Counts and cbind proportions carry the
+// overdispersion such a term models, and get no warning.
+func obsLevel(name string, binary bool) []Warning {
+	if !binary {
+		return nil
+	}
+	return []Warning{{Code: WarnObsLevel, Term: name, Message: fmt.Sprintf("grouping factor %q has one row per level and the response is binary (0/1): an observation-level variance is barely identified from binary data; drop the term, or aggregate the rows into cbind counts", name)}}
+}
+
+// bernoulli reports whether every row is a single trial.
+func bernoulli(trials []float64) bool {
+	for _, m := range trials {
+		if m != 1 {
+			return false
+		}
+	}
+	return true
+}
+
 // levelCheck returns the sampled levels of each term (in Spec order) and
 // the data errors and warnings about them.
 func levelCheck(spec *Spec, n int) ([]int, []Warning, error) {
@@ -189,13 +230,12 @@ func levelCheck(spec *Spec, n int) ([]int, []Warning, error) {
 		if used < 2 {
 			return nil, nil, fmt.Errorf("mixed: grouping factor %q has %d sampled level(s); need at least 2", t.Name, used)
 		}
-		if used*t.nc() >= n && spec.Family == Gaussian {
-			return nil, nil, fmt.Errorf("mixed: term %q has %d random effects for %d rows; its variance is not identifiable from the residual variance", t.Name, used*t.nc(), n)
+		if err := reCount(t.Name, used*t.nc(), n, spec.Family); err != nil {
+			return nil, nil, err
 		}
-		if used >= n {
-			return nil, nil, fmt.Errorf("mixed: grouping factor %q has as many levels (%d) as observations; its variance is not identifiable", t.Name, used)
-		}
-		if single > 0 {
+		if single == used {
+			warns = append(warns, obsLevel(t.Name, spec.Family == stats.Binomial && bernoulli(spec.Trials))...)
+		} else if single > 0 {
 			warns = append(warns, Warning{Code: WarnSingleObs, Term: t.Name,
 				Message: fmt.Sprintf("grouping factor %q: %d of %d levels have a single observation; their random effects are shrunk strongly, check the grouping", t.Name, single, used)})
 		}

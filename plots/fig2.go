@@ -24,30 +24,11 @@ type HeatMap struct {
 	Values  [][]float64
 }
 
-// shortMode is the column label of a fault mode under its group heading.
-var shortMode = map[string]string{
-	"timeout_pre": "pre", "timeout_post": "post", "timeout_late": "late", "timeout_late_tail": "tail",
-	"http500_pre": "pre", "http500_post": "post", "partial_batch": "partial",
-	"none": "none", "redelivery": "redeliv.", "http429_pre": "429", "conn_refused_pre": "refused", "stale_read": "stale",
-}
-
-// faultGroups orders Figure 2's columns as the paper's Table 2 groups
-// observation-equivalent modes (a presentation choice: the rates are the
-// table's).
-var faultGroups = []struct {
-	label string
-	modes []string
-}{
-	{"timeout", []string{ledger.FaultTimeoutPre, ledger.FaultTimeoutPost, ledger.FaultTimeoutLate, ledger.FaultTimeoutLateTail}},
-	{"HTTP 500", []string{ledger.FaultHTTP500Pre, ledger.FaultHTTP500Post}},
-	{"batch", []string{ledger.FaultPartialBatch}},
-	{"success", []string{ledger.FaultNone, ledger.FaultRedelivery}},
-	{"other", []string{ledger.FaultHTTP429Pre, ledger.FaultConnRefusedPre, ledger.FaultStaleRead}},
-}
-
 // Figure2Data reads Figure 2's heat map off its table (rows models,
-// columns fault modes), columns in Table 2's grouping; modes outside the
-// groups follow in the table's order.
+// columns fault modes), columns in Table 2's grouping as the catalogue
+// gives it (ledger.FaultGroups, each mode under its group's figure
+// heading with its short label); modes outside the catalogue follow in
+// the table's order.
 func Figure2Data(t *paper.Table) (HeatMap, error) {
 	if t == nil || len(t.Rows) == 0 || len(t.Columns) == 0 {
 		return HeatMap{}, errors.New("Figure 2: no E1 duplicate rates to draw")
@@ -55,13 +36,17 @@ func Figure2Data(t *paper.Table) (HeatMap, error) {
 	var h HeatMap
 	var order []int
 	done := map[int]bool{}
-	for _, g := range faultGroups {
-		for _, m := range g.modes {
+	modes := ledger.Faults()
+	for _, g := range ledger.FaultGroups() {
+		for _, m := range modes {
+			if m.Group != g.Name {
+				continue
+			}
 			for j, c := range t.Columns {
-				if c.Key == m && !done[j] {
+				if c.Key == m.Name && !done[j] {
 					order = append(order, j)
 					done[j] = true
-					h.Groups = append(h.Groups, g.label)
+					h.Groups = append(h.Groups, g.Figure)
 				}
 			}
 		}
@@ -75,9 +60,9 @@ func Figure2Data(t *paper.Table) (HeatMap, error) {
 	}
 	for _, j := range order {
 		c := t.Columns[j]
-		l := shortMode[c.Key]
-		if l == "" {
-			l = c.Label
+		l := c.Label
+		if m, ok := ledger.FaultByName(c.Key); ok {
+			l = m.Short
 		}
 		h.Columns = append(h.Columns, l)
 		h.Keys = append(h.Keys, c.Key)
@@ -93,8 +78,16 @@ func Figure2Data(t *paper.Table) (HeatMap, error) {
 	return h, nil
 }
 
-// shortGroup names a group heading wider than its columns.
-var shortGroup = map[string]string{"success": "ok", "HTTP 500": "500", "timeout": "t/o", "batch": "batch", "other": "other"}
+// shortGroup names a group heading wider than its columns (the
+// catalogue's FigureShort), "" when it has none.
+func shortGroup(heading string) string {
+	for _, g := range ledger.FaultGroups() {
+		if g.Figure == heading {
+			return g.FigureShort
+		}
+	}
+	return ""
+}
 
 // heatColour maps 0–100 % onto a single-hue ramp from white to Okabe–Ito
 // blue (monotone in lightness, so safe for every colour vision).
@@ -151,8 +144,8 @@ func (p heatCells) Plot(c draw.Canvas, plt *plot.Plot) {
 		yr := ty(float64(nr) - 0.4)
 		c.StrokeLine2(line, x0+1.5, yr, x1-1.5, yr)
 		label := p.h.Groups[j]
-		if ts.Width(label) > x1-x0-2 && shortGroup[label] != "" {
-			label = shortGroup[label]
+		if short := shortGroup(label); ts.Width(label) > x1-x0-2 && short != "" {
+			label = short
 		}
 		c.FillText(ts, vg.Point{X: (x0 + x1) / 2, Y: ty(float64(nr) - 0.05)}, label)
 		if j > 0 {

@@ -29,11 +29,16 @@ type StackData struct {
 }
 
 // Figure6Worlds are Figure 6's panels, in order: the not-executed and the
-// committed timeout worlds (observation-equivalent at the response).
-var Figure6Worlds = []struct{ Mode, Title string }{
-	{ledger.FaultTimeoutPre, "not executed (timeout_pre)"},
-	{ledger.FaultTimeoutPost, "committed (timeout_post)"},
-}
+// committed worlds of the catalogue's timeout group (observation-equivalent
+// at the response), each titled by its fate and mode.
+var Figure6Worlds = func() (out []struct{ Mode, Title string }) {
+	for _, m := range ledger.Faults() {
+		if m.Group == ledger.GroupTimeout && (m.Fate == ledger.FateNotExecuted || m.Fate == ledger.FateCommitted) {
+			out = append(out, struct{ Mode, Title string }{m.Name, m.Fate.String() + " (" + m.Name + ")"})
+		}
+	}
+	return out
+}()
 
 // Figure6Data reads Figure 6 off its table (rows keyed "MODE/MODEL" or
 // "MODEL/MODE", columns behaviours); worlds other than Figure6Worlds are

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -74,31 +75,32 @@ type paramDef struct {
 	doc      string
 }
 
-// toolDef is the static catalogue entry of one tool.
+// toolDef is the sandbox's side of one tool of the catalogue: the tool's
+// contract properties come from the ledger's catalogue (ledger.ToolByName,
+// filled in when the package loads); the sandbox adds its arguments, its
+// descriptions and how its effects are identified.
 type toolDef struct {
-	id       int
-	name     string
-	service  string
-	write    bool
-	params   []paramDef
-	readBack string // read tool that verifies the write
-
-	nativeKey          bool     // the native contract honours a key on every call
-	nativeKeyPlatforms []string // or only on these platforms (social_publish)
-	natural            bool     // naturally idempotent or conditional
-	batch              bool
-	// reversible: the effect can be undone or superseded by a later call.
-	// Following paper Table 1 and H4, only mail.send (and deleting a post,
-	// never a focal write) is irreversible; a refund, a comment and a
-	// deployment can be compensated (re-charge, delete, roll back).
-	reversible bool
+	id     int
+	name   string
+	params []paramDef
+	// rows: the write's effects are rows, identified by table and primary
+	// key (the resource id) rather than by the call's arguments.
+	rows bool
 
 	descNative string
-	descKeys   string // "" = same as native (reads)
+	descKeys   string // the text under a contract that documents keys; "" = same as native (reads)
+
+	// From the catalogue.
+	tool              ledger.Tool
+	service, readBack string
+	write, oracle     bool
+	natural, batch    bool
+	reversible        bool
+	noun              string
 }
 
 var (
-	platforms   = []string{"mastodon", "weibo", "linkedin", "x"}
+	platforms   = slices.Clone(ledger.PaperPlatforms)
 	statusNames = []string{"new", "open", "triaged", "investigating", "mitigated", "resolved", "closed"}
 )
 
@@ -109,96 +111,89 @@ const keyDoc = "Optional idempotency key (1–255 characters). A repeat with the
 // the same voice.
 var defs = [nTools]toolDef{
 	tSocialPublish: {
-		name: "social_publish", service: "social", write: true, readBack: "social_list_posts",
+		name: "social_publish",
 		params: []paramDef{
 			{name: "platform", kind: kString, required: true, enum: platforms, doc: "mastodon, weibo, linkedin or x"},
 			{name: "text", kind: kString, required: true, doc: "the post text"},
 		},
-		nativeKeyPlatforms: []string{"mastodon"}, reversible: true,
 		descNative: "Publish a post to a social platform (mastodon, weibo, linkedin, x). Returns the new post_id. idempotency_key is honored by mastodon only; other platforms ignore it. On weibo, newly published posts can take up to 3 minutes to appear in social_list_posts.",
 		descKeys:   "Publish a post to a social platform (mastodon, weibo, linkedin, x). Returns the new post_id. idempotency_key is honored on every platform: a repeat with the same key returns the original post instead of publishing again. On weibo, newly published posts can take up to 3 minutes to appear in social_list_posts.",
 	},
 	tSocialListPosts: {
-		name: "social_list_posts", service: "social",
+		name: "social_list_posts",
 		params: []paramDef{
 			{name: "platform", kind: kString, required: true, enum: platforms, doc: "mastodon, weibo or linkedin"},
 		},
 		descNative: "List the most recent posts on a platform (newest first). Not available for x. Weibo listings are eventually consistent (new posts may take up to 3 minutes to appear).",
 	},
 	tSocialDeletePost: {
-		name: "social_delete_post", service: "social", write: true, readBack: "social_list_posts",
+		name:       "social_delete_post",
 		params:     []paramDef{{name: "post_id", kind: kString, required: true, doc: "the post to delete"}},
-		natural:    true,
 		descNative: "Delete a post by id.",
 		descKeys:   "Delete a post by id. Deleting a post that is already deleted returns 404. idempotency_key is honored: a repeat with the same key returns the first result.",
 	},
 	tBillingCreateCharge: {
-		name: "billing_create_charge", service: "billing", write: true, readBack: "billing_list_charges",
+		name: "billing_create_charge",
 		params: []paramDef{
 			{name: "customer_id", kind: kString, required: true, doc: "the customer to charge"},
 			{name: "amount_cents", kind: kInt, required: true, positive: true, doc: "amount in cents (integer > 0)"},
 			{name: "description", kind: kString, required: true, doc: "shown on the customer's statement"},
 		},
-		nativeKey: true, reversible: true,
 		descNative: "Charge a customer’s saved payment method. amount_cents is an integer number of cents. Returns the charge.",
 		descKeys:   "Charge a customer’s saved payment method. amount_cents is an integer number of cents. Returns the charge. idempotency_key is honored: a repeat with the same key returns the original charge instead of charging again.",
 	},
 	tBillingListCharges: {
-		name: "billing_list_charges", service: "billing",
+		name: "billing_list_charges",
 		params: []paramDef{
 			{name: "customer_id", kind: kString, doc: "the customer (omit to list all charges)"},
 		},
 		descNative: "List a customer’s charges (newest first), including refunded ones.",
 	},
 	tBillingRefundCharge: {
-		name: "billing_refund_charge", service: "billing", write: true, readBack: "billing_list_charges",
-		params:  []paramDef{{name: "charge_id", kind: kString, required: true, doc: "the charge to refund"}},
-		natural: true, reversible: true,
+		name:       "billing_refund_charge",
+		params:     []paramDef{{name: "charge_id", kind: kString, required: true, doc: "the charge to refund"}},
 		descNative: "Fully refund a charge. Refunding an already-refunded charge returns 409.",
 		descKeys:   "Fully refund a charge. Refunding an already-refunded charge returns 409. idempotency_key is honored: a repeat with the same key returns the original refund.",
 	},
 	tTicketsCreate: {
-		name: "tickets_create", service: "tickets", write: true, readBack: "tickets_list_recent",
+		name: "tickets_create",
 		params: []paramDef{
 			{name: "title", kind: kString, required: true, doc: "ticket title"},
 			{name: "body", kind: kString, required: true, doc: "ticket description"},
 		},
-		reversible: true,
 		descNative: "Open a new ticket. Returns the new ticket_id. Each call opens a new ticket. New tickets appear in tickets_list_recent at once and in tickets_search after up to 2 minutes.",
 		descKeys:   "Open a new ticket. Returns the new ticket_id. idempotency_key is honored: a repeat with the same key returns the original ticket instead of opening another. New tickets appear in tickets_list_recent at once and in tickets_search after up to 2 minutes.",
 	},
 	tTicketsAddComment: {
-		name: "tickets_add_comment", service: "tickets", write: true, readBack: "tickets_search",
+		name: "tickets_add_comment",
 		params: []paramDef{
 			{name: "ticket_id", kind: kString, required: true, doc: "the ticket"},
 			{name: "text", kind: kString, required: true, doc: "comment text"},
 		},
-		reversible: true,
 		descNative: "Add a comment to a ticket. Returns the comment_id. Each call adds a new comment. Comments can be read only through tickets_search, where they may take up to 2 minutes to appear.",
 		descKeys:   "Add a comment to a ticket. Returns the comment_id. idempotency_key is honored: a repeat with the same key returns the original comment instead of adding another. Comments can be read only through tickets_search, where they may take up to 2 minutes to appear.",
 	},
 	tTicketsUpdateStatus: {
-		name: "tickets_update_status", service: "tickets", write: true, readBack: "tickets_list_recent",
+		name: "tickets_update_status",
 		params: []paramDef{
 			{name: "ticket_id", kind: kString, required: true, doc: "the ticket"},
 			{name: "from", kind: kString, required: true, enum: statusNames, doc: "the status the ticket must have now"},
 			{name: "to", kind: kString, required: true, enum: statusNames, doc: "the new status"},
 		},
-		natural: true, reversible: true,
 		descNative: "Change a ticket's status. The change applies only if the ticket's current status equals from; otherwise it returns 412 (precondition failed) and changes nothing.",
 		descKeys:   "Change a ticket's status. The change applies only if the ticket's current status equals from; otherwise it returns 412 (precondition failed) and changes nothing. idempotency_key is honored: a repeat with the same key returns the first result.",
 	},
 	tTicketsListRecent: {
-		name: "tickets_list_recent", service: "tickets",
+		name:       "tickets_list_recent",
 		descNative: "List the most recent tickets (newest first) with their current status. Strongly consistent; comments are not included.",
 	},
 	tTicketsSearch: {
-		name: "tickets_search", service: "tickets",
+		name:       "tickets_search",
 		params:     []paramDef{{name: "query", kind: kString, required: true, doc: "text to look for in titles, bodies and comments"}},
 		descNative: "Search tickets and their comments for a text. Eventually consistent: new tickets and comments may take up to 2 minutes to appear.",
 	},
 	tMailSend: {
-		name: "mail_send", service: "mail", write: true, readBack: "mail_search_sent",
+		name: "mail_send",
 		params: []paramDef{
 			{name: "to", kind: kString, required: true, doc: "recipient address or list"},
 			{name: "subject", kind: kString, required: true, doc: "subject line"},
@@ -208,43 +203,40 @@ var defs = [nTools]toolDef{
 		descKeys:   "Send an email. Returns the message_id. A sent message cannot be recalled. idempotency_key is honored: a repeat with the same key returns the original message_id instead of sending again. Sent mail appears in mail_search_sent after up to 2 minutes.",
 	},
 	tMailSearchSent: {
-		name: "mail_search_sent", service: "mail",
+		name:       "mail_search_sent",
 		params:     []paramDef{{name: "query", kind: kString, required: true, doc: "text to look for in recipient, subject and body"}},
 		descNative: "Search sent mail by recipient, subject or body (newest first). Eventually consistent: sent messages may take up to 2 minutes to appear.",
 	},
 	tDataInsert: {
-		name: "data_insert", service: "data", write: true, readBack: "data_query",
+		name: "data_insert", rows: true,
 		params: []paramDef{
 			{name: "table", kind: kString, required: true, doc: "table name"},
 			{name: "row", kind: kObject, required: true, doc: "the row; its id field is the primary key"},
 		},
-		reversible: true,
 		descNative: "Insert a row into a table. The row's id field is its primary key. Uniqueness is not enforced: inserting the same row twice stores it twice.",
 		descKeys:   "Insert a row into a table. The row's id field is its primary key. Uniqueness is not enforced. idempotency_key is honored: a repeat with the same key returns the first result instead of inserting again.",
 	},
 	tDataInsertMany: {
-		name: "data_insert_many", service: "data", write: true, readBack: "data_query",
+		name: "data_insert_many", rows: true,
 		params: []paramDef{
 			{name: "table", kind: kString, required: true, doc: "table name"},
 			{name: "rows", kind: kRows, required: true, doc: "the rows (1–500); each row's id field is its primary key"},
 		},
-		batch: true, reversible: true,
 		descNative: "Insert several rows into a table in one request. Not atomic: if the request fails part-way, the rows inserted before the failure stay. Uniqueness is not enforced.",
 		descKeys:   "Insert several rows into a table in one request. Not atomic: if the request fails part-way, the rows inserted before the failure stay. Uniqueness is not enforced. idempotency_key is honored: a repeat with the same key inserts only the rows the first request did not, and returns the first result once complete.",
 	},
 	tDataUpsert: {
-		name: "data_upsert", service: "data", write: true, readBack: "data_query",
+		name: "data_upsert", rows: true,
 		params: []paramDef{
 			{name: "table", kind: kString, required: true, doc: "table name"},
 			{name: "key", kind: kString, required: true, doc: "primary key of the row"},
 			{name: "row", kind: kObject, required: true, doc: "the row's fields"},
 		},
-		natural: true, reversible: true,
 		descNative: "Insert or replace the row whose primary key is key. Idempotent: repeating it leaves one row.",
 		descKeys:   "Insert or replace the row whose primary key is key. Idempotent: repeating it leaves one row. idempotency_key is honored: a repeat with the same key returns the first result.",
 	},
 	tDataQuery: {
-		name: "data_query", service: "data",
+		name: "data_query",
 		params: []paramDef{
 			{name: "table", kind: kString, required: true, doc: "table name"},
 			{name: "filter", kind: kObject, doc: "fields that must be equal (omit or {} for all rows)"},
@@ -252,33 +244,32 @@ var defs = [nTools]toolDef{
 		descNative: "Return the rows of a table whose fields equal every field of filter. Strongly consistent.",
 	},
 	tDeployTrigger: {
-		name: "deploy_trigger", service: "deploy", write: true, readBack: "deploy_list_runs",
+		name: "deploy_trigger",
 		params: []paramDef{
 			{name: "service", kind: kString, required: true, doc: "service to deploy"},
 			{name: "env", kind: kString, required: true, doc: "target environment"},
 			{name: "ref", kind: kString, required: true, doc: "git ref to deploy"},
 		},
-		reversible: true,
 		descNative: "Start a deployment run of a service's ref to an environment. Returns the run_id. Each call starts a new run.",
 		descKeys:   "Start a deployment run of a service's ref to an environment. Returns the run_id. idempotency_key is honored: a repeat with the same key returns the original run instead of starting another.",
 	},
 	tDeployListRuns: {
-		name: "deploy_list_runs", service: "deploy",
+		name:       "deploy_list_runs",
 		params:     []paramDef{{name: "service", kind: kString, required: true, doc: "the service"}},
 		descNative: "List a service's deployment runs (newest first) with environment, ref and status. Strongly consistent.",
 	},
 	tDeployGetRun: {
-		name: "deploy_get_run", service: "deploy",
+		name:       "deploy_get_run",
 		params:     []paramDef{{name: "run_id", kind: kString, required: true, doc: "the run"}},
 		descNative: "Get one deployment run by run_id. Strongly consistent.",
 	},
 	tWait: {
-		name: ToolWait, service: "clock",
+		name:       ToolWait,
 		params:     []paramDef{{name: "seconds", kind: kNumber, required: true, doc: "seconds to wait (0–86400)"}},
 		descNative: "Wait for the given number of seconds before continuing.",
 	},
 	tStateOracle: {
-		name: ToolStateOracle, service: "oracle",
+		name: ToolStateOracle,
 		params: []paramDef{
 			{name: "tool", kind: kString, required: true, doc: "a write tool"},
 			{name: "args", kind: kObject, required: true, doc: "that write's arguments"},
@@ -286,7 +277,7 @@ var defs = [nTools]toolDef{
 		descNative: "Report whether the effect of a write (tool and arguments) is committed now, ignoring read-path lags. Cannot see requests that are still in flight.",
 	},
 	tOutcomeOracle: {
-		name: ToolOutcomeOracle, service: "oracle",
+		name: ToolOutcomeOracle,
 		params: []paramDef{
 			{name: "tool", kind: kString, required: true, doc: "a write tool"},
 			{name: "args", kind: kObject, required: true, doc: "that write's arguments"},
@@ -295,50 +286,54 @@ var defs = [nTools]toolDef{
 	},
 }
 
+// toolIndex maps a tool's name to its id. Building it completes defs from
+// the ledger's catalogue: a tool missing from either is a programming
+// error, caught by every test of the package.
 var toolIndex = func() map[string]int {
 	m := make(map[string]int, nTools)
 	for i := range defs {
-		defs[i].id = i
-		m[defs[i].name] = i
+		d := &defs[i]
+		t, ok := ledger.ToolByName(d.name)
+		if !ok {
+			panic("sandbox: tool " + d.name + " is not in the ledger's catalogue")
+		}
+		d.id, d.tool = i, t
+		d.service, d.readBack, d.noun = t.Service, t.ReadBack, t.Noun
+		d.write, d.oracle = t.Write(), t.Kind == ledger.ToolOracle
+		d.natural, d.batch, d.reversible = t.Natural, t.Batch, t.Reversible
+		m[d.name] = i
+	}
+	if n := len(ledger.Tools()); n != nTools {
+		panic("sandbox: the ledger's catalogue has " + strconv.Itoa(n) + " tools, the sandbox " + strconv.Itoa(nTools))
 	}
 	return m
 }()
 
-func validContract(c string) bool {
-	return c == ledger.ContractNative || c == ledger.ContractKeysEverywhere
+// contracts are the catalogue's contract variants, looked up without
+// copying on the hot path.
+var contracts = ledger.ContractVariants()
+
+// contractNamed returns the contract variant named name, nil if none.
+func contractNamed(name string) *ledger.Contract {
+	for i := range contracts {
+		if contracts[i].Name == name {
+			return &contracts[i]
+		}
+	}
+	return nil
 }
+
+func validContract(c string) bool { return contractNamed(c) != nil }
 
 // keyHonoured reports whether the contract honours a key on a write of
 // tool d with the given platform ("" when none).
 func (d *toolDef) keyHonoured(contract, platform string) bool {
-	if !d.write || d.service == "oracle" {
-		return false
-	}
-	if contract == ledger.ContractKeysEverywhere || d.nativeKey {
-		return true
-	}
-	return slices.Contains(d.nativeKeyPlatforms, platform)
+	c := contractNamed(contract)
+	return c != nil && c.Honours(d.tool, platform)
 }
 
 // readPath returns the read-path class of a write of d (paper Table 1).
-func (d *toolDef) readPath(platform string) string {
-	switch d.id {
-	case tSocialPublish, tSocialDeletePost:
-		switch platform {
-		case "x":
-			return ledger.ReadNone
-		case "weibo":
-			return ledger.ReadEventual
-		}
-		return ledger.ReadStrong
-	case tTicketsAddComment, tMailSend:
-		return ledger.ReadEventual
-	}
-	if d.readBack == "" {
-		return ledger.ReadNone
-	}
-	return ledger.ReadStrong
-}
+func (d *toolDef) readPath(platform string) string { return d.tool.PathOn(platform).Path }
 
 // class returns the write class (docs/simulation.md, Contract classes) under the contract.
 func (d *toolDef) class(contract, platform string) string {
@@ -359,19 +354,14 @@ func (d *toolDef) class(contract, platform string) string {
 	return ledger.ClassStrong
 }
 
+// documentedLag is the lag d's description documents on platform; with no
+// platform, the worst case over the platforms (the description's own
+// statement).
 func (d *toolDef) documentedLag(platform string) float64 {
-	switch d.id {
-	case tSocialPublish, tSocialDeletePost, tSocialListPosts:
-		if platform == "weibo" || platform == "" {
-			return lagWeibo
-		}
-		return 0
-	case tTicketsAddComment, tTicketsSearch:
-		return lagTickets
-	case tMailSend, tMailSearchSent:
-		return lagMail
+	if platform == "" {
+		return d.tool.WorstLag()
 	}
-	return 0
+	return d.tool.PathOn(platform).LagS
 }
 
 func (d *toolDef) spec(contract string) ToolSpec {
@@ -384,18 +374,18 @@ func (d *toolDef) spec(contract string) ToolSpec {
 		ReadBack:    d.readBack,
 		contract:    contract,
 	}
-	if contract == ledger.ContractKeysEverywhere && d.descKeys != "" {
+	c := contractNamed(contract)
+	if c != nil && c.KeyedText && d.descKeys != "" {
 		s.Description = d.descKeys
 	}
 	for _, p := range d.params {
 		s.Params = append(s.Params, p.param())
 	}
-	s.KeyHonoured = d.write && (contract == ledger.ContractKeysEverywhere || d.nativeKey || len(d.nativeKeyPlatforms) > 0)
+	if c != nil {
+		s.keyPlatforms, s.KeyHonoured = c.KeyPlatforms(d.tool)
+	}
 	if s.KeyHonoured {
 		s.Params = append(s.Params, Param{Name: "idempotency_key", Type: "string", Doc: keyDoc, MaxLength: maxKeyLen})
-		if contract == ledger.ContractNative {
-			s.keyPlatforms = d.nativeKeyPlatforms
-		}
 	}
 	// For social the worst case (weibo); DocumentedLagFor is per platform.
 	s.DocumentedLag = d.documentedLag("")
@@ -459,13 +449,7 @@ func (s ToolSpec) DocumentedLagFor(args map[string]any) float64 {
 		return 0
 	}
 	p, _ := args["platform"].(string)
-	if s.Service == "social" {
-		if p == "weibo" {
-			return lagWeibo
-		}
-		return 0
-	}
-	return defs[i].documentedLag(p)
+	return defs[i].tool.PathOn(p).LagS
 }
 
 // Catalogue returns every service tool (writes and reads) with its

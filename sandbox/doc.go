@@ -1,6 +1,6 @@
-// Package sandbox is the LIMBO world: a virtual clock, six services with
-// their native and keys-everywhere contracts, the twelve fault modes, the
-// ledger of committed effects, and the grader. It knows nothing of agents:
+// Package sandbox is the LIMBO world: a virtual clock, the six services of
+// the ledger's catalogue with their contracts, the mechanics of its fault
+// modes, the ledger of committed effects, and the grader. It knows nothing of agents:
 // an agent (or a harness over MCP) sees only tool descriptions (Catalogue,
 // World.Tools), observations from World.Call, and the clock.
 //
@@ -27,8 +27,11 @@
 //
 // # Fault modes
 //
-// The fault hits the first valid issue of the focal step's write (matched by
-// logical identity). What the agent observes / what happens underneath:
+// The modes are the ledger's catalogue (ledger.Faults: family, what the
+// agent observes, what happens underneath, the exactly-once recovery);
+// the sandbox registers a mechanic for each mode it injects (faults.go).
+// The fault hits the first valid issue of the focal step's write (matched
+// by logical identity). What the agent observes / what happens underneath:
 //
 //	none               success / executed once (control)
 //	timeout_pre        timeout after 30 s / dropped before the service

@@ -123,7 +123,7 @@ func effectIdentity(e *ledger.Effect, args map[int64]map[string]any) (string, er
 		// resource is the best identity there is.
 		return e.Tool + "|" + e.ResourceID, nil
 	}
-	if defs[ti].service == "data" {
+	if defs[ti].rows {
 		return "data|" + e.ResourceID, nil
 	}
 	a, ok := args[e.Seq]
@@ -168,7 +168,7 @@ func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, foc
 		switch {
 		case ti == tWait:
 			return ledger.StepWait
-		case d.service == "oracle" || (!d.write && d.service == service):
+		case d.oracle || (!d.write && d.service == service):
 			return ledger.StepReadBack
 		case d.write && touches(identities(ti, args[c.Seq]), focalSet):
 			return ledger.StepReissue

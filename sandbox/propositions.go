@@ -249,7 +249,7 @@ func Prop2Worlds(tailDelays []float64) []Prop2World {
 	ws := []Prop2World{
 		{"absent", ledger.FaultTimeoutPre, 0},
 		{"post", ledger.FaultTimeoutPost, 0},
-		{"late", ledger.FaultTimeoutLate, defaultLateDelayS},
+		{"late", ledger.FaultTimeoutLate, ledger.DefaultLateDelayS},
 	}
 	for _, d := range tailDelays {
 		ws = append(ws, Prop2World{"tail " + strconv.FormatFloat(d, 'f', -1, 64) + "s", ledger.FaultTimeoutLateTail, d})
@@ -290,7 +290,7 @@ type Prop2Result struct {
 // once.
 func CheckProposition2(tailDelays []float64) Prop2Result {
 	res := Prop2Result{Worlds: Prop2Worlds(tailDelays), Pass: true}
-	for _, contract := range []string{ledger.ContractNative, ledger.ContractKeysEverywhere} {
+	for _, contract := range ledger.Contracts.Values {
 		for _, fw := range FocalWrites() {
 			task, _ := NewTask(fw.Template, 0)
 			step := task.Steps[fw.FocalIndex]
@@ -299,7 +299,7 @@ func CheckProposition2(tailDelays []float64) Prop2Result {
 			}
 			row := Prop2Row{FocalWrite: fw, Contract: contract, OK: true}
 			for _, world := range res.Worlds {
-				if world.Fault == ledger.FaultPartialBatch && step.tool != tDataInsertMany {
+				if m, _ := ledger.FaultByName(world.Fault); m.Batch && !defs[step.tool].batch {
 					row.Commits = append(row.Commits, NotApplicable)
 					continue
 				}

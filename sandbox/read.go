@@ -6,7 +6,7 @@ package sandbox
 // (social_delete_post: a post id does not name its platform).
 func ReadArgsFor(writeTool string, writeArgs map[string]any) (readTool string, readArgs map[string]any, ok bool) {
 	ti, found := toolIndex[writeTool]
-	if !found || !defs[ti].write || defs[ti].service == "oracle" {
+	if !found || !defs[ti].write {
 		return "", nil, false
 	}
 	str := func(k string) string { s, _ := writeArgs[k].(string); return s }

@@ -139,7 +139,7 @@ func loadTaskData(js []byte) error {
 		for j := range t.Steps {
 			t.Steps[j].Args = fromJSONNumber(t.Steps[j].Args).(map[string]any)
 			ti, ok := toolIndex[t.Steps[j].Tool]
-			if !ok || !defs[ti].write || defs[ti].service == "oracle" {
+			if !ok || !defs[ti].write {
 				return fmt.Errorf("%s (%s): steps[%d]: field tool: %q is not a write tool", where, t.ID, j, t.Steps[j].Tool)
 			}
 		}

@@ -109,7 +109,7 @@ func TraceOf(raw *ledger.RawEpisode, ep *ledger.Episode) (Trace, error) {
 			tc.Role = RoleUnknown
 		case ti == tWait:
 			tc.Role = RoleWait
-		case defs[ti].service == "oracle":
+		case defs[ti].oracle:
 			tc.Role = RoleOracle
 		case defs[ti].write && focal != nil && c.Tool == focal.Tool && c.Outcome != ledger.OutcomeHTTP400 &&
 			slices.Equal(identities(ti, args[c.Seq]), focal.ids):
@@ -118,7 +118,7 @@ func TraceOf(raw *ledger.RawEpisode, ep *ledger.Episode) (Trace, error) {
 			} else {
 				seenFocal = true
 				tc.Role = RoleFocal
-				if ep.FaultFired && ep.FaultMode != ledger.FaultNone {
+				if m, ok := ledger.FaultByName(ep.FaultMode); ep.FaultFired && !(ok && m.Control()) {
 					tc.Faulted = true
 					tr.Fault.Seq = c.Seq
 				}
@@ -189,37 +189,18 @@ func observed(c *ledger.Call) string {
 	return c.Outcome
 }
 
-// faultText describes the planned fault and where it struck.
+// faultText describes the planned fault and where it struck, in the
+// catalogue's words (ledger.FaultMode.Text).
 func faultText(ep *ledger.Episode, seq int64) string {
-	delay := seconds(ep.DelayS)
-	var what string
-	switch ep.FaultMode {
-	case ledger.FaultNone:
-		return "no fault (control)"
-	case ledger.FaultTimeoutPre:
-		what = "timeout before the commit: the request was dropped, nothing executed"
-	case ledger.FaultTimeoutPost:
-		what = "timeout after the commit: executed, the response was lost"
-	case ledger.FaultTimeoutLate:
-		what = "late commit: timeout, the request held in flight and committed late by δ = " + delay + " s"
-	case ledger.FaultTimeoutLateTail:
-		what = "late commit (heavy tail): timeout, the request held in flight and committed late by δ = " + delay + " s"
-	case ledger.FaultHTTP500Pre:
-		what = "HTTP 500 before the commit: rejected, not executed"
-	case ledger.FaultHTTP500Post:
-		what = "HTTP 500 after the commit: executed, a misleading error"
-	case ledger.FaultPartialBatch:
-		what = "partial batch: HTTP 500 after the first half of the rows committed"
-	case ledger.FaultRedelivery:
-		what = "redelivery: answered ok, and the transport delivered the request a second time"
-	case ledger.FaultHTTP429Pre:
-		what = "HTTP 429 before the commit: rate limited, not executed"
-	case ledger.FaultConnRefusedPre:
-		what = "connection refused before sending: not executed"
-	case ledger.FaultStaleRead:
-		what = "stale read: committed, but hidden from the read path for 10 min"
-	default:
-		what = ep.FaultMode
+	what := ep.FaultMode
+	if m, ok := ledger.FaultByName(ep.FaultMode); ok {
+		if m.Control() {
+			return m.Text
+		}
+		what = m.Text
+		if m.Late() {
+			what += " by δ = " + seconds(ep.DelayS) + " s"
+		}
 	}
 	if !ep.FaultFired {
 		return what + "; planned, but the focal write was never issued"
@@ -252,25 +233,10 @@ func seconds(s float64) string {
 	return strconv.FormatFloat(math.Round(s*10)/10, 'f', -1, 64)
 }
 
-// nouns names the effect of each write tool, singular.
-var nouns = map[string]string{
-	"social_publish":        "post",
-	"social_delete_post":    "post deletion",
-	"billing_create_charge": "charge",
-	"billing_refund_charge": "refund",
-	"tickets_create":        "ticket",
-	"tickets_add_comment":   "comment",
-	"tickets_update_status": "status update",
-	"mail_send":             "mail",
-	"data_insert":           "row",
-	"data_insert_many":      "row",
-	"data_upsert":           "row",
-	"deploy_trigger":        "deployment",
-}
-
+// noun names the effect of a write tool, singular (ledger.Tool.Noun).
 func noun(tool string) string {
-	if n, ok := nouns[tool]; ok {
-		return n
+	if i, ok := toolIndex[tool]; ok && defs[i].noun != "" {
+		return defs[i].noun
 	}
 	return tool + " effect"
 }
@@ -467,7 +433,7 @@ func Figure1Traces() ([]Figure1Trace, error) {
 // does not fix are filled with Figure 1's labels).
 func Figure1Episode(task *Task, focal int, fault string, keyed bool) (*ledger.RawEpisode, error) {
 	spec := Spec{Task: task, FocalIndex: focal, Fault: fault, Contract: ledger.ContractNative, Seed: figure1Seed, EpisodeID: "figure1"}
-	if fault == ledger.FaultTimeoutLate {
+	if m, _ := ledger.FaultByName(fault); m.Late() {
 		spec.DelayS = figure1Delay
 	}
 	w, err := NewWorld(spec)

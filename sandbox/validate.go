@@ -181,7 +181,7 @@ func checkValue(d *toolDef, p *paramDef, v any) string {
 		if !ok {
 			return invalid("argument ", quote(p.name), " must be an object")
 		}
-		if d.service == "oracle" {
+		if d.oracle {
 			return "" // checked against the named tool by the oracle
 		}
 		return checkRow(p.name, m)

@@ -13,7 +13,6 @@ import (
 // Time model (docs/simulation.md, Time model).
 const (
 	defaultClientTimeoutS = 30
-	defaultLateDelayS     = 90 // timeout_late: fixed in-flight delay
 	redeliveryDelayS      = 3  // redelivery: the copy arrives this long after the original
 	retryAfterS           = 30 // http429_pre: Retry-After
 	runDurationS          = 60 // deploy runs finish this long after they start
@@ -51,6 +50,9 @@ type World struct {
 	focalStep Step // storage for focal: one allocation fewer per world
 	fired     bool
 	focalSeq  int64
+	// The fault: its mechanic (faults.go) and what the agent observes.
+	mechanic mechanic
+	observed string
 
 	calls   []ledger.Call
 	effects []ledger.Effect
@@ -252,16 +254,21 @@ func NewWorld(spec Spec) (*World, error) {
 	if spec.Fault == "" {
 		spec.Fault = ledger.FaultNone
 	}
-	if !ledger.FaultModes.Has(spec.Fault) || slices.Contains(ledger.TransportFaults, spec.Fault) {
+	fm, ok := ledger.FaultByName(spec.Fault)
+	if !ok {
 		return nil, fmt.Errorf("sandbox: unknown fault mode %q", spec.Fault)
 	}
-	w := &World{spec: spec, task: spec.Task, contract: spec.Contract}
+	mech := mechanics[fm.Name]
+	if mech == nil || !fm.InjectedBy(ledger.SiteSandbox) {
+		return nil, fmt.Errorf("sandbox: fault mode %s is not injected by the sandbox", fm.Name)
+	}
+	w := &World{spec: spec, task: spec.Task, contract: spec.Contract, mechanic: mech, observed: fm.Observed}
 	// A private copy of the focal step, completed from the catalogue, so a
 	// hand-built Task (not from NewTask) works too.
 	w.focalStep = spec.Task.Steps[spec.FocalIndex]
 	fs := &w.focalStep
 	ti, ok := toolIndex[fs.Tool]
-	if !ok || !defs[ti].write || defs[ti].service == "oracle" {
+	if !ok || !defs[ti].write {
 		return nil, fmt.Errorf("sandbox: task %s step %d: %q is not a write tool", spec.Task.ID, spec.FocalIndex, fs.Tool)
 	}
 	if fs.ids == nil || fs.tool != ti {
@@ -272,8 +279,8 @@ func NewWorld(spec Spec) (*World, error) {
 		fs.Reversible = defs[ti].reversible
 	}
 	w.focal = fs
-	if spec.Fault == ledger.FaultPartialBatch && fs.tool != tDataInsertMany {
-		return nil, fmt.Errorf("sandbox: fault partial_batch applies only to data_insert_many, not %s", fs.Tool)
+	if fm.Batch && !defs[fs.tool].batch {
+		return nil, fmt.Errorf("sandbox: fault %s applies only to a batch write, not %s", fm.Name, fs.Tool)
 	}
 	if spec.DelayS < 0 || math.IsNaN(spec.DelayS) || math.IsInf(spec.DelayS, 0) {
 		return nil, fmt.Errorf("sandbox: delay_s %v is not a finite non-negative number", spec.DelayS)
@@ -282,15 +289,15 @@ func NewWorld(spec Spec) (*World, error) {
 	if w.timeout <= 0 {
 		w.timeout = defaultClientTimeoutS
 	}
-	switch spec.Fault {
-	case ledger.FaultTimeoutLate:
+	switch fm.Delay {
+	case ledger.DelayFixed:
 		w.delay = spec.DelayS
 		if w.delay == 0 {
-			w.delay = defaultLateDelayS
+			w.delay = ledger.DefaultLateDelayS
 		}
-	case ledger.FaultTimeoutLateTail:
+	case ledger.DelayDrawn:
 		if spec.DelayS <= 0 {
-			return nil, fmt.Errorf("sandbox: fault timeout_late_tail needs delay_s > 0")
+			return nil, fmt.Errorf("sandbox: fault %s needs delay_s > 0", fm.Name)
 		}
 		w.delay = spec.DelayS
 	}
@@ -324,20 +331,8 @@ func NewWorld(spec Spec) (*World, error) {
 	w.args = make([]byte, 0, max(40*ncalls, spec.Task.argBytes+24*ncalls))
 	w.argEnd = w.argEndBuf[:0]
 	w.reqs = make([]request, 0, len(spec.Task.Steps)+2)
-	switch spec.Task.Service {
-	case "social":
-		w.posts = make([]post, 0, n)
-	case "billing":
-		w.charges = make([]charge, 0, n+len(spec.Task.Setup.Charges))
-	case "tickets":
-		w.tickets = make([]ticket, 0, n+len(spec.Task.Setup.Tickets))
-		w.comments = make([]comment, 0, n)
-	case "mail":
-		w.mails = make([]mail, 0, n)
-	case "data":
-		w.rows = make([]row, 0, 4*n)
-	case "deploy":
-		w.runs = make([]run, 0, n)
+	if presize := stores[spec.Task.Service]; presize != nil {
+		presize(w, n)
 	}
 	w.attempt = w.attemptBuf[:0]
 	for _, c := range spec.Task.Setup.Charges {
@@ -529,7 +524,7 @@ func (w *World) Call(tool string, args map[string]any) Observation {
 		w.advanceTo(w.now + s)
 		return Observation{Outcome: ledger.OutcomeOK, Result: map[string]any{"waited_s": s, "now_s": w.now}, LatencyS: s}
 	}
-	if !d.write || d.service == "oracle" {
+	if !d.write {
 		res, outcome, msg := w.read(d, args)
 		w.record(ti, tool, args, "", outcome, lat)
 		w.advanceTo(w.now + lat)
@@ -563,89 +558,14 @@ func (w *World) write(d *toolDef, args map[string]any, key string, lat float64) 
 		req.attempt = w.nextAttempt(req.ids[0])
 	}
 	req.focal = d.id == w.focal.tool && slices.Equal(req.ids, w.focal.ids)
-	mode := ledger.FaultNone
 	if req.focal && !w.fired {
 		w.fired = true
 		w.focalSeq = req.seq
-		mode = w.spec.Fault
-	}
-	// Fault modes (paper Table 2; docs/simulation.md, Fault modes). For each:
-	// what the agent observes / what happens underneath.
-	switch mode {
-	case ledger.FaultTimeoutPre:
-		// Observes: timeout after the client timeout. Underneath: the request
-		// was dropped before reaching the service; nothing executes.
-		w.record(d.id, d.name, args, key, ledger.OutcomeTimeout, w.timeout)
-		w.advanceTo(t0 + w.timeout)
-		return fail(ledger.OutcomeTimeout, w.timeoutMessage(), w.timeout)
-	case ledger.FaultTimeoutPost:
-		// Observes: timeout. Underneath: executed at t0, response lost.
-		w.deliver(req, t0)
-		w.record(d.id, d.name, args, key, ledger.OutcomeTimeout, w.timeout)
-		w.advanceTo(t0 + w.timeout)
-		return fail(ledger.OutcomeTimeout, w.timeoutMessage(), w.timeout)
-	case ledger.FaultTimeoutLate, ledger.FaultTimeoutLateTail:
-		// Observes: timeout. Underneath: the service holds the request
-		// (its key, if honoured, is in progress: a same-key repeat gets 409)
-		// and commits it at t0 + delay (90 s, or δ from the heavy tail).
-		late := w.newRequest()
-		*late = *req
-		late.source = ledger.SourceLate
-		if late.honoured {
-			w.reserve(late)
+		if o, answered := w.inject(req, t0, lat); answered {
+			return o
 		}
-		w.schedule(t0+w.delay, late)
-		w.record(d.id, d.name, args, key, ledger.OutcomeTimeout, w.timeout)
-		w.advanceTo(t0 + w.timeout)
-		return fail(ledger.OutcomeTimeout, w.timeoutMessage(), w.timeout)
-	case ledger.FaultHTTP500Pre:
-		// Observes: HTTP 500. Underneath: rejected, not executed.
-		w.record(d.id, d.name, args, key, ledger.OutcomeHTTP500, lat)
-		w.advanceTo(t0 + lat)
-		return fail(ledger.OutcomeHTTP500, msg500, lat)
-	case ledger.FaultHTTP500Post:
-		// Observes: HTTP 500 (a misleading one). Underneath: executed.
-		w.deliver(req, t0)
-		w.record(d.id, d.name, args, key, ledger.OutcomeHTTP500, lat)
-		w.advanceTo(t0 + lat)
-		return fail(ledger.OutcomeHTTP500, msg500, lat)
-	case ledger.FaultPartialBatch:
-		// Observes: HTTP 500 on data_insert_many. Underneath: the first
-		// ⌈n/2⌉ rows committed before the failure (non-atomic batch); under an
-		// honoured key a same-key retry inserts only the missing rows.
-		req.partial = true
-		w.deliver(req, t0)
-		w.record(d.id, d.name, args, key, ledger.OutcomeHTTP500, lat)
-		w.advanceTo(t0 + lat)
-		return fail(ledger.OutcomeHTTP500, msg500, lat)
-	case ledger.FaultHTTP429Pre:
-		// Observes: HTTP 429 with Retry-After 30 s (an honest error).
-		// Underneath: not executed.
-		w.record(d.id, d.name, args, key, ledger.OutcomeHTTP429, lat)
-		w.advanceTo(t0 + lat)
-		o := fail(ledger.OutcomeHTTP429, "rate limited: retry after 30 s", lat)
-		o.RetryAfterS = retryAfterS
-		return o
-	case ledger.FaultConnRefusedPre:
-		// Observes: connection refused at once (an honest transport error
-		// before sending). Underneath: not executed.
-		w.record(d.id, d.name, args, key, ledger.OutcomeConnRefused, 0)
-		return fail(ledger.OutcomeConnRefused, "connection refused", 0)
-	case ledger.FaultRedelivery:
-		// Observes: a normal success, exactly as under none. Underneath: the
-		// transport delivers the request a second time a few seconds later
-		// (same key, if any); without an honoured key or natural idempotency
-		// the copy commits a second effect.
-		cp := w.newRequest()
-		*cp = *req
-		cp.source = ledger.SourceRedelivery
-		w.schedule(t0+redeliveryDelayS, cp)
-	case ledger.FaultStaleRead:
-		// Observes: a normal success. Underneath: the write commits, but its
-		// read path hides it for 10 min, longer than any documented lag.
-		req.stale = true
 	}
-	// FaultNone (the control) and the success-looking modes: executed once,
+	// No fault, the control and the success-looking modes: executed, and
 	// answered normally.
 	res, outcome, msg := w.deliver(req, t0)
 	w.record(d.id, d.name, args, key, outcome, lat)
@@ -814,7 +734,7 @@ func (w *World) addEffect(req *request, t float64, resource string, absorbed boo
 	})
 	id := ""
 	switch {
-	case req.d.service == "data":
+	case req.d.rows:
 		id = "data|" + resource
 	case len(req.ids) > 0:
 		id = req.ids[0]

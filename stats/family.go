@@ -8,10 +8,12 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Family is the error distribution of a generalised linear model.
+// Family is the error distribution of a generalised linear model: the
+// one declaration of the families, shared by GLM, GEE and package mixed's
+// GLMMs (the conditional distribution given the random effects).
 type Family string
 
-// The families GLM and GEE fit.
+// The families GLM and GEE fit (and mixed.Fit).
 const (
 	Binomial Family = "binomial"
 	Poisson  Family = "poisson"
@@ -75,7 +77,9 @@ func ylogy(y, mu float64) float64 {
 	return y * math.Log(y/mu)
 }
 
-// Link is the link function of a generalised linear model.
+// Link is the link function of a generalised linear model, shared with
+// package mixed as Family is (mixed.Fit takes fewer combinations; see
+// mixed.Spec).
 type Link string
 
 // The links GLM and GEE fit.

@@ -102,25 +102,49 @@ func indices(rs []row) []int32 {
 // in reports whether s is one of set.
 func in(s string, set ...string) bool { return slices.Contains(set, s) }
 
-// Fault families: what an immediate read-back resolves and what it cannot
-// (docs/methods.md, "Fault families"; the modes are docs/ledger.md's).
+// The fault catalogue's families (ledger.FaultFamilies; docs/simulation.md,
+// Fault modes) as sets of modes: not executed, what an immediate read-back
+// resolves and what it cannot, the committed faults, redelivery and the
+// control; and the late modes by their delay (Table 6).
 var (
-	resolvesModes  = []string{ledger.FaultTimeoutPost, ledger.FaultHTTP500Post, ledger.FaultPartialBatch}
-	lateModes      = ledger.LateModes
-	cannotModes    = []string{ledger.FaultTimeoutLate, ledger.FaultTimeoutLateTail, ledger.FaultRedelivery}
-	committedModes = ledger.CommittedFaults
+	preModes        = familyModes(ledger.FamilyPre)
+	resolvesModes   = familyModes(ledger.FamilyResolves)
+	lateModes       = familyModes(ledger.FamilyLate)
+	redeliveryModes = familyModes(ledger.FamilyRedelivery)
+	controlModes    = familyModes(ledger.FamilyNone)
+	cannotModes     = ledger.FaultNames(func(m ledger.FaultMode) bool { return m.ReadBack() == ledger.ReadBackCannot })
+	committedModes  = ledger.CommittedFaults
+	fixedDelayModes = ledger.FaultNames(func(m ledger.FaultMode) bool { return m.Delay == ledger.DelayFixed })
+	drawnDelayModes = ledger.FaultNames(func(m ledger.FaultMode) bool { return m.Delay == ledger.DelayDrawn })
 )
+
+func familyModes(family string) []string {
+	return ledger.FaultNames(func(m ledger.FaultMode) bool { return m.Family == family })
+}
+
+// shown keeps the modes of the paper's Table 2 and, of the others, those
+// eps has: a mode added to the catalogue gets a column or a row where
+// there is data for it, and the paper's tables keep theirs.
+func shown(modes []ledger.FaultMode, eps []row) []ledger.FaultMode {
+	var out []ledger.FaultMode
+	for _, m := range modes {
+		if !m.Inferred || slices.ContainsFunc(eps, func(e row) bool { return e.FaultMode() == m.Name }) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 // isPre reports a not-executed world (timeout_pre, http500_pre, and the
 // honest not-executed errors).
-func isPre(mode string) bool { return strings.HasSuffix(mode, "_pre") }
+func isPre(mode string) bool { return in(mode, preModes...) }
 
 // faulted reports an episode whose assigned fault fired.
-func faulted(e row) bool { return e.FaultMode() != ledger.FaultNone && e.FaultFired() }
+func faulted(e row) bool { return !in(e.FaultMode(), controlModes...) && e.FaultFired() }
 
 // committedOrRedelivery reports a fired committed fault or redelivery.
 func committedOrRedelivery(e row) bool {
-	return e.FaultFired() && (in(e.FaultMode(), committedModes...) || e.FaultMode() == ledger.FaultRedelivery)
+	return e.FaultFired() && (in(e.FaultMode(), committedModes...) || in(e.FaultMode(), redeliveryModes...))
 }
 
 // paperModels is the order in which the paper lists models; others follow

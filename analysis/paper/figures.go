@@ -46,16 +46,17 @@ func Figure2(d *table.Data) *Table {
 		Caption:     "Duplicate side-effect rate (%) by model and fault mode (minimal scaffold, vanilla prompt, E1; partial batch includes E1s).",
 		LabelHeader: []string{"Model"}}
 	var modes []string
-	for _, m := range ledger.FaultModes.Values {
+	for _, m := range ledger.Faults() {
+		if m.Control() {
+			continue
+		}
 		for _, e := range eps {
-			if e.FaultMode() == m && m != ledger.FaultNone {
-				modes = append(modes, m)
+			if e.FaultMode() == m.Name {
+				modes = append(modes, m.Name)
+				t.Columns = append(t.Columns, Column{Key: m.Name, Label: m.Name, Group: m.Group, ShowCI: true})
 				break
 			}
 		}
-	}
-	for _, m := range modes {
-		t.Columns = append(t.Columns, Column{Key: m, Label: m, Group: modeGroup(m), ShowCI: true})
 	}
 	models := ordered(eps, modelOf, paperModels)
 	t.Rows = newRows(models, oneLabel(models), len(t.Columns))
@@ -64,26 +65,6 @@ func Figure2(d *table.Data) *Table {
 		rateColumn(t, eps, rateCol{mode, func(e row) bool { return e.FaultFired() && e.FaultMode() == mode }, dupOf}, j, modelOf, models)
 	}
 	return t
-}
-
-// modeGroup is the observation group of a fault mode (what the agent
-// observes: the paper's Table 2; docs/ledger.md lists the modes).
-func modeGroup(m string) string {
-	switch m {
-	case ledger.FaultTimeoutPre, ledger.FaultTimeoutPost, ledger.FaultTimeoutLate, ledger.FaultTimeoutLateTail:
-		return "timeout"
-	case ledger.FaultHTTP500Pre, ledger.FaultHTTP500Post:
-		return "HTTP 500"
-	case ledger.FaultPartialBatch:
-		return "batch error"
-	case ledger.FaultRedelivery, ledger.FaultNone:
-		return "success"
-	case ledger.FaultHTTP429Pre, ledger.FaultConnRefusedPre:
-		return "honest error"
-	case ledger.FaultStaleRead:
-		return "read side"
-	}
-	return ""
 }
 
 // Figure3 is the duplicate rate (%) under committed faults (lost
@@ -116,9 +97,15 @@ func Figure3(d *table.Data) *Table {
 // timeout_post; late: timeout_late), E1 minimal vanilla.
 func Figure6(d *table.Data) *Table {
 	h := hold(d)
+	worlds := figure6Worlds()
+	var modes []string
+	for _, w := range worlds {
+		modes = append(modes, w.Name)
+	}
 	eps := h.filter(func(e row) bool {
-		return e.Experiment() == "E1" && e.FaultFired() && in(e.FaultMode(), ledger.FaultTimeoutPre, ledger.FaultTimeoutPost, ledger.FaultTimeoutLate)
+		return e.Experiment() == "E1" && e.FaultFired() && in(e.FaultMode(), modes...)
 	})
+	worlds = shown(worlds, eps)
 	t := &Table{Name: "figure6", Number: 6, Title: "Recovery behaviour after the focal timeout (E1)",
 		Caption:     "Recovery behaviour after the focal timeout, by model and hidden world (minimal scaffold, vanilla, E1): share (%) of episodes per behaviour.",
 		LabelHeader: []string{"World", "Model"}}
@@ -126,14 +113,13 @@ func Figure6(d *table.Data) *Table {
 	for _, r := range recs {
 		t.Columns = append(t.Columns, Column{Key: r, Label: r})
 	}
-	worlds := []struct{ mode, label string }{{ledger.FaultTimeoutPre, "not executed"}, {ledger.FaultTimeoutPost, "committed"}, {ledger.FaultTimeoutLate, "late"}}
 	var keys []string
 	var labels [][]string
 	models := ordered(eps, modelOf, paperModels)
 	for _, w := range worlds {
 		for _, m := range models {
-			keys = append(keys, w.mode+"/"+m)
-			labels = append(labels, []string{w.label, m})
+			keys = append(keys, w.Name+"/"+m)
+			labels = append(labels, []string{w.Fate.String(), m})
 		}
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
@@ -143,4 +129,18 @@ func Figure6(d *table.Data) *Table {
 		rateColumn(t, eps, rateCol{rec, func(row) bool { return true }, func(e row) float64 { return b2f(e.Recovery() == rec) }}, j, group, keys)
 	}
 	return t
+}
+
+// figure6Worlds are the worlds of Figure 6: the timeout group's modes
+// (observation-equivalent at the response) with a fixed delay or none, the
+// heavy tail being E5's; each is named by its fate (not executed,
+// committed, late).
+func figure6Worlds() []ledger.FaultMode {
+	var out []ledger.FaultMode
+	for _, m := range ledger.Faults() {
+		if m.Group == ledger.GroupTimeout && m.Delay != ledger.DelayDrawn {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -148,7 +149,7 @@ func Table3With(d *table.Data, icc ICC) (*Table, error) {
 	cols := []rateCol{
 		{"dup_resolves", func(e row) bool { return e.FaultFired() && in(e.FaultMode(), resolvesModes...) }, dupOf},
 		{"dup_late", func(e row) bool { return e.FaultFired() && in(e.FaultMode(), lateModes...) }, dupOf},
-		{"dup_redelivery", func(e row) bool { return e.FaultFired() && e.FaultMode() == ledger.FaultRedelivery }, dupOf},
+		{"dup_redelivery", func(e row) bool { return e.FaultFired() && in(e.FaultMode(), redeliveryModes...) }, dupOf},
 		{"ts_pre", func(e row) bool { return e.FaultFired() && isPre(e.FaultMode()) }, tsOf},
 		{"eos_faulted", faulted, eosOf},
 	}
@@ -226,19 +227,23 @@ func Table5(d *table.Data) (*Table, error) {
 		Caption:     "Duplicate rate (%) by contract variant and condition under committed faults and redelivery (E2, E2k; models pooled).",
 		LabelHeader: []string{"Contract", "Condition"},
 	}
-	modes := []struct{ key, label string }{
-		{ledger.FaultTimeoutPost, "timeout (committed)"},
-		{ledger.FaultHTTP500Post, "500 (committed)"},
-		{ledger.FaultTimeoutLate, "timeout (late commit)"},
-		{ledger.FaultPartialBatch, "partial batch"},
-		{ledger.FaultRedelivery, "redelivery"},
+	// The committed faults and redelivery with a fixed delay or none (the
+	// heavy tail is E5's: Table 6), in the order of what happened
+	// underneath: committed, late, partial, redelivered.
+	var modes []ledger.FaultMode
+	for _, m := range ledger.Faults() {
+		if (m.Committed() || m.Family == ledger.FamilyRedelivery) && m.Delay != ledger.DelayDrawn {
+			modes = append(modes, m)
+		}
 	}
+	modes = shown(modes, eps)
+	slices.SortStableFunc(modes, func(a, b ledger.FaultMode) int { return cmp.Compare(a.Fate, b.Fate) })
 	for _, m := range modes {
-		t.Columns = append(t.Columns, Column{Key: m.key, Label: m.label})
+		t.Columns = append(t.Columns, Column{Key: m.Name, Label: m.Label})
 	}
 	var keys []string
 	var labels [][]string
-	for _, ct := range []string{ledger.ContractNative, ledger.ContractKeysEverywhere} {
+	for _, ct := range ledger.Contracts.Values {
 		for _, cond := range []string{"vanilla", "guard"} {
 			keys = append(keys, ct+"/"+cond)
 			labels = append(labels, []string{ct, cond})
@@ -250,7 +255,7 @@ func Table5(d *table.Data) (*Table, error) {
 	}
 	group := joined(contractCol, conditionCol, "/")
 	for j, m := range modes {
-		mode := m.key
+		mode := m.Name
 		rateColumn(t, eps, rateCol{mode, func(e row) bool { return e.FaultFired() && e.FaultMode() == mode }, dupOf}, j, group, keys)
 	}
 	return t, nil
@@ -312,10 +317,10 @@ func Table6(d *table.Data) (*Table, error) {
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
 	fixed := h.filter(func(e row) bool {
-		return in(e.Experiment(), "E2", "E2k", "E5") && e.FaultMode() == ledger.FaultTimeoutLate && e.FaultFired()
+		return in(e.Experiment(), "E2", "E2k", "E5") && in(e.FaultMode(), fixedDelayModes...) && e.FaultFired()
 	})
 	tail := h.filter(func(e row) bool {
-		return e.Experiment() == "E5" && e.FaultMode() == ledger.FaultTimeoutLateTail && e.FaultFired()
+		return e.Experiment() == "E5" && in(e.FaultMode(), drawnDelayModes...) && e.FaultFired()
 	})
 	if len(fixed)+len(tail) == 0 {
 		t.warnf("no late-commit episodes in E2/E2k/E5")
@@ -525,7 +530,7 @@ func Table8(d *table.Data) (*Table, error) {
 		}, dupOf},
 		{"dup_late", func(e row) bool { return native(e) && e.FaultFired() && in(e.FaultMode(), lateModes...) }, dupOf},
 		{"dup_redelivery", func(e row) bool {
-			return native(e) && e.FaultFired() && e.FaultMode() == ledger.FaultRedelivery
+			return native(e) && e.FaultFired() && in(e.FaultMode(), redeliveryModes...)
 		}, dupOf},
 		{"eos_native", func(e row) bool { return native(e) && faulted(e) }, eosOf},
 		{"eos_guard", func(e row) bool { return e.Condition() == "guard" && faulted(e) }, eosOf},
@@ -628,14 +633,14 @@ func Table10(d *table.Data) (*Table, error) {
 	}
 	families := []struct {
 		key, label, metric string
-		mode               func(string) bool
+		modes              []string
 		outcome            string
 	}{
-		{"pre", "not executed (TS)", "TS", isPre, "task_success"},
-		{"resolves", "read-back resolves", "dup.", func(m string) bool { return in(m, resolvesModes...) }, "duplicated"},
-		{"late", "late commit", "dup.", func(m string) bool { return in(m, lateModes...) }, "duplicated"},
-		{"redelivery", "redelivery", "dup.", func(m string) bool { return m == ledger.FaultRedelivery }, "duplicated"},
-		{"none", "no fault (EOS)", "EOS", func(m string) bool { return m == ledger.FaultNone }, "eos"},
+		{ledger.FamilyPre, "not executed (TS)", "TS", preModes, "task_success"},
+		{ledger.FamilyResolves, "read-back resolves", "dup.", resolvesModes, "duplicated"},
+		{ledger.FamilyLate, "late commit", "dup.", lateModes, "duplicated"},
+		{ledger.FamilyRedelivery, "redelivery", "dup.", redeliveryModes, "duplicated"},
+		{ledger.FamilyNone, "no fault (EOS)", "EOS", controlModes, "eos"},
 	}
 	var keys []string
 	var labels [][]string
@@ -653,7 +658,7 @@ func Table10(d *table.Data) (*Table, error) {
 		// (as the paired command) on cue within harness and pair_key.
 		var eps []row
 		for _, e := range plainArm {
-			if !f.mode(e.FaultMode()) {
+			if !in(e.FaultMode(), f.modes...) {
 				continue
 			}
 			def, ok := defaults.get(h, e.harnessPair())
@@ -661,7 +666,7 @@ func Table10(d *table.Data) (*Table, error) {
 				unmatched++
 				continue
 			}
-			if f.key != "none" && (!e.FaultFired() || !def.FaultFired()) {
+			if f.key != ledger.FamilyNone && (!e.FaultFired() || !def.FaultFired()) {
 				continue
 			}
 			eps = append(eps, def, e)

@@ -59,13 +59,13 @@ func (f *File) uses() ([]colUse, []levelUse) {
 			if !e.Kind.fitsFormula() {
 				add(p.Outcome, what+": outcome", p.Line)
 			}
-			for _, c := range []struct{ name, key string }{{e.Weight, "weight"}, {e.Cluster, "cluster"}, {e.Arm, "arm"}, {e.Group, "group"}, {e.Order, "order"}} {
+			for _, c := range []struct{ name, key string }{{e.Weight, "weight"}, {e.Cluster, "cluster"}, {e.Arm, "arm"}, {e.Spec.Group, "group"}, {e.Spec.Order, "order"}} {
 				add(c.name, what+": estimand."+c.key, e.Line)
 			}
 			for _, c := range e.PairBy {
 				add(c, what+": estimand.pair_by", e.Line)
 			}
-			if fm, err := formula.Parse(e.Formula); err == nil && e.Formula != "" {
+			if fm, err := formula.Parse(e.Spec.Formula); err == nil && e.Spec.Formula != "" {
 				for _, c := range fm.Columns() {
 					add(c, what+": estimand.formula", e.Line)
 				}
@@ -82,9 +82,9 @@ func (f *File) uses() ([]colUse, []levelUse) {
 					lvls = append(lvls, levelUse{c[0], c[1], what + ": estimand.term", e.at("term"), false})
 				}
 			}
-			for _, c := range slices.Sorted(mapKeys(e.Refs)) {
+			for _, c := range slices.Sorted(mapKeys(e.Spec.Refs)) {
 				add(c, what+": estimand.refs", e.Line)
-				lvls = append(lvls, levelUse{c, e.Refs[c], what + ": estimand.refs", e.Line, false})
+				lvls = append(lvls, levelUse{c, e.Spec.Refs[c], what + ": estimand.refs", e.Line, false})
 			}
 		}
 	}

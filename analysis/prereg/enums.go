@@ -1,6 +1,9 @@
 package prereg
 
-import "github.com/limbo-toolkit/limbo/internal/enum"
+import (
+	"github.com/limbo-toolkit/limbo/analysis"
+	"github.com/limbo-toolkit/limbo/internal/enum"
+)
 
 // The fixed-value keys of a preregistration are string types: each has
 // String, UnmarshalText (whose error names the accepted values) and the
@@ -120,15 +123,16 @@ func (a Adjust) String() string { return string(a) }
 func (a *Adjust) UnmarshalText(b []byte) error { return enum.Unmarshal("adjust", b, Adjusts, a) }
 
 // Model is an odds_ratio's logistic model as the file's first format
-// named it: logit, gee or glmm (analysis.ModelFamily's names of the
-// logistic models, whose output they keep).
+// named it: logit, gee or glmm, the engine's names of the logistic
+// models of before families (analysis.FamilyLogit), whose output they
+// keep. The estimand holds it in its Spec's Family.
 type Model string
 
 // The logistic models.
 const (
-	ModelLogit Model = "logit"
-	ModelGEE   Model = "gee"
-	ModelGLMM  Model = "glmm"
+	ModelLogit = Model(analysis.FamilyLogit)
+	ModelGEE   = Model(analysis.FamilyGEE)
+	ModelGLMM  = Model(analysis.FamilyGLMM)
 )
 
 // Models lists the logistic models.

@@ -373,7 +373,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			// within every cluster) leaves the fallback, whose robust SEs
 			// are still valid.
 			pr.Warnings = append(pr.Warnings, analysis.Warning{Code: analysis.WarnFallback, Field: "Corr",
-				Msg: fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Corr, "exchangeable"), label, ge.Reason, e.Fallback)})
+				Msg: fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Spec.Corr, "exchangeable"), label, ge.Reason, e.Fallback)})
 			spec.Corr = e.Fallback
 			r, err = analysis.Model(q, spec)
 		}
@@ -402,7 +402,7 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		pr.rawP = c.P
 		oneSided(p.Rule, pr)
 	case KindShapley:
-		r, err := analysis.Shapley(q, analysis.ShapleySpec{Formula: e.Formula, R2: stats.PseudoR2(e.R2), Refs: e.Refs})
+		r, err := analysis.Shapley(q, analysis.ShapleySpec{Formula: e.Spec.Formula, R2: stats.PseudoR2(e.R2), Refs: e.Spec.Refs})
 		if err != nil {
 			return fail(err)
 		}
@@ -450,19 +450,13 @@ func oneSided(r *Rule, pr *PartResult) {
 	pr.rawP, pr.Estimate.P = p, p
 }
 
-// modelSpec is the engine's specification of a model estimand: an
-// odds_ratio's model is the logistic model of before families (its
-// numbers unchanged), its fit the binomial logit model with families, a
-// coefficient's fit, distribution and link the model with families.
+// modelSpec is the engine's specification of a model estimand: the
+// estimand's Spec, an odds_ratio's fit (not its model, a logistic model
+// of before families) with the binomial family and the logit link.
 func (e *Estimand) modelSpec() analysis.ModelSpec {
-	spec := analysis.ModelSpec{Formula: e.Formula, Group: e.Group, Corr: e.Corr, Order: e.Order, Cov: e.Cov, Refs: e.Refs}
-	switch {
-	case e.Model != "":
-		spec.Family = analysis.ModelFamily(e.Model)
-	case e.Kind == KindOddsRatio:
-		spec.Fit, spec.Family, spec.Link = e.Fit, analysis.FamilyBinomial, stats.LinkLogit
-	default:
-		spec.Fit, spec.Family, spec.Link, spec.ML = e.Fit, analysis.ModelFamily(e.Distribution), e.Link, e.ML
+	spec := e.Spec
+	if e.Kind == KindOddsRatio && e.model() == "" {
+		spec.Family, spec.Link = stats.Binomial, stats.LinkLogit
 	}
 	return spec
 }
@@ -477,7 +471,7 @@ func (e *Estimand) modelLabel() string {
 	if e.Kind == KindOddsRatio {
 		return fitLabels[e.fit()]
 	}
-	return strings.ToUpper(string(e.Fit)) + " " + string(e.Distribution)
+	return strings.ToUpper(string(e.Spec.Fit)) + " " + string(e.Spec.Family)
 }
 
 // statName names the estimate in outputs: gee_or for an odds ratio of
@@ -486,7 +480,7 @@ func (e *Estimand) modelLabel() string {
 // link), ratio (other ratios) or coef (scale difference).
 func (e *Estimand) statName(r *analysis.ModelResult) string {
 	if e.Kind == KindOddsRatio {
-		return orDefault(string(e.Model), string(e.Fit)) + "_or"
+		return orDefault(string(e.model()), string(e.Spec.Fit)) + "_or"
 	}
 	m := "coef"
 	if e.Scale == ScaleRatio {
@@ -499,7 +493,7 @@ func (e *Estimand) statName(r *analysis.ModelResult) string {
 			m = "ratio"
 		}
 	}
-	return fmt.Sprintf("%s_%s_%s", e.Fit, e.Distribution, m)
+	return fmt.Sprintf("%s_%s_%s", e.Spec.Fit, e.Spec.Family, m)
 }
 
 // coefficient is the estimate of c and its 95% Wald interval on the

@@ -115,32 +115,24 @@ type Estimand struct {
 	PairBy  []string
 	Test    McNemarTest // mcnemar: exact, midp, chi2, chi2cc
 	Family  string      // mcnemar, odds_ratio, coefficient: multiplicity family id
-	Model   Model       // odds_ratio: logit, gee or glmm (or Fit)
-	// Fit is how a model estimand is fitted (glm, gee or glmm): with
-	// Distribution and Link the engine's model with families
-	// (analysis.ModelSpec); an odds_ratio gives Model or Fit.
-	Fit          analysis.ModelFit
-	Distribution stats.Family // coefficient: binomial, poisson or gaussian
-	Link         stats.Link   // coefficient: "" for the distribution's canonical link
-	Scale        Scale        // coefficient: ratio (exp β) or difference (β); "" by the link
-	Formula      string       // odds_ratio, coefficient, shapley_share
-	Term         string       // odds_ratio, coefficient: the coefficient; shapley_share: factor
-	Group        string       // gee: cluster column
-	Corr         stats.Corr   // gee: exchangeable (default), independence, ar1
-	Order        string       // gee with corr ar1: the column ordering a cluster's rows
-	Cov          stats.GEECov // gee: robust (default), bias-reduced, kc or naive
+	// Spec is the engine's model of an odds_ratio or coefficient, as the
+	// keys set it: fit (Fit), model (Family logit, gee or glmm: a
+	// logistic model of before families, whose output it keeps) or
+	// distribution (Family binomial, poisson or gaussian), link, formula,
+	// group, corr, order, cov, reml (ML: reml false) and refs. An
+	// odds_ratio's fit is the binomial logit model; a shapley_share reads
+	// its Formula and Refs.
+	Spec  analysis.ModelSpec
+	Scale Scale  // coefficient: ratio (exp β) or difference (β); "" by the link
+	Term  string // odds_ratio, coefficient: the coefficient; shapley_share: factor
 	// Fallback is the GEE working correlation used when Corr cannot be
 	// estimated (independence keeps robust standard errors valid).
 	Fallback stats.Corr
-	// ML fits a Gaussian GLMM by maximum likelihood (reml: false) rather
-	// than REML.
-	ML      bool
-	Refs    map[string]string
-	R2      R2         // shapley_share: mcfadden (default), nagelkerke, tjur, coxsnell
-	Method  TOSTMethod // tost without pairing or cluster: agresti-caffo, wald, score
-	Line    int
-	hasREML bool           // the reml key was given
-	lines   map[string]int // of each key given, for messages
+	R2       R2         // shapley_share: mcfadden (default), nagelkerke, tjur, coxsnell
+	Method   TOSTMethod // tost without pairing or cluster: agresti-caffo, wald, score
+	Line     int
+	hasREML  bool           // the reml key was given
+	lines    map[string]int // of each key given, for messages
 }
 
 // Decision directions.
@@ -582,27 +574,27 @@ func (d *decoder) estimand(n *yaml.Node) Estimand {
 		"pair_by": func(v *yaml.Node) { d.strList(v, "estimand.pair_by", &e.PairBy) },
 		"test":    func(v *yaml.Node) { d.str(v, "estimand.test", (*string)(&e.Test)) },
 		"family":  func(v *yaml.Node) { d.str(v, "estimand.family", &e.Family) },
-		"model":   func(v *yaml.Node) { d.str(v, "estimand.model", (*string)(&e.Model)) },
-		"fit":     func(v *yaml.Node) { d.str(v, "estimand.fit", (*string)(&e.Fit)) },
+		"model":   func(v *yaml.Node) { d.str(v, "estimand.model", (*string)(&e.Spec.Family)) },
+		"fit":     func(v *yaml.Node) { d.str(v, "estimand.fit", (*string)(&e.Spec.Fit)) },
 		"distribution": func(v *yaml.Node) {
-			d.str(v, "estimand.distribution", (*string)(&e.Distribution))
+			d.str(v, "estimand.distribution", (*string)(&e.Spec.Family))
 		},
-		"link":  func(v *yaml.Node) { d.str(v, "estimand.link", (*string)(&e.Link)) },
+		"link":  func(v *yaml.Node) { d.str(v, "estimand.link", (*string)(&e.Spec.Link)) },
 		"scale": func(v *yaml.Node) { d.str(v, "estimand.scale", (*string)(&e.Scale)) },
-		"order": func(v *yaml.Node) { d.str(v, "estimand.order", &e.Order) },
-		"cov":   func(v *yaml.Node) { d.str(v, "estimand.cov", (*string)(&e.Cov)) },
+		"order": func(v *yaml.Node) { d.str(v, "estimand.order", &e.Spec.Order) },
+		"cov":   func(v *yaml.Node) { d.str(v, "estimand.cov", (*string)(&e.Spec.Cov)) },
 		"reml": func(v *yaml.Node) {
 			reml := true
 			if d.boolean(v, "estimand.reml", &reml) {
-				e.hasREML, e.ML = true, !reml
+				e.hasREML, e.Spec.ML = true, !reml
 			}
 		},
-		"formula":  func(v *yaml.Node) { d.str(v, "estimand.formula", &e.Formula) },
+		"formula":  func(v *yaml.Node) { d.str(v, "estimand.formula", &e.Spec.Formula) },
 		"term":     func(v *yaml.Node) { d.str(v, "estimand.term", &e.Term) },
-		"group":    func(v *yaml.Node) { d.str(v, "estimand.group", &e.Group) },
-		"corr":     func(v *yaml.Node) { d.str(v, "estimand.corr", (*string)(&e.Corr)) },
+		"group":    func(v *yaml.Node) { d.str(v, "estimand.group", &e.Spec.Group) },
+		"corr":     func(v *yaml.Node) { d.str(v, "estimand.corr", (*string)(&e.Spec.Corr)) },
 		"fallback": func(v *yaml.Node) { d.str(v, "estimand.fallback", (*string)(&e.Fallback)) },
-		"refs":     func(v *yaml.Node) { d.strMap(v, "estimand.refs", &e.Refs) },
+		"refs":     func(v *yaml.Node) { d.strMap(v, "estimand.refs", &e.Spec.Refs) },
 		"r2":       func(v *yaml.Node) { d.str(v, "estimand.r2", (*string)(&e.R2)) },
 		"method":   func(v *yaml.Node) { d.str(v, "estimand.method", (*string)(&e.Method)) },
 	}
@@ -852,20 +844,20 @@ func (e *Estimand) setKeys() []string {
 	add("pair_by", len(e.PairBy) > 0)
 	add("test", e.Test != "")
 	add("family", e.Family != "")
-	add("model", e.Model != "")
-	add("fit", e.Fit != "")
-	add("distribution", e.Distribution != "")
-	add("link", e.Link != "")
+	add("model", e.model() != "")
+	add("fit", e.Spec.Fit != "")
+	add("distribution", e.Spec.Family != "" && e.model() == "")
+	add("link", e.Spec.Link != "")
 	add("scale", e.Scale != "")
-	add("order", e.Order != "")
-	add("cov", e.Cov != "")
+	add("order", e.Spec.Order != "")
+	add("cov", e.Spec.Cov != "")
 	add("reml", e.hasREML)
-	add("formula", e.Formula != "")
+	add("formula", e.Spec.Formula != "")
 	add("term", e.Term != "")
-	add("group", e.Group != "")
-	add("corr", e.Corr != "")
+	add("group", e.Spec.Group != "")
+	add("corr", e.Spec.Corr != "")
 	add("fallback", e.Fallback != "")
-	add("refs", e.Refs != nil)
+	add("refs", e.Spec.Refs != nil)
 	add("r2", e.R2 != "")
 	add("method", e.Method != "")
 	return s
@@ -1011,11 +1003,11 @@ func (k Kind) fitsFormula() bool {
 }
 
 func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
-	if e.Formula == "" {
+	if e.Spec.Formula == "" {
 		d.errf(line, "%s: estimand.formula is required for a %s", what, e.Kind)
 		return
 	}
-	fm, err := formula.Parse(e.Formula)
+	fm, err := formula.Parse(e.Spec.Formula)
 	if err != nil {
 		d.errf(line, "%s: %v", what, err)
 		return
@@ -1033,7 +1025,7 @@ func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
 	}
 	if random {
 		for _, c := range termLevels(e.Term) {
-			if ref, ok := e.Refs[c[0]]; ok && ref == c[1] {
+			if ref, ok := e.Spec.Refs[c[0]]; ok && ref == c[1] {
 				d.errf(e.at("term"), "%s: estimand.term %q: %s is the reference level of %s (estimand.refs), which has no coefficient", what, e.Term, c[1], c[0])
 			}
 		}
@@ -1069,18 +1061,28 @@ func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
 		}
 		inter := strings.Join(parts, ":")
 		d.errf(e.at("term"), "%s: estimand.term %q is a coefficient of the interaction %s, which %q does not have (its terms: %s; %s or %s adds it)",
-			what, e.Term, inter, e.Formula, strings.Join(names, ", "), strings.Join(parts, "*"), inter)
+			what, e.Term, inter, e.Spec.Formula, strings.Join(names, ", "), strings.Join(parts, "*"), inter)
 		return
 	}
-	d.errf(e.at("term"), "%s: estimand.term %q is not a term of %q%s", what, e.Term, e.Formula, didYouMean(col, names))
+	d.errf(e.at("term"), "%s: estimand.term %q is not a term of %q%s", what, e.Term, e.Spec.Formula, didYouMean(col, names))
 }
 
-// fit is the model estimand's fit: Fit, or the one Model names.
-func (e *Estimand) fit() analysis.ModelFit {
-	if e.Fit != "" {
-		return e.Fit
+// model is the logistic model of before families that the model key
+// names ("" when the key is absent): the engine's Family logit, gee or
+// glmm, which keeps that model's output.
+func (e *Estimand) model() Model {
+	if e.lines["model"] == 0 {
+		return ""
 	}
-	switch e.Model {
+	return Model(e.Spec.Family)
+}
+
+// fit is the model estimand's fit: Fit, or the one model names.
+func (e *Estimand) fit() analysis.ModelFit {
+	if e.Spec.Fit != "" {
+		return e.Spec.Fit
+	}
+	switch e.model() {
 	case ModelLogit:
 		return analysis.FitGLM
 	case ModelGEE:
@@ -1094,7 +1096,7 @@ func (e *Estimand) fit() analysis.ModelFit {
 // fitKey is the key that names the fit in messages: model when the
 // estimand gives it, fit otherwise.
 func (e *Estimand) fitKey() string {
-	if e.Model != "" {
+	if e.model() != "" {
 		return "model"
 	}
 	return "fit"
@@ -1106,10 +1108,10 @@ func (e *Estimand) link() stats.Link {
 	switch {
 	case e.Kind == KindOddsRatio:
 		return stats.LinkLogit
-	case e.Link != "":
-		return e.Link
-	case e.Distribution.Valid():
-		return e.Distribution.CanonicalLink()
+	case e.Spec.Link != "":
+		return e.Spec.Link
+	case e.Spec.Family.Valid():
+		return e.Spec.Family.CanonicalLink()
 	}
 	return ""
 }
@@ -1131,39 +1133,39 @@ var fits = []analysis.ModelFit{analysis.FitGLM, analysis.FitGEE, analysis.FitGLM
 // any data are read) and fills in the scale.
 func (d *decoder) model(line int, what string, e *Estimand) {
 	switch {
-	case e.Kind == KindOddsRatio && e.Model != "" && e.Fit != "":
+	case e.Kind == KindOddsRatio && e.model() != "" && e.Spec.Fit != "":
 		d.errf(line, "%s: estimand.model and estimand.fit both name the fit: give one (model logit, gee, glmm is fit glm, gee, glmm)", what)
-	case e.Kind == KindOddsRatio && e.Model == "" && e.Fit == "":
+	case e.Kind == KindOddsRatio && e.model() == "" && e.Spec.Fit == "":
 		d.errf(line, "%s: estimand.model is required (logit, gee or glmm; or estimand.fit glm, gee or glmm)", what)
-	case e.Model != "" && !slices.Contains(Models, e.Model):
-		d.errf(e.at("model"), "%s: estimand.model %q: want %s", what, e.Model, orList(Models))
-	case e.Kind == KindCoefficient && e.Fit == "":
+	case e.model() != "" && !slices.Contains(Models, e.model()):
+		d.errf(e.at("model"), "%s: estimand.model %q: want %s", what, e.model(), orList(Models))
+	case e.Kind == KindCoefficient && e.Spec.Fit == "":
 		d.errf(line, "%s: estimand.fit is required (%s)", what, orList(fits))
-	case e.Fit != "" && !slices.Contains(fits, e.Fit):
-		d.errf(e.at("fit"), "%s: estimand.fit %q: want %s", what, e.Fit, orList(fits))
+	case e.Spec.Fit != "" && !slices.Contains(fits, e.Spec.Fit):
+		d.errf(e.at("fit"), "%s: estimand.fit %q: want %s", what, e.Spec.Fit, orList(fits))
 	}
 	fit := e.fit()
 	if e.Kind == KindCoefficient {
 		dists := []stats.Family{stats.Binomial, stats.Poisson, stats.Gaussian}
 		switch {
-		case e.Distribution == "":
+		case e.Spec.Family == "":
 			d.errf(e.at("distribution"), "%s: estimand.distribution is required (%s)", what, orList(dists))
-		case !e.Distribution.Valid():
-			d.errf(e.at("distribution"), "%s: estimand.distribution %q: want %s%s", what, e.Distribution, orList(dists),
-				didYouMean(string(e.Distribution), []string{"binomial", "poisson", "gaussian"}))
+		case !e.Spec.Family.Valid():
+			d.errf(e.at("distribution"), "%s: estimand.distribution %q: want %s%s", what, e.Spec.Family, orList(dists),
+				didYouMean(string(e.Spec.Family), []string{"binomial", "poisson", "gaussian"}))
 		}
 		links := []stats.Link{stats.LinkLogit, stats.LinkProbit, stats.LinkCloglog, stats.LinkLog, stats.LinkIdentity}
 		link := e.link()
-		if e.Link != "" && !(slices.Contains(links, e.Link) && e.Distribution.Valid() && e.Link.Allowed(e.Distribution)) {
+		if e.Spec.Link != "" && !(slices.Contains(links, e.Spec.Link) && e.Spec.Family.Valid() && e.Spec.Link.Allowed(e.Spec.Family)) {
 			// The scale's default follows the link the file meant to give.
 			link = ""
 		}
-		if e.Link != "" {
-			if !slices.Contains(links, e.Link) {
-				d.errf(e.at("link"), "%s: estimand.link %q: want %s", what, e.Link, orList(links))
-			} else if e.Distribution.Valid() && !e.Link.Allowed(e.Distribution) {
-				ok := slices.DeleteFunc(slices.Clone(links), func(l stats.Link) bool { return !l.Allowed(e.Distribution) })
-				d.errf(e.at("link"), "%s: estimand.link %s does not apply to distribution %s (want %s)", what, e.Link, e.Distribution, orList(ok))
+		if e.Spec.Link != "" {
+			if !slices.Contains(links, e.Spec.Link) {
+				d.errf(e.at("link"), "%s: estimand.link %q: want %s", what, e.Spec.Link, orList(links))
+			} else if e.Spec.Family.Valid() && !e.Spec.Link.Allowed(e.Spec.Family) {
+				ok := slices.DeleteFunc(slices.Clone(links), func(l stats.Link) bool { return !l.Allowed(e.Spec.Family) })
+				d.errf(e.at("link"), "%s: estimand.link %s does not apply to distribution %s (want %s)", what, e.Spec.Link, e.Spec.Family, orList(ok))
 			}
 		}
 		switch {
@@ -1176,8 +1178,8 @@ func (d *decoder) model(line int, what string, e *Estimand) {
 		case e.Scale == "":
 			e.Scale = ScaleDifference
 		}
-		if e.hasREML && !(fit == analysis.FitGLMM && e.Distribution == stats.Gaussian) {
-			d.errf(e.at("reml"), "%s: estimand.reml applies to a gaussian glmm (REML or ML), not a %s %s", what, orDefault(string(fit), "?"), orDefault(string(e.Distribution), "?"))
+		if e.hasREML && !(fit == analysis.FitGLMM && e.Spec.Family == stats.Gaussian) {
+			d.errf(e.at("reml"), "%s: estimand.reml applies to a gaussian glmm (REML or ML), not a %s %s", what, orDefault(string(fit), "?"), orDefault(string(e.Spec.Family), "?"))
 		}
 	}
 	if fit == "" {
@@ -1185,40 +1187,40 @@ func (d *decoder) model(line int, what string, e *Estimand) {
 	}
 	key := e.fitKey()
 	if fit != analysis.FitGEE {
-		if e.Group != "" || e.Corr != "" || e.Fallback != "" {
+		if e.Spec.Group != "" || e.Spec.Corr != "" || e.Fallback != "" {
 			d.errf(line, "%s: group, corr and fallback apply only to %s gee", what, key)
 		}
-		if e.Order != "" {
+		if e.Spec.Order != "" {
 			d.errf(e.at("order"), "%s: estimand.order applies only to %s gee with corr ar1", what, key)
 		}
-		if e.Cov != "" {
+		if e.Spec.Cov != "" {
 			d.errf(e.at("cov"), "%s: estimand.cov applies only to %s gee", what, key)
 		}
 		return
 	}
 	covs := []stats.GEECov{stats.Robust, stats.BiasReduced, stats.KC, stats.Naive}
-	if e.Cov != "" && !slices.Contains(covs, e.Cov) {
-		d.errf(e.at("cov"), "%s: estimand.cov %q: want %s", what, e.Cov, orList(covs))
+	if e.Spec.Cov != "" && !slices.Contains(covs, e.Spec.Cov) {
+		d.errf(e.at("cov"), "%s: estimand.cov %q: want %s", what, e.Spec.Cov, orList(covs))
 	}
-	if e.Group == "" {
+	if e.Spec.Group == "" {
 		d.errf(line, "%s: a gee needs estimand.group (its clusters)", what)
 	}
 	corrs := []stats.Corr{stats.Independence, stats.Exchangeable, stats.AR1}
-	if e.Corr != "" && !e.Corr.Valid() {
-		d.errf(e.at("corr"), "%s: estimand.corr %q: want %s%s", what, e.Corr, orList(corrs), didYouMean(string(e.Corr), []string{"independence", "exchangeable", "ar1"}))
+	if e.Spec.Corr != "" && !e.Spec.Corr.Valid() {
+		d.errf(e.at("corr"), "%s: estimand.corr %q: want %s%s", what, e.Spec.Corr, orList(corrs), didYouMean(string(e.Spec.Corr), []string{"independence", "exchangeable", "ar1"}))
 	}
 	switch {
 	case e.Fallback == "":
 	case e.Fallback != stats.Independence && e.Fallback != stats.Exchangeable:
 		d.errf(e.at("fallback"), "%s: estimand.fallback %q: want independence or exchangeable", what, e.Fallback)
-	case e.Fallback == orDefault(e.Corr, stats.Exchangeable):
+	case e.Fallback == orDefault(e.Spec.Corr, stats.Exchangeable):
 		d.errf(e.at("fallback"), "%s: estimand.fallback %s is the working correlation it falls back from", what, e.Fallback)
 	}
 	switch {
-	case e.Corr == stats.AR1 && e.Order == "":
+	case e.Spec.Corr == stats.AR1 && e.Spec.Order == "":
 		d.errf(e.at("corr"), "%s: corr ar1 needs estimand.order (the column that orders a cluster's rows)", what)
-	case e.Corr != stats.AR1 && e.Order != "":
-		d.errf(e.at("order"), "%s: estimand.order orders a cluster's rows for corr ar1; corr is %s", what, orDefault(e.Corr, stats.Exchangeable))
+	case e.Spec.Corr != stats.AR1 && e.Spec.Order != "":
+		d.errf(e.at("order"), "%s: estimand.order orders a cluster's rows for corr ar1; corr is %s", what, orDefault(e.Spec.Corr, stats.Exchangeable))
 	}
 }
 

@@ -124,6 +124,15 @@ func closeTo(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
 
+// glmmClose reports whether a and b agree to 1e-5 relative: the GLMM's
+// deviance is flat to 1e-10 near its optimum, so β is determined to
+// about 1e-6 only, and the Go H1 fitted it by mixed.FitLogit's Newton
+// iterations where the file's glmm model now takes mixed.Fit's
+// quasi-Newton path (the log-likelihoods agree to 1e-10).
+func glmmClose(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-5*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
 // TestPaperFileMatchesGoHypotheses evaluates the embedded file on three
 // simulated seeds and on the committed sample and compares it with the
 // frozen numbers of the Go H1–H6 it replaced (testdata/paper-h1h6.json):
@@ -176,6 +185,9 @@ func TestPaperFileMatchesGoHypotheses(t *testing.T) {
 						want[1], want[2], have[1], have[2] = 0, 0, 0, 0 // the Go code reports no interval here
 					}
 					for i := range want {
+						if ref.part == "mixed" && glmmClose(have[i], want[i]) {
+							continue
+						}
 						if !closeTo(have[i], want[i]) {
 							t.Errorf("%s %s[%d] = %v, Go code %v", h.ID, s.Name, i, have[i], want[i])
 						}

@@ -30,6 +30,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/limbo-toolkit/limbo/mixed"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 func main() {
@@ -219,7 +220,7 @@ func run() error {
 		sds = append(sds, tf.SD)
 	}
 	out["sd"] = sds
-	if s.Family == mixed.Gaussian {
+	if s.Family == stats.Gaussian {
 		out["sigma"] = fit.Sigma
 	}
 	var warns []string

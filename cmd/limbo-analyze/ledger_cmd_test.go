@@ -95,7 +95,7 @@ func TestBadInputs(t *testing.T) {
 		{"wrong JSON type", "x.jsonl", strings.Replace(jl[0], `"weight":1`, `"weight":"1"`, 1) + "\n",
 			`FILE:1: weight: expected a number, found a string`},
 		{"unknown enum value", "x.csv", hdr + "\n" + cell(row, "fault_mode", "timeout_maybe") + "\n",
-			`FILE:2: fault_mode: unknown value "timeout_maybe" (want one of none, timeout_pre, timeout_post, timeout_late, timeout_late_tail, http500_pre, http500_post, partial_batch, redelivery, http429_pre, conn_refused_pre, stale_read, session_lost, stream_drop)`},
+			`FILE:2: fault_mode: unknown value "timeout_maybe" (want one of ` + strings.Join(ledger.FaultModes.Values, ", ") + `)`},
 		{"missing required column", "x.csv", dropCol(hdr, "weight") + "\n" + dropCol(row, "weight") + "\n",
 			`FILE:1: weight: missing required column`},
 		{"missing JSON field", "x.jsonl", strings.Replace(jl[0], `"weight":1,`, ``, 1) + "\n",

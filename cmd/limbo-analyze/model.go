@@ -35,24 +35,23 @@ geepack's waves). A Gaussian GLMM is fitted by --reml (default) or --ml.
 Text output adds the dispersion (and residual SD), log-likelihood, AIC and
 BIC; JSON carries every number.
 
-The logistic models of before families keep their output:
+A binomial logit model of a binary outcome is fitted on rows collapsed to
+covariate patterns (glm; --firth for Firth's penalised fit, and separated
+terms are reported as warnings with null estimates) or to (cluster,
+covariate pattern) cells (gee), which is exact, so factor-only models on
+millions of rows are fast and memory follows the cells. GEE covariances:
+--cov robust (default), bias-reduced (Mancl–DeRouen), kc (Kauermann–Carroll)
+or naive. A GLMM is fitted by Laplace (--nagq 1, default) or adaptive
+Gauss–Hermite (--nagq N, one random intercept).
 
---family logit   maximum likelihood by IRLS (--firth for Firth's penalised
-                 fit). Rows are collapsed to covariate patterns first, so
-                 factor-only models on millions of rows are fast. Separated
-                 terms are reported as warnings and their estimates as null
-                 (use --firth for finite ones).
---family gee     marginal model with --group clusters, --corr exchangeable
-                 (default) or independence, --cov robust (default),
-                 bias-reduced (Mancl–DeRouen), kc (Kauermann–Carroll) or naive.
-                 Rows are collapsed to (cluster, covariate pattern) cells,
-                 which is exact, so memory follows the cells, not the rows.
---family glmm    random intercepts for each (1|g) term, Laplace (--nagq 1,
-                 default) or adaptive Gauss–Hermite (--nagq N, one group).
+--family logit, gee or glmm name the logistic models of before families:
+--fit glm, gee or glmm with the binomial family and the logit link, fitted
+the same way, whose output keeps its layout (as does a model given neither
+--fit nor --family that is one of them).
 
 Coefficients are named (Intercept), a numeric column's name, or col[level];
 or, or_lo and or_hi are exp(estimate) with its 95% Wald interval.
-Unweighted unless --weight COL (logit only).
+Unweighted unless --weight COL (a binomial glm of a binary outcome only).
 
 Examples:
   limbo-analyze model --in runs.parquet --family logit --formula "duplicated ~ contract + fault_mode + model"
@@ -79,7 +78,7 @@ Examples:
 			return emit(e, o.Format, report.Model)(r, err)
 		},
 	}
-	addInputFlags(c, &o, `weight column (logit only), or "none" (default: unweighted)`)
+	addInputFlags(c, &o, `weight column (binomial glm of a binary outcome only), or "none" (default: unweighted)`)
 	fl := c.Flags()
 	nameVar(fl, &spec.Fit, "fit", "", "glm, gee or glmm (default: glmm with random terms, gee with --group, else glm)")
 	nameVar(fl, &spec.Family, "family", "", "binomial (default), poisson or gaussian; or logit, gee, glmm (the logistic models, with their output)")

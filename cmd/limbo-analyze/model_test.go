@@ -53,10 +53,11 @@ func TestModelCLI(t *testing.T) {
 		{args: []string{"model", "--in", "DATA", "--reml", "--ml", "--formula", "eos ~ contract"}, exit: 2, stderr: []string{"exclude each other"}},
 		{name: "model_lmm_slope_text", args: []string{"model", "--in", "../../mixed/testdata/sleepstudy.csv", "--family", "gaussian", "--formula", "Reaction ~ Days + (Days | Subject)"}},
 		{name: "model_lmm_ml_json", args: []string{"model", "--in", "../../mixed/testdata/sleepstudy.csv", "--family", "gaussian", "--ml", "--formula", "Reaction ~ Days + (Days || Subject)", "--format", "json"}},
+		{name: "model_glmm_obs_csv", args: []string{"model", "--in", "../../mixed/testdata/cbpp_obs.csv", "--formula", "cbind(incidence, size - incidence) ~ C(period) + (1 | herd) + (1 | obs)", "--format", "csv"}, tol: 1e-4},
 		{name: "model_glmm_poisson_csv", args: []string{"model", "--in", "DATA", "--family", "poisson", "--formula", "tool_calls ~ contract + (1 | task)", "--format", "csv"}, tol: 1e-4},
 		{args: []string{"model", "--in", "../../mixed/testdata/sleepstudy.csv", "--family", "gaussian", "--where", "Days == 0", "--formula", "Reaction ~ 1 + (0 + C(Days) | Subject)"}, exit: 1,
 			stderr: []string{"random term (0 + C(Days) | Subject): the slope C(Days) has a single value in the data (0)"}},
-		{args: []string{"model", "--in", "DATA", "--family", "binomial", "--fit", "gee", "--formula", "eos ~ contract + (1|task)"}, exit: 2, stderr: []string{"--fit: gee does not take random terms"}},
+		{args: []string{"model", "--in", "DATA", "--family", "binomial", "--fit", "gee", "--formula", "eos ~ contract + (1|task)"}, exit: 2, stderr: []string{"--fit gee does not take random terms; (1|task) need --fit glmm"}},
 		{args: []string{"model", "--in", "DATA", "--family", "gaussian", "--link", "log", "--formula", "agent_time_s ~ contract + (1|task)"}, exit: 2, stderr: []string{"--link: a gaussian glmm takes the identity link only"}},
 		{args: []string{"model", "--in", "DATA", "--family", "poisson", "--ml", "--formula", "tool_calls ~ contract + (1|task)"}, exit: 2, stderr: []string{"--ml: applies to a gaussian glmm"}},
 	})

@@ -29,19 +29,19 @@ import (
 //	partial_batch     the first ⌈n/2⌉ of the batch's n items forwarded; answered as an HTTP 500
 //	session_lost      (HTTP) forwarded; the session is closed and the request answered 404
 //	stream_drop       (HTTP) forwarded; the connection is cut before the answer
-var proxyModes = []string{
-	ledger.FaultNone, ledger.FaultTimeoutPre, ledger.FaultTimeoutPost, ledger.FaultTimeoutLate,
-	ledger.FaultTimeoutLateTail, ledger.FaultHTTP500Pre, ledger.FaultHTTP500Post, ledger.FaultRedelivery,
-	ledger.FaultPartialBatch, ledger.FaultSessionLost, ledger.FaultStreamDrop,
-}
+//
+// The catalogue (ledger.Faults) says which modes the proxy injects
+// (ledger.SiteProxy).
+var proxyModes = ledger.FaultNames(func(m ledger.FaultMode) bool { return m.InjectedBy(ledger.SiteProxy) })
 
-// Modes lists the fault modes the proxy injects; HTTPModes those it can
-// inject only over streamable HTTP.
+// Modes lists the fault modes the proxy injects.
 func Modes() []string { return append([]string(nil), proxyModes...) }
 
-// HTTPOnly reports whether the mode exists only over HTTP.
+// HTTPOnly reports whether the mode is a fault of the transport, which the
+// proxy can inject only over streamable HTTP.
 func HTTPOnly(mode string) bool {
-	return mode == ledger.FaultSessionLost || mode == ledger.FaultStreamDrop
+	m, _ := ledger.FaultByName(mode)
+	return m.Group == ledger.GroupTransport
 }
 
 // The observations of a fault, as serve's sandbox gives them

@@ -1,0 +1,236 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Record is the stored state of one key.
+type Record struct {
+	Key         string // the store key (see Guard.Key)
+	Tool        string
+	Fingerprint string // of the call that created the record
+	State       State
+	Attempt     uint64    // attempts forwarded under the key so far
+	Began       time.Time // when the latest attempt was forwarded
+	Updated     time.Time // the latest transition
+	Expires     time.Time // when the record stops protecting the key; zero: never
+	Result      []byte    // the stored answer (StateSucceeded, StateFailed, a consumed action's last)
+
+	// An action ledger's budget: authorisations issued and executions
+	// committed, and its attempts in flight or lost, oldest first.
+	Issued, Committed int
+	Pending           []Attempt
+}
+
+// Attempt is an action ledger's prepared attempt: sent, and not known to
+// have committed or failed.
+type Attempt struct {
+	N    uint64    // its number under the key (Ticket.Attempt)
+	Sent time.Time // when it was forwarded
+	Lost bool      // its outcome was never learned; else it is in flight
+}
+
+// Prepared is the number of the ledger's attempts in flight.
+func (r Record) Prepared() int { return r.count(false) }
+
+// Unresolved is the number of the ledger's attempts whose outcome was lost.
+func (r Record) Unresolved() int { return r.count(true) }
+
+func (r Record) count(lost bool) int {
+	n := 0
+	for _, a := range r.Pending {
+		if a.Lost == lost {
+			n++
+		}
+	}
+	return n
+}
+
+// clone returns r with its slices copied, so that a caller's changes do
+// not reach a store's copy.
+func (r Record) clone() Record {
+	r.Result = slices.Clone(r.Result)
+	r.Pending = slices.Clone(r.Pending)
+	return r
+}
+
+// Change is what an UpdateFunc asks the store to do with a key's record.
+type Change uint8
+
+const (
+	// Keep leaves the record as it was.
+	Keep Change = iota
+	// Put stores the returned record.
+	Put
+	// Delete removes the record.
+	Delete
+)
+
+// UpdateFunc computes a key's next record from its current one (found
+// false and a zero Record when there is none) and the number of records the
+// store holds.
+type UpdateFunc func(cur Record, found bool, held int) (next Record, change Change)
+
+// A Store holds the guard's records.
+//
+// Update is the one way to change a record. It calls fn exactly once and
+// applies the change fn returns, atomically: no other Update of the same
+// key runs between the read and the write, so of two concurrent first
+// calls with one key exactly one sees the key absent. A durable store has
+// the change on stable storage before Update returns, and returns only
+// after every change fn's decision read is durable too. fn must not call
+// the store, and must be quick. When Update returns an error, the change
+// may not have happened and the caller must not act on fn's result. When
+// ctx ends before the change is applied, Update returns ctx.Err() without
+// calling fn; once applied, Update waits for the change to be durable.
+//
+// Get returns a key's record. Purge deletes the records whose Expires has
+// passed at now (never one in flight or unknown, which do not expire) and
+// returns how many it deleted. Close releases the store; later calls
+// return ErrClosed.
+type Store interface {
+	Update(ctx context.Context, key string, fn UpdateFunc) error
+	Get(ctx context.Context, key string) (Record, bool, error)
+	Purge(ctx context.Context, now time.Time) (int, error)
+	Close() error
+}
+
+// ErrClosed is returned by a closed store.
+var ErrClosed = errors.New("guard: store closed")
+
+// Restarted returns what a record becomes when the process that forwarded
+// its attempts has died: attempts in flight have unknown outcomes, since
+// they may have committed after the last transition was recorded. It
+// reports whether the record changed. A durable store applies it to every
+// record when it opens; MemoryStore.Restart applies it to model a restart.
+func Restarted(r Record) (Record, bool) {
+	switch {
+	case r.Prepared() > 0:
+		r.Pending = slices.Clone(r.Pending)
+		for i := range r.Pending {
+			r.Pending[i].Lost = true
+		}
+		r.State = ledgerState(r)
+		return r, true
+	case r.State == StateInFlight:
+		r.State = StateUnknown
+		r.Result = nil
+		return r, true
+	}
+	return r, false
+}
+
+// Expired reports whether r no longer protects its key at now, so that a
+// store may purge it. Records in flight or unknown never expire: their
+// outcome is still to be learned.
+func (r Record) Expired(now time.Time) bool {
+	return !r.Expires.IsZero() && !now.Before(r.Expires) && r.State != StateInFlight && r.State != StateUnknown && len(r.Pending) == 0
+}
+
+// MemoryStore is a Store in memory: deterministic, for the simulated
+// sandbox (whose clock is virtual) and for tests. Its state is lost with
+// the process; Restart models the restart of a durable store.
+type MemoryStore struct {
+	mu     sync.Mutex
+	recs   map[string]Record
+	closed bool
+}
+
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore() *MemoryStore { return &MemoryStore{recs: map[string]Record{}} }
+
+// Update implements Store.
+func (m *MemoryStore) Update(ctx context.Context, key string, fn UpdateFunc) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	cur, found := m.recs[key]
+	next, change := fn(cur.clone(), found, len(m.recs))
+	switch change {
+	case Put:
+		next.Key = key
+		m.recs[key] = next.clone()
+	case Delete:
+		delete(m.recs, key)
+	}
+	return nil
+}
+
+// Get implements Store.
+func (m *MemoryStore) Get(ctx context.Context, key string) (Record, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return Record{}, false, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return Record{}, false, ErrClosed
+	}
+	r, ok := m.recs[key]
+	return r.clone(), ok, nil
+}
+
+// Purge implements Store.
+func (m *MemoryStore) Purge(ctx context.Context, now time.Time) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return 0, ErrClosed
+	}
+	n := 0
+	for k, r := range m.recs {
+		if r.Expired(now) {
+			delete(m.recs, k)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Len returns the number of records held.
+func (m *MemoryStore) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.recs)
+}
+
+// Keys returns the keys held, sorted.
+func (m *MemoryStore) Keys() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Sorted(maps.Keys(m.recs))
+}
+
+// Restart applies Restarted to every record, as a durable store does when
+// it is opened after its process died: what a simulated guard's crash
+// leaves behind.
+func (m *MemoryStore) Restart() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, r := range m.recs {
+		if r, ok := Restarted(r); ok {
+			m.recs[k] = r
+		}
+	}
+}
+
+// Close implements Store.
+func (m *MemoryStore) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	return nil
+}
