@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/limbo-toolkit/limbo/guard"
+	"github.com/limbo-toolkit/limbo/guard/sqlitestore"
 	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
@@ -55,6 +57,15 @@ finish tool that --finish offers), carrying its grading rules, so grade,
 rates, paired, gate and view read it unchanged. Without a plan, each
 session is the next repetition (--rep) of the flags' world that the ledger
 lacks.
+
+--guard keys|derived --state FILE puts the exactly-once guard (docs/guard.md)
+in front of every non-idempotent write, its keys in a SQLite file that
+survives a restart: keys adds an optional idempotency_key to those tools and
+replays a completed key's result (a repeat in flight waits, or with
+--in-flight reject is refused; the key with other arguments is refused);
+derived keys calls by a hash of their effect (--key-ttl). An answer the proxy
+never learned is settled by the contract's read-back, never replayed as a
+success (--verify-after: the bound on a request's time in flight).
 
 --record FILE writes the upstream's answers of the run; --replay FILE serves a
 run from such a recording without contacting the upstream (a call it does not
@@ -116,6 +127,11 @@ Examples:
 	f.StringVar(&o.One.Experiment, "experiment", proxy.DefaultExperiment, "experiment label")
 	f.IntVar(&o.One.Rep, "rep", 0, "first repetition of the flags' world (the ledger's instance)")
 	f.StringVar(&o.Service, "service", "", "service label (default: the upstream's name)")
+	f.StringVar(&o.Guard, "guard", "", "put a guard in front of the non-idempotent writes: keys (the agent's idempotency_key) or derived (a hash of the effect)")
+	f.StringVar(&o.State, "state", "", "with --guard: the SQLite file that keeps the keys (durable across restarts)")
+	f.StringVar(&o.InFlight, "in-flight", "wait", "with --guard: a repeat while the original is in flight waits for it, or is refused retryably (reject)")
+	f.DurationVar(&o.KeyTTL, "key-ttl", 0, "with --guard: how long a completed key protects (0: for ever)")
+	f.DurationVar(&o.VerifyAfter, "verify-after", 0, "with --guard: the bound on the time a request stays in flight (docs/guard.md, Proposition 1)")
 	f.StringVar(&o.Record, "record", "", "record the upstream's answers of the run in this file")
 	f.StringVar(&o.Replay, "replay", "", "serve the upstream's answers from this recording, without contacting it")
 	f.StringVar(&o.ReplayMiss, "replay-miss", string(proxy.MissError), "a call the recording does not hold: error, or live (forwarded to the upstream)")
@@ -144,6 +160,11 @@ type proxyConfig struct {
 	Ledger           string
 	Finish           bool
 	Service          string
+	Guard            string
+	State            string
+	InFlight         string
+	KeyTTL           time.Duration
+	VerifyAfter      time.Duration
 	Record           string
 	Replay           string
 	ReplayMiss       string
@@ -177,6 +198,21 @@ func (c *proxyConfig) check(set func(string) bool) error {
 		return errors.New("proxy: --late-delay and --tail-scale must be positive, --redelivery-delay not negative")
 	case c.StartTimeout <= 0 || c.CallTimeout <= 0:
 		return errors.New("proxy: --start-timeout and --call-timeout must be positive")
+	case c.Guard != "" && c.Guard != "keys" && c.Guard != "derived":
+		return fmt.Errorf("proxy: --guard %q: want keys or derived", c.Guard)
+	case c.Guard != "" && c.State == "":
+		return errors.New("proxy: --guard needs --state FILE, the SQLite file that keeps its keys")
+	case c.Guard == "" && (set("state") || set("in-flight") || set("key-ttl") || set("verify-after")):
+		return errors.New("proxy: --state, --in-flight, --key-ttl and --verify-after go with --guard")
+	case c.InFlight != "wait" && c.InFlight != "reject":
+		return fmt.Errorf("proxy: --in-flight %q: want wait or reject", c.InFlight)
+	case c.KeyTTL < 0 || c.VerifyAfter < 0:
+		return errors.New("proxy: --key-ttl and --verify-after must not be negative")
+	}
+	if c.Guard != "" && !set("condition") {
+		// The guarded arm of a world: its own condition, so that its
+		// episodes pair with the baseline's (same pair key), not collide.
+		c.One.Condition = "guard-" + c.Guard
 	}
 	if c.PlanFile == "" && !c.PrintContract {
 		if err := c.One.Normalize(c.Addr != ""); err != nil {
@@ -200,7 +236,7 @@ func (c *proxyConfig) run(ctx context.Context, e *env) error {
 	var plan []proxy.Episode
 	if c.PlanFile != "" {
 		var err error
-		if plan, err = proxy.ReadPlan(c.PlanFile, c.Addr != "", ledger.ContractNative); err != nil {
+		if plan, err = proxy.ReadPlan(c.PlanFile, c.Addr != "", c.contractLabel()); err != nil {
 			return err
 		}
 	}
@@ -237,7 +273,8 @@ func (c *proxyConfig) run(ctx context.Context, e *env) error {
 		defer l.Close()
 	}
 	opts := proxy.Options{
-		Upstream: up, Contract: contract, Plan: plan, Single: c.One, HTTP: c.Addr != "", Ledger: l, Finish: c.Finish,
+		ContractLabel: c.contractLabel(),
+		Upstream:      up, Contract: contract, Plan: plan, Single: c.One, HTTP: c.Addr != "", Ledger: l, Finish: c.Finish,
 		Service: c.Service, Seed: c.Seed, LateDelay: secondsDuration(c.LateDelayS), TailScale: c.TailScale,
 		RedeliveryDelay: redeliveryDelay(c.RedeliveryDelayS), CallTimeout: c.CallTimeout, Log: e.stderr, Version: version,
 	}
@@ -246,6 +283,14 @@ func (c *proxyConfig) run(ctx context.Context, e *env) error {
 		// the proxy: a lazier collector halves the CPU per call for a few
 		// MiB of heap (as serve does over HTTP).
 		debug.SetGCPercent(400)
+	}
+	if c.Guard != "" {
+		g, closeStore, err := c.guardOptions(ctx)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		opts.Guard = g
 	}
 	p, err := proxy.New(opts)
 	if err != nil {
@@ -299,6 +344,32 @@ func (c *proxyConfig) upstream(ctx context.Context, stderr io.Writer) (*proxy.Up
 		live.Close()
 	}
 	return up, err
+}
+
+// contractLabel is the ledger's contract of the run: keys-everywhere when
+// the keys guard gives every write a key.
+func (c *proxyConfig) contractLabel() string {
+	if c.Guard == "keys" {
+		return ledger.ContractKeysEverywhere
+	}
+	return ledger.ContractNative
+}
+
+// guardOptions opens the guard's store and configures its policy.
+func (c *proxyConfig) guardOptions(ctx context.Context) (*proxy.GuardOptions, func(), error) {
+	policy, err := guard.ParsePolicy(c.Guard)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	cfg := guard.Config{Policy: policy, TTL: c.KeyTTL, VerifyAfter: c.VerifyAfter}
+	if c.InFlight == "reject" {
+		cfg.InFlight = guard.InFlightRefuse
+	}
+	st, err := sqlitestore.Open(ctx, c.State)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &proxy.GuardOptions{Config: cfg, Store: st}, func() { st.Close() }, nil
 }
 
 // contractErr makes a contract's problems usage errors (exit 2).

@@ -318,3 +318,52 @@ func TestDriveProxy(t *testing.T) {
 		t.Errorf("second drive: exit %d %s", code, stderr)
 	}
 }
+
+// TestProxyGuardRestart: the keys guard keeps its keys in the SQLite
+// state across a kill -9 of the proxy. A write whose answer the first
+// proxy lost (timeout_post) is re-sent under the same key to a second
+// proxy on the same state: its read-back finds the write and replays it,
+// so the upstream's own file holds it once.
+func TestProxyGuardRestart(t *testing.T) {
+	bin := builtBinary(t)
+	dir := t.TempDir()
+	upstream := filepath.Join(dir, "upstream")
+	if out, err := exec.Command("go", "build", "-o", upstream, "../../mcp/proxy/testdata/upstream").CombinedOutput(); err != nil {
+		t.Fatalf("go build upstream: %v\n%s", err, out)
+	}
+	contract := filepath.Join(dir, "lines.yaml")
+	if err := os.WriteFile(contract, []byte("tools:\n  insert:\n    effect: [/name]\n    verify: {tool: count, args: {name: \"{name}\"}, count: /n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	state, lines := filepath.Join(dir, "guard.db"), filepath.Join(dir, "lines.txt")
+	start := func(fault ...string) (*sdk.ClientSession, *exec.Cmd) {
+		args := append([]string{"proxy", "--guard", "keys", "--state", state, "--contract", contract, "--ledger", filepath.Join(dir, "runs.jsonl")}, fault...)
+		cmd := exec.Command(bin, append(args, "--", upstream, "-file", lines)...)
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "0"}, nil).Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs, cmd
+	}
+	args := map[string]any{"name": "a", "idempotency_key": "k1"}
+	cs, cmd := start("--fault", "timeout_post", "--tool", "insert")
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "insert", Arguments: args})
+	if err != nil || !res.IsError {
+		t.Fatalf("the first call: %v %+v", err, res)
+	}
+	if err := cmd.Process.Kill(); err != nil { // kill -9
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	cs.Close()
+
+	cs, _ = start()
+	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "insert", Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatalf("the retry after the restart: %v %+v", err, res)
+	}
+	cs.Close()
+	if b, _ := os.ReadFile(lines); string(b) != "a\n" {
+		t.Errorf("the upstream holds %q, want the write once", b)
+	}
+}

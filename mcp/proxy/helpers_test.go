@@ -56,12 +56,28 @@ func (st *store) server() *sdk.Server {
 	srv.AddTool(&sdk.Tool{Name: "insert", Description: "Insert a row (no annotations: a non-idempotent write).",
 		InputSchema: obj(`"name":{"type":"string"},"note":{"type":"string"}`, "name")},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			name, _ := argsOf(req)["name"].(string)
+			args := argsOf(req)
+			if _, ok := args["idempotency_key"]; ok {
+				// A strict upstream: the keys guard's own argument must
+				// not reach it.
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "unknown argument idempotency_key"}}, IsError: true}, nil
+			}
+			name, _ := args["name"].(string)
 			st.mu.Lock()
 			st.rows = append(st.rows, name)
 			n := len(st.rows)
 			st.mu.Unlock()
 			return text(fmt.Sprintf("inserted %s (%d rows)", name, n)), nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "slow_insert", Description: "Insert a row, slowly.",
+		InputSchema: obj(`"name":{"type":"string"}`, "name")},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			time.Sleep(300 * time.Millisecond)
+			name, _ := argsOf(req)["name"].(string)
+			st.mu.Lock()
+			st.rows = append(st.rows, name)
+			st.mu.Unlock()
+			return text("inserted " + name), nil
 		})
 	srv.AddTool(&sdk.Tool{Name: "upsert", Description: "Set a name (idempotent).", Annotations: &sdk.ToolAnnotations{IdempotentHint: true},
 		InputSchema: obj(`"name":{"type":"string"}`, "name")},

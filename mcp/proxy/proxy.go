@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/limbo-toolkit/limbo/guard"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp/finish"
 	"github.com/limbo-toolkit/limbo/mcp/ledgerfile"
@@ -57,8 +58,11 @@ type Options struct {
 	ClientTimeoutS float64
 	// CallTimeout bounds one forwarded call (default 10 minutes).
 	CallTimeout time.Duration
-	// Middleware is the seam in front of the fault injection where a
-	// guard goes (nil: none).
+	// Guard, if set, stands in front of the fault injection on every
+	// non-idempotent write (GuardOptions).
+	Guard *GuardOptions
+	// Middleware, if set, wraps the call path in front of the guard and
+	// the fault injection.
 	Middleware Middleware
 	// Contract label of the episodes (native; keys-everywhere for a guard
 	// that gives every write a key).
@@ -102,6 +106,9 @@ type Proxy struct {
 
 	rulesOnce  sync.Once
 	rulesCache *ledger.Rules
+
+	middleware Middleware      // the guard's and Options.Middleware, composed
+	keyAdded   map[string]bool // tools the keys guard added KeyArg to
 }
 
 // New builds the proxy's server over the upstream.
@@ -132,6 +139,11 @@ func New(opts Options) (*Proxy, error) {
 	}
 	if opts.ContractLabel == "" {
 		opts.ContractLabel = ledger.ContractNative
+		if opts.Guard != nil && opts.Guard.Config.Policy == guard.Keys {
+			// Every non-idempotent write takes a key: the keys-everywhere
+			// contract.
+			opts.ContractLabel = ledger.ContractKeysEverywhere
+		}
 	}
 	if opts.Service == "" {
 		opts.Service = opts.Upstream.Name()
@@ -148,6 +160,28 @@ func New(opts Options) (*Proxy, error) {
 	}
 	p := &Proxy{opts: opts, up: opts.Upstream, sessions: map[*sdk.ServerSession]*session{}, done: make(chan struct{}), transport: map[string]transportFault{}}
 	p.ended = sync.NewCond(&p.mu)
+	p.keyAdded = map[string]bool{}
+	if gopts := opts.Guard; gopts != nil {
+		g, err := guard.New(gopts.Config, gopts.Store)
+		if err != nil {
+			return nil, err
+		}
+		if gopts.Config.Policy == guard.Keys {
+			for name, t := range opts.Contract.Tools {
+				if _, added := keyArgOf(t); guarded(t) && added {
+					p.keyAdded[name] = true
+				}
+			}
+		}
+		p.middleware = p.guardMiddleware(g)
+	}
+	if mw := opts.Middleware; mw != nil {
+		if inner := p.middleware; inner != nil {
+			p.middleware = func(next Handler) Handler { return mw(inner(next)) }
+		} else {
+			p.middleware = mw
+		}
+	}
 	if opts.Plan != nil {
 		if err := checkTools(opts.Plan, opts.Contract); err != nil {
 			return nil, err
@@ -285,6 +319,9 @@ func (p *Proxy) build() *sdk.Server {
 		tool := *t
 		if tool.InputSchema == nil {
 			tool.InputSchema = map[string]any{"type": "object"}
+		}
+		if p.keyAdded[t.Name] {
+			tool = *withKeyArg(&tool)
 		}
 		structured := tool.OutputSchema == nil
 		name := t.Name

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -32,7 +33,7 @@ func (s *session) record(reason string, rep *ledger.FinalReport) error {
 		// No report: the agent reported no success.
 		rep = &ledger.FinalReport{Status: ledger.StatusFailed, Uncertainties: []string{}}
 	}
-	rules := s.p.opts.Contract.Rules()
+	rules := &ledger.Rules{Tools: maps.Clone(s.p.rules().Tools)}
 	if focalSeq > 0 {
 		rules.Verify = s.verify(focalTool, calls[focalSeq-1])
 	}
@@ -123,23 +124,29 @@ func (p *Proxy) classOf(tool string) (class, readPath string) {
 // verify makes the focal write's read-backs (its contract's verify), one
 // per batch item, after the session: the count each found, or why not.
 func (s *session) verify(tool string, c ledger.Call) []ledger.Verify {
-	spec := s.p.opts.Contract.Tools[tool]
+	return s.p.readBacks(tool, c.Seq, json.RawMessage(c.Args))
+}
+
+// readBacks makes a write's read-backs (its contract's verify), one per
+// batch item: the count each found, or why not; nil without a verify.
+func (p *Proxy) readBacks(tool string, seq int64, rawArgs json.RawMessage) []ledger.Verify {
+	spec := p.opts.Contract.Tools[tool]
 	if spec == nil || spec.Verify == nil {
 		return nil
 	}
-	args, err := decodeObject(json.RawMessage(c.Args))
+	args, err := decodeObject(rawArgs)
 	if err != nil {
 		return nil
 	}
 	docs := []any{args}
 	resources := []string{""}
 	if spec.Batch != "" {
-		p, _ := jsonptr.Parse(spec.Batch)
-		if v, ok := p.Get(args); ok {
+		ptr, _ := jsonptr.Parse(spec.Batch)
+		if v, ok := ptr.Get(args); ok {
 			if items, isArr := v.([]any); isArr {
 				docs, resources = docs[:0], resources[:0]
 				for i, it := range items {
-					d, _ := p.With(args, it)
+					d, _ := ptr.With(args, it)
 					docs = append(docs, d)
 					resources = append(resources, strconv.Itoa(i))
 				}
@@ -148,11 +155,11 @@ func (s *session) verify(tool string, c ledger.Call) []ledger.Verify {
 	}
 	out := make([]ledger.Verify, 0, len(docs))
 	for i, d := range docs {
-		v := ledger.Verify{Seq: c.Seq, ResourceID: resources[i], Tool: spec.Verify.Tool}
+		v := ledger.Verify{Seq: seq, ResourceID: resources[i], Tool: spec.Verify.Tool}
 		vargs := substitute(spec.Verify.Args, d)
 		b, _ := json.Marshal(vargs)
 		v.Args = string(b)
-		n, err := s.readBack(spec.Verify, b)
+		n, err := p.readBack(spec.Verify, b)
 		if err != nil {
 			v.Error = err.Error()
 		} else {
@@ -164,10 +171,10 @@ func (s *session) verify(tool string, c ledger.Call) []ledger.Verify {
 }
 
 // readBack calls the verify tool and reads the count.
-func (s *session) readBack(vs *VerifySpec, args json.RawMessage) (int64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.p.opts.CallTimeout)
+func (p *Proxy) readBack(vs *VerifySpec, args json.RawMessage) (int64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), p.opts.CallTimeout)
 	defer cancel()
-	res, err := s.p.up.CallTool(ctx, vs.Tool, args)
+	res, err := p.up.CallTool(ctx, vs.Tool, args)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %s", vs.Tool, oneLine(err))
 	}
@@ -178,8 +185,8 @@ func (s *session) readBack(vs *VerifySpec, args json.RawMessage) (int64, error) 
 	if err != nil {
 		return 0, fmt.Errorf("%s: %v", vs.Tool, err)
 	}
-	p, _ := jsonptr.Parse(vs.Count)
-	v, ok := p.Get(doc)
+	ptr, _ := jsonptr.Parse(vs.Count)
+	v, ok := ptr.Get(doc)
 	if !ok {
 		return 0, fmt.Errorf("%s: the result has nothing at %s", vs.Tool, vs.Count)
 	}

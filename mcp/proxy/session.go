@@ -27,7 +27,11 @@ type Call struct {
 	Tool      string
 	Args      json.RawMessage // as the agent sent them
 	Rule      ledger.ToolRule // the tool's contract
-	Key       string          // the value of the contract's key argument, if any
+	Key       string          // the value of the call's key argument (the contract's, or the keys guard's), if any
+
+	// upstreamArgs are the arguments forwarded: Args less a key argument
+	// the keys guard added (the upstream does not know it).
+	upstreamArgs json.RawMessage
 
 	fault  string      // the fault mode applied to it ("" or none: none)
 	header http.Header // the HTTP request's (transport faults)
@@ -103,8 +107,8 @@ func (p *Proxy) newSession(ep Episode, idx int, ss *sdk.ServerSession) *session 
 		}
 	}
 	s.handler = s.forward
-	if p.opts.Middleware != nil {
-		s.handler = p.opts.Middleware(s.handler)
+	if p.middleware != nil {
+		s.handler = p.middleware(s.handler)
 	}
 	return s
 }
@@ -133,12 +137,17 @@ func (s *session) call(ctx context.Context, tool string, raw json.RawMessage, st
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	spec := s.p.opts.Contract.Tools[tool]
-	rule := spec.Rule()
+	rule := s.p.rules().Tools[tool]
 	key := ""
-	if spec.Key != "" {
-		key, _ = args[spec.Key].(string)
+	if karg := rule.Key; karg != "" {
+		key, _ = args[karg].(string)
 	}
 	compact := compactJSON(raw)
+	upArgs := json.RawMessage(compact)
+	if _, has := args[KeyArg]; has && s.p.keyAdded[tool] {
+		delete(args, KeyArg)
+		upArgs, _ = json.Marshal(args)
+	}
 	s.mu.Lock()
 	if s.ended {
 		defer s.mu.Unlock()
@@ -169,7 +178,7 @@ func (s *session) call(ctx context.Context, tool string, raw json.RawMessage, st
 	s.calls = append(s.calls, ledger.Call{Seq: seq, TS: t0, Tool: tool, Args: compact, IdempotencyKey: key})
 	s.mu.Unlock()
 
-	c := &Call{EpisodeID: s.ep.EpisodeID, Seq: seq, Tool: tool, Args: json.RawMessage(compact), Rule: rule, Key: key, fault: mode, header: hdr, ss: ss}
+	c := &Call{EpisodeID: s.ep.EpisodeID, Seq: seq, Tool: tool, Args: json.RawMessage(compact), Rule: rule, Key: key, upstreamArgs: upArgs, fault: mode, header: hdr, ss: ss}
 	a := s.handler(ctx, c)
 	if a.Result != nil && a.Result.IsError && a.Outcome == "" {
 		a.Outcome = ledger.OutcomeHTTP400
@@ -228,7 +237,7 @@ func (s *session) forward(ctx context.Context, c *Call) Answer {
 		// the request goes on to the upstream whatever it then makes of
 		// it (a conditional write refuses a copy its retry overtook).
 		s.setFired(true)
-		s.later(c, s.delay, ledger.SourceLate, now, c.Args, func(bool) {})
+		s.later(c, s.delay, ledger.SourceLate, now, c.upstreamArgs, func(bool) {})
 		return timeout()
 	case ledger.FaultPartialBatch:
 		args, n, ok := s.prefix(c)
@@ -242,7 +251,7 @@ func (s *session) forward(ctx context.Context, c *Call) Answer {
 		}
 		return s.answer(res, err)
 	}
-	res, err := s.upstream(c.Tool, c.Args)
+	res, err := s.upstream(c.Tool, c.upstreamArgs)
 	ok := s.executed(c, res, err, ledger.SourceAgent, now, -1)
 	switch c.fault {
 	case ledger.FaultTimeoutPost:
@@ -259,7 +268,7 @@ func (s *session) forward(ctx context.Context, c *Call) Answer {
 		if ok {
 			// The transport delivers the request again; the agent sees
 			// one answer.
-			s.later(c, s.p.opts.RedeliveryDelay, ledger.SourceRedelivery, now, c.Args, func(bool) { s.setFired(true) })
+			s.later(c, s.p.opts.RedeliveryDelay, ledger.SourceRedelivery, now, c.upstreamArgs, func(bool) { s.setFired(true) })
 		}
 	case ledger.FaultSessionLost, ledger.FaultStreamDrop:
 		if ok {
@@ -378,7 +387,7 @@ func (s *session) prefix(c *Call) (json.RawMessage, int, bool) {
 	if err != nil || c.Rule.Batch == "" {
 		return nil, 0, false
 	}
-	args, err := decodeObject(c.Args)
+	args, err := decodeObject(c.upstreamArgs)
 	if err != nil {
 		return nil, 0, false
 	}
@@ -422,8 +431,19 @@ func (s *session) later(c *Call, d time.Duration, source string, issued float64,
 }
 
 // rules are the contract as grading rules (the identities of effects).
+// The key argument the keys guard adds to a tool is its rule's key, which
+// the upstream does not honour (the guard absorbs repeats; its replays
+// are recorded as absorbed effects).
 func (p *Proxy) rules() *ledger.Rules {
-	p.rulesOnce.Do(func() { p.rulesCache = p.opts.Contract.Rules() })
+	p.rulesOnce.Do(func() {
+		r := p.opts.Contract.Rules()
+		for name := range p.keyAdded {
+			t := r.Tools[name]
+			t.Key, t.KeyHonoured = KeyArg, false
+			r.Tools[name] = t
+		}
+		p.rulesCache = r
+	})
 	return p.rulesCache
 }
 
