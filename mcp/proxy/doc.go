@@ -39,8 +39,12 @@
 // fault was to replace) is recorded as not fired. Late and redelivered copies still pending when the episode
 // ends are delivered then: the agent can no longer observe when.
 //
-// # Middleware
+// # The guard
 //
-// Every call passes through a Middleware before the fault injection: the
-// seam where a guard (idempotency keys kept by the proxy) stands.
+// With Options.Guard, package guard stands in front of the fault
+// injection on every non-idempotent write (keys: the agent's
+// idempotency_key, which the proxy adds to those tools; derived: a hash of
+// the effect), its keys in a durable store. An answer the proxy never
+// learned is settled by the contract's read-back, never replayed as a
+// success. Options.Middleware wraps the call path in front of it.
 package proxy
