@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -567,26 +566,11 @@ func (s *Server) Handler() http.Handler {
 			h.ServeHTTP(w, req)
 			return
 		}
-		// The body has opts.BodyTimeout to arrive whole: a client that trickles
-		// it must not hold a connection (and a goroutine) for ever. The
-		// deadline is lifted before the SDK answers.
-		rc := http.NewResponseController(w)
-		_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
-		body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, int64(s.opts.MaxMessageBytes)))
-		if err != nil {
-			// The deadline stays: the server would otherwise wait for the
-			// rest of the body before answering.
-			w.Header().Set("Connection", "close")
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
-			} else {
-				http.Error(w, "request body unreadable: "+err.Error(), http.StatusBadRequest)
-			}
+		// The body has opts.BodyTimeout to arrive whole (localhttp.ReadBody).
+		body, ok := localhttp.ReadBody(w, req, int64(s.opts.MaxMessageBytes), s.opts.BodyTimeout)
+		if !ok {
 			return
 		}
-		_ = rc.SetReadDeadline(time.Time{})
-		req.Body = io.NopCloser(bytes.NewReader(body))
 		if req.Header.Get(sessionHeader) != "" {
 			h.ServeHTTP(w, req)
 			return

@@ -15,8 +15,10 @@
 package localhttp
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -24,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // IsLoopbackHost reports whether host (no port; an IPv6 address with or
@@ -149,4 +152,30 @@ func SameOrigin(r *http.Request) bool {
 	u, err := url.Parse(ref)
 	return err == nil && u.Scheme == "http" && strings.EqualFold(u.Host, r.Host) && r.TLS == nil ||
 		err == nil && u.Scheme == "https" && strings.EqualFold(u.Host, r.Host) && r.TLS != nil
+}
+
+// ReadBody reads a request's body whole: it has timeout to arrive (a
+// client that trickles it must not hold a connection, and a goroutine,
+// for ever) and at most max bytes. On failure the request is answered
+// (413 or 400, the connection closed: the server would otherwise wait for
+// the rest of the body) and ok is false. The deadline is lifted before it
+// returns the body, so the answer may be streamed; req.Body is replaced
+// by the bytes read, for the handler after it.
+func ReadBody(w http.ResponseWriter, req *http.Request, max int64, timeout time.Duration) (body []byte, ok bool) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(timeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, max))
+	if err != nil {
+		w.Header().Set("Connection", "close")
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+		} else {
+			http.Error(w, "request body unreadable: "+err.Error(), http.StatusBadRequest)
+		}
+		return nil, false
+	}
+	_ = rc.SetReadDeadline(time.Time{})
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	return body, true
 }

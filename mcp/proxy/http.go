@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -99,21 +97,10 @@ func (p *Proxy) Handler(o HTTPOptions) http.Handler {
 			h.ServeHTTP(w, req)
 			return
 		}
-		rc := http.NewResponseController(w)
-		_ = rc.SetReadDeadline(time.Now().Add(o.BodyTimeout))
-		body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, int64(o.MaxMessageBytes)))
-		if err != nil {
-			w.Header().Set("Connection", "close")
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
-			} else {
-				http.Error(w, "request body unreadable: "+err.Error(), http.StatusBadRequest)
-			}
+		body, ok := localhttp.ReadBody(w, req, int64(o.MaxMessageBytes), o.BodyTimeout)
+		if !ok {
 			return
 		}
-		_ = rc.SetReadDeadline(time.Time{})
-		req.Body = io.NopCloser(bytes.NewReader(body))
 		var head struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`

@@ -194,6 +194,11 @@ func OpenReplay(path string, miss ReplayMiss, live *Upstream) (*Upstream, error)
 	if err != nil {
 		return nil, err
 	}
+	return parseReplay(path, data, miss, live)
+}
+
+// parseReplay reads a recording's lines.
+func parseReplay(path string, data []byte, miss ReplayMiss, live *Upstream) (*Upstream, error) {
 	rp := &replay{path: path, miss: miss, live: live, calls: map[string][]*recordCall{}, prompts: map[string][]*recordPrompt{}, resources: map[string][]*recordRes{}}
 	u := &Upstream{done: make(chan struct{}), rep: rp}
 	sc := bufio.NewScanner(bytes.NewReader(data))

@@ -103,3 +103,22 @@ func TestRecordReplay(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseReplay: whatever a recording holds, reading it never panics,
+// and a recording it reads answers the calls it holds.
+func FuzzParseReplay(f *testing.F) {
+	for _, s := range []string{
+		`{"upstream":{"initialize":{"protocolVersion":"2025-06-18"},"tools":[]}}` + "\n" + `{"call":{"tool":"x","args":{"a":1},"result":{"content":[{"type":"text","text":"ok"}]}}}`,
+		`{"upstream":{"initialize":{}}}` + "\n" + `{"prompt":{"name":"p","result":{"messages":[]}}}`,
+		`{"call":{}}`, "{", "\n\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		u, err := parseReplay("f.jsonl", data, MissError, nil)
+		if err != nil {
+			return
+		}
+		_, _ = u.CallTool(context.Background(), "x", []byte(`{"a":1}`))
+	})
+}
