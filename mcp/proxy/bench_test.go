@@ -119,12 +119,10 @@ func heapInUse() uint64 {
 	return m.HeapInuse
 }
 
-// BenchmarkSessionsMemory serves b.N sessions of one call each, one after
-// another, each recorded as a ledger line, and reports the live heap
-// after the last against the heap after the first tenth: flat memory is
-// a growth near zero bytes per session (what remains per session is the
-// ledger's set of recorded ids).
-func BenchmarkSessionsMemory(b *testing.B) {
+// storeProxy is a proxy over the in-process store, serving the upsert (or
+// insert) world of opts.Single without a fault, over HTTP sessions.
+func storeProxy(b *testing.B, tool string, opts Options) *Proxy {
+	b.Helper()
 	_, up := connectStore(b)
 	c, err := ParseContract("c.yaml", []byte(storeContract))
 	if err != nil {
@@ -133,19 +131,30 @@ func BenchmarkSessionsMemory(b *testing.B) {
 	if err := c.Resolve(up.Tools); err != nil {
 		b.Fatal(err)
 	}
+	ep := Episode{Tool: tool, FaultMode: ledger.FaultNone}
+	if err := ep.Normalize(true); err != nil {
+		b.Fatal(err)
+	}
+	opts.Upstream, opts.Contract, opts.Single, opts.HTTP = up, c, ep, true
+	p, err := New(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkSessionsMemory serves b.N sessions of one call each, one after
+// another, each recorded as a ledger line, and reports the live heap
+// after the last against the heap after the first tenth: flat memory is
+// a growth near zero bytes per session (what remains per session is the
+// ledger's set of recorded ids).
+func BenchmarkSessionsMemory(b *testing.B) {
 	l, err := ledgerfile.Open(filepath.Join(b.TempDir(), "l.jsonl"), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	ep := Episode{Tool: "upsert", FaultMode: ledger.FaultNone}
-	if err := ep.Normalize(true); err != nil {
-		b.Fatal(err)
-	}
-	p, err := New(Options{Upstream: up, Contract: c, Single: ep, HTTP: true, Ledger: l})
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := storeProxy(b, "upsert", Options{Ledger: l})
 	client := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil)
 	var base uint64
 	n := 0
@@ -185,22 +194,7 @@ func BenchmarkSessionsMemory(b *testing.B) {
 // and reports the live heap per open session and what is left after.
 func BenchmarkConcurrentHTTPSessions(b *testing.B) {
 	const sessions = 1000
-	_, up := connectStore(b)
-	c, err := ParseContract("c.yaml", []byte(storeContract))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := c.Resolve(up.Tools); err != nil {
-		b.Fatal(err)
-	}
-	ep := Episode{Tool: "upsert", FaultMode: ledger.FaultNone}
-	if err := ep.Normalize(true); err != nil {
-		b.Fatal(err)
-	}
-	p, err := New(Options{Upstream: up, Contract: c, Single: ep, HTTP: true})
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := storeProxy(b, "upsert", Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	addr := make(chan net.Addr, 1)
@@ -273,28 +267,12 @@ func BenchmarkInProcessDirect(b *testing.B) {
 // transaction), in process; it reports writes per second.
 func BenchmarkGuardKeyedWrites(b *testing.B) {
 	const sessions = 32
-	_, up := connectStore(b)
-	c, err := ParseContract("c.yaml", []byte(storeContract))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := c.Resolve(up.Tools); err != nil {
-		b.Fatal(err)
-	}
 	st, err := sqlitestore.Open(context.Background(), filepath.Join(b.TempDir(), "guard.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	ep := Episode{Tool: "insert", FaultMode: ledger.FaultNone}
-	if err := ep.Normalize(true); err != nil {
-		b.Fatal(err)
-	}
-	p, err := New(Options{Upstream: up, Contract: c, Single: ep, HTTP: true,
-		Guard: &GuardOptions{Config: guard.Config{Policy: guard.Keys}, Store: st}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := storeProxy(b, "insert", Options{Guard: &GuardOptions{Config: guard.Config{Policy: guard.Keys}, Store: st}})
 	client := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil)
 	css := make([]*sdk.ClientSession, sessions)
 	for i := range css {
