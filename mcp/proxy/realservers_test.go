@@ -80,7 +80,11 @@ func (w realWorld) run(t *testing.T, mode string, check func(up *Upstream)) grad
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := startProxy(t, up, string(data), Episode{Tool: w.tool, FaultMode: mode, Task: strings.TrimSuffix(w.contract, ".yaml")}, nil)
+	// The late copy is delivered when the session ends, after the retry,
+	// whatever the machine's speed (a copy racing the retry would reach a
+	// conditional write like edit_file before its first read is done).
+	f := startProxy(t, up, string(data), Episode{Tool: w.tool, FaultMode: mode, Task: strings.TrimSuffix(w.contract, ".yaml")},
+		func(o *Options) { o.LateDelay = time.Hour })
 	if w.setup != nil {
 		w.setup(t, f.cs)
 	}
