@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -224,6 +225,9 @@ func (c *proxyConfig) check(set func(string) bool) error {
 
 // run connects the upstream, completes the contract and serves.
 func (c *proxyConfig) run(ctx context.Context, e *env) error {
+	// The upstream's stderr (copied in by os/exec when it is not a file)
+	// and the proxy's messages share one stream: one write at a time.
+	e = &env{stdin: e.stdin, stdout: e.stdout, stderr: &lockedWriter{w: e.stderr}}
 	var contract *proxy.Contract
 	if c.ContractFile != "" {
 		var err error
@@ -390,4 +394,16 @@ func redeliveryDelay(s float64) time.Duration {
 		return -1
 	}
 	return secondsDuration(s)
+}
+
+// lockedWriter serializes the writes of several goroutines to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

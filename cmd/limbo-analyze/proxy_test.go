@@ -354,8 +354,7 @@ func TestProxyGuardRestart(t *testing.T) {
 	if err := cmd.Process.Kill(); err != nil { // kill -9
 		t.Fatal(err)
 	}
-	cmd.Wait()
-	cs.Close()
+	cs.Close() // waits for the process (the transport owns cmd.Wait)
 
 	cs, _ = start()
 	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "insert", Arguments: args})
