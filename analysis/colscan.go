@@ -325,6 +325,9 @@ func (q *Query) readFrame(spec frame.Spec, w *warnings) (*frame.Frame, error) {
 	if b, ok := q.Source.(*builtSource); ok {
 		return q.builtFrame(b.fr, spec)
 	}
+	if r, ok := q.Source.(*resampled); ok {
+		return r.fr, nil // a bootstrap replicate of a frame read before
+	}
 	fr, err := q.buildFrame(spec)
 	if err != nil {
 		return nil, err

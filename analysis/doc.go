@@ -10,9 +10,13 @@
 // A Query is a source of episodes (a table.Source: one or more ledgers
 // read as one, episodes or rows in memory, the rows of a table.Data, or a
 // frame the caller built), a --where filter and a weight column. Rates,
-// Paired, TOST, Means, Model (logit, GEE, GLMM) and Shapley each take a
-// Query and their own spec and return a result that carries its warnings;
-// they never print. A mistake in the query or the spec is a *SpecError;
+// Paired, TOST, Means, Model (logit, GEE, GLMM), Contrast (average
+// contrasts of a model on the response scale), Shapley and Repeats
+// (pass^k over repeated runs) each take a Query and their own spec and
+// return a result that carries its warnings; they never print. Rates,
+// Paired, Contrast and Shapley take a BootstrapSpec for cluster (or, for
+// a GLMM, parametric) bootstrap intervals, percentile and BCa, the same
+// bytes for any number of workers. A mistake in the query or the spec is a *SpecError;
 // anything else depends on the data. Every analysis reads through one
 // scan of its source, which streams: memory follows groups, covariate
 // patterns or pairs, not rows.

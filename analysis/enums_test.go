@@ -25,7 +25,7 @@ func TestSpecEnums(t *testing.T) {
 		want   string // in the error for an unknown name
 	}{
 		{"stats.PairedTest", names(stats.PairedTests()), func() textual { return new(stats.PairedTest) }, "want exact, midp, chi2 or chi2cc (a binary outcome), t or wilcoxon (a numeric one)"},
-		{"stats.Adjustment", names(stats.Adjustments()), func() textual { return new(stats.Adjustment) }, "want holm, bonferroni, bh or none"},
+		{"stats.Adjustment", names(stats.Adjustments()), func() textual { return new(stats.Adjustment) }, "want holm, bonferroni, bh, by or none"},
 		{"stats.PseudoR2", names(stats.PseudoR2s()), func() textual { return new(stats.PseudoR2) }, "want mcfadden, nagelkerke, tjur or coxsnell"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -162,6 +162,21 @@ func genEpisode(seed uint64, e *ledger.Episode, st genStep) {
 	e.TaskSuccess = ts
 	e.EOS = ts && !dup && own.Float64() > 0.02
 	e.Recovery = rec
+	// The first move is decided before any world can answer
+	// (docs/ledger.md, first_move): after a success the next step; after
+	// an error a re-issue without verifying, a wait when the read path
+	// lags and the model waits it out, else a read-back. It reuses the
+	// world's draws, whose law is the same in every world.
+	switch fm, _ := ledger.FaultByName(e.FaultMode); {
+	case fm.Observed == ledger.OutcomeOK:
+		e.FirstMove = ledger.MoveOther
+	case !verified:
+		e.FirstMove = ledger.MoveReissue
+	case st.read == ledger.ReadEventual && u2 < p.lagWait:
+		e.FirstMove = ledger.MoveWait
+	default:
+		e.FirstMove = ledger.MoveReadBack
+	}
 	e.ExpectedCommits = 1
 	e.FocalCommits = int64(b2f(ts)) + int64(b2f(dup))
 	e.ToolCalls = int64(3 + own.IntN(6))

@@ -23,26 +23,33 @@ type RatesSpec struct {
 	// query names no weight and every input has one (with a warning when
 	// one lacks it).
 	DefaultWeight bool
+	// Bootstrap adds cluster-bootstrap intervals (RateRow.Boot): the
+	// rates of each replicate of Bootstrap.Cluster's clusters.
+	Bootstrap BootstrapSpec
 }
 
 // RateRow is one group of a Rates result.
 type RateRow struct {
-	Levels []string // the group's level of each By column
-	N      int64    // rows (unweighted)
-	Events int64    // rows with outcome 1 (unweighted)
-	P      float64  // Σw·y/Σw; NaN when Σw = 0
-	NEff   float64  // Kish's (Σw)²/Σw², or the clustered n_eff
-	Lo, Hi float64  // Wilson interval on NEff
+	Levels []string      // the group's level of each By column
+	N      int64         // rows (unweighted)
+	Events int64         // rows with outcome 1 (unweighted)
+	P      float64       // Σw·y/Σw; NaN when Σw = 0
+	NEff   float64       // Kish's (Σw)²/Σw², or the clustered n_eff
+	Lo, Hi float64       // Wilson interval on NEff
+	Boot   *BootInterval // with RatesSpec.Bootstrap
 }
 
 // RatesResult is the result of Rates.
 type RatesResult struct {
-	Spec     RatesSpec
-	Weight   string        // the weight column used; "" unweighted
-	Kinds    []ledger.Kind // the kind of each By column
-	Rows     []RateRow     // groups in sorted level order
-	ICC      float64       // the pooled ρ̂ (NaN without Cluster, or undefined)
-	Warnings []Warning
+	Spec   RatesSpec
+	Weight string        // the weight column used; "" unweighted
+	Kinds  []ledger.Kind // the kind of each By column
+	Rows   []RateRow     // groups in sorted level order
+	ICC    float64       // the pooled ρ̂ (NaN without Cluster, or undefined)
+	// Bootstrap says how RateRow.Boot was made (nil without
+	// RatesSpec.Bootstrap).
+	Bootstrap *BootstrapInfo
+	Warnings  []Warning
 }
 
 // weightColumn is the weight column of an analysis with a DefaultWeight
@@ -96,12 +103,21 @@ func Rates(q Query, spec RatesSpec) (*RatesResult, error) {
 			return nil, fieldErr("By", "{By} lists %s twice", c)
 		}
 	}
+	if spec.Bootstrap.Level == 0 {
+		spec.Bootstrap.Level = spec.Level
+	}
+	if err := spec.Bootstrap.check(); err != nil {
+		return nil, err
+	}
+	if spec.Bootstrap.Replicates > 0 && spec.Bootstrap.Cluster == "" {
+		return nil, fieldErr("Cluster", "a bootstrap of rates resamples clusters: name the column ({Cluster}), e.g. task")
+	}
 	weight, err := q.weightColumn(spec.DefaultWeight, "rates", &warn)
 	if err != nil {
 		return nil, err
 	}
 	keys := slices.Clone(spec.By)
-	for _, c := range append([]string{spec.Cluster}, spec.ICCBy...) {
+	for _, c := range slices.Concat([]string{spec.Cluster}, spec.ICCBy, []string{spec.Bootstrap.Cluster}) {
 		if c != "" && !slices.Contains(keys, c) {
 			keys = append(keys, c)
 		}
@@ -145,8 +161,38 @@ func Rates(q Query, spec RatesSpec) (*RatesResult, error) {
 		}
 		res.Rows = append(res.Rows, RateRow{Levels: g.levels, N: c.N, Events: c.Events, P: p, NEff: neff, Lo: lo, Hi: hi})
 	}
+	if spec.Bootstrap.Replicates > 0 {
+		res.Bootstrap = bootRates(fr, groups, spec, res.Rows, &warn)
+	}
 	res.Warnings = warn.items()
 	return res, nil
+}
+
+// bootRates adds cluster-bootstrap intervals to the rates of groups: the
+// weighted proportion Σw·y/Σw is a ratio of cluster sums (ratioBoot).
+func bootRates(fr *frame.Frame, groups []cellGroup, spec RatesSpec, rows []RateRow, warn *warnings) *BootstrapInfo {
+	bs := spec.Bootstrap
+	index, nc := clusterIndex(fr.Col(bs.Cluster))
+	cc := fr.Col(bs.Cluster)
+	num, den := make([][]float64, len(groups)), make([][]float64, len(groups))
+	for gi, g := range groups {
+		num[gi], den[gi] = make([]float64, nc), make([]float64, nc)
+		for _, i := range g.rows {
+			c := index[cc.Codes[i]]
+			num[gi][c] += fr.Cells[i].SumWY
+			den[gi][c] += fr.Cells[i].SumW
+		}
+	}
+	iv, undefined := ratioBoot(num, den, bs)
+	for gi := range rows {
+		rows[gi].Boot = iv[gi]
+		if undefined[gi] > 0 {
+			warn.addf(WarnUndefined, "bootstrap: group %s has no episodes in %d of %d replicates; its intervals rest on the others", groups[gi].label(spec.By), undefined[gi], bs.Replicates)
+		}
+	}
+	info := &BootstrapInfo{Kind: "cluster", Replicates: bs.Replicates, Cluster: bs.Cluster, Clusters: nc, Seed: bs.Seed, Level: bs.Level, Interval: bs.Interval}
+	bootWarnings(info, warn)
+	return info
 }
 
 // cellGroup is one group of a frame: its levels and summed statistics,

@@ -33,6 +33,8 @@ func TestPairedUnderflow(t *testing.T) {
 		{"exact", "bonferroni", -1099 * log2, -1098 * log2, 4 * math.Pow(2, -7)},
 		{"exact", "bh", -1099 * log2, -1098 * log2, 2 * math.Pow(2, -7)},
 		{"exact", "none", -1099 * log2, -1099 * log2, 2 * math.Pow(2, -7)},
+		// BY: BH times c(2) = 1 + 1/2.
+		{"exact", "by", -1099 * log2, -1099*log2 + math.Log10(3), 3 * math.Pow(2, -7)},
 		// mid-p = 2·(P(X ≤ 0) − ½P(X = 0)) = 2^−1100.
 		{"midp", "holm", -1100 * log2, -1099 * log2, math.NaN()},
 	} {

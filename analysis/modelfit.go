@@ -222,7 +222,7 @@ func clustersOf(fr *frame.Frame, spec ModelSpec) (cluster, wave []int, err error
 func (q *Query) familyData(f *formula.Formula, spec ModelSpec, fam stats.Family, extra []string, collapse bool, warn *warnings) (fr *frame.Frame, d *formula.Design, y, w, trials, off []float64, err error) {
 	binary := fam == stats.Binomial && f.Cbind == nil
 	cols := f.CovariateColumns()
-	for _, c := range extra {
+	for _, c := range slices.Concat(extra, q.extra) {
 		if !slices.Contains(cols, c) {
 			cols = append(cols, c)
 		}
@@ -436,7 +436,7 @@ func coefs(names []string, coef, se, z, p []float64) []Coef {
 // rows into covariate patterns (limit: frame.Spec.CollapseLimit).
 func (q *Query) modelFrame(f *formula.Formula, extra []string, weight string, collapse bool, limit float64, warn *warnings) (*frame.Frame, error) {
 	cols := f.CovariateColumns()
-	for _, c := range extra {
+	for _, c := range slices.Concat(extra, q.extra) {
 		if !slices.Contains(cols, c) {
 			cols = append(cols, c)
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/internal/enum"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -34,6 +35,8 @@ type PairedDifference struct {
 	Exact bool
 	P     float64 // two-sided p of Test (NaN without pairs)
 	PAdj  float64 // P adjusted over the comparisons reported
+	// MeanBoot is Mean's cluster-bootstrap interval (PairedSpec.Bootstrap).
+	MeanBoot *BootInterval
 }
 
 // The tests of a numeric outcome.
@@ -107,10 +110,17 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 		return nil, fieldf("Weight", "the paired t and Wilcoxon tests are unweighted")
 	}
 	if !spec.Adjust.Valid() {
-		return nil, fieldf("Adjust", "%q: want holm, bonferroni, bh or none", spec.Adjust)
+		return nil, fieldf("Adjust", "%q: want %s", spec.Adjust, enum.OrList(stats.Adjustments()))
+	}
+	bs := spec.Bootstrap
+	if err := bs.checkCluster(); err != nil {
+		return nil, err
 	}
 	fs := pairSpec("", spec.Arm, spec.PairBy, "")
 	fs.Columns = append(fs.Columns, spec.Outcome)
+	if bs.Replicates > 0 && !slices.Contains(fs.Columns, bs.Cluster) {
+		fs.Columns = append(fs.Columns, bs.Cluster)
+	}
 	fs.Check = numberCheck(spec.Outcome)
 	fr, err := q.readFrame(fs, &warn)
 	if err != nil {
@@ -124,61 +134,32 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 	if len(others) == 0 {
 		return nil, fmt.Errorf("arm %s has only the base level %q after the filter; nothing to compare", spec.Arm, spec.Base)
 	}
-	// Rows by key (the PairBy codes), then arm, then episode_id.
-	keyCols := make([]*frame.Column, len(spec.PairBy))
-	for j, c := range spec.PairBy {
-		keyCols[j] = fr.Col(c)
-	}
-	rows := make([]int, fr.Len())
-	for i := range rows {
-		rows[i] = i
-	}
-	slices.SortStableFunc(rows, func(a, b int) int {
-		for _, c := range keyCols {
-			if d := cmp.Compare(c.Codes[a], c.Codes[b]); d != 0 {
-				return d
-			}
-		}
-		if d := cmp.Compare(arm.Codes[a], arm.Codes[b]); d != 0 {
-			return d
-		}
-		return cmp.Compare(ids.Level(a), ids.Level(b))
-	})
-	sameKey := func(a, b int) bool {
-		for _, c := range keyCols {
-			if c.Codes[a] != c.Codes[b] {
-				return false
-			}
-		}
-		return true
-	}
+	fp := newFramePairs(fr, spec.PairBy, arm, ids)
 	res := &PairedResult{Spec: spec}
 	ps := make([]float64, len(others))
+	// With a bootstrap, each difference's cluster sums: the mean is
+	// Σd/pairs, a ratio of them.
+	var cl *pairClusters
+	var num, den [][]float64
+	if bs.Replicates > 0 {
+		cl = newPairClusters(fr.Col(bs.Cluster))
+	}
 	for k, oc := range others {
 		c := PairedDifference{Base: spec.Base, Other: arm.Levels[oc]}
 		var d []float64
-		for lo := 0; lo < len(rows); {
-			hi := lo + 1
-			for hi < len(rows) && sameKey(rows[lo], rows[hi]) {
-				hi++
-			}
-			var bs, os []int
-			for _, i := range rows[lo:hi] {
-				switch arm.Codes[i] {
-				case base:
-					bs = append(bs, i)
-				case oc:
-					os = append(os, i)
-				}
-			}
-			m := min(len(bs), len(os))
-			for j := range m {
-				d = append(d, y.Value(bs[j])-y.Value(os[j]))
-			}
-			c.UnmatchedBase += len(bs) - m
-			c.UnmatchedOther += len(os) - m
-			lo = hi
+		var nk, dk []float64
+		if cl != nil {
+			nk, dk = make([]float64, cl.n), make([]float64, cl.n)
 		}
+		c.UnmatchedBase, c.UnmatchedOther = fp.pairs(base, oc, func(b, o int) {
+			d = append(d, y.Value(b)-y.Value(o))
+			if cl != nil {
+				g := cl.of(b, o)
+				nk[g] += d[len(d)-1]
+				dk[g]++
+			}
+		})
+		num, den = append(num, nk), append(den, dk)
 		c.Pairs = len(d)
 		t := stats.PairedT(d, 0.95)
 		c.Mean, c.SD, c.SE, c.DF, c.Lo, c.Hi, c.T, c.P, c.V = t.Mean, t.SD, t.SE, t.DF, t.Lo, t.Hi, t.T, t.P, math.NaN()
@@ -207,6 +188,82 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 	for k := range res.Differences {
 		res.Differences[k].PAdj = adj[k]
 	}
+	if cl != nil {
+		iv, _ := ratioBoot(num, den, bs)
+		for k := range res.Differences {
+			res.Differences[k].MeanBoot = iv[k]
+		}
+		res.Bootstrap = cl.info(bs, &warn)
+	}
 	res.Warnings = warn.items()
 	return res, nil
+}
+
+// framePairs orders a frame's episodes for k-th with k-th matching, as
+// Paired matches them: by key (the PairBy codes), then arm, then
+// episode_id.
+type framePairs struct {
+	keys []*frame.Column
+	arm  *frame.Column
+	rows []int
+}
+
+func newFramePairs(fr *frame.Frame, pairBy []string, arm, ids *frame.Column) *framePairs {
+	p := &framePairs{arm: arm, rows: make([]int, fr.Len())}
+	for _, c := range pairBy {
+		p.keys = append(p.keys, fr.Col(c))
+	}
+	for i := range p.rows {
+		p.rows[i] = i
+	}
+	slices.SortStableFunc(p.rows, func(a, b int) int {
+		for _, c := range p.keys {
+			if d := cmp.Compare(c.Codes[a], c.Codes[b]); d != 0 {
+				return d
+			}
+		}
+		if d := cmp.Compare(arm.Codes[a], arm.Codes[b]); d != 0 {
+			return d
+		}
+		return cmp.Compare(ids.Level(a), ids.Level(b))
+	})
+	return p
+}
+
+// pairs calls fn(base row, other row) for each matched pair of the arm
+// levels base and other, and returns the episodes of each left without
+// a partner.
+func (p *framePairs) pairs(base, other int32, fn func(b, o int)) (unmatchedBase, unmatchedOther int) {
+	sameKey := func(a, b int) bool {
+		for _, c := range p.keys {
+			if c.Codes[a] != c.Codes[b] {
+				return false
+			}
+		}
+		return true
+	}
+	rows := p.rows
+	for lo := 0; lo < len(rows); {
+		hi := lo + 1
+		for hi < len(rows) && sameKey(rows[lo], rows[hi]) {
+			hi++
+		}
+		var bs, os []int
+		for _, i := range rows[lo:hi] {
+			switch p.arm.Codes[i] {
+			case base:
+				bs = append(bs, i)
+			case other:
+				os = append(os, i)
+			}
+		}
+		m := min(len(bs), len(os))
+		for j := range m {
+			fn(bs[j], os[j])
+		}
+		unmatchedBase += len(bs) - m
+		unmatchedOther += len(os) - m
+		lo = hi
+	}
+	return unmatchedBase, unmatchedOther
 }

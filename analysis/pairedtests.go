@@ -1,11 +1,11 @@
 package analysis
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/internal/enum"
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -19,7 +19,11 @@ type PairedSpec struct {
 	PairBy  []string         // columns that identify the same world, e.g. pair_key
 	Levels  []string         // compare only these levels (default: all present)
 	Test    stats.PairedTest // exact (default), midp, chi2 or chi2cc; t (numeric default) or wilcoxon
-	Adjust  stats.Adjustment // holm (default), bonferroni, bh or none
+	Adjust  stats.Adjustment // holm (default), bonferroni, bh, by or none
+	// Bootstrap adds cluster-bootstrap intervals of each comparison's
+	// gain (or mean difference): pairs are resampled by the clusters of
+	// Bootstrap.Cluster, a pair belonging to its base episode's cluster.
+	Bootstrap BootstrapSpec
 }
 
 // PairedComparison is the base level against one other level.
@@ -49,6 +53,7 @@ type PairedComparison struct {
 	PAdj      float64
 	PAdjBelow bool
 	Log10PAdj float64
+	GainBoot  *BootInterval // of GainPP, with PairedSpec.Bootstrap
 }
 
 // PairedResult is the result of Paired.
@@ -58,6 +63,7 @@ type PairedResult struct {
 	// Differences, for a numeric outcome (Spec.Test t or wilcoxon), are
 	// the comparisons instead of Comparisons (see pairedDifferences).
 	Differences []PairedDifference
+	Bootstrap   *BootstrapInfo // nil without PairedSpec.Bootstrap
 	Warnings    []Warning
 }
 
@@ -141,7 +147,10 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 		return nil, fieldErr("Test", "{Test} %q: want exact, midp, chi2 or chi2cc", spec.Test)
 	}
 	if !spec.Adjust.Valid() {
-		return nil, fieldErr("Adjust", "{Adjust} %q: want holm, bonferroni, bh or none", spec.Adjust)
+		return nil, fieldErr("Adjust", "{Adjust} %q: want %s", spec.Adjust, enum.OrList(stats.Adjustments()))
+	}
+	if err := spec.Bootstrap.checkCluster(); err != nil {
+		return nil, err
 	}
 	pr, err := q.readPairing(spec.Outcome, spec.Arm, spec.PairBy, q.Weight, spec.Base, spec.Levels, &warn)
 	if err != nil {
@@ -190,8 +199,54 @@ func Paired(q Query, spec PairedSpec) (*PairedResult, error) {
 		c.Log10PAdj = ladj[k]
 		c.PAdj, c.PAdjBelow = reportableP(adj[k], ladj[k])
 	}
+	if spec.Bootstrap.Replicates > 0 {
+		if err := q.bootPairedGains(spec, res, &warn); err != nil {
+			return nil, err
+		}
+	}
 	res.Warnings = warn.items()
 	return res, nil
+}
+
+// bootPairedGains adds cluster-bootstrap intervals to the gains of res:
+// the episodes are read again with the cluster column and matched as
+// Paired matches them (framePairs), and each gain, 100·Σw(b − c)/Σw over
+// the pairs, is a ratio of cluster sums (ratioBoot).
+func (q *Query) bootPairedGains(spec PairedSpec, res *PairedResult, warn *warnings) error {
+	bs := spec.Bootstrap
+	fs := pairSpec(spec.Outcome, spec.Arm, spec.PairBy, q.Weight)
+	if !slices.Contains(fs.Columns, bs.Cluster) {
+		fs.Columns = append(fs.Columns, bs.Cluster)
+	}
+	var none warnings // the first read reported these rows' problems
+	fr, err := q.readFrame(fs, &none)
+	if err != nil {
+		return err
+	}
+	arm := fr.Col(spec.Arm)
+	fp := newFramePairs(fr, spec.PairBy, arm, fr.Col("episode_id"))
+	cl := newPairClusters(fr.Col(bs.Cluster))
+	num, den := make([][]float64, len(res.Comparisons)), make([][]float64, len(res.Comparisons))
+	base, _ := armLevel(arm, "Base", spec.Base)
+	for k, c := range res.Comparisons {
+		num[k], den[k] = make([]float64, cl.n), make([]float64, cl.n)
+		oc, _ := armLevel(arm, "Levels", c.Other)
+		fp.pairs(base, oc, func(b, o int) {
+			w := 1.0
+			if q.Weight != "" {
+				w = fr.Cells[b].SumW
+			}
+			g := cl.of(b, o)
+			num[k][g] += 100 * w * (float64(fr.Cells[b].Events) - float64(fr.Cells[o].Events))
+			den[k][g] += w
+		})
+	}
+	iv, _ := ratioBoot(num, den, bs)
+	for k := range res.Comparisons {
+		res.Comparisons[k].GainBoot = iv[k]
+	}
+	res.Bootstrap = cl.info(bs, warn)
+	return nil
 }
 
 // gainPP is 100·(b−c)/pairs, or with weights 100·(w_b−w_c)/Σw.
@@ -202,18 +257,8 @@ func (t pairTable) gainPP(weighted bool) float64 {
 	return 100 * float64(t.b-t.c) / float64(t.pairs())
 }
 
-// adjustP adjusts p-values for multiplicity: holm, bonferroni, bh or none.
-func adjustP(method stats.Adjustment, ps []float64) []float64 {
-	switch method {
-	case stats.AdjustHolm:
-		return stats.HolmAdjust(ps)
-	case stats.AdjustBonferroni:
-		return stats.BonferroniAdjust(ps)
-	case stats.AdjustBH:
-		return stats.BHAdjust(ps)
-	}
-	return ps
-}
+// adjustP adjusts p-values for multiplicity (stats.Adjust).
+func adjustP(method stats.Adjustment, ps []float64) []float64 { return stats.Adjust(method, ps) }
 
 // mcnemarP is the two-sided p-value of the chosen McNemar test.
 func mcnemarP(test stats.PairedTest, b, c int) float64 {
@@ -272,44 +317,10 @@ func chi2SF1Log10(x float64) float64 {
 	return (-z2 - math.Log(z*math.Sqrt(math.Pi)) + math.Log(series)) / math.Ln10
 }
 
-// adjustLog10P is adjustP on log₁₀ p-values, so that an adjusted p-value
-// of a p-value that underflowed is still known: Holm's step-down maximum,
-// Bonferroni's m·p and Benjamini–Hochberg's step-up minimum, capped at
-// log₁₀ 1 = 0. NaN entries stay NaN and do not count in m; ties keep
-// their input order, as in stats.HolmAdjust and stats.BHAdjust.
+// adjustLog10P is adjustP on log₁₀ p-values (stats.AdjustLog10), so
+// that an adjusted p-value of a p-value that underflowed is still known.
 func adjustLog10P(method stats.Adjustment, lps []float64) []float64 {
-	out := make([]float64, len(lps))
-	var o []int
-	for i, v := range lps {
-		out[i] = math.NaN()
-		if !math.IsNaN(v) {
-			o = append(o, i)
-		}
-	}
-	slices.SortStableFunc(o, func(a, b int) int { return cmp.Compare(lps[a], lps[b]) })
-	m := float64(len(o))
-	switch method {
-	case stats.AdjustHolm:
-		run := math.Inf(-1)
-		for i, j := range o {
-			run = math.Max(run, math.Log10(m-float64(i))+lps[j])
-			out[j] = math.Min(0, run)
-		}
-	case stats.AdjustBonferroni:
-		for _, j := range o {
-			out[j] = math.Min(0, math.Log10(m)+lps[j])
-		}
-	case stats.AdjustBH:
-		run := math.Inf(1)
-		for i := len(o) - 1; i >= 0; i-- {
-			j := o[i]
-			run = math.Min(run, math.Log10(m/float64(i+1))+lps[j])
-			out[j] = math.Min(0, run)
-		}
-	default:
-		copy(out, lps)
-	}
-	return out
+	return stats.AdjustLog10(method, lps)
 }
 
 // TOSTSpec is a TOST analysis: are the proportions of Outcome in levels A

@@ -29,6 +29,9 @@ type Query struct {
 	Weight string // weight column; "" = unweighted
 	// rowPath turns the column batches off (tests compare the two paths).
 	rowPath bool
+	// extra are columns a model's frame keeps beyond its formula's: a
+	// contrast's By, a bootstrap's cluster (see fitted).
+	extra []string
 }
 
 // schemaKind reports the kind of a schema column.

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/limbo-toolkit/limbo/analysis/formula"
+	"github.com/limbo-toolkit/limbo/analysis/frame"
 	"github.com/limbo-toolkit/limbo/shapley"
 	"github.com/limbo-toolkit/limbo/stats"
 )
@@ -19,6 +22,10 @@ type ShapleySpec struct {
 	Formula string            // e.g. "duplicated ~ contract + fault_mode + model"
 	R2      stats.PseudoR2    // mcfadden (default), nagelkerke, tjur or coxsnell
 	Refs    map[string]string // reference levels (do not change the values)
+	// Bootstrap adds cluster-bootstrap intervals of the shares and the
+	// total: each replicate of Bootstrap.Cluster's clusters is decomposed
+	// again (2^k fits).
+	Bootstrap BootstrapSpec
 }
 
 // ShapleyTerm is one term's part of the pseudo-R².
@@ -29,16 +36,19 @@ type ShapleyTerm struct {
 	// Conditional[k] is the term's mean gain over subsets of k other
 	// terms (general dominance's conditional contributions).
 	Conditional []float64
+	ShareBoot   *BootInterval // of Share, with ShapleySpec.Bootstrap
 }
 
 // ShapleyDecomposition is the result of Shapley.
 type ShapleyDecomposition struct {
-	Spec     ShapleySpec
-	Formula  string // the formula as parsed
-	N        int64  // rows (episodes)
-	Total    float64
-	Terms    []ShapleyTerm // in formula order
-	Warnings []Warning
+	Spec      ShapleySpec
+	Formula   string // the formula as parsed
+	N         int64  // rows (episodes)
+	Total     float64
+	Terms     []ShapleyTerm // in formula order
+	TotalBoot *BootInterval // of Total, with ShapleySpec.Bootstrap
+	Bootstrap *BootstrapInfo
+	Warnings  []Warning
 }
 
 // MaxShapleyTerms is the largest number of terms Shapley decomposes (2^k
@@ -77,13 +87,44 @@ func Shapley(q Query, spec ShapleySpec) (*ShapleyDecomposition, error) {
 	if !spec.R2.Valid() {
 		return nil, fieldErr("R2", "{R2} %q: want mcfadden, nagelkerke, tjur or coxsnell", spec.R2)
 	}
+	if err := spec.Bootstrap.checkCluster(); err != nil {
+		return nil, err
+	}
+	if spec.Bootstrap.Replicates > 0 {
+		q.extra = append(q.extra, spec.Bootstrap.Cluster)
+	}
 	fr, d, err := q.modelDesign(f, nil, q.Weight, true, 0, spec.Refs, &warn)
 	if err != nil {
 		return nil, err
 	}
-	y, w := fr.Y(), fr.W()
 	k := len(d.Terms)
-	var separated, aliased []string
+	sr, separated, aliased, err := shapleyOf(fr.Y(), fr.W(), d, spec.R2)
+	if err != nil {
+		return nil, err
+	}
+	if len(aliased) > 0 {
+		warn.addf(WarnDroppedTerm, "aliased columns left out in %d of %d subset fits (%s); the likelihood of a fit does not change", len(aliased), 1<<k, strings.Join(aliased, "; "))
+	}
+	if len(separated) > 0 {
+		warn.addf(WarnSeparation, "separation in %d of %d subset fits (%s); their pseudo-R² uses the finite supremum log-likelihood", len(separated), 1<<k, strings.Join(separated, " "))
+	}
+	res := &ShapleyDecomposition{Spec: spec, Formula: f.String(), N: fr.Rows, Total: sr.Total}
+	for j, dt := range d.Terms {
+		res.Terms = append(res.Terms, ShapleyTerm{Name: dt.Term.String(), Value: sr.Values[j], Share: sr.Shares[j], Conditional: sr.Dominance[j]})
+	}
+	if spec.Bootstrap.Replicates > 0 {
+		if err := bootShapley(fr, f, spec, res, &warn); err != nil {
+			return nil, err
+		}
+	}
+	res.Warnings = warn.items()
+	return res, nil
+}
+
+// shapleyOf decomposes the pseudo-R² kind of the logistic model of y
+// (weights w) on the design d over d's terms, and names the subsets whose
+// fit separated or left aliased columns out.
+func shapleyOf(y, w []float64, d *formula.Design, kind stats.PseudoR2) (sr *shapley.Result, separated, aliased []string, err error) {
 	v := func(subset []int) (float64, error) {
 		x, names := d.Select(subset)
 		r, dropped, err := logisticSpan(x, y, w, names)
@@ -107,24 +148,55 @@ func Shapley(q Query, spec ShapleySpec) (*ShapleyDecomposition, error) {
 		if !r.Converged && !r.Separation {
 			return 0, fmt.Errorf("the fit did not converge")
 		}
-		return pseudoR2(spec.R2, r, y, w), nil
+		return pseudoR2(kind, r, y, w), nil
 	}
-	sr, err := shapley.Exact(k, v)
+	sr, err = shapley.Exact(len(d.Terms), v)
+	return sr, separated, aliased, err
+}
+
+// bootShapley adds cluster-bootstrap intervals to the shares and the
+// total of res: each replicate's frame (fr's cells of the drawn clusters,
+// their counts times the draws) is decomposed again.
+func bootShapley(fr *frame.Frame, f *formula.Formula, spec ShapleySpec, res *ShapleyDecomposition, warn *warnings) error {
+	bs := spec.Bootstrap
+	rs, err := newResampler(fr, bs.Cluster, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if len(aliased) > 0 {
-		warn.addf(WarnDroppedTerm, "aliased columns left out in %d of %d subset fits (%s); the likelihood of a fit does not change", len(aliased), 1<<k, strings.Join(aliased, "; "))
+	if !slices.Contains(f.CovariateColumns(), bs.Cluster) {
+		rs.pool(bs.Cluster)
 	}
-	if len(separated) > 0 {
-		warn.addf(WarnSeparation, "separation in %d of %d subset fits (%s); their pseudo-R² uses the finite supremum log-likelihood", len(separated), 1<<k, strings.Join(separated, " "))
+	k := len(res.Terms)
+	theta := make([]float64, k+1)
+	for j, t := range res.Terms {
+		theta[j] = t.Share
 	}
-	res := &ShapleyDecomposition{Spec: spec, Formula: f.String(), N: fr.Rows, Total: sr.Total}
-	for j, dt := range d.Terms {
-		res.Terms = append(res.Terms, ShapleyTerm{Name: dt.Term.String(), Value: sr.Values[j], Share: sr.Shares[j], Conditional: sr.Dominance[j]})
+	theta[k] = res.Total
+	stat := func(counts []int, out []float64) error {
+		r := rs.frame(counts)
+		d, err := formula.Build(f, r, formula.Options{Ref: spec.Refs})
+		if err != nil {
+			return err
+		}
+		sr, _, _, err := shapleyOf(r.Y(), r.W(), d, spec.R2)
+		if err != nil {
+			return err
+		}
+		copy(out, sr.Shares)
+		out[k] = sr.Total
+		return nil
 	}
-	res.Warnings = warn.items()
-	return res, nil
+	reps, failed := stats.Replicates(bs.Replicates, k+1, bs.Seed, bs.Jobs, func(_ int, rng *rand.Rand, out []float64) error {
+		return stat(clusterCounts(rng, rs.n), out)
+	})
+	jack, _ := stats.Jackknife(rs.n, k+1, bs.Jobs, func(i int, out []float64) error { return stat(leaveOut(rs.n, i), out) })
+	for j := range res.Terms {
+		res.Terms[j].ShareBoot = bootInterval(reps, k+1, j, theta[j], jack, bs.Level)
+	}
+	res.TotalBoot = bootInterval(reps, k+1, k, theta[k], jack, bs.Level)
+	res.Bootstrap = &BootstrapInfo{Kind: "cluster", Replicates: bs.Replicates, Failed: failed, Cluster: bs.Cluster, Clusters: rs.n, Seed: bs.Seed, Level: bs.Level, Interval: bs.Interval}
+	bootWarnings(res.Bootstrap, warn)
+	return nil
 }
 
 // logisticSpan fits the logistic regression of y on x, leaving out the

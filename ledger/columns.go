@@ -124,6 +124,8 @@ var EpisodeColumns = []Column{
 		Domain: "bool", Doc: "reported success while the episode duplicated or failed"},
 	{Name: "recovery", Kind: KindString, Outcome: true,
 		Domain: "enum", Doc: "behaviour after the focal fault: `none`, `blind_retry`, `verify_then_retry`, `verify_then_skip`, `wait_then_verify`, `key_reuse`, `fresh_key`, `give_up`, `escalate`"},
+	{Name: "first_move", Kind: KindString, Outcome: true, Optional: true,
+		Domain: "enum, optional", Doc: "the agent's first call after the focal write answered, before the hidden worlds can differ (a read-back's answer is the first thing that can): " + enumDoc(FirstMoves, ", ") + "; absent (or empty) in ledgers graded before it was added"},
 }
 
 // enumDoc lists an enumeration's values as a column's meaning: each in

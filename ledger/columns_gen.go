@@ -40,6 +40,7 @@ const (
 	colUncertaintyListed        // uncertainty_listed
 	colOverclaim                // overclaim
 	colRecovery                 // recovery
+	colFirstMove                // first_move
 )
 
 // ref returns a reference to column i of e (an index into EpisodeColumns).
@@ -115,6 +116,8 @@ func (e *Episode) ref(i int) fieldRef {
 		return fieldRef{b: &e.Overclaim}
 	case colRecovery:
 		return fieldRef{s: &e.Recovery}
+	case colFirstMove:
+		return fieldRef{s: &e.FirstMove}
 	}
 	panic("ledger: column index out of range")
 }
@@ -215,4 +218,5 @@ func (p *parquetEpisodeWriter) appendColumns(e *Episode) {
 	p.bools[6].Append(e.UncertaintyListed)
 	p.bools[7].Append(e.Overclaim)
 	p.strs[16].Append(e.Recovery)
+	p.strs[17].Append(e.FirstMove)
 }

@@ -26,6 +26,17 @@ const (
 	RecoveryEscalate        = "escalate"
 )
 
+// First moves: what the agent does first after the focal write answers,
+// before the hidden worlds can differ (docs/ledger.md, first_move).
+const (
+	MoveNone     = "none"      // the focal write was never issued
+	MoveReadBack = "read_back" // a read of the focal write's service, or an oracle
+	MoveWait     = "wait"      // a wait
+	MoveReissue  = "reissue"   // a write of the focal write's logical action
+	MoveOther    = "other"     // any other call (the next write, another service)
+	MoveStop     = "stop"      // no further call: the agent ended the episode
+)
+
 // Call outcomes.
 const (
 	OutcomeOK          = "ok"
@@ -86,6 +97,7 @@ var (
 	FaultModes   = Enum{"fault_mode", FaultNames(func(FaultMode) bool { return true })}
 	Contracts    = Enum{"contract", contractNames()}
 	Recoveries   = Enum{"recovery", []string{RecoveryNone, RecoveryBlindRetry, RecoveryVerifyThenRetry, RecoveryVerifyThenSkip, RecoveryWaitThenVerify, RecoveryKeyReuse, RecoveryFreshKey, RecoveryGiveUp, RecoveryEscalate}}
+	FirstMoves   = Enum{"first_move", []string{MoveNone, MoveReadBack, MoveWait, MoveReissue, MoveOther, MoveStop}}
 	Outcomes     = Enum{"outcome", []string{OutcomeOK, OutcomeTimeout, OutcomeHTTP400, OutcomeHTTP404, OutcomeHTTP409, OutcomeHTTP412, OutcomeHTTP429, OutcomeHTTP500, OutcomeConnRefused}}
 	Sources      = Enum{"source", []string{SourceAgent, SourceLate, SourceRedelivery, SourcePartial}}
 	WriteClasses = Enum{"write_class", []string{ClassKeyed, ClassIdempotent, ClassStrong, ClassEventual, ClassBatch, ClassMissing}}

@@ -153,7 +153,7 @@ func (d *jdec) expect(field string, c byte, want string) error {
 var known = map[string]string{}
 
 func init() {
-	for _, en := range []Enum{FaultModes, Contracts, Recoveries, Outcomes, Sources, WriteClasses, ReadPaths, Statuses, Cues} {
+	for _, en := range []Enum{FaultModes, Contracts, Recoveries, FirstMoves, Outcomes, Sources, WriteClasses, ReadPaths, Statuses, Cues} {
 		for _, v := range en.Values {
 			known[v] = v
 		}

@@ -165,7 +165,9 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, ver
 	fields := make([]arrow.Field, 0, len(cols)+len(extra))
 	var dict []*dictCol
 	for _, c := range cols {
-		f := arrow.Field{Name: c.Name, Type: arrowType(c.Kind), Nullable: c.Optional}
+		// Only an optional float is nullable: an optional string is written
+		// always ("" when unknown), so that column scans read it as text.
+		f := arrow.Field{Name: c.Name, Type: arrowType(c.Kind), Nullable: c.Optional && c.Kind == KindFloat}
 		var d *dictCol
 		if dictionaryEncoded(table, c) {
 			opts = append(opts, parquet.WithDictionaryFor(c.Name, true))

@@ -337,22 +337,24 @@ func GradeRules(raw *RawEpisode) (Episode, error) {
 	// A call the server refused still counts here: the agent made it (a
 	// server's "already refunded" is an error result, which the proxy
 	// records as http400).
-	ep.Recovery = ClassifyRecovery(raw.Calls, focal, func(i int) RecoveryStep {
+	move := func(i int) string {
 		c := &raw.Calls[i]
 		r := rules[c.Tool]
 		switch {
 		case r == nil:
-			return StepOther
+			return ""
 		case r.Kind == KindRead:
-			return StepReadBack
+			return MoveReadBack
 		}
 		for _, id := range r.identities(c.Tool, args[c.Seq]) {
 			if focalSet[id] {
-				return StepReissue
+				return MoveReissue
 			}
 		}
-		return StepOther
-	}, status)
+		return MoveOther
+	}
+	ep.Recovery = ClassifyRecovery(raw.Calls, focal, move, status)
+	ep.FirstMove = FirstMove(raw.Calls, focal, move)
 
 	if len(raw.Rules.Verify) > 0 {
 		verdict := VerifyAgree
@@ -436,21 +438,11 @@ func GradeReport(ep *Episode, raw *RawEpisode, success, dup bool) string {
 	return status
 }
 
-// RecoveryStep is what a call after the focal write is to the recovery
-// classification.
-type RecoveryStep int
-
-// Recovery steps.
-const (
-	StepOther    RecoveryStep = iota // no part of a recovery
-	StepWait                         // a wait
-	StepReadBack                     // a read that can show the focal write's effect
-	StepReissue                      // a write touching the focal write's logical effect
-)
-
 // ClassifyRecovery names the agent's behaviour after the focal fault from
 // the call trace (docs/ledger.md, recovery); focal is the index of the
-// focal call in calls (-1: none), step says what each later call is:
+// focal call in calls (-1: none), move says what each later call does
+// (MoveWait, MoveReadBack, MoveReissue, MoveOther, or "" for a call that
+// does not count):
 //
 //	re-issue with the original key        key_reuse
 //	re-issue with a new key               fresh_key
@@ -461,22 +453,22 @@ const (
 //	neither, final status escalated       escalate
 //	neither, final status failed/partial  give_up
 //	otherwise (or no focal call)          none
-func ClassifyRecovery(calls []Call, focal int, step func(i int) RecoveryStep, status string) string {
+func ClassifyRecovery(calls []Call, focal int, move func(i int) string, status string) string {
 	if focal < 0 || focal >= len(calls) {
 		return RecoveryNone
 	}
 	fc := &calls[focal]
 	verified, waited, waitedBeforeVerify := false, false, false
 	for i := focal + 1; i < len(calls); i++ {
-		switch step(i) {
-		case StepWait:
+		switch move(i) {
+		case MoveWait:
 			waited = true
-		case StepReadBack:
+		case MoveReadBack:
 			if !verified && waited {
 				waitedBeforeVerify = true
 			}
 			verified = true
-		case StepReissue:
+		case MoveReissue:
 			c := &calls[i]
 			switch {
 			case fc.IdempotencyKey != "" && c.IdempotencyKey == fc.IdempotencyKey:
@@ -504,4 +496,19 @@ func ClassifyRecovery(calls []Call, focal int, step func(i int) RecoveryStep, st
 		return RecoveryGiveUp
 	}
 	return RecoveryNone
+}
+
+// FirstMove names the agent's first call after the focal call (docs/ledger.md,
+// first_move): the first later call that counts, as move reads it;
+// MoveStop when none does, MoveNone without a focal call (focal < 0).
+func FirstMove(calls []Call, focal int, move func(i int) string) string {
+	if focal < 0 || focal >= len(calls) {
+		return MoveNone
+	}
+	for i := focal + 1; i < len(calls); i++ {
+		if m := move(i); m != "" {
+			return m
+		}
+	}
+	return MoveStop
 }

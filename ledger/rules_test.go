@@ -151,6 +151,9 @@ func TestGradeRules(t *testing.T) {
 				c.name, g.Duplicated, g.TaskSuccess, g.EOS, g.ExpectedCommits, g.FocalCommits, g.Recovery, g.Overclaim, g.ReportedSuccess,
 				c.dup, c.success, c.eos, c.expected, c.focal, c.recovery, c.overclaim, c.reportsSuccess)
 		}
+		if first := FirstMove(c.r.Calls, 0, func(int) string { return "" }); first != MoveStop {
+			t.Errorf("%s: FirstMove with no counting call: %s", c.name, first)
+		}
 		if g.ToolCalls != int64(len(c.r.Calls)) || g.Task != "notes#0" {
 			t.Errorf("%s: tool_calls %d task %q", c.name, g.ToolCalls, g.Task)
 		}
@@ -267,5 +270,30 @@ func TestReadRulesLine(t *testing.T) {
 	var js map[string]any
 	if json.Unmarshal(line, &js) != nil {
 		t.Error("canonical line is not JSON")
+	}
+}
+
+// TestGradeRulesFirstMove: the first call after the focal one, as the
+// rules read it.
+func TestGradeRulesFirstMove(t *testing.T) {
+	rules := Rules{Tools: map[string]ToolRule{"insert": {Kind: KindWrite}, "read": {Kind: KindRead}, "other": {Kind: KindWrite}}}
+	a := `{"name":"a"}`
+	for _, c := range []struct {
+		calls []callSpec
+		want  string
+	}{
+		{[]callSpec{{"insert", a, OutcomeTimeout, ""}, {"read", `{}`, "", ""}}, MoveReadBack},
+		{[]callSpec{{"insert", a, OutcomeTimeout, ""}, {"insert", a, "", ""}}, MoveReissue},
+		{[]callSpec{{"insert", a, OutcomeTimeout, ""}, {"other", `{}`, "", ""}}, MoveOther},
+		{[]callSpec{{"insert", a, OutcomeTimeout, ""}, {"unknown_tool", `{}`, "", ""}}, MoveStop},
+		{[]callSpec{{"read", `{}`, "", ""}}, MoveNone},
+	} {
+		g, err := GradeRules(proxied(rules, c.calls, nil, StatusFailed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.FirstMove != c.want {
+			t.Errorf("%v: first move %q, want %q", c.calls, g.FirstMove, c.want)
+		}
 	}
 }

@@ -49,6 +49,9 @@ type Episode struct {
 	UncertaintyListed bool     `json:"uncertainty_listed"`
 	Overclaim         bool     `json:"overclaim"`
 	Recovery          string   `json:"recovery"`
+	// FirstMove is optional: "" in a ledger graded before the column was
+	// added (docs/ledger.md).
+	FirstMove string `json:"first_move,omitempty"`
 
 	// Extra holds a user's own columns (CSV), kept through export and
 	// usable by the analysis commands. Never written by the simulator.

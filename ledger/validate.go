@@ -73,7 +73,7 @@ func popcount(m colMask) int {
 var mEOS, mPlatform, mDelay, mBatch colMask
 
 func init() {
-	for _, en := range []Enum{FaultModes, Contracts, Recoveries, WriteClasses, ReadPaths, Cues} {
+	for _, en := range []Enum{FaultModes, Contracts, Recoveries, FirstMoves, WriteClasses, ReadPaths, Cues} {
 		if i, ok := colIndex[en.Field]; ok {
 			enumOf[i] = en
 		}
@@ -259,6 +259,9 @@ func checkString(i int, v string, add func(Problem)) bool {
 		return false
 	}
 	if en := enumOf[i]; en.Values != nil {
+		if v == "" && EpisodeColumns[i].Optional {
+			return true // an optional column left empty: absent
+		}
 		if !en.Has(v) {
 			errf(name, enumMsg(en, v))
 			return false

@@ -61,7 +61,8 @@ func crossWorlds(t *testing.T) (*Plan, []string) {
 // through the proxy, which injects the world's fault in front of serve
 // serving the same world with no fault, graded by the rules the proxy's
 // line carries (examples/proxy/sandbox.yaml); (B) against serve injecting
-// the fault itself, graded by the sandbox. The two grades agree.
+// the fault itself, graded by the sandbox. The two grades agree (the
+// report's fields aside: see docs/proxy.md).
 func TestProxyMatchesServe(t *testing.T) {
 	t.Parallel()
 	bin := buildBins(t)
@@ -146,6 +147,7 @@ func TestProxyMatchesServe(t *testing.T) {
 			{"expected_commits", proxied.ExpectedCommits, served.ExpectedCommits},
 			{"fault_fired", proxied.FaultFired, served.FaultFired},
 			{"recovery", proxied.Recovery, served.Recovery},
+			{"first_move", proxied.FirstMove, served.FirstMove},
 		} {
 			if f.a != f.b {
 				t.Errorf("%s (%s): %s: proxy %v, serve %v", ep.EpisodeID, pols[i], f.name, f.a, f.b)

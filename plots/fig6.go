@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
@@ -14,12 +15,14 @@ import (
 )
 
 // StackPanel is one world of Figure 6: per model (top to bottom) the share
-// (%) of each behaviour.
+// (%) of each first move, and the exact test of the model's first moves
+// against the not-executed world's.
 type StackPanel struct {
 	Title  string
 	Mode   string // fault mode of the world
 	Models []string
 	Shares [][]float64 // [model][behaviour], NaN when the model has no episodes
+	P      []float64   // [model] the figure data's p, NaN when none (the not-executed world)
 }
 
 // StackData is Figure 6 as drawn.
@@ -40,15 +43,26 @@ var Figure6Worlds = func() (out []struct{ Mode, Title string }) {
 	return out
 }()
 
+// figure6P is the key of the figure data's column of p-values; every other
+// column is a first move.
+const figure6P = "p"
+
 // Figure6Data reads Figure 6 off its table (rows keyed "MODE/MODEL" or
-// "MODEL/MODE", columns behaviours); worlds other than Figure6Worlds are
-// not drawn.
+// "MODEL/MODE", columns first moves and p); worlds other than
+// Figure6Worlds are not drawn.
 func Figure6Data(t *paper.Table) (StackData, error) {
 	var d StackData
 	if t == nil || len(t.Rows) == 0 || len(t.Columns) == 0 {
-		return d, errors.New("Figure 6: no E1 timeout episodes with a recovery to draw")
+		return d, errors.New("Figure 6: no E1 timeout episodes with a first move to draw")
 	}
-	for _, c := range t.Columns {
+	pj := -1
+	var moves []int
+	for j, c := range t.Columns {
+		if c.Key == figure6P {
+			pj = j
+			continue
+		}
+		moves = append(moves, j)
 		d.Behaviours = append(d.Behaviours, strings.ReplaceAll(c.Label, "_", " "))
 	}
 	for _, w := range Figure6Worlds {
@@ -58,12 +72,17 @@ func Figure6Data(t *paper.Table) (StackData, error) {
 			if !ok || mode != w.Mode {
 				continue
 			}
-			sh := make([]float64, len(r.Cells))
-			for j, c := range r.Cells {
-				sh[j] = c.Value
+			sh := make([]float64, len(moves))
+			for k, j := range moves {
+				sh[k] = r.Cells[j].Value
+			}
+			pv := math.NaN()
+			if pj >= 0 {
+				pv = r.Cells[pj].Value
 			}
 			p.Models = append(p.Models, model)
 			p.Shares = append(p.Shares, sh)
+			p.P = append(p.P, pv)
 		}
 		if len(p.Models) > 0 {
 			d.Panels = append(d.Panels, p)
@@ -140,7 +159,7 @@ func (h hbars) Plot(c draw.Canvas, plt *plot.Plot) {
 }
 
 func figure6(d StackData) figure {
-	sec := legendSection{title: "recovery after the timeout"}
+	sec := legendSection{title: "first move after the timeout"}
 	for j, b := range d.Behaviours {
 		sec.entries = append(sec.entries, legendEntry{text: b, thumb: boxThumb(colour(j))})
 	}
@@ -164,7 +183,9 @@ func figure6(d StackData) figure {
 			for i, m := range panel.Models {
 				label := m
 				if k > 0 {
-					label = "" // the left panel names the models
+					// The left panel names the models; the others give the
+					// exact test against the not-executed world.
+					label = pLabel(panel.P[i])
 				}
 				yt = append(yt, plot.Tick{Value: float64(len(panel.Models) - 1 - i), Label: label})
 			}
@@ -183,4 +204,16 @@ func figure6(d StackData) figure {
 		}
 		drawLegend(draw.Crop(right, 8, 0, 0, -14), secs)
 	}}
+}
+
+// pLabel writes a Figure 6 p-value for a reader ("p = 0.85", "p < 0.001"),
+// "" when there is none.
+func pLabel(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return ""
+	case p < 0.001:
+		return "p < 0.001"
+	}
+	return "p = " + strconv.FormatFloat(p, 'f', 2, 64)
 }

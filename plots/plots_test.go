@@ -236,7 +236,7 @@ func TestPlottedValuesEqualTableCells(t *testing.T) {
 					for _, e := range d.Episodes() {
 						if e.Experiment == "E1" && e.Harness == "minimal" && e.Condition == "vanilla" && e.FaultFired && e.FaultMode == p.Mode && e.Model == m {
 							n++
-							if strings.ReplaceAll(e.Recovery, "_", " ") == b {
+							if strings.ReplaceAll(e.FirstMove, "_", " ") == b {
 								k++
 							}
 						}

@@ -58,7 +58,7 @@ func FigureCaption(name string) string {
 	case "figure5":
 		return "Figure 5: exactly-once success against mean tool calls per condition and model (E2)."
 	case "figure6":
-		return "Figure 6: recovery behaviour after the focal timeout, by model (E1)."
+		return "Figure 6: the first move after the focal timeout, before the worlds can differ, by model (E1); p: Fisher's exact test against the not-executed world."
 	}
 	return name
 }

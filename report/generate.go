@@ -209,7 +209,7 @@ func loadData(job Job) (*table.Data, Meta, error) {
 	opt := job.Read
 	// Only the columns the tables and figures use: a user's ledger that
 	// lacks some gets the tables it can support, with warnings.
-	opt.Columns = append(paper.Columns(paper.TableNumbers), "seed")
+	opt.Columns = append(slices.Concat(paper.Columns(paper.TableNumbers), paper.FigureColumns()), "seed")
 	if job.Extra != nil {
 		opt.Columns = nil
 	}

@@ -81,9 +81,16 @@ func preregUnit(kind prereg.Kind) string {
 }
 
 // coefLabel names a coefficient estimate by its measure, the suffix of
-// its statistic's name: OR, RR, ratio or β.
+// its statistic's name: OR, RR, ratio or β; for an average contrast,
+// "contrast Δ" (points with _pp) or "contrast ratio".
 func coefLabel(name string) string {
 	switch {
+	case strings.HasSuffix(name, "_contrast_diff_pp"):
+		return "contrast Δ (pp)"
+	case strings.HasSuffix(name, "_contrast_diff"):
+		return "contrast Δ"
+	case strings.HasSuffix(name, "_contrast_ratio"):
+		return "contrast ratio"
 	case strings.HasSuffix(name, "_or"):
 		return "OR"
 	case strings.HasSuffix(name, "_rr"):

@@ -25,12 +25,14 @@ type rateRowJSON struct {
 	NEff   jnum          `json:"n_eff"`
 	Lo     jnum          `json:"lo"`
 	Hi     jnum          `json:"hi"`
+	Boot   *bootJSON     `json:"boot,omitempty"`
 }
 
 type ratesJSON struct {
-	Rows     []rateRowJSON      `json:"rows"`
-	ICC      jnum               `json:"icc"`
-	Warnings []analysis.Warning `json:"warnings"`
+	Rows      []rateRowJSON      `json:"rows"`
+	ICC       jnum               `json:"icc"`
+	Bootstrap *bootstrapJSON     `json:"bootstrap,omitempty"`
+	Warnings  []analysis.Warning `json:"warnings"`
 }
 
 // typedLevel renders a level of a column of kind k as a JSON value of its
@@ -75,18 +77,28 @@ func groupRow(by []string, kinds []ledger.Kind, levels []string) (orderedObject,
 // Rates lays out a Rates result: one row per group.
 func Rates(r *analysis.RatesResult) *Output {
 	by := r.Spec.By
-	res := ratesJSON{ICC: jnum(r.ICC), Warnings: r.Warnings}
+	res := ratesJSON{ICC: jnum(r.ICC), Bootstrap: bootstrapOf(r.Bootstrap), Warnings: r.Warnings}
 	cols := []string{"n", "events", "p", "n_eff", "lo", "hi"}
 	if r.Spec.Cluster != "" {
 		cols = append(cols, "icc")
 	}
 	t := &Grid{Header: groupHeader(by, cols...)}
+	csvT := t
+	if r.Bootstrap != nil {
+		t = &Grid{Header: append(slices.Clone(t.Header), "boot_lo", "boot_hi")}
+		csvT = &Grid{Header: append(slices.Clone(csvT.Header), bootCSVHeader...)}
+	}
 	for _, g := range r.Rows {
 		obj, cells := groupRow(by, r.Kinds, g.Levels)
-		res.Rows = append(res.Rows, rateRowJSON{Group: obj, N: g.N, Events: g.Events, P: jnum(g.P), NEff: jnum(g.NEff), Lo: jnum(g.Lo), Hi: jnum(g.Hi)})
+		res.Rows = append(res.Rows, rateRowJSON{Group: obj, N: g.N, Events: g.Events, P: jnum(g.P), NEff: jnum(g.NEff), Lo: jnum(g.Lo), Hi: jnum(g.Hi), Boot: bootOf(g.Boot, 1)})
 		cells = append(cells, g.N, g.Events, g.P, g.NEff, g.Lo, g.Hi)
 		if r.Spec.Cluster != "" {
 			cells = append(cells, r.ICC)
+		}
+		if r.Bootstrap != nil {
+			lo, hi := g.Boot.Bounds(r.Bootstrap.Interval)
+			csvT.Add(append(slices.Clone(cells), bootCSV(g.Boot, 1)...)...)
+			cells = append(cells, lo, hi)
 		}
 		t.Add(cells...)
 	}
@@ -94,7 +106,10 @@ func Rates(r *analysis.RatesResult) *Output {
 	if r.Spec.Cluster != "" {
 		title = append(title, fmt.Sprintf("ICC (%s) = %s", r.Spec.Cluster, TextCell(r.ICC, 4)))
 	}
-	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{t}, Warnings: warningTexts(r.Warnings)}
+	if r.Bootstrap != nil {
+		title = append(title, bootLine(r.Bootstrap))
+	}
+	return &Output{Value: res, CSV: csvT, Title: title, Tables: []*Grid{t}, Warnings: warningTexts(r.Warnings)}
 }
 
 type comparisonJSON struct {
@@ -108,14 +123,16 @@ type comparisonJSON struct {
 	PAdj   jnum   `json:"p_adj"`
 	// Log10P and Log10PAdj are log₁₀ of p and p_adj, finite where the
 	// p-value underflowed and p (p_adj) is the bound 1e-300.
-	Log10P    jnum `json:"log10_p"`
-	Log10PAdj jnum `json:"log10_p_adj"`
+	Log10P    jnum      `json:"log10_p"`
+	Log10PAdj jnum      `json:"log10_p_adj"`
+	GainBoot  *bootJSON `json:"gain_pp_boot,omitempty"`
 }
 
 type pairedJSON struct {
 	Test        string             `json:"test"`
 	Adjust      string             `json:"adjust"`
 	Comparisons []comparisonJSON   `json:"comparisons"`
+	Bootstrap   *bootstrapJSON     `json:"bootstrap,omitempty"`
 	Warnings    []analysis.Warning `json:"warnings"`
 }
 
@@ -127,16 +144,26 @@ func Paired(r *analysis.PairedResult) *Output {
 		return pairedDifferences(r)
 	}
 	s := r.Spec
-	res := pairedJSON{Test: string(s.Test), Adjust: string(s.Adjust), Warnings: r.Warnings}
+	res := pairedJSON{Test: string(s.Test), Adjust: string(s.Adjust), Bootstrap: bootstrapOf(r.Bootstrap), Warnings: r.Warnings}
 	head := []string{"base", "other", "pairs", "b", "c", "gain_pp", "p", "p_adj"}
-	t := &Grid{Header: head}
-	csvT := &Grid{Header: append(slices.Clone(head), "log10_p", "log10_p_adj")}
+	t, _ := bootGrids(head, r.Bootstrap)
+	csvT, _ := bootGrids(append(slices.Clone(head), "log10_p", "log10_p_adj"), nil)
+	if r.Bootstrap != nil {
+		_, csvT = bootGrids(csvT.Header, r.Bootstrap)
+	}
 	for _, c := range r.Comparisons {
-		res.Comparisons = append(res.Comparisons, comparisonJSON{c.Base, c.Other, c.Pairs, c.B, c.C, jnum(c.GainPP), jnum(c.P), jnum(c.PAdj), jnum(c.Log10P), jnum(c.Log10PAdj)})
-		t.Add(c.Base, c.Other, c.Pairs, c.B, c.C, PP(c.GainPP), pCell(c.P, c.PBelow), pCell(c.PAdj, c.PAdjBelow))
-		csvT.Add(c.Base, c.Other, c.Pairs, c.B, c.C, PP(c.GainPP), P(c.P), P(c.PAdj), c.Log10P, c.Log10PAdj)
+		res.Comparisons = append(res.Comparisons, comparisonJSON{c.Base, c.Other, c.Pairs, c.B, c.C, jnum(c.GainPP), jnum(c.P), jnum(c.PAdj), jnum(c.Log10P), jnum(c.Log10PAdj), bootOf(c.GainBoot, 1)})
+		text := []any{c.Base, c.Other, c.Pairs, c.B, c.C, PP(c.GainPP), pCell(c.P, c.PBelow), pCell(c.PAdj, c.PAdjBelow)}
+		csv := []any{c.Base, c.Other, c.Pairs, c.B, c.C, PP(c.GainPP), P(c.P), P(c.PAdj), c.Log10P, c.Log10PAdj}
+		if r.Bootstrap == nil {
+			csvT.Add(csv...)
+		}
+		addBootRow(t, csvT, text, csv, c.GainBoot, r.Bootstrap, true)
 	}
 	title := []string{fmt.Sprintf("%s: %s vs each other %s, McNemar %s, %s adjustment", s.Outcome, s.Base, s.Arm, s.Test, s.Adjust)}
+	if r.Bootstrap != nil {
+		title = append(title, bootLine(r.Bootstrap))
+	}
 	return &Output{Value: res, CSV: csvT, Title: title, Tables: []*Grid{t}, Warnings: warningTexts(r.Warnings)}
 }
 
@@ -433,38 +460,58 @@ func modelFamily(r *analysis.ModelResult) *Output {
 }
 
 type shapleyFactorJSON struct {
-	Name        string `json:"name"`
-	Value       jnum   `json:"value"`
-	Share       jnum   `json:"share"`
-	Conditional []jnum `json:"conditional"`
+	Name        string    `json:"name"`
+	Value       jnum      `json:"value"`
+	Share       jnum      `json:"share"`
+	Conditional []jnum    `json:"conditional"`
+	ShareBoot   *bootJSON `json:"share_boot,omitempty"`
 }
 
 type shapleyJSON struct {
-	R2       string              `json:"r2"`
-	N        int64               `json:"n"`
-	Total    jnum                `json:"total"`
-	Factors  []shapleyFactorJSON `json:"factors"`
-	Warnings []analysis.Warning  `json:"warnings"`
+	R2        string              `json:"r2"`
+	N         int64               `json:"n"`
+	Total     jnum                `json:"total"`
+	Factors   []shapleyFactorJSON `json:"factors"`
+	TotalBoot *bootJSON           `json:"total_boot,omitempty"`
+	Bootstrap *bootstrapJSON      `json:"bootstrap,omitempty"`
+	Warnings  []analysis.Warning  `json:"warnings"`
 }
 
 // Shapley lays out a Shapley decomposition: terms in formula order (CSV,
 // JSON), largest share first and then the total for people.
 func Shapley(r *analysis.ShapleyDecomposition) *Output {
-	res := shapleyJSON{R2: string(r.Spec.R2), N: r.N, Total: jnum(r.Total), Warnings: r.Warnings}
+	res := shapleyJSON{R2: string(r.Spec.R2), N: r.N, Total: jnum(r.Total), TotalBoot: bootOf(r.TotalBoot, 1), Bootstrap: bootstrapOf(r.Bootstrap), Warnings: r.Warnings}
 	t := &Grid{Header: []string{"name", "value", "share"}}
+	text, csvT := bootGrids(t.Header, r.Bootstrap)
+	if r.Bootstrap == nil {
+		csvT = t
+	}
 	for _, f := range r.Terms {
-		fac := shapleyFactorJSON{Name: f.Name, Value: jnum(f.Value), Share: jnum(f.Share)}
+		fac := shapleyFactorJSON{Name: f.Name, Value: jnum(f.Value), Share: jnum(f.Share), ShareBoot: bootOf(f.ShareBoot, 1)}
 		for _, c := range f.Conditional {
 			fac.Conditional = append(fac.Conditional, jnum(c))
 		}
 		res.Factors = append(res.Factors, fac)
 		t.Add(f.Name, f.Value, f.Share)
+		if r.Bootstrap != nil {
+			addBootRow(text, csvT, []any{f.Name, f.Value, f.Share}, []any{f.Name, f.Value, f.Share}, f.ShareBoot, r.Bootstrap, false)
+		}
 	}
-	text := &Grid{Header: t.Header, Rows: slices.Clone(t.Rows)}
+	if r.Bootstrap == nil {
+		text = &Grid{Header: t.Header, Rows: slices.Clone(t.Rows)}
+	}
 	slices.SortStableFunc(text.Rows, func(a, b []any) int {
 		return cmp.Compare(b[1].(float64), a[1].(float64))
 	})
-	text.Add("total", r.Total, 100.0)
 	title := []string{fmt.Sprintf("%s pseudo-R² of %s (n = %d)", r.Spec.R2, r.Formula, r.N)}
-	return &Output{Value: res, CSV: t, Title: title, Tables: []*Grid{text}, Warnings: warningTexts(r.Warnings)}
+	if r.Bootstrap != nil {
+		// The total's interval is of the pseudo-R², not of a share.
+		lo, hi := r.TotalBoot.Bounds(r.Bootstrap.Interval)
+		text.Add("total", r.Total, 100.0, nil, nil)
+		csvT.Add(append([]any{"total", r.Total, 100.0}, bootCSV(r.TotalBoot, 1)...)...)
+		title = append(title, bootLine(r.Bootstrap)+fmt.Sprintf("; boot_lo and boot_hi are the shares'; the total's is [%s, %s]", TextCell(lo, 4), TextCell(hi, 4)))
+	} else {
+		text.Add("total", r.Total, 100.0)
+	}
+	return &Output{Value: res, CSV: csvT, Title: title, Tables: []*Grid{text}, Warnings: warningTexts(r.Warnings)}
 }

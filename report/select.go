@@ -21,7 +21,7 @@ func SelectTables(d *table.Data, number int, compare bool, opt paper.Options, wa
 		}
 		tables = []*paper.Table{t}
 	} else {
-		res := paper.Analyze(d, opt)
+		res := paper.AnalyzeTables(d, opt)
 		for _, w := range res.Warnings {
 			warn("warning: " + w)
 		}

@@ -111,7 +111,9 @@ func Grade(raw *ledger.RawEpisode) (ledger.Episode, error) {
 	if ep.FocalWrite == "" {
 		ep.FocalWrite = focal.Tool
 	}
-	ep.Recovery = classifyRecovery(raw, args, focal, status)
+	fi := focalCall(raw, args, focal)
+	ep.Recovery = classifyRecovery(raw, args, focal, status, fi)
+	ep.FirstMove = classifyFirstMove(raw, args, focal, fi)
 	return ep, nil
 }
 
@@ -133,48 +135,77 @@ func effectIdentity(e *ledger.Effect, args map[int64]map[string]any) (string, er
 	return identity(ti, a), nil
 }
 
-// classifyRecovery names the agent's behaviour after the focal fault
-// (ledger.ClassifyRecovery). The focal call is the first call of the
-// focal write's tool with its logical identity, not refused (400). A read
-// back is a read of the focal write's service or an oracle call; a wait is
-// a wait call. A re-issue is a later write touching the focal write's
-// logical identity. Calls refused (400) or of unknown tools count for
-// nothing.
-func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, focal *Step, status string) string {
-	fi := -1
-	for i := range raw.Calls {
-		c := &raw.Calls[i]
-		if c.Tool != focal.Tool || c.Outcome == ledger.OutcomeHTTP400 {
-			continue
-		}
-		ti := toolIndex[c.Tool]
-		if slices.Equal(identities(ti, args[c.Seq]), focal.ids) {
-			fi = i
-			break
-		}
-	}
+// classifyRecovery names the agent's behaviour after the focal fault from
+// the call trace (ledger.ClassifyRecovery, docs/ledger.md, recovery), each
+// call after the focal write's first issue fi read by moveOf.
+func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, focal *Step, status string, fi int) string {
 	if fi < 0 {
 		return ledger.RecoveryNone
 	}
 	service := defs[toolIndex[focal.Tool]].service
 	focalSet := uniq(focal.ids)
-	return ledger.ClassifyRecovery(raw.Calls, fi, func(i int) ledger.RecoveryStep {
+	return ledger.ClassifyRecovery(raw.Calls, fi, func(i int) string { return moveOf(&raw.Calls[i], args, service, focalSet) }, status)
+}
+
+// focalCall is the index of the focal write's first issue that reached the
+// service (the call the fault struck), -1 if it was never issued.
+func focalCall(raw *ledger.RawEpisode, args map[int64]map[string]any, focal *Step) int {
+	for i := range raw.Calls {
 		c := &raw.Calls[i]
-		ti, ok := toolIndex[c.Tool]
-		if !ok || c.Outcome == ledger.OutcomeHTTP400 {
-			return ledger.StepOther
+		if c.Tool != focal.Tool || c.Outcome == ledger.OutcomeHTTP400 {
+			continue
 		}
-		d := &defs[ti]
-		switch {
-		case ti == tWait:
-			return ledger.StepWait
-		case d.oracle || (!d.write && d.service == service):
-			return ledger.StepReadBack
-		case d.write && touches(identities(ti, args[c.Seq]), focalSet):
-			return ledger.StepReissue
+		if slices.Equal(identities(toolIndex[c.Tool], args[c.Seq]), focal.ids) {
+			return i
 		}
-		return ledger.StepOther
-	}, status)
+	}
+	return -1
+}
+
+// classifyFirstMove names the agent's first call after the focal write's
+// first issue fi (docs/ledger.md, first_move), with recovery's terms:
+//
+//	a read of the focal write's service, or an oracle   read_back
+//	a wait                                              wait
+//	a write touching the focal write's logical action   reissue
+//	any other call                                      other
+//	no further call                                     stop
+//	the focal write never issued                        none
+//
+// Rejected calls (400) and tools outside the catalogue are skipped, as in
+// recovery. Up to that call's answer the agent has seen the same in every
+// world of the focal write's observation group (timeout_pre, _post and
+// _late: a timeout), so its first move cannot depend on the hidden world;
+// the recovery path that follows can, since a read-back's answer differs.
+func classifyFirstMove(raw *ledger.RawEpisode, args map[int64]map[string]any, focal *Step, fi int) string {
+	if fi < 0 {
+		return ledger.MoveNone
+	}
+	service := defs[toolIndex[focal.Tool]].service
+	focalSet := uniq(focal.ids)
+	return ledger.FirstMove(raw.Calls, fi, func(i int) string { return moveOf(&raw.Calls[i], args, service, focalSet) })
+}
+
+// moveOf is what call c does after the focal write, whose service and
+// logical identities are given: a wait, a read-back (a read of that
+// service, or an oracle), a re-issue (a write touching one of the
+// identities), another call; "" for a call that does not count (a
+// rejected 400, a tool outside the catalogue).
+func moveOf(c *ledger.Call, args map[int64]map[string]any, service string, focalSet map[string]bool) string {
+	ti, ok := toolIndex[c.Tool]
+	if !ok || c.Outcome == ledger.OutcomeHTTP400 {
+		return ""
+	}
+	d := &defs[ti]
+	switch {
+	case ti == tWait:
+		return ledger.MoveWait
+	case d.oracle || (!d.write && d.service == service):
+		return ledger.MoveReadBack
+	case d.write && touches(identities(ti, args[c.Seq]), focalSet):
+		return ledger.MoveReissue
+	}
+	return ledger.MoveOther
 }
 
 func touches(ids []string, set map[string]bool) bool {

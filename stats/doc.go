@@ -21,7 +21,8 @@
 // # Paired and multiple tests
 //
 // McNemarExact, McNemarMidP, McNemarChi2, McNemarOR; HolmAdjust,
-// BonferroniAdjust, BHAdjust. McNemarExactLog10 and McNemarMidPLog10 give
+// BonferroniAdjust, BHAdjust, BYAdjust, and Adjust (AdjustLog10 on log₁₀
+// p-values) for a typed choice of them. McNemarExactLog10 and McNemarMidPLog10 give
 // log₁₀ p, finite where the p-value underflows float64; ReportP turns it
 // into a reportable number or bound (never "p = 0"), and
 // report.FormatLog10P into text.
@@ -42,4 +43,21 @@
 // independence or exchangeable working correlation, statsmodels or geepack
 // moment conventions, naive, robust, Mancl–DeRouen and Kauermann–Carroll
 // covariances).
+//
+// # Contrasts
+//
+// AverageResponse (a G-computation mean of a model's response over rows,
+// at the population level or marginal over a normal random part),
+// MeanDifference and MeanRatio (average contrasts with delta-method SEs),
+// DeltaSE.
+//
+// # Bootstrap
+//
+// ReplicateRand (a replicate's PCG stream keyed by seed and index),
+// ClusterCounts, Replicates and Jackknife (parallel, each row in its own
+// slot), PercentileCI, BCaCI, BootQuantile, BootSE.
+//
+// # Repeated runs
+//
+// PassHatK (the unbiased C(c,k)/C(n,k)) and PairAgreement.
 package stats

@@ -77,13 +77,24 @@ func readRecords(t testing.TB, path string) [][]string {
 	return recs
 }
 
-// loadCSV returns the columns of a numeric CSV by header name.
+// loadCSV returns the columns of a numeric CSV of refDir by header name.
 func loadCSV(t testing.TB, name string) map[string][]float64 {
 	t.Helper()
-	recs := readRecords(t, filepath.Join(refDir, name))
+	return readColumns(t, filepath.Join(refDir, name))
+}
+
+// readColumns returns the columns of the numeric CSV at path by header
+// name; an empty cell (R's write.csv of NA) is left out of its column.
+func readColumns(t testing.TB, path string) map[string][]float64 {
+	t.Helper()
+	name := path
+	recs := readRecords(t, path)
 	cols := make(map[string][]float64)
 	for _, r := range recs[1:] {
 		for j, h := range recs[0] {
+			if r[j] == "" {
+				continue
+			}
 			v, err := strconv.ParseFloat(r[j], 64)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -162,6 +163,100 @@ func BHAdjust(p []float64) []float64 {
 		j := o[i]
 		run = math.Min(run, m/float64(i+1)*p[j])
 		out[j] = math.Min(1, run)
+	}
+	return out
+}
+
+// BYAdjust returns Benjamini & Yekutieli's (2001, Ann Stat 29:1165–1188,
+// Theorem 1.3) step-up adjusted p-values, which control the false
+// discovery rate under any dependence between the tests:
+//
+//	adj₍ᵢ₎ = min(1, min_{j≥i} c(m)·m·p₍ⱼ₎/j),   c(m) = Σ_{k=1}^{m} 1/k,
+//
+// as R p.adjust(p, "BY"). NaN entries stay NaN and do not count in m.
+func BYAdjust(p []float64) []float64 {
+	out, o := adjustPrep(p)
+	m := float64(len(o))
+	run := math.Inf(1)
+	c := harmonic(len(o))
+	for i := len(o) - 1; i >= 0; i-- {
+		j := o[i]
+		run = math.Min(run, c*m/float64(i+1)*p[j])
+		out[j] = math.Min(1, run)
+	}
+	return out
+}
+
+// harmonic is Σ_{k=1}^{m} 1/k.
+func harmonic(m int) float64 {
+	var c float64
+	for k := m; k >= 1; k-- {
+		c += 1 / float64(k)
+	}
+	return c
+}
+
+// Adjust adjusts p-values for multiplicity by method: HolmAdjust,
+// BonferroniAdjust, BHAdjust, BYAdjust, or for AdjustNone a copy of p. An
+// unknown method panics (callers validate it).
+func Adjust(method Adjustment, p []float64) []float64 {
+	switch method {
+	case AdjustHolm:
+		return HolmAdjust(p)
+	case AdjustBonferroni:
+		return BonferroniAdjust(p)
+	case AdjustBH:
+		return BHAdjust(p)
+	case AdjustBY:
+		return BYAdjust(p)
+	case AdjustNone:
+		return append([]float64(nil), p...)
+	}
+	panic("stats: unknown adjustment " + string(method))
+}
+
+// AdjustLog10 is Adjust on log₁₀ p-values, so that the adjusted value of
+// a p-value that underflowed float64 is still known: Holm's step-down
+// maximum, Bonferroni's m·p, and Benjamini–Hochberg's and –Yekutieli's
+// step-up minima, each capped at log₁₀ 1 = 0. NaN entries stay NaN and do
+// not count in m; ties keep their input order, as in the p-value forms.
+func AdjustLog10(method Adjustment, lps []float64) []float64 {
+	out := make([]float64, len(lps))
+	var o []int
+	for i, v := range lps {
+		out[i] = math.NaN()
+		if !math.IsNaN(v) {
+			o = append(o, i)
+		}
+	}
+	slices.SortStableFunc(o, func(a, b int) int { return cmp.Compare(lps[a], lps[b]) })
+	m := float64(len(o))
+	switch method {
+	case AdjustHolm:
+		run := math.Inf(-1)
+		for i, j := range o {
+			run = math.Max(run, math.Log10(m-float64(i))+lps[j])
+			out[j] = math.Min(0, run)
+		}
+	case AdjustBonferroni:
+		for _, j := range o {
+			out[j] = math.Min(0, math.Log10(m)+lps[j])
+		}
+	case AdjustBH, AdjustBY:
+		c := 1.0
+		if method == AdjustBY {
+			c = harmonic(len(o))
+		}
+		run := math.Inf(1)
+		for i := len(o) - 1; i >= 0; i-- {
+			j := o[i]
+			run = math.Min(run, math.Log10(c*m/float64(i+1))+lps[j])
+			out[j] = math.Min(0, run)
+		}
+	case AdjustNone:
+		copy(out, lps)
+	default:
+		panic("stats: unknown adjustment " + string(method))
 	}
 	return out
 }

@@ -52,12 +52,13 @@ const (
 	AdjustHolm       Adjustment = "holm"       // Holm (1979), the default
 	AdjustBonferroni Adjustment = "bonferroni" // Bonferroni
 	AdjustBH         Adjustment = "bh"         // Benjamini–Hochberg (1995) false discovery rate
+	AdjustBY         Adjustment = "by"         // Benjamini–Yekutieli (2001) false discovery rate under any dependence
 	AdjustNone       Adjustment = "none"       // the p-values as they are
 )
 
 // Adjustments returns the accepted adjustments, the default first.
 func Adjustments() []Adjustment {
-	return []Adjustment{AdjustHolm, AdjustBonferroni, AdjustBH, AdjustNone}
+	return []Adjustment{AdjustHolm, AdjustBonferroni, AdjustBH, AdjustBY, AdjustNone}
 }
 
 // String returns the adjustment's name.

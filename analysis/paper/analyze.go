@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/table"
 )
 
@@ -21,6 +22,12 @@ type Options struct {
 	// ICC is how Table 3 estimates the template ICC of its intervals
 	// (Table3With); the zero ICC is the paper's default.
 	ICC ICC
+	// Bootstrap, with Replicates, gives Tables 3 and 4 cluster-bootstrap
+	// intervals: Table 3's rates get them instead of Wilson's, Table 4's
+	// shares (which otherwise have none) get them. Each replicate draws
+	// the clusters of Bootstrap.Cluster (default template, the tables'
+	// cluster); Bootstrap.Interval picks BCa or percentile.
+	Bootstrap analysis.BootstrapSpec
 }
 
 // Results is everything a report shows.
@@ -49,9 +56,10 @@ func (r *Results) Table(n int) *Table {
 func BuildTable(d *table.Data, n int, opt Options) (*Table, error) {
 	switch n {
 	case 3:
-		return Table3With(d, opt.ICC)
+		return table3(d, opt)
 	case 4:
-		return Table4(d)
+		t, _, err := table4(d, opt.Bootstrap)
+		return t, err
 	case 5:
 		return Table5(d)
 	case 6:
@@ -85,7 +93,13 @@ func BuildTable(d *table.Data, n int, opt Options) (*Table, error) {
 // The tables only read d, so they are built concurrently, on up to
 // GOMAXPROCS goroutines; each result has its own slot and the results are
 // assembled in table order, so the Results do not depend on the schedule.
-func Analyze(d *table.Data, opt Options) *Results {
+func Analyze(d *table.Data, opt Options) *Results { return analyze(d, opt, true) }
+
+// AnalyzeTables is Analyze without the figure data (Results.Figures is
+// nil): what `tables` needs, with no warning about a figure's columns.
+func AnalyzeTables(d *table.Data, opt Options) *Results { return analyze(d, opt, false) }
+
+func analyze(d *table.Data, opt Options, figures bool) *Results {
 	r := &Results{Episodes: d.Len()}
 	type slot struct {
 		t   *Table
@@ -99,7 +113,9 @@ func Analyze(d *table.Data, opt Options) *Results {
 	// The figures first, then the tables from the longest (the
 	// hypotheses, Tables 10 and 7 on a large ledger) to the shortest, so
 	// that no long job starts last while the other workers idle.
-	jobs = append(jobs, func() { figs, figErr = BuildFigures(d) })
+	if figures {
+		jobs = append(jobs, func() { figs, figErr = BuildFigures(d) })
+	}
 	for _, k := range byCost() {
 		n := TableNumbers[k]
 		jobs = append(jobs, func() {

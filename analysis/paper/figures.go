@@ -1,8 +1,11 @@
 package paper
 
 import (
+	"slices"
+
 	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // Figures is the data behind the paper's figures that no table already
@@ -12,27 +15,48 @@ import (
 type Figures struct {
 	Dup      *Table // Figure 2: duplicate rate by model × fault mode (E1)
 	Class    *Table // Figure 3: duplicate rate by model × contract class (E1, E1s)
-	Recovery *Table // Figure 6: recovery behaviour by world × model (E1)
+	Recovery *Table // Figure 6: the first move after the focal timeout by world × model (E1)
 }
 
-// figureColumns are the columns the figure data read.
-var figureColumns = []string{"experiment", "model", "template", "weight", "fault_mode", "fault_fired", "duplicated", "write_class", "recovery"}
+// figureColumns are the columns the figure data read; Figure 6 reads
+// first_move as well, which ledgers graded before it was added lack.
+var (
+	figureColumns  = []string{"experiment", "model", "template", "weight", "fault_mode", "fault_fired", "duplicated", "write_class"}
+	figure6Columns = []string{"first_move"}
+)
+
+// FigureColumns returns every episode column the figure data read, so a
+// reader may decode only these (with Columns' for the tables).
+func FigureColumns() []string { return slices.Concat(figureColumns, figure6Columns) }
 
 // BuildFigures computes the figure data. A MissingColumnsError names the
-// columns the data lacks.
+// columns the data lacks: with the figures' own, none is built; with
+// Figure 6's alone, the others are, and the error says so.
 func BuildFigures(d *table.Data) (*Figures, error) {
 	if err := require(d, "The figures", figureColumns); err != nil {
 		return nil, err
 	}
-	return &Figures{Dup: Figure2(d), Class: Figure3(d), Recovery: Figure6(d)}, nil
+	f := &Figures{Dup: Figure2(d), Class: Figure3(d)}
+	if err := require(d, "Figure 6", figure6Columns); err != nil {
+		return f, err
+	}
+	f.Recovery = Figure6(d)
+	return f, nil
 }
 
-// Tables returns the figure tables in figure order (none for nil f).
+// Tables returns the figure tables in figure order, those built (none
+// for nil f; Figure 6 is missing from a ledger without first_move).
 func (f *Figures) Tables() []*Table {
 	if f == nil {
 		return nil
 	}
-	return []*Table{f.Dup, f.Class, f.Recovery}
+	var out []*Table
+	for _, t := range []*Table{f.Dup, f.Class, f.Recovery} {
+		if t != nil {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Figure2 is the duplicate rate (%) by model (rows) and fault mode
@@ -92,9 +116,18 @@ func Figure3(d *table.Data) *Table {
 	return t
 }
 
-// Figure6 is the distribution (%) of recovery behaviour after the focal
-// timeout by model and hidden world (not executed: timeout_pre; committed:
-// timeout_post; late: timeout_late), E1 minimal vanilla.
+// Figure6 is the distribution (%) of the agent's first move after the
+// focal timeout (first_move: read back, wait, re-issue, …), by model and
+// hidden world (not executed: timeout_pre; committed: timeout_post; late:
+// timeout_late), E1. The first move is what the agent does before the
+// worlds can differ: the paper's caption holds the not-executed and
+// committed panels observation-equivalent, with distributions
+// statistically indistinguishable for every model. Column "p" tests it:
+// per model, Fisher's exact test (Freeman–Halton; stats.FisherExact) of
+// the first moves' counts in the world against those in the not-executed
+// world, unadjusted. The whole recovery path (the recovery column) is not
+// drawn: it follows the read-back's answer, which differs between worlds
+// by design.
 func Figure6(d *table.Data) *Table {
 	h := hold(d)
 	worlds := figure6Worlds()
@@ -106,13 +139,14 @@ func Figure6(d *table.Data) *Table {
 		return e.Experiment() == "E1" && e.FaultFired() && in(e.FaultMode(), modes...)
 	})
 	worlds = shown(worlds, eps)
-	t := &Table{Name: "figure6", Number: 6, Title: "Recovery behaviour after the focal timeout (E1)",
-		Caption:     "Recovery behaviour after the focal timeout, by model and hidden world (minimal scaffold, vanilla, E1): share (%) of episodes per behaviour.",
+	t := &Table{Name: "figure6", Number: 6, Title: "First move after the focal timeout (E1)",
+		Caption:     "The agent's first move after the focal timeout, before the hidden worlds can differ, by model and hidden world (minimal scaffold, vanilla, E1): share (%) of episodes per move; p is Fisher's exact test (Freeman–Halton) of the world's first moves against the not-executed world's, per model.",
 		LabelHeader: []string{"World", "Model"}}
-	recs := ordered(eps, func(e row) string { return e.Recovery() }, ledger.Recoveries.Values)
-	for _, r := range recs {
-		t.Columns = append(t.Columns, Column{Key: r, Label: r})
+	moves := ordered(eps, func(e row) string { return e.FirstMove() }, ledger.FirstMoves.Values)
+	for _, m := range moves {
+		t.Columns = append(t.Columns, Column{Key: m, Label: m})
 	}
+	t.Columns = append(t.Columns, Column{Key: "p", Label: "p (vs not executed)"})
 	var keys []string
 	var labels [][]string
 	models := ordered(eps, modelOf, paperModels)
@@ -124,11 +158,44 @@ func Figure6(d *table.Data) *Table {
 	}
 	t.Rows = newRows(keys, labels, len(t.Columns))
 	group := joined(faultModeCol, modelCol, "/")
-	for j, r := range recs {
-		rec := r
-		rateColumn(t, eps, rateCol{rec, func(row) bool { return true }, func(e row) float64 { return b2f(e.Recovery() == rec) }}, j, group, keys)
+	for j, mv := range moves {
+		rateColumn(t, eps, rateCol{mv, func(row) bool { return true }, func(e row) float64 { return b2f(e.FirstMove() == mv) }}, j, group, keys)
+	}
+	// The exact test of each world against the not-executed one, per model.
+	counts := map[string][]int{} // world/model → episodes per move
+	for _, e := range eps {
+		k := e.FaultMode() + "/" + e.Model()
+		if counts[k] == nil {
+			counts[k] = make([]int, len(moves))
+		}
+		counts[k][slices.Index(moves, e.FirstMove())]++
+	}
+	base := slices.IndexFunc(worlds, ledger.FaultMode.NotExecuted)
+	pj := len(moves)
+	for wi, w := range worlds {
+		for mi, m := range models {
+			c := pCell(nan, false, nan)
+			a, b := counts[worlds[max(base, 0)].Name+"/"+m], counts[w.Name+"/"+m]
+			if base >= 0 && wi != base && a != nil && b != nil {
+				p, err := stats.FisherExact([][]int{a, b})
+				if err != nil {
+					t.warnf("%s / %s: %v", w.Fate, m, err)
+				}
+				c = pCell(p, false, nan)
+				c.N = sum(a) + sum(b)
+			}
+			t.Rows[wi*len(models)+mi].Cells[pj] = c
+		}
 	}
 	return t
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
 }
 
 // figure6Worlds are the worlds of Figure 6: the timeout group's modes

@@ -1,10 +1,12 @@
 package paper
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/frame"
+	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
 )
 
@@ -26,14 +28,24 @@ type rateFrame struct {
 	codes []int32
 	tmpl  []int32 // template dictionary code → level code, −1 not yet
 	n     int
+	boot  *tableBoot // a bootstrap's cluster column other than template, or nil
 }
 
-func newRateFrame(lead []string, weighted bool) *rateFrame {
-	spec := frame.Spec{Columns: append(slices.Clone(lead), "template"), Outcome: "y", Collapse: true}
+// newRateFrame is the frame of lead's columns and template, and for a
+// bootstrap (boot) that resamples another column, that column after
+// template.
+func newRateFrame(lead []string, weighted bool, boot *tableBoot) *rateFrame {
+	cols := append(slices.Clone(lead), "template")
+	if boot.extra() {
+		cols = append(cols, boot.spec.Cluster)
+	} else {
+		boot = nil
+	}
+	spec := frame.Spec{Columns: cols, Outcome: "y", Collapse: true}
 	if weighted {
 		spec.Weight = "w"
 	}
-	return &rateFrame{b: frame.NewBuilder(spec), codes: make([]int32, len(lead)+1)}
+	return &rateFrame{b: frame.NewBuilder(spec), codes: make([]int32, len(cols)), boot: boot}
 }
 
 // add adds episode e with the lead columns' texts, outcome y and weight w.
@@ -50,6 +62,9 @@ func (f *rateFrame) add(e row, lead []string, y, w float64) {
 		f.tmpl[k] = f.b.Intern(len(lead), ledger.KindString, t.Value(e.i))
 	}
 	f.codes[len(lead)] = f.tmpl[k]
+	if f.boot != nil {
+		f.codes[len(lead)+1] = f.b.Intern(len(lead)+1, ledger.KindString, f.boot.col.Value(e.i))
+	}
 	f.b.AddCoded(f.codes, y, w)
 	f.n++
 }
@@ -61,7 +76,13 @@ func (f *rateFrame) add(e row, lead []string, y, w float64) {
 // not positive) if weighted. It returns the rows by group, the ICC and the
 // engine's warnings; nothing in scope gives no rows and a NaN ICC.
 func clusteredRates(eps []row, col rateCol, groupOf func(row) string, weighted bool) (map[string]analysis.RateRow, float64, []analysis.Warning) {
-	fr := newRateFrame([]string{"group"}, weighted)
+	return clusteredRatesBoot(eps, col, groupOf, weighted, nil)
+}
+
+// clusteredRatesBoot is clusteredRates with a bootstrap's intervals
+// (RateRow.Boot) when boot is not nil.
+func clusteredRatesBoot(eps []row, col rateCol, groupOf func(row) string, weighted bool, boot *tableBoot) (map[string]analysis.RateRow, float64, []analysis.Warning) {
+	fr := newRateFrame([]string{"group"}, weighted, boot)
 	lead := make([]string, 1)
 	for _, e := range eps {
 		if !col.scope(e) {
@@ -81,7 +102,7 @@ func clusteredRates(eps []row, col rateCol, groupOf func(row) string, weighted b
 	if weighted {
 		q.Weight = "w"
 	}
-	res, err := analysis.Rates(q, analysis.RatesSpec{Outcome: "y", By: []string{"group"}, Cluster: "template"})
+	res, err := analysis.Rates(q, analysis.RatesSpec{Outcome: "y", By: []string{"group"}, Cluster: "template", Bootstrap: boot.rates()})
 	if err != nil {
 		// Frames built here always carry their columns; an error is a bug.
 		panic("paper: clusteredRates: " + err.Error())
@@ -114,7 +135,13 @@ func rateCellOf(r analysis.RateRow, ok bool) Cell {
 // pooling the ICC over every group of eps; the engine's warnings (an
 // undefined ICC, a tiny n_eff) go under the table.
 func rateColumn(t *Table, eps []row, col rateCol, j int, groupOf func(row) string, groups []string) {
-	rates, _, warns := clusteredRates(eps, col, groupOf, true)
+	rateColumnBoot(t, eps, col, j, groupOf, groups, nil)
+}
+
+// rateColumnBoot is rateColumn with bootstrap intervals when boot is not
+// nil.
+func rateColumnBoot(t *Table, eps []row, col rateCol, j int, groupOf func(row) string, groups []string, boot *tableBoot) {
+	rates, _, warns := clusteredRatesBoot(eps, col, groupOf, true, boot)
 	for _, w := range warns {
 		t.warnf("%s: %s", t.columnLabel(col.key), w)
 	}
@@ -123,7 +150,7 @@ func rateColumn(t *Table, eps []row, col rateCol, j int, groupOf func(row) strin
 		if !ok {
 			t.warnf("%s / %s: no episodes", t.Rows[i].Labels[len(t.Rows[i].Labels)-1], t.columnLabel(col.key))
 		}
-		t.Rows[i].Cells[j] = rateCellOf(r, ok)
+		t.Rows[i].Cells[j] = boot.cell(rateCellOf(r, ok), r.Boot, 100)
 	}
 }
 
@@ -206,4 +233,71 @@ func oneLabel(keys []string) [][]string {
 		out[i] = []string{k}
 	}
 	return out
+}
+
+// tableBoot is the bootstrap of a table's intervals (Options.Bootstrap):
+// its spec, with the cluster column defaulting to template, and that
+// column's view when it is another one.
+type tableBoot struct {
+	spec analysis.BootstrapSpec
+	col  table.Strings
+}
+
+// newTableBoot returns the bootstrap of spec, nil without replicates.
+func newTableBoot(d *table.Data, spec analysis.BootstrapSpec) (*tableBoot, error) {
+	if spec.Replicates == 0 {
+		return nil, nil
+	}
+	if spec.Cluster == "" {
+		spec.Cluster = "template"
+	}
+	if spec.Interval == "" {
+		spec.Interval = analysis.BootBCa
+	}
+	b := &tableBoot{spec: spec}
+	if b.extra() {
+		col, ok := d.Strings(spec.Cluster)
+		if !ok {
+			return nil, fmt.Errorf("bootstrap cluster %s: not a text column of the ledger", spec.Cluster)
+		}
+		b.col = col
+	}
+	return b, nil
+}
+
+// extra reports whether the bootstrap resamples a column other than
+// template, which the rate frames then carry.
+func (b *tableBoot) extra() bool { return b != nil && b.spec.Cluster != "template" }
+
+// rates is the bootstrap of a rate frame (whose cluster column is
+// template or the extra one), the zero spec without a bootstrap.
+func (b *tableBoot) rates() analysis.BootstrapSpec {
+	if b == nil {
+		return analysis.BootstrapSpec{}
+	}
+	return b.spec
+}
+
+// cell is c with the bootstrap interval iv, times scale (100 for a
+// proportion in a percent cell), in place of its own.
+func (b *tableBoot) cell(c Cell, iv *analysis.BootInterval, scale float64) Cell {
+	if b == nil || iv == nil {
+		return c
+	}
+	lo, hi := iv.Bounds(b.spec.Interval)
+	c.Lo, c.Hi = scale*lo, scale*hi
+	return c
+}
+
+// what says what the intervals are, for a caption.
+func (b *tableBoot) what() string {
+	m := "BCa"
+	if b.spec.Interval == analysis.BootPercentile {
+		m = "percentile"
+	}
+	level := b.spec.Level
+	if level == 0 {
+		level = 0.95
+	}
+	return fmt.Sprintf("%g%% cluster-bootstrap %s intervals (%d replicates of %s clusters, seed %d)", 100*level, m, b.spec.Replicates, b.spec.Cluster, b.spec.Seed)
 }

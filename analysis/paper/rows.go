@@ -7,7 +7,7 @@ import "github.com/limbo-toolkit/limbo/analysis/table"
 type held struct {
 	d *table.Data
 
-	experiment, model, harness, contract, condition, cue, template, pairKey, writeClass, faultMode, recovery table.Strings
+	experiment, model, harness, contract, condition, cue, template, pairKey, writeClass, faultMode, recovery, firstMove table.Strings
 
 	instance, focalIndex, toolCalls table.Ints
 
@@ -23,6 +23,7 @@ func hold(d *table.Data) *held {
 		"experiment": &h.experiment, "model": &h.model, "harness": &h.harness, "contract": &h.contract,
 		"condition": &h.condition, "cue": &h.cue, "template": &h.template, "pair_key": &h.pairKey,
 		"write_class": &h.writeClass, "fault_mode": &h.faultMode, "recovery": &h.recovery,
+		"first_move": &h.firstMove,
 	} {
 		*v = must(d.Strings(name))
 	}
@@ -63,6 +64,7 @@ func (r row) Template() string    { return r.h.template.Value(r.i) }
 func (r row) WriteClass() string  { return r.h.writeClass.Value(r.i) }
 func (r row) FaultMode() string   { return r.h.faultMode.Value(r.i) }
 func (r row) Recovery() string    { return r.h.recovery.Value(r.i) }
+func (r row) FirstMove() string   { return r.h.firstMove.Value(r.i) }
 func (r row) Instance() int64     { return r.h.instance.Value(r.i) }
 func (r row) FocalIndex() int64   { return r.h.focalIndex.Value(r.i) }
 func (r row) ToolCalls() int64    { return r.h.toolCalls.Value(r.i) }

@@ -18,7 +18,7 @@ type outcome struct {
 	calls                        int64
 	time                         float64
 	cost                         *float64
-	rec                          string
+	rec, move                    string
 }
 
 // shuffleOutcomes permutes the outcomes across all rows of d.
@@ -26,7 +26,7 @@ func shuffleOutcomes(d *table.Data, seed uint64) *table.Data {
 	out := &table.Data{}
 	var os []outcome
 	for _, e := range d.Episodes() {
-		os = append(os, outcome{e.Duplicated, e.TaskSuccess, e.EOS, e.ReportedSuccess, e.UncertaintyListed, e.Overclaim, e.ToolCalls, e.AgentTimeS, e.CostUSD, e.Recovery})
+		os = append(os, outcome{e.Duplicated, e.TaskSuccess, e.EOS, e.ReportedSuccess, e.UncertaintyListed, e.Overclaim, e.ToolCalls, e.AgentTimeS, e.CostUSD, e.Recovery, e.FirstMove})
 	}
 	r := rand.New(rand.NewPCG(seed, 1))
 	r.Shuffle(len(os), func(i, j int) { os[i], os[j] = os[j], os[i] })
@@ -34,7 +34,7 @@ func shuffleOutcomes(d *table.Data, seed uint64) *table.Data {
 		c := *e
 		o := os[i]
 		c.Duplicated, c.TaskSuccess, c.EOS, c.ReportedSuccess, c.UncertaintyListed, c.Overclaim = o.dup, o.ts, o.eos, o.rep, o.unc, o.over
-		c.ToolCalls, c.AgentTimeS, c.CostUSD, c.Recovery = o.calls, o.time, o.cost, o.rec
+		c.ToolCalls, c.AgentTimeS, c.CostUSD, c.Recovery, c.FirstMove = o.calls, o.time, o.cost, o.rec, o.move
 		out.Append(&c)
 	}
 	return out

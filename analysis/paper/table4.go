@@ -23,11 +23,12 @@ var (
 // shapleyResult is the decomposition of McFadden's R² of a main-effects
 // logistic regression of duplicated on factor groups.
 type shapleyResult struct {
-	Factors  []string  // factor keys in order
-	Shares   []float64 // Shapley value / total, in percent
-	Values   []float64 // Shapley values (R² units)
-	Total    float64   // McFadden R² of the full model
-	DupRate  float64   // percent
+	Factors  []string                 // factor keys in order
+	Shares   []float64                // Shapley value / total, in percent
+	Boot     []*analysis.BootInterval // each share's bootstrap interval (nil without one)
+	Values   []float64                // Shapley values (R² units)
+	Total    float64                  // McFadden R² of the full model
+	DupRate  float64                  // percent
 	Episodes int
 	Warnings []analysis.Warning // the engine's (separation, aliased columns, single levels)
 }
@@ -37,7 +38,7 @@ type shapleyResult struct {
 // Israeli 2007 for R² decompositions; docs/methods.md) with the engine's
 // Shapley: every subset of factors is fitted as main effects (treatment
 // dummies) on episode-level Bernoulli rows.
-func decompose(eps []row, fs []factor) (shapleyResult, error) {
+func decompose(eps []row, fs []factor, boot *tableBoot) (shapleyResult, error) {
 	r := shapleyResult{Total: nan, DupRate: nan, Episodes: len(eps), Warnings: []analysis.Warning{}}
 	var terms []string
 	for _, f := range fs {
@@ -57,13 +58,17 @@ func decompose(eps []row, fs []factor) (shapleyResult, error) {
 	if s == 0 || s == float64(len(eps)) {
 		return r, fmt.Errorf("duplicated is constant (%.0f%%): no variance to explain", r.DupRate)
 	}
-	sd, err := analysis.Shapley(analysis.Query{Source: table.Held(eps[0].h.d, indices(eps))}, analysis.ShapleySpec{Formula: "duplicated ~ " + strings.Join(terms, " + ")})
+	sd, err := analysis.Shapley(analysis.Query{Source: table.Held(eps[0].h.d, indices(eps))}, analysis.ShapleySpec{Formula: "duplicated ~ " + strings.Join(terms, " + "),
+		Bootstrap: boot.rates()})
 	if err != nil {
 		return r, err
 	}
 	r.Total = sd.Total
 	for j, t := range sd.Terms {
 		r.Values[j], r.Shares[j] = t.Value, t.Share
+		if boot != nil {
+			r.Boot = append(r.Boot, t.ShareBoot)
+		}
 	}
 	r.Warnings = sd.Warnings
 	return r, nil
@@ -76,15 +81,20 @@ func decompose(eps []row, fs []factor) (shapleyResult, error) {
 // faults and redelivery (the preregistered analysis), faults an immediate
 // read-back resolves, faults it cannot.
 func Table4(d *table.Data) (*Table, error) {
-	t, _, err := table4(d)
+	t, _, err := table4(d, analysis.BootstrapSpec{})
 	return t, err
 }
 
-// table4 also returns the decompositions for the hypotheses (H2).
-func table4(d *table.Data) (*Table, map[string]shapleyResult, error) {
+// table4 also returns the decompositions for the hypotheses (H2); with
+// a bootstrap, the shares get its intervals.
+func table4(d *table.Data, bs analysis.BootstrapSpec) (*Table, map[string]shapleyResult, error) {
 	h := hold(d)
 	if err := require(d, "Table 4", tableColumns[4]); err != nil {
 		return nil, nil, err
+	}
+	boot, err := newTableBoot(d, bs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Table 4: %w", err)
 	}
 	t := &Table{
 		Number:      4,
@@ -113,6 +123,12 @@ func table4(d *table.Data) (*Table, map[string]shapleyResult, error) {
 			return e.Experiment() == "E3" && e.Contract() == ledger.ContractNative && e.Condition() == "vanilla"
 		}, []factor{factorContract, factorHarness, factorMode, factorModel}},
 	}
+	if boot != nil {
+		for j := range t.Columns {
+			t.Columns[j].ShowCI = true
+		}
+		t.Caption += " Shares carry " + boot.what() + "."
+	}
 	out := map[string]shapleyResult{}
 	for _, b := range blocks {
 		base := len(t.Rows)
@@ -127,7 +143,7 @@ func table4(d *table.Data) (*Table, map[string]shapleyResult, error) {
 		t.Rows = append(t.Rows, newRows(keys, labels, len(t.Columns))...)
 		for j, split := range splits {
 			eps := h.filter(func(e row) bool { return b.scope(e) && split(e) })
-			r, err := decompose(eps, b.fs)
+			r, err := decompose(eps, b.fs, boot)
 			if err != nil {
 				t.warnf("%s %s: %v", b.key, t.Columns[j].Key, err)
 			}
@@ -138,6 +154,9 @@ func table4(d *table.Data) (*Table, map[string]shapleyResult, error) {
 			for i := range b.fs {
 				c := numCell(Percent, r.Shares[i], 0)
 				c.N = r.Episodes
+				if r.Boot != nil {
+					c = boot.cell(c, r.Boot[i], 1) // a share is in percent already
+				}
 				t.Rows[base+i].Cells[j] = c
 			}
 			k := base + len(b.fs)

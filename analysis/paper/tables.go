@@ -116,7 +116,11 @@ func (c ICC) check() error {
 }
 
 // Table3With is Table3 with the ICC convention icc (DefaultICC when "").
-func Table3With(d *table.Data, icc ICC) (*Table, error) {
+func Table3With(d *table.Data, icc ICC) (*Table, error) { return table3(d, Options{ICC: icc}) }
+
+// table3 is Table 3 with the options' ICC convention and bootstrap.
+func table3(d *table.Data, opt Options) (*Table, error) {
+	icc := opt.ICC
 	if err := icc.check(); err != nil {
 		return nil, fmt.Errorf("Table 3: %w", err)
 	}
@@ -153,13 +157,20 @@ func Table3With(d *table.Data, icc ICC) (*Table, error) {
 		{"ts_pre", func(e row) bool { return e.FaultFired() && isPre(e.FaultMode()) }, tsOf},
 		{"eos_faulted", faulted, eosOf},
 	}
-	if icc == ICCPooled {
-		pooledRateColumns(t, eps, cols, modelOf, models)
-		t.Caption = strings.Replace(t.Caption, "ICC over task templates pooled per column", "one ICC over task templates pooled across the columns", 1)
-		return t, nil
+	boot, err := newTableBoot(d, opt.Bootstrap)
+	if err != nil {
+		return nil, fmt.Errorf("Table 3: %w", err)
 	}
-	for j, c := range cols {
-		rateColumn(t, eps, c, j, modelOf, models)
+	if icc == ICCPooled {
+		pooledRateColumns(t, eps, cols, modelOf, models, boot)
+		t.Caption = strings.Replace(t.Caption, "ICC over task templates pooled per column", "one ICC over task templates pooled across the columns", 1)
+	} else {
+		for j, c := range cols {
+			rateColumnBoot(t, eps, c, j, modelOf, models, boot)
+		}
+	}
+	if boot != nil {
+		t.Caption = strings.Replace(t.Caption, "with 95% intervals (Wilson on clustered effective sample sizes", "with "+boot.what()+" (the Wilson intervals' effective sample sizes", 1)
 	}
 	return t, nil
 }
@@ -169,8 +180,8 @@ func Table3With(d *table.Data, icc ICC) (*Table, error) {
 // column) rows grouped by column and group, with the ICC estimated within
 // each column and pooled (RatesSpec.ICCBy). Rates and n come out as per
 // column; only n_eff and the intervals change.
-func pooledRateColumns(t *Table, eps []row, cols []rateCol, groupOf func(row) string, groups []string) {
-	fr := newRateFrame([]string{"column", "group"}, true)
+func pooledRateColumns(t *Table, eps []row, cols []rateCol, groupOf func(row) string, groups []string, boot *tableBoot) {
+	fr := newRateFrame([]string{"column", "group"}, true, boot)
 	lead := make([]string, 2)
 	for _, c := range cols {
 		for _, e := range eps {
@@ -183,11 +194,12 @@ func pooledRateColumns(t *Table, eps []row, cols []rateCol, groupOf func(row) st
 	}
 	if fr.n == 0 {
 		for j := range cols {
-			rateColumn(t, eps, cols[j], j, groupOf, groups)
+			rateColumnBoot(t, eps, cols[j], j, groupOf, groups, boot)
 		}
 		return
 	}
-	res, err := analysis.Rates(analysis.Query{Source: analysis.Built(fr.b.Frame()), Weight: "w"}, analysis.RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"}})
+	res, err := analysis.Rates(analysis.Query{Source: analysis.Built(fr.b.Frame()), Weight: "w"}, analysis.RatesSpec{Outcome: "y", By: []string{"column", "group"}, Cluster: "template", ICCBy: []string{"column"},
+		Bootstrap: boot.rates()})
 	if err != nil {
 		// Frames built here always carry their columns; an error is a bug.
 		panic("paper: pooledRateColumns: " + err.Error())
@@ -205,7 +217,7 @@ func pooledRateColumns(t *Table, eps []row, cols []rateCol, groupOf func(row) st
 			if !ok {
 				t.warnf("%s / %s: no episodes", t.Rows[i].Labels[len(t.Rows[i].Labels)-1], t.columnLabel(c.key))
 			}
-			t.Rows[i].Cells[j] = rateCellOf(r, ok)
+			t.Rows[i].Cells[j] = boot.cell(rateCellOf(r, ok), r.Boot, 100)
 		}
 	}
 }

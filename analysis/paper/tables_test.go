@@ -326,7 +326,7 @@ func TestTableColumnsComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, err := BuildFigures(onlyColumns(t, d, figureColumns))
+	fp, err := BuildFigures(onlyColumns(t, d, FigureColumns()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/analysis"
 )
 
 // TestDocsExamplesParse parses every YAML block of docs/prereg.md, so the
@@ -87,6 +89,7 @@ func TestSchemaKeys(t *testing.T) {
 		{"rule", "direction", strs(Directions)}, {"rule", "use", strs(Uses)},
 		{"hypothesis", "analysis", strs(Analyses)}, {"hypothesis", "combine", strs(Combines)},
 		{"part", "if_not_computable", strs(IfNotComputables)},
+		{"estimand", "random_effects", strs(analysis.RandomEffectsChoices)},
 	} {
 		var e struct{ Enum []string }
 		if err := json.Unmarshal(s.Defs[c.def].Properties[c.key], &e); err != nil {

@@ -3,6 +3,7 @@ package prereg
 import (
 	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/internal/enum"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // The fixed-value keys of a preregistration are string types: each has
@@ -103,18 +104,21 @@ func (v *IfNotComputable) UnmarshalText(b []byte) error {
 	return enum.Unmarshal("if_not_computable", b, IfNotComputables, v)
 }
 
-// Adjust is a multiplicity family's adjustment: holm, bonferroni or bh.
+// Adjust is a multiplicity family's adjustment: holm, bonferroni, bh
+// (Benjamini–Hochberg) or by (Benjamini–Yekutieli), the engine's
+// stats.Adjustment but none.
 type Adjust string
 
 // The adjustments of a family.
 const (
-	AdjustHolm       Adjust = "holm"
-	AdjustBonferroni Adjust = "bonferroni"
-	AdjustBH         Adjust = "bh"
+	AdjustHolm       Adjust = Adjust(stats.AdjustHolm)
+	AdjustBonferroni Adjust = Adjust(stats.AdjustBonferroni)
+	AdjustBH         Adjust = Adjust(stats.AdjustBH)
+	AdjustBY         Adjust = Adjust(stats.AdjustBY)
 )
 
 // Adjusts lists the adjustments.
-var Adjusts = []Adjust{AdjustHolm, AdjustBonferroni, AdjustBH}
+var Adjusts = []Adjust{AdjustHolm, AdjustBonferroni, AdjustBH, AdjustBY}
 
 // String returns the adjustment as the file writes it.
 func (a Adjust) String() string { return string(a) }

@@ -1,12 +1,14 @@
 package prereg
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/internal/ledgertest"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // TestEstimands checks every estimand kind against testdata/estimands.py
@@ -125,4 +127,36 @@ func within(got, want, tol float64) bool {
 		m = -m
 	}
 	return d <= tol*max(1, m)
+}
+
+// A family's adjust names any of the engine's adjustments but none: the
+// family's p-values are stats.Adjust's over its tests' unadjusted ones,
+// which each test keeps as p_unadjusted.
+func TestFamilyAdjustments(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "estimands.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps := ledgertest.ReadEpisodes(t, cliCSV)
+	for _, a := range Adjusts {
+		t.Run(string(a), func(t *testing.T) {
+			r := evaluate(t, "estimands.yaml", bytes.Replace(src, []byte("adjust: holm"), []byte("adjust: "+a), 1), eps)
+			var raw, got []float64
+			for _, id := range []string{"M-vanilla", "M-aware"} {
+				p := verdict(t, r, id).Parts[0]
+				got = append(got, p.Estimate.P)
+				for _, x := range p.Extra {
+					if x.Name == "p_unadjusted" {
+						raw = append(raw, x.Value)
+					}
+				}
+			}
+			want := stats.Adjust(stats.Adjustment(a), raw)
+			for i := range want {
+				if len(raw) != 2 || !within(got[i], want[i], 1e-12) {
+					t.Fatalf("family p-values %v from %v, want %v", got, raw, want)
+				}
+			}
+		})
+	}
 }

@@ -227,15 +227,7 @@ func (f *File) adjustFamilies(all []*PartResult) {
 				ps = append(ps, pr.rawP)
 			}
 		}
-		var adj []float64
-		switch fam.Adjust {
-		case "holm":
-			adj = stats.HolmAdjust(ps)
-		case "bonferroni":
-			adj = stats.BonferroniAdjust(ps)
-		case "bh":
-			adj = stats.BHAdjust(ps)
-		}
+		adj := stats.Adjust(stats.Adjustment(fam.Adjust), ps)
 		for i, pr := range members {
 			pr.Estimate.P = adj[i]
 			pr.Extra = append(pr.Extra, Stat{Name: "p_unadjusted", Value: ps[i], Lo: nan, Hi: nan, P: nan, N: pr.Estimate.N})
@@ -365,28 +357,21 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 			Stat{Name: "only_" + e.A, Value: float64(c.B), Lo: nan, Hi: nan, P: nan, N: int64(c.Pairs)},
 			Stat{Name: "only_" + e.B, Value: float64(c.C), Lo: nan, Hi: nan, P: nan, N: int64(c.Pairs)})
 	case KindOddsRatio, KindCoefficient:
+		if e.Contrast != "" {
+			return e.contrast(q, p, pr, fail)
+		}
 		spec := e.modelSpec()
 		label := e.modelLabel()
-		r, err := analysis.Model(q, spec)
-		if ge := (*stats.GEEError)(nil); errors.As(err, &ge) && e.Fallback != "" {
-			// An undefined working correlation (e.g. an outcome constant
-			// within every cluster) leaves the fallback, whose robust SEs
-			// are still valid.
-			pr.Warnings = append(pr.Warnings, analysis.Warning{Code: analysis.WarnFallback, Field: "Corr",
-				Msg: fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Spec.Corr, "exchangeable"), label, ge.Reason, e.Fallback)})
-			spec.Corr = e.Fallback
+		var r *analysis.ModelResult
+		err := e.withFallback(pr, label, func(corr stats.Corr) (err error) {
+			spec.Corr = corr
 			r, err = analysis.Model(q, spec)
-		}
+			return err
+		})
 		if err != nil {
 			return fail(err)
 		}
-		// Name the fit: a hypothesis may hold several (H1's GEE and GLMM);
-		// advice names the file's keys, as its errors do.
-		for _, w := range r.Warnings {
-			w = w.Renamed(specKeys(e.Kind))
-			w.Msg = label + ": " + w.Msg
-			pr.Warnings = append(pr.Warnings, w)
-		}
+		e.addWarnings(pr, label, r.Warnings)
 		i := slices.IndexFunc(r.Coefficients, func(c analysis.Coef) bool { return c.Term == e.Term })
 		if i < 0 {
 			var terms []string
@@ -432,6 +417,84 @@ func (f *File) estimate(p *Part, q analysis.Query, level string) *PartResult {
 		}
 	}
 	return pr
+}
+
+// contrast computes a coefficient that names a contrast: the average
+// contrast of its level against the reference level on the response
+// scale (analysis.Contrast), a difference (percentage points for a
+// binomial distribution) or a ratio, with its delta-method Wald interval
+// and test. A GEE whose working correlation fails falls back as a
+// coefficient's does.
+func (e *Estimand) contrast(q analysis.Query, p *Part, pr *PartResult, fail func(error) *PartResult) *PartResult {
+	col, level, _ := contrastLevel(e.Contrast)
+	spec := analysis.ContrastSpec{Model: e.modelSpec(), Variable: col, Base: e.Spec.Refs[col], Levels: []string{level}, RandomEffects: e.RandomEffects}
+	label := e.modelLabel()
+	var r *analysis.ContrastResult
+	err := e.withFallback(pr, label, func(corr stats.Corr) (err error) {
+		spec.Model.Corr = corr
+		r, err = analysis.Contrast(q, spec)
+		return err
+	})
+	if err != nil {
+		return fail(err)
+	}
+	e.addWarnings(pr, label, r.Warnings)
+	c := r.Contrasts[0]
+	st := &pr.Estimate
+	st.N = c.N
+	// A logistic model of before families (the model key) is binomial.
+	dist := e.modelSpec().Family
+	if e.model() != "" {
+		dist = stats.Binomial
+	}
+	binomial := dist == stats.Binomial
+	if e.Scale == ScaleRatio {
+		st.Name = fmt.Sprintf("%s_%s_contrast_ratio", e.fit(), dist)
+		st.Value, st.Lo, st.Hi, st.P = c.Ratio, c.RatioLo, c.RatioHi, c.RatioP
+	} else {
+		k := 1.0
+		st.Name = fmt.Sprintf("%s_%s_contrast_diff", e.fit(), dist)
+		if binomial {
+			k, st.Name = 100, st.Name+"_pp"
+		}
+		st.Value, st.Lo, st.Hi, st.P = k*c.Diff, k*c.DiffLo, k*c.DiffHi, c.DiffP
+	}
+	pr.rawP = st.P
+	oneSided(p.Rule, pr)
+	for _, m := range r.Means {
+		k := 1.0
+		if binomial {
+			k = 100
+		}
+		pr.Extra = append(pr.Extra, Stat{Name: "mean_" + m.Level, Value: k * m.Mean, Lo: k * m.Lo, Hi: k * m.Hi, P: nan, N: m.N})
+	}
+	return pr
+}
+
+// withFallback runs fit with the estimand's working correlation and,
+// when a GEE fails on it and the estimand names a fallback, again with
+// the fallback (an undefined working correlation, e.g. an outcome
+// constant within every cluster, leaves the fallback, whose robust SEs
+// are still valid), saying so in pr's warnings.
+func (e *Estimand) withFallback(pr *PartResult, label string, fit func(stats.Corr) error) error {
+	err := fit(e.Spec.Corr)
+	if ge := (*stats.GEEError)(nil); errors.As(err, &ge) && e.Fallback != "" {
+		pr.Warnings = append(pr.Warnings, analysis.Warning{Code: analysis.WarnFallback, Field: "Corr",
+			Msg: fmt.Sprintf("%s %s failed (%v); %s working correlation used", orDefault(e.Spec.Corr, "exchangeable"), label, ge.Reason, e.Fallback)})
+		err = fit(e.Fallback)
+	}
+	return err
+}
+
+// addWarnings adds a fit's warnings to pr, named by the fit (a hypothesis
+// may hold several: H1's GEE and GLMM), their advice in the file's keys,
+// as its errors are.
+func (e *Estimand) addWarnings(pr *PartResult, label string, ws []analysis.Warning) {
+	for _, w := range ws {
+		w = w.Renamed(specKeys(e.Kind))
+		w.Msg = label + ": " + w.Msg
+		pr.Warnings = append(pr.Warnings, w)
+	}
 }
 
 // oneSided replaces a two-sided p-value by the one-sided one in the rule's

@@ -125,6 +125,15 @@ type Estimand struct {
 	Spec  analysis.ModelSpec
 	Scale Scale  // coefficient: ratio (exp β) or difference (β); "" by the link
 	Term  string // odds_ratio, coefficient: the coefficient; shapley_share: factor
+	// Contrast, instead of Term, makes a coefficient the average contrast
+	// on the response scale of a level against the reference level
+	// (refs, or the first): "col[level]" (analysis.Contrast). Scale
+	// difference (the default) is the average difference, in percentage
+	// points for a binomial distribution; ratio the ratio of the
+	// averages. RandomEffects is how a glmm's predictions treat the
+	// random effects (zero, the default, or marginal).
+	Contrast      string
+	RandomEffects analysis.RandomEffects
 	// Fallback is the GEE working correlation used when Corr cannot be
 	// estimated (independence keeps robust standard errors valid).
 	Fallback stats.Corr
@@ -591,6 +600,10 @@ func (d *decoder) estimand(n *yaml.Node) Estimand {
 		},
 		"formula":  func(v *yaml.Node) { d.str(v, "estimand.formula", &e.Spec.Formula) },
 		"term":     func(v *yaml.Node) { d.str(v, "estimand.term", &e.Term) },
+		"contrast": func(v *yaml.Node) { d.str(v, "estimand.contrast", &e.Contrast) },
+		"random_effects": func(v *yaml.Node) {
+			d.str(v, "estimand.random_effects", (*string)(&e.RandomEffects))
+		},
 		"group":    func(v *yaml.Node) { d.str(v, "estimand.group", &e.Spec.Group) },
 		"corr":     func(v *yaml.Node) { d.str(v, "estimand.corr", (*string)(&e.Spec.Corr)) },
 		"fallback": func(v *yaml.Node) { d.str(v, "estimand.fallback", (*string)(&e.Fallback)) },
@@ -698,9 +711,9 @@ func (d *decoder) validate(f *File) {
 		case families[fam.ID] != nil:
 			d.errf(fam.Line, "family %q is defined twice", fam.ID)
 		}
-		switch fam.Adjust {
-		case "holm", "bonferroni", "bh":
-		case "":
+		switch {
+		case slices.Contains(Adjusts, fam.Adjust):
+		case fam.Adjust == "":
 			d.errf(fam.Line, "family %s: adjust is required (%s)", fam.ID, orList(Adjusts))
 		default:
 			d.errf(fam.Line, "family %s: adjust %q: want %s", fam.ID, fam.Adjust, orList(Adjusts))
@@ -822,7 +835,7 @@ var kindKeys = map[Kind][]string{
 	KindRateDiff:    {"weight", "cluster", "level", "arm", "a", "b"},
 	KindMcNemar:     {"arm", "a", "b", "pair_by", "test", "family"},
 	KindOddsRatio:   {"model", "fit", "formula", "term", "group", "corr", "order", "cov", "fallback", "refs", "family"},
-	KindCoefficient: {"fit", "distribution", "link", "scale", "formula", "term", "group", "corr", "order", "cov", "fallback", "reml", "refs", "family"},
+	KindCoefficient: {"fit", "distribution", "link", "scale", "formula", "term", "contrast", "random_effects", "group", "corr", "order", "cov", "fallback", "reml", "refs", "family"},
 	KindShapley:     {"formula", "term", "r2", "refs"},
 	KindTOST:        {"arm", "a", "b", "pair_by", "cluster", "method"},
 }
@@ -854,6 +867,8 @@ func (e *Estimand) setKeys() []string {
 	add("reml", e.hasREML)
 	add("formula", e.Spec.Formula != "")
 	add("term", e.Term != "")
+	add("contrast", e.Contrast != "")
+	add("random_effects", e.RandomEffects != "")
 	add("group", e.Spec.Group != "")
 	add("corr", e.Spec.Corr != "")
 	add("fallback", e.Fallback != "")
@@ -1010,6 +1025,10 @@ func (d *decoder) formula(line int, what string, e *Estimand, random bool) {
 	fm, err := formula.Parse(e.Spec.Formula)
 	if err != nil {
 		d.errf(line, "%s: %v", what, err)
+		return
+	}
+	if e.Contrast != "" {
+		d.contrast(what, e, fm)
 		return
 	}
 	if e.Term == "" {
@@ -1171,6 +1190,10 @@ func (d *decoder) model(line int, what string, e *Estimand) {
 		switch {
 		case e.Scale != "" && !slices.Contains(Scales, e.Scale):
 			d.errf(e.at("scale"), "%s: estimand.scale %q: want %s", what, e.Scale, orList(Scales))
+		case e.Contrast != "" && e.Scale == "":
+			e.Scale = ScaleDifference // an average contrast: a difference unless asked otherwise
+		case e.Contrast != "":
+			// Averages on the response scale: both scales mean something under any link.
 		case e.Scale == ScaleRatio && link != "" && !slices.Contains(ratioLinks, link):
 			d.errf(e.at("scale"), "%s: estimand.scale ratio reads exp(β), which is no ratio under the %s link (ratios: %s links); use scale difference", what, link, orList(ratioLinks))
 		case e.Scale == "" && slices.Contains([]stats.Link{stats.LinkLogit, stats.LinkLog}, link):
@@ -1222,6 +1245,44 @@ func (d *decoder) model(line int, what string, e *Estimand) {
 	case e.Spec.Corr != stats.AR1 && e.Spec.Order != "":
 		d.errf(e.at("order"), "%s: estimand.order orders a cluster's rows for corr ar1; corr is %s", what, orDefault(e.Spec.Corr, stats.Exchangeable))
 	}
+}
+
+// contrast checks a coefficient's contrast key: "col[level]" of a column
+// of the formula's fixed part, not its reference level, instead of a
+// term; random_effects for a glmm only.
+func (d *decoder) contrast(what string, e *Estimand, fm *formula.Formula) {
+	line := e.at("contrast")
+	if e.Term != "" {
+		d.errf(line, "%s: estimand.contrast and estimand.term both name what to read: give one", what)
+		return
+	}
+	col, level, ok := contrastLevel(e.Contrast)
+	if !ok {
+		d.errf(line, "%s: estimand.contrast %q: want col[level], the level whose average contrast with the reference level is read", what, e.Contrast)
+		return
+	}
+	if !slices.ContainsFunc(fm.Terms, func(t formula.Term) bool { return t.Has(col) }) {
+		d.errf(line, "%s: estimand.contrast %q: %s is not a column of the formula's fixed part %s", what, e.Contrast, col, fm)
+		return
+	}
+	if ref, ok := e.Spec.Refs[col]; ok && ref == level {
+		d.errf(line, "%s: estimand.contrast %q: %s is the reference level of %s (estimand.refs) it would be compared with", what, e.Contrast, level, col)
+	}
+	switch {
+	case e.RandomEffects != "" && !e.RandomEffects.Valid():
+		d.errf(e.at("random_effects"), "%s: estimand.random_effects %q: want %s", what, e.RandomEffects, orList(analysis.RandomEffectsChoices))
+	case e.RandomEffects != "" && e.fit() != analysis.FitGLMM:
+		d.errf(e.at("random_effects"), "%s: estimand.random_effects applies to %s glmm", what, e.fitKey())
+	}
+}
+
+// contrastLevel splits "col[level]".
+func contrastLevel(s string) (col, level string, ok bool) {
+	i := strings.IndexByte(s, '[')
+	if i <= 0 || !strings.HasSuffix(s, "]") || len(s) < i+3 {
+		return "", "", false
+	}
+	return s[:i], s[i+1 : len(s)-1], true
 }
 
 func formulaRandom(f *formula.Formula) string {

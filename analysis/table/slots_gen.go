@@ -23,6 +23,7 @@ const (
 	sReadPath          // read_path
 	sFaultMode         // fault_mode
 	sRecovery          // recovery
+	sFirstMove         // first_move
 	numStr
 )
 
@@ -95,4 +96,5 @@ var slots = map[string]slot{
 	"uncertainty_listed": {ledger.KindBool, bUncertaintyListed},
 	"overclaim":          {ledger.KindBool, bOverclaim},
 	"recovery":           {ledger.KindString, sRecovery},
+	"first_move":         {ledger.KindString, sFirstMove},
 }

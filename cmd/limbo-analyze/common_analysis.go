@@ -198,3 +198,48 @@ func checkLevel(level float64) error {
 	}
 	return nil
 }
+
+// addBootstrapFlags binds the bootstrap's flags but --cluster, which a
+// command binds itself (rates' --cluster is also its design effect's).
+func addBootstrapFlags(f *pflag.FlagSet, b *analysis.BootstrapSpec) {
+	f.IntVar(&b.Replicates, "bootstrap", 0, "bootstrap replicates (0: none); resamples the clusters of --cluster (a GLMM: parametric)")
+	f.Uint64Var(&b.Seed, "seed", 1, "seed of the bootstrap replicates")
+	nameVar(f, &b.Interval, "interval", analysis.BootBCa, "bootstrap interval shown: bca or percentile (CSV and JSON carry both)")
+	f.IntVar(&b.Jobs, "jobs", 0, "parallel workers of the bootstrap (0 = number of CPUs)")
+}
+
+// bootstrapOnly is the usage error of bootstrap flags given without
+// --bootstrap.
+func bootstrapOnly(f *pflag.FlagSet) error {
+	if f.Changed("bootstrap") {
+		return nil
+	}
+	for _, n := range []string{"seed", "interval", "jobs"} {
+		if f.Changed(n) {
+			return usagef("--%s applies with --bootstrap N", n)
+		}
+	}
+	return nil
+}
+
+// renameWarnings makes the advice of a result's warnings name this
+// command's flags.
+func renameWarnings(ws []analysis.Warning) {
+	for i, w := range ws {
+		ws[i] = w.Renamed(specFlags)
+	}
+}
+
+// checkBootstrap checks a bootstrap's flags for a command that hands the
+// spec to a library that does not check it itself (tables).
+func checkBootstrap(b analysis.BootstrapSpec) error {
+	switch {
+	case b.Replicates < 0:
+		return usagef("--bootstrap %d: want a number of replicates ≥ 0", b.Replicates)
+	case b.Replicates > 0 && b.Replicates < 50:
+		return usagef("--bootstrap %d: too few for an interval; use at least 50 (1,000 or more for BCa)", b.Replicates)
+	case b.Interval != "" && !b.Interval.Valid():
+		return usagef("--interval %q: want bca or percentile", b.Interval)
+	}
+	return nil
+}

@@ -36,6 +36,9 @@ func cliEpisodes() []byte {
 	w := csv.NewWriter(&buf)
 	var hdr []string
 	for _, c := range ledger.EpisodeColumns {
+		if c.Name == "first_move" {
+			continue // a ledger graded before first_move was added: it is optional
+		}
 		hdr = append(hdr, c.Name)
 	}
 	hdr = append(hdr, "difficulty", "team", "w_alt")

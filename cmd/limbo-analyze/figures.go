@@ -37,8 +37,9 @@ in the Okabe–Ito colour-blind-safe palette.
             (Table 6; fixed and heavy-tailed delay)
   Figure 5  EOS against mean tool calls per condition and model, marker area
             proportional to the duplicate rate (Table 7, E2)
-  Figure 6  recovery behaviour after the focal timeout by model, not-executed
-            and committed worlds (E1)
+  Figure 6  first move after the focal timeout (read back, wait, re-issue) by
+            model, not-executed and committed worlds, with Fisher's exact
+            test of the two per model (E1)
 
 Every plotted number is a cell of the matching table or figure-data table
 (limbo-analyze tables; report). A figure the ledger cannot support is skipped
@@ -76,7 +77,7 @@ Examples:
 }
 
 func runFigures(o figuresOptions, e *env) error {
-	d, err := readAnalysisData(e, o.ledgerFlags, paper.Columns(paper.TableNumbers))
+	d, err := readAnalysisData(e, o.ledgerFlags, slices.Concat(paper.Columns(paper.TableNumbers), paper.FigureColumns()))
 	if err != nil {
 		return err
 	}

@@ -117,7 +117,7 @@ func TestBadInputs(t *testing.T) {
 		{"empty JSONL file", "x.jsonl", "\n\n", `FILE: empty ledger: no episodes`},
 		{"header only", "x.csv", hdr + "\n", `FILE: empty ledger: a header but no episodes`},
 		{"CSV ragged row", "x.csv", hdr + "\n" + row + "\n" + row2[:strings.LastIndex(row2, ",")] + "\n",
-			`FILE:3: recovery: row has 34 fields, the header has 35`},
+			`FILE:3: first_move: row has 35 fields, the header has 36`},
 		{"CSV bad quote", "x.csv", hdr + "\n" + cell(row, "model", `gp"t`) + "\n",
 			`FILE:2: (row): malformed CSV: bare " in non-quoted-field`},
 		{"not Parquet", "x.parquet", "episode_id\ns-1\n",

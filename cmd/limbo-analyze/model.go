@@ -12,6 +12,8 @@ func newModelCmd(e *env) *cobra.Command {
 	var spec analysis.ModelSpec
 	var refs []string
 	var reml bool
+	var con analysis.ContrastSpec
+	var cluster string
 	c := &cobra.Command{
 		Use:   "model --in FILE [--fit glm|gee|glmm] [--family binomial|poisson|gaussian] --formula \"Y ~ …\"",
 		Short: "GLM, GEE or GLMM (binomial, Poisson, Gaussian) over any columns",
@@ -53,10 +55,31 @@ Coefficients are named (Intercept), a numeric column's name, or col[level];
 or, or_lo and or_hi are exp(estimate) with its 95% Wald interval.
 Unweighted unless --weight COL (a binomial glm of a binary outcome only).
 
+--contrast COL reports, instead of the coefficients, average contrasts on the
+response scale between the levels of COL (a column of the formula): every
+row fitted is predicted with COL set to each level in turn and the
+predictions are averaged (G-computation, as marginaleffects' avg_comparisons
+and emmeans on a counterfactuals grid), within each group of --by. Each
+level is compared with --base (default: the reference level) by the
+difference (percentage points for a binomial model: a risk difference) and
+the ratio (a risk or rate ratio), with delta-method standard errors from the
+fit's covariance (the robust sandwich for GEE) and --level Wald intervals
+(the ratio's on the log scale); --adjust adjusts the differences' p-values
+(none by default; holm, bonferroni, bh or by). A GLMM predicts with its
+random effects at 0, or with --random-effects marginal averaged over their
+fitted distribution. --bootstrap N adds bootstrap intervals: the model is
+refitted on N resamples of the clusters of --cluster COL (a GEE's --group
+clusters must lie within them), or for a GLMM on N data sets drawn from the
+fit (parametric; --cluster then names the jackknife's unit for BCa).
+Replicates are seeded by --seed and the replicate index, so the intervals
+do not depend on --jobs.
+
 Examples:
   limbo-analyze model --in runs.parquet --family logit --formula "duplicated ~ contract + fault_mode + model"
   limbo-analyze model --in runs.csv --family gee --formula "eos ~ condition" --group task --cov bias-reduced --format json
-  limbo-analyze model --in runs.csv --family glmm --formula "duplicated ~ contract + (1|model) + (1|template)"`,
+  limbo-analyze model --in runs.csv --family glmm --formula "duplicated ~ contract + (1|model) + (1|template)"
+  limbo-analyze model --in runs.parquet --fit gee --group task --formula "duplicated ~ condition + model" --contrast condition --base vanilla
+  limbo-analyze model --in runs.parquet --formula "duplicated ~ condition * model" --contrast condition --base vanilla --by model --bootstrap 1000 --cluster task`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
@@ -69,11 +92,31 @@ Examples:
 			if reml && spec.ML {
 				return usagef("--reml and --ml exclude each other")
 			}
+			fl := cmd.Flags()
+			if con.Variable == "" {
+				for _, n := range []string{"base", "levels", "by", "random-effects", "level", "adjust", "bootstrap", "cluster"} {
+					if fl.Changed(n) {
+						return usagef("--%s applies with --contrast COL", n)
+					}
+				}
+			}
+			if err := bootstrapOnly(fl); err != nil {
+				return err
+			}
+			if err := checkLevel(con.Level); err != nil {
+				return err
+			}
+			if con.Variable != "" {
+				con.Model, con.Bootstrap.Cluster = spec, cluster
+				r, err := analysis.Contrast(o.query(e), con)
+				if r != nil {
+					renameWarnings(r.Warnings)
+				}
+				return emit(e, o.Format, report.Contrast)(r, err)
+			}
 			r, err := analysis.Model(o.query(e), spec)
 			if r != nil {
-				for i, w := range r.Warnings {
-					r.Warnings[i] = w.Renamed(specFlags) // the advice names this command's flags
-				}
+				renameWarnings(r.Warnings)
 			}
 			return emit(e, o.Format, report.Model)(r, err)
 		},
@@ -94,5 +137,14 @@ Examples:
 	nameVar(fl, &spec.Convention, "convention", "", "GEE moment estimators: statsmodels (default) or geepack (default for ar1)")
 	fl.IntVar(&spec.NAGQ, "nagq", 1, "GLMM quadrature nodes: 1 = Laplace")
 	fl.BoolVar(&spec.Firth, "firth", false, "Firth's penalised likelihood (finite estimates under separation)")
+	fl.StringVar(&con.Variable, "contrast", "", "report average contrasts on the response scale between the levels of this column")
+	fl.StringVar(&con.Base, "base", "", "--contrast: the level every other level is compared with (default: the reference level)")
+	fl.StringSliceVar(&con.Levels, "levels", nil, "--contrast: compare only these levels with --base")
+	fl.StringSliceVar(&con.By, "by", nil, "--contrast: average within the groups of these columns")
+	nameVar(fl, &con.RandomEffects, "random-effects", "", "--contrast of a GLMM: zero (default: the population level) or marginal")
+	fl.Float64Var(&con.Level, "level", 0.95, "--contrast: confidence level of the intervals")
+	nameVar(fl, &con.Adjust, "adjust", "", "--contrast: adjust the differences' p-values: none (default), holm, bonferroni, bh or by")
+	fl.StringVar(&cluster, "cluster", "", "--bootstrap: resample the clusters of this column (e.g. task)")
+	addBootstrapFlags(fl, &con.Bootstrap)
 	return c
 }

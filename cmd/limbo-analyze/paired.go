@@ -21,7 +21,8 @@ unmatched episodes are dropped and counted in the warnings.
 For each comparison, b counts pairs where only the base succeeds and c pairs
 where only the other does; gain_pp = 100·(b−c)/pairs; p is the two-sided
 exact McNemar test (--test midp, chi2 or chi2cc for the others) and p_adj
-adjusts over exactly the comparisons reported (Holm by default). Unweighted
+adjusts over exactly the comparisons reported (Holm by default; --adjust
+bonferroni, bh for Benjamini–Hochberg, by for Benjamini–Yekutieli or none). Unweighted
 unless --weight COL: gain_pp then weights each pair by its base episode's
 weight, while b, c and p stay unweighted counts.
 
@@ -34,12 +35,26 @@ p (R's wilcox.test(paired = TRUE): zero differences dropped, exact below 50
 pairs without ties or zeros, else the normal approximation with continuity
 and tie corrections). Numeric comparisons are unweighted.
 
+--bootstrap N adds a cluster-bootstrap interval of each gain_pp (or
+mean_diff): N replicates draw the clusters of --cluster COL (e.g. task)
+with replacement, a pair belonging to its base episode's cluster, and
+recompute the gain on the pairs drawn; boot_lo and boot_hi are the BCa
+interval (--interval percentile for the percentile one). Seeded by --seed
+and the replicate index, so --jobs does not change the intervals.
+
 Examples:
   limbo-analyze paired --in runs.parquet --outcome duplicated --arm condition --base vanilla --pair-by pair_key,contract
   limbo-analyze paired --in runs.csv --outcome eos --arm condition --base vanilla --pair-by pair_key --levels aware,guard --adjust bh --format json
-  limbo-analyze paired --in runs.csv --outcome agent_time_s --arm condition --base vanilla --pair-by pair_key --test wilcoxon`,
+  limbo-analyze paired --in runs.csv --outcome agent_time_s --arm condition --base vanilla --pair-by pair_key --test wilcoxon
+  limbo-analyze paired --in runs.parquet --outcome eos --arm condition --base vanilla --pair-by pair_key --bootstrap 1000 --cluster task`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := bootstrapOnly(cmd.Flags()); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("cluster") && spec.Bootstrap.Replicates == 0 {
+				return usagef("--cluster applies with --bootstrap N")
+			}
 			return emit(e, o.Format, report.Paired)(analysis.Paired(o.query(e), spec))
 		},
 	}
@@ -51,6 +66,8 @@ Examples:
 	f.StringSliceVar(&spec.PairBy, "pair-by", nil, "columns that match episodes across arms (required)")
 	f.StringSliceVar(&spec.Levels, "levels", nil, "compare only these levels of --arm (default: all present)")
 	nameVar(f, &spec.Test, "test", "", "binary outcome, McNemar: exact (default), midp, chi2 or chi2cc; numeric: t (default) or wilcoxon")
-	nameVar(f, &spec.Adjust, "adjust", "holm", "multiplicity adjustment: holm, bonferroni, bh or none")
+	nameVar(f, &spec.Adjust, "adjust", "holm", "multiplicity adjustment: holm, bonferroni, bh, by or none")
+	f.StringVar(&spec.Bootstrap.Cluster, "cluster", "", "--bootstrap: resample the clusters of this column (e.g. task)")
+	addBootstrapFlags(f, &spec.Bootstrap)
 	return c
 }

@@ -28,16 +28,30 @@ warning. Unlike the paper's tables, which cluster on task templates, rates
 clusters only on the column you name. Reading streams: memory grows with
 the number of groups (and clusters), not with the rows.
 
+--bootstrap N adds cluster-bootstrap intervals beside Wilson's: N replicates
+each draw the clusters of --cluster with replacement (every episode of a
+drawn cluster, as often as it is drawn) and recompute each group's rate;
+boot_lo and boot_hi are the BCa interval (Efron 1987; the acceleration from
+the jackknife over the clusters), or with --interval percentile the
+percentile one; CSV and JSON carry both and the bootstrap SE. Replicate r
+draws from a stream seeded by --seed and r alone, so the intervals are the
+same for any --jobs.
+
 Examples:
   limbo-analyze rates --in runs.parquet --outcome duplicated --by contract,fault_mode
   limbo-analyze rates --in runs.csv --outcome eos --by condition --where 'fault_fired && model == "m1"' --format json
-  limbo-analyze rates --in runs.jsonl --outcome duplicated --by condition --cluster task --icc-by condition`,
+  limbo-analyze rates --in runs.jsonl --outcome duplicated --by condition --cluster task --icc-by condition
+  limbo-analyze rates --in runs.parquet --outcome duplicated --by condition --cluster task --bootstrap 1000 --seed 7`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkLevel(spec.Level); err != nil {
 				return err
 			}
+			if err := bootstrapOnly(cmd.Flags()); err != nil {
+				return err
+			}
 			spec.DefaultWeight = o.Weight == ""
+			spec.Bootstrap.Cluster = spec.Cluster
 			return emit(e, o.Format, report.Rates)(analysis.Rates(o.query(e), spec))
 		},
 	}
@@ -47,6 +61,7 @@ Examples:
 	f.StringSliceVar(&spec.By, "by", nil, "group by these columns (comma-separated)")
 	f.StringVar(&spec.Cluster, "cluster", "", "cluster column (e.g. task) for a cluster design effect")
 	f.StringSliceVar(&spec.ICCBy, "icc-by", nil, "estimate the ICC within strata of these columns and pool it")
-	f.Float64Var(&spec.Level, "level", 0.95, "confidence level of the Wilson interval")
+	f.Float64Var(&spec.Level, "level", 0.95, "confidence level of the Wilson (and bootstrap) interval")
+	addBootstrapFlags(f, &spec.Bootstrap)
 	return c
 }

@@ -116,7 +116,7 @@ Examples:
 		newMergeCmd(e),
 		newProveCmd(e),
 		newTablesCmd(e), newHypothesesCmd(e), newPreregCmd(e), newReportCmd(e),
-		newRatesCmd(e), newMeansCmd(e), newPairedCmd(e), newShapleyCmd(e), newModelCmd(e), newTOSTCmd(e), newGateCmd(e),
+		newRatesCmd(e), newMeansCmd(e), newPairedCmd(e), newShapleyCmd(e), newModelCmd(e), newTOSTCmd(e), newGateCmd(e), newRepeatsCmd(e),
 		newServeCmd(e), newDriveCmd(e), newProxyCmd(e),
 		newFiguresCmd(e), newViewCmd(e),
 		newPowerCmd(e),

@@ -14,7 +14,11 @@ var specFlags = map[string]string{
 	// model and shapley.
 	"Fit": "--fit", "Family": "--family", "Link": "--link", "Formula": "--formula", "Group": "--group", "Corr": "--corr",
 	"Cov": "--cov", "Convention": "--convention", "Order": "--order", "NAGQ": "--nagq", "ML": "--ml", "Firth": "--firth",
-	"Refs": "--ref", "R2": "--r2",
+	"Refs": "--ref", "R2": "--r2", "Variable": "--contrast", "RandomEffects": "--random-effects",
+	// the bootstrap of rates, paired, model, shapley and tables.
+	"Replicates": "--bootstrap", "Seed": "--seed", "Interval": "--interval",
+	// repeats.
+	"Outcomes": "--outcome", "K": "--k", "RepeatBy": "--repeat-by", "Consistency": "--consistency",
 	// power.
 	"Reps": "--reps", "Jobs": "--jobs", "Sizes": "--sizes", "Target": "--target", "Scale": "--scale",
 	// export, grade and validate.

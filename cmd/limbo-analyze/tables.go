@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/limbo-toolkit/limbo/analysis"
 	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/analysis/table"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -20,6 +21,7 @@ type tablesOptions struct {
 	format       string
 	comparePaper bool
 	icc          paper.ICC // Table 3's ICC convention
+	boot         analysis.BootstrapSpec
 }
 
 func newTablesCmd(e *env) *cobra.Command {
@@ -38,12 +40,20 @@ computed is "–" with a warning under the table.
 --compare-paper prints, for each table, the paper's published numbers beside
 this ledger's and their difference.
 
+--bootstrap N gives Tables 3 and 4 cluster-bootstrap intervals: N replicates
+each draw the clusters of --cluster (default template, the tables' cluster)
+with replacement and recompute the table; Table 3's rates show the BCa
+interval (--interval percentile for the percentile one) instead of Wilson's,
+Table 4's shares show it beside the share. Seeded by --seed and the
+replicate index, so --jobs does not change them.
+
 Examples:
   limbo-analyze simulate --out run.jsonl --episodes run.parquet
   limbo-analyze tables --in run.parquet
   limbo-analyze tables --in run.parquet --table 3 --format latex
   limbo-analyze tables --in run.parquet --table 13 --format csv
-  limbo-analyze tables --in run.parquet --compare-paper`,
+  limbo-analyze tables --in run.parquet --compare-paper
+  limbo-analyze tables --in run.parquet --table 3 --bootstrap 1000 --cluster task --seed 7`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var table error
@@ -51,7 +61,13 @@ Examples:
 				table = usagef("tables: --table %d: the computed tables are 3–13", o.table)
 			}
 			if err := firstError(required("tables: --in", o.In), table,
-				oneOf("tables: --format", o.format, report.Formats, "text, md, latex, csv or json"), checkICC("tables", o.icc)); err != nil {
+				oneOf("tables: --format", o.format, report.Formats, "text, md, latex, csv or json"), checkICC("tables", o.icc), bootstrapOnly(cmd.Flags())); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("cluster") && o.boot.Replicates == 0 {
+				return usagef("tables: --cluster applies with --bootstrap N")
+			}
+			if err := checkBootstrap(o.boot); err != nil {
 				return err
 			}
 			return runTables(o, e)
@@ -63,6 +79,8 @@ Examples:
 	f.StringVar(&o.format, "format", "text", "output format: text, md, latex, csv or json")
 	f.BoolVar(&o.comparePaper, "compare-paper", false, "show the paper's published numbers beside this ledger's")
 	addICCFlag(f, &o.icc)
+	f.StringVar(&o.boot.Cluster, "cluster", "", "--bootstrap: resample the clusters of this column (default template)")
+	addBootstrapFlags(f, &o.boot)
 	return cmd
 }
 
@@ -93,11 +111,15 @@ func runTables(o tablesOptions, e *env) error {
 	var d *table.Data
 	if !(len(ns) == 1 && ns[0] == 11) {
 		var err error
-		if d, err = readAnalysisData(e, o.ledgerFlags, paper.Columns(ns)); err != nil {
+		cols := paper.Columns(ns)
+		if c := o.boot.Cluster; c != "" && !slices.Contains(cols, c) {
+			cols = append(cols, c) // the bootstrap's clusters
+		}
+		if d, err = readAnalysisData(e, o.ledgerFlags, cols); err != nil {
 			return err
 		}
 	}
-	tables, err := report.SelectTables(d, o.table, o.comparePaper, paper.Options{Tools: paper.NativeTools(), ICC: o.icc},
+	tables, err := report.SelectTables(d, o.table, o.comparePaper, paper.Options{Tools: paper.NativeTools(), ICC: o.icc, Bootstrap: o.boot},
 		func(msg string) { fmt.Fprintf(e.stderr, "limbo-analyze: %s\n", msg) })
 	if err != nil {
 		return err

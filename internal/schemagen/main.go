@@ -250,14 +250,14 @@ func (t *table) load(fset *token.FileSet, files []*ast.File) error {
 		}
 		delete(fields, c.name)
 		want := map[string]string{"KindString": "string", "KindInt": "int64", "KindFloat": "float64", "KindBool": "bool"}[c.kind]
-		if c.optional {
-			want = "*" + want
+		if c.optional && c.kind == "KindFloat" {
+			want = "*" + want // a null is nil; an absent string is ""
 		}
 		if want == "" || f.typ != want {
 			return fmt.Errorf("%s: %s: column %q is %s (Optional %v), so %s.%s must be %s, not %s", fset.Position(cl.Pos()), t.name, c.name, c.kind, c.optional, t.typ, f.name, want, f.typ)
 		}
-		if c.optional && c.kind != "KindFloat" {
-			return fmt.Errorf("%s: %s: column %q: only float columns can be optional", fset.Position(cl.Pos()), t.name, c.name)
+		if c.optional && c.kind != "KindFloat" && c.kind != "KindString" {
+			return fmt.Errorf("%s: %s: column %q: only float and string columns can be optional", fset.Position(cl.Pos()), t.name, c.name)
 		}
 		c.field = f.name
 		t.cols = append(t.cols, c)
@@ -299,7 +299,7 @@ func ledgerFile(tables []*table) ([]byte, error) {
 				fmt.Fprintf(&b, "case %d: // %s\n", i, c.name)
 			}
 			ptr := map[string]string{"KindString": "s", "KindInt": "i", "KindFloat": "f", "KindBool": "b"}[c.kind]
-			if c.optional {
+			if c.optional && c.kind == "KindFloat" {
 				ptr = "opt"
 			}
 			fmt.Fprintf(&b, "return fieldRef{%s: &%s.%s}\n", ptr, t.recv, c.field)
@@ -318,7 +318,7 @@ func ledgerFile(tables []*table) ([]byte, error) {
 	n := map[string]int{}
 	for _, c := range t.cols {
 		k := c.kind
-		if c.optional {
+		if c.optional && c.kind == "KindFloat" {
 			k = "opt"
 		}
 		j := n[k]

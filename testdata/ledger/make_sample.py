@@ -19,6 +19,10 @@ docs/ledger.md, written out in grade() independently of package sandbox:
   reported_success= final status == completed
   uncertainty_listed = the final report lists an uncertainty
   overclaim       = reported_success and (duplicated or not task_success)
+  first_move      = the first accepted call after the focal write's first
+                    issue: read_back (a read of its service, or an oracle),
+                    wait, reissue (a write of its identity), other; stop
+                    when there is none, none when it was never issued
 
 cmd/limbo-analyze's TestSampleGraderAgrees checks that sandbox.Grade gives
 the same table from sample.jsonl.
@@ -244,6 +248,32 @@ def episode(n, model, mode, tpl, condition, contract, behaviour):
     return raw, recovery
 
 
+def first_move(raw):
+    """The agent's first call after the focal write's first issue (docs/ledger.md, first_move)."""
+    focal = TASKS[raw["template"]]["steps"][raw["focal_index"]]
+    ids = identities(focal["tool"], focal["args"])
+    calls = [c for c in raw["calls"] if c["outcome"] != "http400"]
+    fi = next((i for i, c in enumerate(calls)
+               if c["tool"] == focal["tool"] and identities(c["tool"], json.loads(c["args"])) == ids), None)
+    if fi is None:
+        return "none"
+    service = focal["tool"].split("_")[0]
+    for c in calls[fi + 1:]:
+        if c["tool"] == "wait":
+            return "wait"
+        if c["tool"] in ("state_oracle", "outcome_oracle") or (c["tool"] in READS and c["tool"].split("_")[0] == service):
+            return "read_back"
+        if c["tool"] not in READS and set(identities(c["tool"], json.loads(c["args"]))) & set(ids):
+            return "reissue"
+        return "other"
+    return "stop"
+
+
+# The read tools of the sandbox (every other tool of the sample writes).
+READS = {"social_list_posts", "billing_list_charges", "tickets_list_recent", "tickets_search", "mail_search_sent",
+         "data_query", "deploy_list_runs", "deploy_get_run"}
+
+
 def grade(raw, recovery):
     """The outcomes of docs/ledger.md, written out independently of package sandbox."""
     task = TASKS[raw["template"]]
@@ -276,7 +306,7 @@ def grade(raw, recovery):
         "eos": success and not dup and not unrequested, "tool_calls": len(raw["calls"]),
         "agent_time_s": last["t_s"] + last["latency_s"], "cost_usd": None,
         "reported_success": rep, "uncertainty_listed": bool(raw["final_report"]["uncertainties"]),
-        "overclaim": rep and (dup or not success), "recovery": recovery,
+        "overclaim": rep and (dup or not success), "recovery": recovery, "first_move": first_move(raw),
     })
     return g
 
@@ -285,7 +315,7 @@ COLUMNS = ["episode_id", "experiment", "model", "harness", "contract", "conditio
            "instance", "task", "focal_write", "focal_index", "platform", "pair_key", "write_class", "read_path",
            "reversible", "fault_mode", "fault_fired", "delay_s", "weight", "seed", "expected_commits",
            "focal_commits", "duplicated", "task_success", "eos", "tool_calls", "agent_time_s", "cost_usd",
-           "reported_success", "uncertainty_listed", "overclaim", "recovery"]
+           "reported_success", "uncertainty_listed", "overclaim", "recovery", "first_move"]
 
 
 def cell(v):
