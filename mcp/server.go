@@ -589,7 +589,7 @@ func (s *Server) Handler() http.Handler {
 		if head.Method != "initialize" {
 			// The specification: a server that requires sessions answers a
 			// request without one, other than initialize, with 400.
-			writeRPCError(w, http.StatusBadRequest, head.ID, "limbo: no "+sessionHeader+" header: initialize a session first")
+			localhttp.WriteRPCError(w, http.StatusBadRequest, head.ID, "limbo: no "+sessionHeader+" header: initialize a session first")
 			return
 		}
 		idx, ok := s.take()
@@ -597,14 +597,14 @@ func (s *Server) Handler() http.Handler {
 			idx, ok = s.reclaim()
 		}
 		if !ok {
-			writeRPCError(w, http.StatusServiceUnavailable, head.ID, "limbo: every episode of the plan is served; no new session")
+			localhttp.WriteRPCError(w, http.StatusServiceUnavailable, head.ID, "limbo: every episode of the plan is served; no new session")
 			return
 		}
 		r, err := s.newRun(idx)
 		if err != nil {
 			s.logf("limbo mcp: %v", err)
 			s.release(idx, false, err)
-			writeRPCError(w, http.StatusInternalServerError, head.ID, "limbo: "+err.Error())
+			localhttp.WriteRPCError(w, http.StatusInternalServerError, head.ID, "limbo: "+err.Error())
 			return
 		}
 		es := s.episodeServerFor(r)
@@ -621,20 +621,6 @@ func (s *Server) Handler() http.Handler {
 // sessionlessDiscover is the first request of clients of the sessionless
 // protocol versions.
 const sessionlessDiscover = "server/discover"
-
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, msg string) {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	body, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"id":      id,
-		"error":   map[string]any{"code": jsonrpc.CodeInternalError, "message": msg},
-	})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(body)
-}
 
 // IsLoopback reports whether addr (host:port) names a loopback host.
 func IsLoopback(addr string) bool { return localhttp.IsLoopback(addr) }

@@ -16,6 +16,7 @@ package localhttp
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -178,4 +179,21 @@ func ReadBody(w http.ResponseWriter, req *http.Request, max int64, timeout time.
 	_ = rc.SetReadDeadline(time.Time{})
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	return body, true
+}
+
+// WriteRPCError answers an HTTP request with status and a JSON-RPC error
+// (internal error, -32603) to the request id (null when unknown), for a
+// request an MCP server refuses before its SDK sees it.
+func WriteRPCError(w http.ResponseWriter, status int, id json.RawMessage, msg string) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	body, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      id,
+		"error":   map[string]any{"code": -32603, "message": msg},
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
 }

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/limbo-toolkit/limbo/internal/localhttp"
@@ -107,7 +106,7 @@ func (p *Proxy) Handler(o HTTPOptions) http.Handler {
 		}
 		_ = json.Unmarshal(body, &head)
 		if req.Header.Get(sessionHeader) == "" && head.Method == "initialize" && !p.canTake() {
-			writeRPCError(w, http.StatusServiceUnavailable, head.ID, "limbo proxy: every episode of the plan is served; no new session")
+			localhttp.WriteRPCError(w, http.StatusServiceUnavailable, head.ID, "limbo proxy: every episode of the plan is served; no new session")
 			return
 		}
 		if head.Method != "tools/call" || req.Header.Get(sessionHeader) == "" {
@@ -177,20 +176,6 @@ func (b *bufferedResponse) copyTo(w http.ResponseWriter) {
 	}
 	w.WriteHeader(b.status)
 	_, _ = w.Write(b.body.Bytes())
-}
-
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, msg string) {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	body, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"id":      id,
-		"error":   map[string]any{"code": jsonrpc.CodeInternalError, "message": msg},
-	})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }
 
 // ServeHTTP listens on addr (loopback unless allowRemote) and serves until
