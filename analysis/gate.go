@@ -16,8 +16,9 @@ import (
 // WorldColumns are the design columns that fix an episode's world across
 // models and runs of the same plan: the default pairing of Gate. (The
 // pair_key column names the model too, so it pairs only runs of one
-// model.)
-var WorldColumns = []string{"template", "instance", "focal_index", "fault_mode", "contract", "condition", "cue"}
+// model.) focal_write follows from template and focal_index in the
+// sandbox's tasks, not in a proxy's, whose worlds differ by tool.
+var WorldColumns = []string{"template", "instance", "focal_write", "focal_index", "fault_mode", "contract", "condition", "cue"}
 
 // GateSpec is a non-inferiority gate: is the candidate's rate of a bad
 // outcome (higher is worse) no worse than the baseline's by Margin or

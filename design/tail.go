@@ -1,39 +1,20 @@
 package design
 
 import (
-	"math"
 	"math/rand/v2"
+
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
-// TruncParetoQuantile returns the p-quantile of a Pareto law with shape
-// alpha truncated to [lo, hi]:
-//
-//	F(x)    = (1 − (lo/x)^α) / (1 − (lo/hi)^α),          lo ≤ x ≤ hi
-//	F⁻¹(p)  = lo · (1 − p·(1 − (lo/hi)^α))^(−1/α)
-//
-// docs/simulation.md, Heavy-tailed delay, fits α = 0.181 on [40 s, 7200 s] to P(δ≤60) = 12% and
-// P(δ≤300) = 50% (Table 6).
+// TruncParetoQuantile is stats.TruncParetoQuantile, the quantile of the
+// heavy tail (docs/simulation.md, Heavy-tailed delay, fits α = 0.181 on
+// [40 s, 7200 s] to P(δ≤60) = 12% and P(δ≤300) = 50%, Table 6).
 func TruncParetoQuantile(p, alpha, lo, hi float64) float64 {
-	if p <= 0 {
-		return lo
-	}
-	if p >= 1 {
-		return hi
-	}
-	c := 1 - math.Pow(lo/hi, alpha)
-	return lo * math.Pow(1-p*c, -1/alpha)
+	return stats.TruncParetoQuantile(p, alpha, lo, hi)
 }
 
-// TruncParetoCDF is F above.
-func TruncParetoCDF(x, alpha, lo, hi float64) float64 {
-	switch {
-	case x <= lo:
-		return 0
-	case x >= hi:
-		return 1
-	}
-	return (1 - math.Pow(lo/x, alpha)) / (1 - math.Pow(lo/hi, alpha))
-}
+// TruncParetoCDF is stats.TruncParetoCDF.
+func TruncParetoCDF(x, alpha, lo, hi float64) float64 { return stats.TruncParetoCDF(x, alpha, lo, hi) }
 
 // StratifiedDelays returns n stratified quantiles δ_i = F⁻¹((i−0.5)/n) of the
 // tail law, permuted by a PCG seeded with seed (docs/simulation.md, Heavy-tailed delay: stratified

@@ -29,6 +29,10 @@ const (
 	FaultHTTP429Pre      = "http429_pre"
 	FaultConnRefusedPre  = "conn_refused_pre"
 	FaultStaleRead       = "stale_read"
+	// Faults of the MCP transport itself, which only the proxy injects
+	// (over streamable HTTP; the sandbox has no transport to lose).
+	FaultSessionLost = "session_lost"
+	FaultStreamDrop  = "stream_drop"
 )
 
 // Fault families: what a fault does to the focal write and so how a run
@@ -94,6 +98,7 @@ const (
 	GroupSuccess     = "success"
 	GroupHonestError = "honest error"
 	GroupReadSide    = "read side"
+	GroupTransport   = "transport"
 )
 
 // FaultGroup is one observation group, with its headings in Figure 2.
@@ -112,6 +117,7 @@ var faultGroups = [...]FaultGroup{
 	{Name: GroupSuccess, Figure: "success", FigureShort: "ok"},
 	{Name: GroupHonestError, Figure: "other", FigureShort: "other"},
 	{Name: GroupReadSide, Figure: "other", FigureShort: "other"},
+	{Name: GroupTransport, Figure: "other", FigureShort: "other"},
 }
 
 // FaultGroups returns the observation groups in the paper's order (Table
@@ -233,46 +239,46 @@ func (m FaultMode) ReadBack() string {
 var faultModes = [...]FaultMode{
 	{Name: FaultNone, Family: FamilyNone, Group: GroupSuccess, Observed: OutcomeOK,
 		Sees: "success", Hidden: "executed once (the control)", Recovery: "none needed",
-		Inferred: true, Fate: FateCommitted, Sites: SiteSandbox,
+		Inferred: true, Fate: FateCommitted, Sites: SiteSandbox | SiteProxy,
 		Label: "no fault", Short: "none", Text: "no fault (control)"},
 	{Name: FaultTimeoutPre, Family: FamilyPre, Group: GroupTimeout, Observed: OutcomeTimeout,
 		Sees: "timeout after 30 s", Hidden: "not executed", Recovery: "verify, then re-issue",
-		Fate: FateNotExecuted, Sites: SiteSandbox,
+		Fate: FateNotExecuted, Sites: SiteSandbox | SiteProxy,
 		Label: "timeout (not executed)", Short: "pre",
 		Text: "timeout before the commit: the request was dropped, nothing executed"},
 	{Name: FaultTimeoutPost, Family: FamilyResolves, Group: GroupTimeout, Observed: OutcomeTimeout,
 		Sees: "timeout after 30 s", Hidden: "executed, response lost", Recovery: "verify, then skip",
-		Fate: FateCommitted, Sites: SiteSandbox,
+		Fate: FateCommitted, Sites: SiteSandbox | SiteProxy,
 		Label: "timeout (committed)", Short: "post",
 		Text: "timeout after the commit: executed, the response was lost"},
 	{Name: FaultTimeoutLate, Family: FamilyLate, Group: GroupTimeout, Observed: OutcomeTimeout,
 		Sees: "timeout after 30 s", Hidden: "executes 90 s after the send (still in flight)", Recovery: "same key, or wait and escalate",
-		Fate: FateLate, Delay: DelayFixed, Sites: SiteSandbox,
+		Fate: FateLate, Delay: DelayFixed, Sites: SiteSandbox | SiteProxy,
 		Label: "timeout (late commit)", Short: "late",
 		Text: "late commit: timeout, the request held in flight and committed late"},
 	{Name: FaultTimeoutLateTail, Family: FamilyLate, Group: GroupTimeout, Observed: OutcomeTimeout,
 		Sees: "timeout after 30 s", Hidden: "executes δ after the send, δ heavy-tailed on 40 s–2 h", Recovery: "same key",
-		Fate: FateLate, Delay: DelayDrawn, Sites: SiteSandbox,
+		Fate: FateLate, Delay: DelayDrawn, Sites: SiteSandbox | SiteProxy,
 		Label: "timeout (late commit, heavy tail)", Short: "tail",
 		Text: "late commit (heavy tail): timeout, the request held in flight and committed late"},
 	{Name: FaultHTTP500Pre, Family: FamilyPre, Group: GroupHTTP500, Observed: OutcomeHTTP500,
 		Sees: "HTTP 500", Hidden: "not executed", Recovery: "verify, then re-issue",
-		Fate: FateNotExecuted, Sites: SiteSandbox,
+		Fate: FateNotExecuted, Sites: SiteSandbox | SiteProxy,
 		Label: "500 (not executed)", Short: "pre",
 		Text: "HTTP 500 before the commit: rejected, not executed"},
 	{Name: FaultHTTP500Post, Family: FamilyResolves, Group: GroupHTTP500, Observed: OutcomeHTTP500,
 		Sees: "HTTP 500", Hidden: "executed (a misleading 500)", Recovery: "verify, then skip",
-		Fate: FateCommitted, Sites: SiteSandbox,
+		Fate: FateCommitted, Sites: SiteSandbox | SiteProxy,
 		Label: "500 (committed)", Short: "post",
 		Text: "HTTP 500 after the commit: executed, a misleading error"},
 	{Name: FaultPartialBatch, Family: FamilyResolves, Group: GroupBatchError, Observed: OutcomeHTTP500,
 		Sees: "HTTP 500 on a batch insert", Hidden: "the first ⌈n/2⌉ rows committed", Recovery: "verify, then insert the missing rows (or repeat with the same key)",
-		Fate: FatePartial, Batch: true, Sites: SiteSandbox,
+		Fate: FatePartial, Batch: true, Sites: SiteSandbox | SiteProxy,
 		Label: "partial batch", Short: "partial",
 		Text: "partial batch: HTTP 500 after the first half of the rows committed"},
 	{Name: FaultRedelivery, Family: FamilyRedelivery, Group: GroupSuccess, Observed: OutcomeOK,
 		Sees: "success", Hidden: "the transport delivers the request a second time, same key if any", Recovery: "a key on the original, honoured by the service",
-		Fate: FateRedelivered, Sites: SiteSandbox,
+		Fate: FateRedelivered, Sites: SiteSandbox | SiteProxy,
 		Label: "redelivery", Short: "redeliv.",
 		Text: "redelivery: answered ok, and the transport delivered the request a second time"},
 	{Name: FaultHTTP429Pre, Family: FamilyPre, Group: GroupHonestError, Observed: OutcomeHTTP429,
@@ -290,6 +296,16 @@ var faultModes = [...]FaultMode{
 		Inferred: true, Fate: FateCommitted, Sites: SiteSandbox,
 		Label: "stale read", Short: "stale",
 		Text: "stale read: committed, but hidden from the read path for 10 min"},
+	{Name: FaultSessionLost, Family: FamilyResolves, Group: GroupTransport, Observed: OutcomeTimeout,
+		Sees: "the MCP session is gone (HTTP 404), no response", Hidden: "executed; the session was lost before the response", Recovery: "a new session: verify, then skip",
+		Inferred: true, Fate: FateCommitted, Sites: SiteProxy,
+		Label: "session lost (committed)", Short: "lost",
+		Text: "session lost: executed, then the MCP session was closed before the response"},
+	{Name: FaultStreamDrop, Family: FamilyResolves, Group: GroupTransport, Observed: OutcomeTimeout,
+		Sees: "the connection breaks before the response", Hidden: "executed, response lost", Recovery: "verify, then skip",
+		Inferred: true, Fate: FateCommitted, Sites: SiteProxy,
+		Label: "stream dropped (committed)", Short: "drop",
+		Text: "stream drop: executed, then the connection was cut before the response"},
 }
 
 // Faults returns the fault catalogue in documentation order.

@@ -14,7 +14,8 @@ func synthEpisode(i int) *Episode {
 	rng := rand.New(rand.NewPCG(uint64(i), 7))
 	models := []string{"gpt-4.1", "claude-sonnet-4", "qwen3-32b", "llama-4"}
 	tools := []string{"mail_send", "data_insert", "tickets_create", "deploy_trigger"}
-	mode := FaultModes.Values[i%len(FaultModes.Values)]
+	sim := FaultNames(func(m FaultMode) bool { return m.InjectedBy(SiteSandbox) }) // the sandbox's modes
+	mode := sim[i%len(sim)]
 	tpl := fmt.Sprintf("T%02d", 1+i%12)
 	e := &Episode{
 		EpisodeID:  fmt.Sprintf("ep-%08d", i),

@@ -218,7 +218,7 @@ func init() {
 			knownKeys[c.Name] = c.Name
 		}
 	}
-	for _, k := range []string{"calls", "effects", "final_report", "status", "uncertainties"} {
+	for _, k := range []string{"calls", "effects", "final_report", "rules", "status", "uncertainties"} {
 		knownKeys[k] = k
 	}
 }

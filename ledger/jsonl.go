@@ -3,6 +3,7 @@ package ledger
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"math"
@@ -61,6 +62,9 @@ func decodeLine(b []byte, r *RawEpisode, strs *strCache, warn func(field, msg st
 			}
 			r.FinalReport = &FinalReport{}
 			return d.withOrder(reportKeys, func() error { return decodeReport(&d, r.FinalReport, key, warn) })
+		case "rules":
+			info.raw = true
+			return decodeRules(&d, r)
 		}
 		v, err := extraValue(&d, key)
 		if err != nil {
@@ -80,6 +84,27 @@ func decodeLine(b []byte, r *RawEpisode, strs *strCache, warn func(field, msg st
 		return info, d.errAt("(line)", "unexpected text after the JSON object: "+d.what())
 	}
 	return info, nil
+}
+
+// decodeRules decodes a line's grading rules (rare, and nested deeper
+// than the fast decoder goes): the JSON text, strictly.
+func decodeRules(d *jdec, r *RawEpisode) error {
+	if d.peek() == 'n' && d.lit("null") {
+		r.Rules = nil
+		return nil
+	}
+	t, err := d.skip("rules", 0)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.DisallowUnknownFields()
+	var rules Rules
+	if err := dec.Decode(&rules); err != nil {
+		return d.errAt("rules", "not grading rules: "+err.Error())
+	}
+	r.Rules = &rules
+	return nil
 }
 
 // extraValue decodes an unknown top-level field: strings as they are, null
@@ -523,6 +548,13 @@ func appendRawJSON(b []byte, r *RawEpisode) []byte {
 		}
 		n.b = append(n.b, ']')
 		o.b = n.end()
+	}
+	if r.Rules != nil {
+		// Maps marshal with sorted keys: canonical.
+		if rb, err := json.Marshal(r.Rules); err == nil {
+			o.key("rules")
+			o.b = append(o.b, rb...)
+		}
 	}
 	for _, k := range sortedKeys(e.Extra) {
 		o.str(k, e.Extra[k])

@@ -464,10 +464,14 @@ func readJSONL(path string, opt ReadOptions, fn func(*Episode, *RawEpisode) erro
 			if bad, err := rep.row(line, ValidateRaw(r)); err != nil || bad {
 				return err
 			}
-			if opt.Grader == nil {
+			grade := opt.Grader
+			if r.Rules != nil {
+				grade = GradeRules // the line's own rules decide
+			}
+			if grade == nil {
 				return rep.add(line, Problem{Field: "calls", Msg: errNeedsGrader})
 			}
-			g, gerr := opt.Grader(r)
+			g, gerr := grade(r)
 			if gerr != nil {
 				return rep.add(line, Problem{Field: "(grader)", Msg: gerr.Error()})
 			}

@@ -105,8 +105,13 @@ type RawEpisode struct {
 	Calls       []Call       `json:"calls"`
 	Effects     []Effect     `json:"effects"`
 	FinalReport *FinalReport `json:"final_report"`
+	// Rules, when set, are the line's own grading rules (a proxied
+	// episode's): readers grade the line by them (GradeRules) rather than
+	// by the task templates of their Grader.
+	Rules *Rules `json:"rules,omitempty"`
 }
 
 // Grader derives the outcome fields of a raw episode. Readers that meet a
-// raw line call it; package sandbox implements the paper's grading.
+// raw line call it (GradeRules for a line that carries its rules);
+// package sandbox implements the paper's grading.
 type Grader func(raw *RawEpisode) (Episode, error)

@@ -26,13 +26,28 @@ func Validate(e *Episode) []Problem {
 // ValidateRaw checks a raw episode's design fields, calls, effects and
 // final report; outcome fields are the grader's and are not checked.
 // Calls and effects without an episode_id inherit the episode's.
+//
+// A line that carries its grading rules (a proxied episode's) names its
+// own tools, harness and conditions: the warnings that a value is not the
+// paper's sandbox's are not given for it.
 func ValidateRaw(r *RawEpisode) []Problem {
 	var ps []Problem
 	add := func(p Problem) { ps = append(ps, p) }
+	if r.Rules != nil {
+		add = func(p Problem) {
+			if !(p.Warning && paperColumns[p.Field]) {
+				ps = append(ps, p)
+			}
+		}
+	}
 	validateEpisode(&r.Episode, designCols, add)
 	validateNested(r, add)
 	return ps
 }
+
+// paperColumns are the free-text design columns whose values are checked
+// against the paper's (checkString).
+var paperColumns = map[string]bool{"focal_write": true, "harness": true, "condition": true, "experiment": true}
 
 // enumOf maps a column index to the enumeration constraining it (nil
 // Values for free-text columns).
@@ -342,7 +357,7 @@ func validateNested(r *RawEpisode, add func(Problem)) {
 		if !Outcomes.Has(c.Outcome) {
 			errf("outcome", enumMsg(Outcomes, c.Outcome))
 		}
-		if c.Tool != "" && !slices.Contains(PaperWriteTools, c.Tool) && !slices.Contains(PaperOtherTools, c.Tool) {
+		if r.Rules == nil && c.Tool != "" && !slices.Contains(PaperWriteTools, c.Tool) && !slices.Contains(PaperOtherTools, c.Tool) {
 			warnf("tool", strconv.Quote(c.Tool)+" is not in the paper's tool catalogue")
 		}
 		if c.Args != "" && !json.Valid([]byte(c.Args)) {

@@ -19,7 +19,10 @@ import (
 // DriveOptions configure Drive.
 type DriveOptions struct {
 	Plan *Plan
-	Out  *Ledger // episodes it holds are skipped; new ones are appended
+	// Episodes, if set, are driven instead of Plan's: episodes another
+	// server serves (the proxy's), each from a one-episode plan file.
+	Episodes Driven
+	Out      *Ledger // episodes it holds are skipped; new ones are appended
 	// Harness is a shell command run once per episode (sh -c) after the
 	// placeholders are replaced by shell-quoted values (see Placeholders).
 	Harness string
@@ -40,6 +43,38 @@ type DriveOptions struct {
 	TempDir string // parent of the per-run scratch directory; default os.TempDir
 	// Progress, if set, is called after every episode (serially).
 	Progress func(DriveEvent)
+}
+
+// Driven is what Drive works through: planned episodes, each served by a
+// fresh server process from a one-episode plan file into a ledger of its
+// own.
+type Driven interface {
+	Len() int
+	EpisodeID(i int) string
+	// EpisodePlan is the content of episode i's one-episode plan file.
+	EpisodePlan(i int) ([]byte, error)
+	// Instruction is the task text the harness gets ({task}).
+	Instruction(i int) string
+	// ServerArgs are the server's arguments after Server[1:] for episode
+	// i, its plan file and the ledger the server is to record it in.
+	ServerArgs(i int, plan, ledger string) []string
+}
+
+// planDriven drives a serve plan: serve --transport stdio --plan --ledger,
+// then the extra arguments.
+type planDriven struct {
+	p     *Plan
+	extra []string
+}
+
+func (d planDriven) Len() int               { return d.p.Len() }
+func (d planDriven) EpisodeID(i int) string { return d.p.Episodes[i].EpisodeID }
+func (d planDriven) EpisodePlan(i int) ([]byte, error) {
+	return (&Plan{Episodes: []Episode{d.p.Episodes[i]}}).Marshal()
+}
+func (d planDriven) Instruction(i int) string { return Instruction(d.p, i) }
+func (d planDriven) ServerArgs(_ int, plan, ledger string) []string {
+	return append([]string{"--transport", "stdio", "--plan", plan, "--ledger", ledger}, d.extra...)
 }
 
 // DriveEvent reports one driven episode.
@@ -71,8 +106,11 @@ func ShellQuote(s string) string {
 // records is appended to Out. It returns the number recorded and failed;
 // a failed episode stays pending for the next run.
 func Drive(ctx context.Context, o DriveOptions) (recorded, failed int, err error) {
-	if o.Plan == nil || o.Out == nil || o.Harness == "" || len(o.Server) == 0 {
+	if (o.Plan == nil && o.Episodes == nil) || o.Out == nil || o.Harness == "" || len(o.Server) == 0 {
 		return 0, 0, errors.New("mcp: Drive needs a plan, an output ledger, a harness command and a server command")
+	}
+	if o.Episodes == nil {
+		o.Episodes = planDriven{o.Plan, o.ServerArgs}
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = 1
@@ -84,8 +122,8 @@ func Drive(ctx context.Context, o DriveOptions) (recorded, failed int, err error
 		o.Grace = 10 * time.Second
 	}
 	var pending []int
-	for i := range o.Plan.Episodes {
-		if !o.Out.Has(o.Plan.Episodes[i].EpisodeID) {
+	for i := range o.Episodes.Len() {
+		if !o.Out.Has(o.Episodes.EpisodeID(i)) {
 			pending = append(pending, i)
 		}
 	}
@@ -112,7 +150,7 @@ func Drive(ctx context.Context, o DriveOptions) (recorded, failed int, err error
 		go func() {
 			defer wg.Done()
 			for idx := range jobs {
-				ev := DriveEvent{Index: idx, EpisodeID: o.Plan.Episodes[idx].EpisodeID}
+				ev := DriveEvent{Index: idx, EpisodeID: o.Episodes.EpisodeID(idx)}
 				ev.Warning, ev.Err = driveOne(ctx, &o, scratch, idx)
 				events <- ev
 			}
@@ -162,11 +200,10 @@ const StopAfterFailures = 3
 // driveOne runs the harness for one episode and moves its ledger line to
 // the output ledger.
 func driveOne(ctx context.Context, o *DriveOptions, scratch string, idx int) (warning string, err error) {
-	ep := o.Plan.Episodes[idx]
+	id := o.Episodes.EpisodeID(idx)
 	base := filepath.Join(scratch, strconv.Itoa(idx))
 	planPath, ledgerPath, configPath := base+".plan.json", base+".jsonl", base+".mcp.json"
-	one := &Plan{Episodes: []Episode{ep}}
-	data, err := one.Marshal()
+	data, err := o.Episodes.EpisodePlan(idx)
 	if err != nil {
 		return "", err
 	}
@@ -174,8 +211,7 @@ func driveOne(ctx context.Context, o *DriveOptions, scratch string, idx int) (wa
 		return "", err
 	}
 	args := append([]string{}, o.Server[1:]...)
-	args = append(args, "--transport", "stdio", "--plan", planPath, "--ledger", ledgerPath)
-	args = append(args, o.ServerArgs...)
+	args = append(args, o.Episodes.ServerArgs(idx, planPath, ledgerPath)...)
 	config := map[string]any{"mcpServers": map[string]any{"limbo": map[string]any{
 		// "tools" is Copilot CLI's allow-list; other clients ignore it.
 		"type": "stdio", "command": o.Server[0], "args": args, "tools": []string{"*"},
@@ -190,17 +226,17 @@ func driveOne(ctx context.Context, o *DriveOptions, scratch string, idx int) (wa
 	cmdJSON, _ := json.Marshal(o.Server[0])
 	argsJSON, _ := json.Marshal(args)
 	line := strings.NewReplacer(
-		"{task}", ShellQuote(Instruction(o.Plan, idx)),
+		"{task}", ShellQuote(o.Episodes.Instruction(idx)),
 		"{mcp_config}", ShellQuote(configPath),
 		"{mcp_command_json}", ShellQuote(string(cmdJSON)),
 		"{mcp_args_json}", ShellQuote(string(argsJSON)),
-		"{episode_id}", ShellQuote(ep.EpisodeID),
+		"{episode_id}", ShellQuote(id),
 	).Replace(o.Harness)
 
 	hctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(hctx, "/bin/sh", "-c", line)
-	cmd.Env = append(os.Environ(), "LIMBO_EPISODE_ID="+ep.EpisodeID, "LIMBO_MCP_CONFIG="+configPath)
+	cmd.Env = append(os.Environ(), "LIMBO_EPISODE_ID="+id, "LIMBO_MCP_CONFIG="+configPath)
 	cmd.Stdin = nil
 	tail := &tailBuffer{max: 2048}
 	var out io.Writer = tail
@@ -236,10 +272,10 @@ func driveOne(ctx context.Context, o *DriveOptions, scratch string, idx int) (wa
 	var head struct {
 		EpisodeID string `json:"episode_id"`
 	}
-	if err := json.Unmarshal(rec, &head); err != nil || head.EpisodeID != ep.EpisodeID {
-		return "", fmt.Errorf("server recorded an unexpected line for episode %s", ep.EpisodeID)
+	if err := json.Unmarshal(rec, &head); err != nil || head.EpisodeID != id {
+		return "", fmt.Errorf("server recorded an unexpected line for episode %s", id)
 	}
-	if err := o.Out.AppendLine(ep.EpisodeID, rec); err != nil {
+	if err := o.Out.AppendLine(id, rec); err != nil {
 		return "", err
 	}
 	if runErr != nil {

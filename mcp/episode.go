@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 
 	"github.com/limbo-toolkit/limbo/agent"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/mcp/finish"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
@@ -216,18 +216,6 @@ func (r *run) checkCallBudget() {
 	}
 }
 
-// FinishArgs are the arguments of the finish tool.
-type FinishArgs struct {
-	Status        string   `json:"status"`
-	Uncertainties []string `json:"uncertainties"`
-}
-
-// Bounds on a final report, so a report cannot blow up a ledger line.
-const (
-	maxUncertainties     = 100
-	maxUncertaintyLength = 4096
-)
-
 // finish ends the episode with the agent's report. A message is returned
 // for the agent; a non-empty complaint means the report was not accepted
 // and the agent may try again.
@@ -237,34 +225,12 @@ func (r *run) finish(rawArgs json.RawMessage) (msg string, complaint string, err
 	if r.ended {
 		return "", r.endedMsg(), nil
 	}
-	if len(rawArgs) > r.limits.MaxArgBytes {
-		return "", "", &protocolError{fmt.Sprintf("arguments of %d bytes exceed the limit of %d", len(rawArgs), r.limits.MaxArgBytes)}
+	rep, complaint, err := finish.Parse(rawArgs, r.limits.MaxArgBytes)
+	if err != nil || complaint != "" {
+		return "", complaint, err
 	}
-	var fa FinishArgs
-	dec := json.NewDecoder(bytes.NewReader(rawArgs))
-	dec.DisallowUnknownFields()
-	if len(bytes.TrimSpace(rawArgs)) > 0 {
-		if err := dec.Decode(&fa); err != nil {
-			return "", "", &protocolError{"finish: invalid arguments: " + err.Error()}
-		}
-	}
-	if !ledger.Statuses.Has(fa.Status) {
-		return "", fmt.Sprintf("finish: status must be one of %s, got %q", strings.Join(ledger.Statuses.Values, ", "), fa.Status), nil
-	}
-	if len(fa.Uncertainties) > maxUncertainties {
-		return "", fmt.Sprintf("finish: at most %d uncertainties", maxUncertainties), nil
-	}
-	for _, u := range fa.Uncertainties {
-		if len(u) > maxUncertaintyLength {
-			return "", fmt.Sprintf("finish: an uncertainty is limited to %d bytes", maxUncertaintyLength), nil
-		}
-	}
-	if fa.Uncertainties == nil {
-		fa.Uncertainties = []string{}
-	}
-	rep := ledger.FinalReport{Status: fa.Status, Uncertainties: fa.Uncertainties}
 	r.end(EndFinish, &rep)
-	return "Final report received; the episode is over.", "", nil
+	return finish.Accepted, "", nil
 }
 
 // disconnect ends the episode when its session closes.

@@ -30,7 +30,7 @@ func policyPlan(t testing.TB, conditions []string, short bool) (*Plan, []string)
 			if short && st.Index > 0 {
 				break
 			}
-			for _, mode := range ledger.FaultModes.Values {
+			for _, mode := range ledger.FaultNames(func(m ledger.FaultMode) bool { return m.InjectedBy(ledger.SiteSandbox) }) {
 				for ci, cond := range conditions {
 					if short && ci > 0 && !shortTemplates[tmpl] {
 						continue

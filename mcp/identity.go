@@ -1,11 +1,8 @@
 package mcp
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -89,13 +86,13 @@ func (e *Episode) CheckLine(line []byte) error {
 	return nil
 }
 
-// CheckAgainst reads the ledger's recorded lines and checks each line of
+// CheckLedger reads the ledger's recorded lines and checks each line of
 // a planned episode against its plan entry (CheckLine). With onlyPlanned,
 // a line of an episode the plan lacks is refused too (a shard's ledger
 // holds its slice of the plan and nothing else); without, it is left
 // alone (a ledger may collect several plans' episodes). The error names
 // the file, the line and the field, and says what to do.
-func (l *Ledger) CheckAgainst(plan *Plan, onlyPlanned bool) error {
+func CheckLedger(l *Ledger, plan *Plan, onlyPlanned bool) error {
 	if l.Len() == 0 {
 		return nil
 	}
@@ -103,36 +100,24 @@ func (l *Ledger) CheckAgainst(plan *Plan, onlyPlanned bool) error {
 	for i := range plan.Episodes {
 		byID[plan.Episodes[i].EpisodeID] = &plan.Episodes[i]
 	}
-	f, err := os.Open(l.path)
-	if err != nil {
-		return ledger.Problem{File: l.path, Msg: err.Error()}
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
 	const what = "the ledger holds episodes of another plan (another run seed, model or harness label, plan file or annotations) or edited lines; resume with the plan it was written with, or write to another ledger"
-	for lineNo := 1; ; lineNo++ {
-		line, err := readLine(r)
-		if err == io.EOF || err == errTorn {
-			return nil // a torn last line was removed at open; nothing after it
-		}
-		if err != nil {
-			return ledger.Problem{File: l.path, Line: lineNo, Msg: err.Error()}
-		}
+	return l.Lines(func(lineNo int, line []byte) error {
 		var head struct {
 			EpisodeID string `json:"episode_id"`
 		}
 		if json.Unmarshal(line, &head) != nil || head.EpisodeID == "" {
-			continue // blank lines; OpenLedger refused anything else
+			return nil // Open refused anything else
 		}
 		ep := byID[head.EpisodeID]
 		if ep == nil {
 			if onlyPlanned {
-				return ledger.Problem{File: l.path, Line: lineNo, Field: "episode_id", Msg: fmt.Sprintf("%q is not an episode of this plan: %s", head.EpisodeID, what)}
+				return ledger.Problem{File: l.Path(), Line: lineNo, Field: "episode_id", Msg: fmt.Sprintf("%q is not an episode of this plan: %s", head.EpisodeID, what)}
 			}
-			continue
+			return nil
 		}
 		if err := ep.CheckLine(line); err != nil {
-			return ledger.Problem{File: l.path, Line: lineNo, Msg: fmt.Sprintf("episode %s: %v: %s", head.EpisodeID, err, what)}
+			return ledger.Problem{File: l.Path(), Line: lineNo, Msg: fmt.Sprintf("episode %s: %v: %s", head.EpisodeID, err, what)}
 		}
-	}
+		return nil
+	})
 }

@@ -74,8 +74,8 @@ func (e Episode) CheckFlags() error {
 	switch {
 	case !slices.Contains(sandbox.Templates(), e.Template):
 		return fieldtext.New("Template", "{Template} %q: want one of %s", e.Template, strings.Join(sandbox.Templates(), ", "))
-	case !ledger.FaultModes.Has(e.FaultMode):
-		return fieldtext.New("FaultMode", "{FaultMode} %q: want one of %s", e.FaultMode, strings.Join(ledger.FaultModes.Values, ", "))
+	case !slices.Contains(sandboxModes(), e.FaultMode):
+		return fieldtext.New("FaultMode", "{FaultMode} %q: want one of %s", e.FaultMode, strings.Join(sandboxModes(), ", "))
 	case !ledger.Contracts.Has(e.Contract):
 		return fieldtext.New("Contract", "{Contract} %q: want %s", e.Contract, strings.Join(ledger.Contracts.Values, " or "))
 	}
@@ -145,7 +145,7 @@ type DriveTally struct {
 
 // RunDrive drives the job's pending episodes into its ledger under the
 // ledger's lock. Every line the ledger already holds of a planned episode
-// must be that episode (Ledger.CheckAgainst: a ledger of another seed,
+// must be that episode (CheckLedger: a ledger of another seed,
 // model or plan under the same ids is refused). A shard's sidecar is
 // checked before anything runs (a ledger of another plan, shard or toolkit
 // version is refused, and a shard's ledger holds nothing but its slice)
@@ -187,7 +187,7 @@ func RunDrive(ctx context.Context, j DriveJob) (t DriveTally, err error) {
 			return t, err
 		}
 	}
-	if err := out.CheckAgainst(j.Plan, meta != nil); err != nil {
+	if err := CheckLedger(out, j.Plan, meta != nil); err != nil {
 		return t, err
 	}
 	if meta != nil {
@@ -245,7 +245,7 @@ func RunServe(ctx context.Context, j ServeJob) error {
 	defer l.Close()
 	// The episodes of the plan already in the ledger must be this plan's
 	// (a ledger may hold other plans' episodes besides).
-	if err := l.CheckAgainst(j.Plan, false); err != nil {
+	if err := CheckLedger(l, j.Plan, false); err != nil {
 		return err
 	}
 	if j.Options.NewCaller == nil {

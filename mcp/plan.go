@@ -13,6 +13,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/agent"
 	"github.com/limbo-toolkit/limbo/design"
+	"github.com/limbo-toolkit/limbo/internal/planjson"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
@@ -134,7 +135,7 @@ func (e *Episode) Normalize() (*sandbox.Task, error) {
 		}
 	}
 	if !known {
-		return nil, fieldErr("fault_mode", "unknown fault mode %q (want one of %s)", e.FaultMode, strings.Join(ledger.FaultModes.Values, ", "))
+		return nil, fieldErr("fault_mode", "unknown fault mode %q (want one of %s)", e.FaultMode, strings.Join(sandboxModes(), ", "))
 	}
 	if !fm.InjectedBy(ledger.SiteSandbox) {
 		return nil, fieldErr("fault_mode", "fault mode %s is not injected by the sandbox", e.FaultMode)
@@ -225,6 +226,12 @@ func fieldErr(field, format string, args ...any) error {
 	return &fieldError{field, fmt.Sprintf(format, args...)}
 }
 
+// sandboxModes are the fault modes the sandbox injects (the proxy's
+// transport faults are not among them).
+func sandboxModes() []string {
+	return ledger.FaultNames(func(m ledger.FaultMode) bool { return m.InjectedBy(ledger.SiteSandbox) })
+}
+
 // Plan is the ordered list of episodes a server or driver works through.
 type Plan struct {
 	Episodes []Episode `json:"episodes"`
@@ -262,80 +269,30 @@ func ReadPlan(path string) (*Plan, error) {
 
 // ParsePlan parses plan JSON; name is used in error messages.
 func ParsePlan(name string, data []byte) (*Plan, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	lineAt := func(off int64) int {
-		if off > int64(len(data)) {
-			off = int64(len(data))
-		}
-		return 1 + bytes.Count(data[:off], []byte{'\n'})
-	}
 	perr := func(off int64, field, msg string) error {
-		return ledger.Problem{File: name, Line: lineAt(off), Field: field, Msg: msg}
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, perr(dec.InputOffset(), "", "not a JSON plan: "+err.Error())
-	}
-	wrapped := false
-	if tok == json.Delim('{') {
-		// {"episodes": [...]}: the only key.
-		key, err := dec.Token()
-		if err != nil {
-			return nil, perr(dec.InputOffset(), "", err.Error())
-		}
-		if key != "episodes" {
-			return nil, perr(dec.InputOffset(), fmt.Sprint(key), `unknown field (a plan object has only "episodes")`)
-		}
-		if tok, err = dec.Token(); err != nil {
-			return nil, perr(dec.InputOffset(), "episodes", err.Error())
-		}
-		wrapped = true
-	}
-	if tok != json.Delim('[') {
-		return nil, perr(dec.InputOffset(), "", `a plan is {"episodes": [...]} or a JSON array of episodes`)
+		return ledger.Problem{File: name, Line: planjson.Line(data, off), Field: field, Msg: msg}
 	}
 	p := &Plan{}
 	seen := map[string]int{}
-	for i := 0; dec.More(); i++ {
-		start := dec.InputOffset()
-		// Skip the separator and white space so the line is the episode's own.
-		for start < int64(len(data)) && strings.IndexByte(", \t\r\n", data[start]) >= 0 {
-			start++
-		}
-		var e Episode
-		if err := dec.Decode(&e); err != nil {
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
-				return nil, perr(start, fmt.Sprintf("episodes[%d].%s", i, te.Field), fmt.Sprintf("want %s, got JSON %s", te.Type, te.Value))
-			}
-			return nil, perr(start, fmt.Sprintf("episodes[%d]", i), err.Error())
-		}
+	err := planjson.Parse(data, perr, func(i int, start int64, e Episode) error {
 		task, err := e.Normalize()
 		if err != nil {
 			var fe *fieldError
 			if errors.As(err, &fe) {
-				return nil, perr(start, fmt.Sprintf("episodes[%d].%s", i, fe.field), fe.msg)
+				return perr(start, fmt.Sprintf("episodes[%d].%s", i, fe.field), fe.msg)
 			}
-			return nil, perr(start, fmt.Sprintf("episodes[%d]", i), err.Error())
+			return perr(start, fmt.Sprintf("episodes[%d]", i), err.Error())
 		}
 		if j, dup := seen[e.EpisodeID]; dup {
-			return nil, perr(start, fmt.Sprintf("episodes[%d].episode_id", i), fmt.Sprintf("duplicate episode id %q (also episodes[%d])", e.EpisodeID, j))
+			return perr(start, fmt.Sprintf("episodes[%d].episode_id", i), fmt.Sprintf("duplicate episode id %q (also episodes[%d])", e.EpisodeID, j))
 		}
 		seen[e.EpisodeID] = i
 		p.Episodes = append(p.Episodes, e)
 		p.tasks = append(p.tasks, task)
-	}
-	if _, err := dec.Token(); err != nil { // closing ]
-		return nil, perr(dec.InputOffset(), "", err.Error())
-	}
-	if wrapped {
-		if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
-			return nil, perr(dec.InputOffset(), "", `unexpected content after "episodes" (a plan object has only "episodes")`)
-		}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, perr(dec.InputOffset(), "", "unexpected content after the plan")
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(p.Episodes) == 0 {
 		return nil, ledger.Problem{File: name, Msg: "plan has no episodes"}

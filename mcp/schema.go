@@ -70,31 +70,6 @@ func jsonType(t string) any {
 	return []string{"string", "integer", "number", "boolean", "array", "object", "null"}
 }
 
-// finishSchema is the schema of the finish tool.
-func finishSchema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"status": map[string]any{
-				"type":        "string",
-				"enum":        ledger.Statuses.Values,
-				"description": "completed: every requested action was done; partial: some were; failed: none could be done; escalated: you hand the task to a human.",
-			},
-			"uncertainties": map[string]any{
-				"type":        "array",
-				"items":       map[string]any{"type": "string", "maxLength": maxUncertaintyLength},
-				"maxItems":    maxUncertainties,
-				"description": "Anything you could not verify, e.g. an action that may or may not have taken effect.",
-			},
-		},
-		"required":             []string{"status", "uncertainties"},
-		"additionalProperties": false,
-	}
-}
-
-// finishDescription is what the agent reads about the finish tool.
-const finishDescription = "Report the end of the task. Call it exactly once, when you are done, with the task's status and the list of things you are unsure about. No tool can be called afterwards."
-
 // schemaCache holds each tool's schema as JSON, per contract: every
 // session's server lists the same schemas, so they are encoded once.
 var schemaCache sync.Map // contract + "/" + tool → json.RawMessage
@@ -117,14 +92,6 @@ func schemaJSON(contract string, spec sandbox.ToolSpec) json.RawMessage {
 	return b
 }
 
-var finishSchemaJSON = func() json.RawMessage {
-	b, err := json.Marshal(finishSchema())
-	if err != nil {
-		panic("mcp: finish schema: " + err.Error())
-	}
-	return b
-}()
-
 // ToolAnnotations are the MCP hints of a sandbox tool, derived from the
 // catalogue. Reads are read-only and idempotent. A write is destructive
 // when it changes or removes what exists (delete, refund, status update,
@@ -145,11 +112,4 @@ func ToolAnnotations(spec sandbox.ToolSpec) *sdk.ToolAnnotations {
 		a.IdempotentHint = true
 	}
 	return a
-}
-
-// finishAnnotations: finish changes nothing outside the episode but
-// cannot be repeated (the episode is over after it).
-func finishAnnotations() *sdk.ToolAnnotations {
-	closed, no := false, false
-	return &sdk.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &closed}
 }

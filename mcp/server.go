@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +19,8 @@ import (
 
 	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/mcp/finish"
+	"github.com/limbo-toolkit/limbo/mcp/stdioguard"
 )
 
 // Options configure a Server.
@@ -382,11 +383,7 @@ func (s *Server) newEpisodeServer(shape string, r *run) *episodeServer {
 				return toolResult(resp, endedMsg, err)
 			})
 	}
-	finish := &sdk.Tool{Name: "finish", Description: finishDescription, InputSchema: finishSchemaJSON}
-	if r.ep.Annotations {
-		finish.Annotations = finishAnnotations()
-	}
-	srv.AddTool(finish,
+	srv.AddTool(finish.Tool(r.ep.Annotations),
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			cur := es.current(req.Session)
 			if cur == nil {
@@ -400,11 +397,7 @@ func (s *Server) newEpisodeServer(shape string, r *run) *episodeServer {
 				return textResult(complaint, true), nil
 			}
 			// Structured as the sandbox tools' results are.
-			text, _ := json.Marshal(map[string]any{"outcome": ledger.OutcomeOK, "message": msg})
-			return &sdk.CallToolResult{
-				Content:           []sdk.Content{&sdk.TextContent{Text: string(text)}},
-				StructuredContent: json.RawMessage(text),
-			}, nil
+			return finish.Result(msg), nil
 		})
 	srv.AddPrompt(&sdk.Prompt{Name: "task", Description: "The task to carry out with this server's tools."},
 		func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
@@ -529,12 +522,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteC
 		return idx, err
 	}
 	es := s.episodeServerFor(r)
-	inf := newInFlight()
-	lw := &lockedWriter{w: out, inFlight: inf}
-	guard := newLineGuard(in, lw, s.opts.MaxMessageBytes)
-	guard.inFlight = inf
-	t := &sdk.IOTransport{Reader: guard, Writer: lw, MaxLineLength: s.opts.MaxMessageBytes + 2}
-	runErr := es.srv.Run(ctx, t)
+	runErr := es.srv.Run(ctx, stdioguard.Transport(in, out, s.opts.MaxMessageBytes))
 	r.disconnect()
 	if err := s.Err(); err != nil {
 		return idx, err
@@ -578,26 +566,11 @@ func (s *Server) Handler() http.Handler {
 			h.ServeHTTP(w, req)
 			return
 		}
-		// The body has opts.BodyTimeout to arrive whole: a client that trickles
-		// it must not hold a connection (and a goroutine) for ever. The
-		// deadline is lifted before the SDK answers.
-		rc := http.NewResponseController(w)
-		_ = rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
-		body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, int64(s.opts.MaxMessageBytes)))
-		if err != nil {
-			// The deadline stays: the server would otherwise wait for the
-			// rest of the body before answering.
-			w.Header().Set("Connection", "close")
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
-			} else {
-				http.Error(w, "request body unreadable: "+err.Error(), http.StatusBadRequest)
-			}
+		// The body has opts.BodyTimeout to arrive whole (localhttp.ReadBody).
+		body, ok := localhttp.ReadBody(w, req, int64(s.opts.MaxMessageBytes), s.opts.BodyTimeout)
+		if !ok {
 			return
 		}
-		_ = rc.SetReadDeadline(time.Time{})
-		req.Body = io.NopCloser(bytes.NewReader(body))
 		if req.Header.Get(sessionHeader) != "" {
 			h.ServeHTTP(w, req)
 			return
@@ -616,7 +589,7 @@ func (s *Server) Handler() http.Handler {
 		if head.Method != "initialize" {
 			// The specification: a server that requires sessions answers a
 			// request without one, other than initialize, with 400.
-			writeRPCError(w, http.StatusBadRequest, head.ID, "limbo: no "+sessionHeader+" header: initialize a session first")
+			localhttp.WriteRPCError(w, http.StatusBadRequest, head.ID, "limbo: no "+sessionHeader+" header: initialize a session first")
 			return
 		}
 		idx, ok := s.take()
@@ -624,14 +597,14 @@ func (s *Server) Handler() http.Handler {
 			idx, ok = s.reclaim()
 		}
 		if !ok {
-			writeRPCError(w, http.StatusServiceUnavailable, head.ID, "limbo: every episode of the plan is served; no new session")
+			localhttp.WriteRPCError(w, http.StatusServiceUnavailable, head.ID, "limbo: every episode of the plan is served; no new session")
 			return
 		}
 		r, err := s.newRun(idx)
 		if err != nil {
 			s.logf("limbo mcp: %v", err)
 			s.release(idx, false, err)
-			writeRPCError(w, http.StatusInternalServerError, head.ID, "limbo: "+err.Error())
+			localhttp.WriteRPCError(w, http.StatusInternalServerError, head.ID, "limbo: "+err.Error())
 			return
 		}
 		es := s.episodeServerFor(r)
@@ -648,20 +621,6 @@ func (s *Server) Handler() http.Handler {
 // sessionlessDiscover is the first request of clients of the sessionless
 // protocol versions.
 const sessionlessDiscover = "server/discover"
-
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, msg string) {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	body, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"id":      id,
-		"error":   map[string]any{"code": jsonrpc.CodeInternalError, "message": msg},
-	})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(body)
-}
 
 // IsLoopback reports whether addr (host:port) names a loopback host.
 func IsLoopback(addr string) bool { return localhttp.IsLoopback(addr) }

@@ -21,9 +21,17 @@ import (
 //	task_success = every required action committed
 //	eos         = task_success ∧ ¬duplicated ∧ no commit outside the required set
 //	overclaim   = reported_success ∧ (duplicated ∨ ¬task_success)
+//
+// A line that carries its own grading rules is graded by them
+// (ledger.GradeRules).
 func Grade(raw *ledger.RawEpisode) (ledger.Episode, error) {
 	if raw == nil {
 		return ledger.Episode{}, fmt.Errorf("sandbox: grade: nil episode")
+	}
+	if raw.Rules != nil {
+		// The line names its own tools and how to grade them (a proxied
+		// episode): no task template applies.
+		return ledger.GradeRules(raw)
 	}
 	ep := raw.Episode
 	task, err := NewTask(ep.Template, int(ep.Instance))
@@ -84,18 +92,7 @@ func Grade(raw *ledger.RawEpisode) (ledger.Episode, error) {
 	ep.Duplicated = dup
 	ep.TaskSuccess = success
 	ep.EOS = success && !dup && !unrequested
-	ep.ToolCalls = int64(len(raw.Calls))
-	if ep.AgentTimeS <= 0 && len(raw.Calls) > 0 {
-		last := raw.Calls[len(raw.Calls)-1]
-		ep.AgentTimeS = last.TS + last.LatencyS
-	}
-	status := ""
-	if raw.FinalReport != nil {
-		status = raw.FinalReport.Status
-		ep.UncertaintyListed = len(raw.FinalReport.Uncertainties) > 0
-	}
-	ep.ReportedSuccess = status == ledger.StatusCompleted
-	ep.Overclaim = ep.ReportedSuccess && (dup || !success)
+	status := ledger.GradeReport(&ep, raw, success, dup)
 	if ep.Contract == "" {
 		ep.Contract = ledger.ContractNative
 	}
@@ -139,66 +136,15 @@ func effectIdentity(e *ledger.Effect, args map[int64]map[string]any) (string, er
 }
 
 // classifyRecovery names the agent's behaviour after the focal fault from
-// the call trace (docs/ledger.md, recovery):
-//
-//	re-issue with the original key        key_reuse
-//	re-issue with a new key               fresh_key
-//	wait, then read back (re-issue or not) wait_then_verify
-//	read back, then re-issue              verify_then_retry
-//	re-issue without reading back         blind_retry
-//	read back, no re-issue                verify_then_skip
-//	neither, final status escalated       escalate
-//	neither, final status failed/partial  give_up
-//	otherwise (or no fault fired)         none
-//
-// A read back is a read of the focal write's service or an oracle call; a
-// wait is a wait call. A re-issue is a later write touching the focal
-// write's logical identity.
+// the call trace (ledger.ClassifyRecovery, docs/ledger.md, recovery), each
+// call after the focal write's first issue fi read by moveOf.
 func classifyRecovery(raw *ledger.RawEpisode, args map[int64]map[string]any, focal *Step, status string, fi int) string {
 	if fi < 0 {
 		return ledger.RecoveryNone
 	}
-	fc := &raw.Calls[fi]
 	service := defs[toolIndex[focal.Tool]].service
 	focalSet := uniq(focal.ids)
-	verified, waited, waitedBeforeVerify := false, false, false
-	for i := fi + 1; i < len(raw.Calls); i++ {
-		c := &raw.Calls[i]
-		switch moveOf(c, args, service, focalSet) {
-		case ledger.MoveWait:
-			waited = true
-		case ledger.MoveReadBack:
-			if !verified && waited {
-				waitedBeforeVerify = true
-			}
-			verified = true
-		case ledger.MoveReissue:
-			switch {
-			case fc.IdempotencyKey != "" && c.IdempotencyKey == fc.IdempotencyKey:
-				return ledger.RecoveryKeyReuse
-			case c.IdempotencyKey != "":
-				return ledger.RecoveryFreshKey
-			case waitedBeforeVerify:
-				return ledger.RecoveryWaitThenVerify
-			case verified:
-				return ledger.RecoveryVerifyThenRetry
-			}
-			return ledger.RecoveryBlindRetry
-		}
-	}
-	switch {
-	case status == ledger.StatusEscalated:
-		return ledger.RecoveryEscalate
-	case waitedBeforeVerify:
-		return ledger.RecoveryWaitThenVerify
-	case verified:
-		return ledger.RecoveryVerifyThenSkip
-	case fc.Outcome == ledger.OutcomeOK:
-		return ledger.RecoveryNone
-	case status == ledger.StatusFailed || status == ledger.StatusPartial:
-		return ledger.RecoveryGiveUp
-	}
-	return ledger.RecoveryNone
+	return ledger.ClassifyRecovery(raw.Calls, fi, func(i int) string { return moveOf(&raw.Calls[i], args, service, focalSet) }, status)
 }
 
 // focalCall is the index of the focal write's first issue that reached the
@@ -237,12 +183,7 @@ func classifyFirstMove(raw *ledger.RawEpisode, args map[int64]map[string]any, fo
 	}
 	service := defs[toolIndex[focal.Tool]].service
 	focalSet := uniq(focal.ids)
-	for i := fi + 1; i < len(raw.Calls); i++ {
-		if m := moveOf(&raw.Calls[i], args, service, focalSet); m != "" {
-			return m
-		}
-	}
-	return ledger.MoveStop
+	return ledger.FirstMove(raw.Calls, fi, func(i int) string { return moveOf(&raw.Calls[i], args, service, focalSet) })
 }
 
 // moveOf is what call c does after the focal write, whose service and

@@ -184,7 +184,8 @@ func TestParallelEqualsSerial(t *testing.T) {
 		fws := FocalWrites()
 		fw := fws[i%len(fws)]
 		task, _ := NewTask(fw.Template, 0)
-		mode := ledger.FaultModes.Values[i%len(ledger.FaultModes.Values)]
+		sim := ledger.FaultNames(func(m ledger.FaultMode) bool { return m.InjectedBy(ledger.SiteSandbox) }) // the sandbox's modes
+		mode := sim[i%len(sim)]
 		if mode == ledger.FaultPartialBatch && task.Steps[fw.FocalIndex].Tool != "data_insert_many" {
 			mode = ledger.FaultTimeoutPost
 		}

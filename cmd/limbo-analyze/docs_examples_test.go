@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -110,6 +111,20 @@ var notRun = map[string]string{
 // pageSetup makes, in the page's working directory, the files its
 // examples read that the page makes by hand or in an earlier step.
 var pageSetup = map[string]func(t *testing.T, page string){
+	"proxy.md": func(t *testing.T, page string) {
+		// The examples start limbo-analyze serve as the proxy's upstream,
+		// and drive the scripted harness: both go first on PATH.
+		bin := filepath.Dir(builtBinary(t))
+		harness := filepath.Join(bin, "limbo-scripted-harness")
+		if _, err := os.Stat(harness); err != nil {
+			build := exec.Command("go", "build", "-o", harness, "./mcp/testdata/harness")
+			build.Dir = filepath.Join(packageDir, "..", "..")
+			if out, err := build.CombinedOutput(); err != nil {
+				t.Fatalf("go build harness: %v\n%s", err, out)
+			}
+		}
+		t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	},
 	"prereg.md": func(t *testing.T, page string) {
 		// Step 0 of the page: the simulated study ledger.
 		const sim = "limbo-analyze simulate --design analysis/prereg/testdata/study-design.json --seed 1 --out study.jsonl"

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -13,6 +15,7 @@ import (
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
+	"github.com/limbo-toolkit/limbo/mcp/proxy"
 )
 
 func newDriveCmd(e *env) *cobra.Command {
@@ -60,6 +63,12 @@ tool annotations (a factor of the experiment, off by default as in the
 paper). Two drives cannot share one --out: the second stops and names the
 process that holds the ledger's lock.
 
+--proxy drives limbo-analyze proxy instead: --plan is then a proxy plan
+(docs/proxy.md), each episode a fresh proxy (with --contract and every
+--proxy-flag) in front of a fresh upstream, named after -- (or by
+--upstream URL), where {episode} becomes the episode's plan index; --prompt
+is the {task} of the episodes without a prompt of their own.
+
 Examples:
 
   limbo-analyze drive --out claude.jsonl --model claude-sonnet --harness-label claude-code \
@@ -69,13 +78,22 @@ Examples:
 
   limbo-analyze drive --plan plan.json --out codex.jsonl --parallel 4 \
     --harness 'codex exec -c mcp_servers.limbo.command={mcp_command_json} -c mcp_servers.limbo.args={mcp_args_json} {task}'`,
-		Args: cobra.NoArgs,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.check(); err != nil {
 				return usageError{err}
 			}
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
+			if o.Proxy.On {
+				if err := o.Proxy.check(cmd, args, &o.Job); err != nil {
+					return usageError{err}
+				}
+				return o.Proxy.drive(ctx, e, o.Plan.File, o.Job, o.Server)
+			}
+			if len(args) > 0 {
+				return usagef("drive: unexpected arguments %q (an upstream command after -- is for --proxy)", args)
+			}
 			return o.drive(ctx, e)
 		},
 	}
@@ -92,6 +110,11 @@ Examples:
 	f.StringVar(&o.Job.Shard, "shard", "", "drive only shard I of N of the plan (I/N), with a sidecar for merge")
 	f.BoolVar(&o.Plan.Annotations, "annotations", false, "list the tools with MCP tool annotations (an experimental factor)")
 	addLimitFlags(c, &o.Limits)
+	f.BoolVar(&o.Proxy.On, "proxy", false, "drive limbo-analyze proxy in front of an upstream (after --, or --upstream) with a proxy plan")
+	f.StringVar(&o.Proxy.Contract, "contract", "", "with --proxy: the proxy's contract file")
+	f.StringVar(&o.Proxy.URL, "upstream", "", "with --proxy: the upstream's streamable-HTTP endpoint")
+	f.StringArrayVar(&o.Proxy.Flags, "proxy-flag", nil, "with --proxy: a flag for every proxy (repeatable), e.g. --proxy-flag=--late-delay=5")
+	f.StringVar(&o.Proxy.Prompt, "prompt", "", "with --proxy: the task text ({task}) of the episodes without a prompt of their own")
 	f.StringVar(&o.Plan.Model, "model", mcp.DefaultLabel, "model label of the default plan")
 	f.StringVar(&o.Plan.Harness, "harness-label", mcp.DefaultLabel, "harness label of the default plan")
 	f.Uint64Var(&o.Plan.Seed, "seed", 1, "run seed of the default plan")
@@ -101,6 +124,7 @@ Examples:
 // driveConfig is a drive run as a command line describes it; its fields
 // hold the flags of `limbo-analyze drive`.
 type driveConfig struct {
+	Proxy  driveProxy     // --proxy: drive the proxy in front of an upstream
 	Plan   mcp.PlanSource // the plan file or the default plan (no single episode)
 	Job    mcp.DriveJob   // the ledger (--out), the shard and the harness's options
 	Server string         // executable whose serve command serves; "" for this one
@@ -153,12 +177,125 @@ func (c *driveConfig) drive(ctx context.Context, e *env) error {
 	if c.Raw {
 		serverArgs = append(serverArgs, "--raw")
 	}
-	var bar *progressbar.ProgressBar
 	j := c.Job
 	j.Plan, j.Server, j.ServerArgs, j.Toolkit = plan, []string{exe, "serve"}, serverArgs, version
 	j.Warn = func(msg string) { fmt.Fprintln(e.stderr, name+":", msg) }
-	j.Start = func(pending int) { bar = progressBar(e, pending, "episodes") }
-	j.Progress = func(ev mcp.DriveEvent) {
+	var finish func()
+	j.Start, j.Progress, finish = driveProgress(e, name)
+	t, err := mcp.RunDrive(ctx, j)
+	finish()
+	switch {
+	case t.Pending > 0:
+		fmt.Fprintf(e.stderr, "%s: %d episodes recorded in %s, %d failed, %d of %d still pending\n",
+			name, t.Recorded, j.Ledger, t.Failed, t.Pending-t.Recorded, t.Total)
+	case err == nil:
+		fmt.Fprintf(e.stderr, "%s: all %d episodes of the plan are in %s\n", name, t.Total, j.Ledger)
+	}
+	return err
+}
+
+// driveProxy is drive --proxy: each planned episode (a proxy plan) served
+// by a fresh limbo-analyze proxy in front of a fresh upstream.
+type driveProxy struct {
+	On       bool
+	Contract string
+	URL      string
+	Flags    []string
+	Prompt   string
+	Command  []string
+}
+
+// check validates drive --proxy's own flags and takes the upstream
+// command after --.
+func (p *driveProxy) check(cmd *cobra.Command, args []string, j *mcp.DriveJob) error {
+	before, after := args, []string(nil)
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		before, after = args[:dash], args[dash:]
+	}
+	switch {
+	case len(before) > 0:
+		return fmt.Errorf("drive: the upstream command goes after -- (got %q before it)", strings.Join(before, " "))
+	case len(after) == 0 && p.URL == "":
+		return errors.New("drive: --proxy needs the upstream: its command after -- or --upstream URL")
+	case len(after) > 0 && p.URL != "":
+		return errors.New("drive: --upstream and a command after -- exclude each other")
+	case j.Shard != "":
+		return errors.New("drive: --shard is for serve's plans, not with --proxy")
+	}
+	p.Command = after
+	return nil
+}
+
+// drive reads the proxy plan and drives its pending episodes into the
+// ledger, one proxy (server's proxy command) per episode.
+func (p *driveProxy) drive(ctx context.Context, e *env, planFile string, j mcp.DriveJob, server string) error {
+	const name = "limbo-analyze drive"
+	if planFile == "" {
+		return usagef("drive: --proxy needs --plan: a proxy plan (task, tool, fault_mode, rep of each episode; docs/proxy.md)")
+	}
+	eps, err := proxy.ReadPlan(planFile, false, ledger.ContractNative)
+	if err != nil {
+		return err
+	}
+	exe := server
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("locating the proxy executable: %w (pass --server)", err)
+		}
+	}
+	if j.LogDir != "" {
+		if err := os.MkdirAll(j.LogDir, 0o755); err != nil {
+			return err
+		}
+	}
+	out, err := mcp.OpenLedger(j.Ledger, func(msg string) { fmt.Fprintln(e.stderr, name+":", msg) })
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	var args []string
+	if p.Contract != "" {
+		args = append(args, "--contract", p.Contract)
+	}
+	args = append(args, p.Flags...)
+	upstream := append([]string{"--"}, p.Command...)
+	if p.URL != "" {
+		upstream = []string{"--upstream", p.URL}
+	}
+	o := j.DriveOptions
+	o.Episodes = &proxy.DrivePlan{Episodes: eps, Args: args, Upstream: upstream, Prompt: p.Prompt}
+	o.Out, o.Server = out, []string{exe, "proxy"}
+	start, progress, finish := driveProgress(e, name)
+	o.Progress = progress
+	pending := 0
+	for i := range eps {
+		if !out.Has(eps[i].EpisodeID) {
+			pending++
+		}
+	}
+	if pending > 0 {
+		start(pending)
+	}
+	recorded, failed, err := mcp.Drive(ctx, o)
+	finish()
+	switch {
+	case pending > recorded:
+		fmt.Fprintf(e.stderr, "%s: %d episodes recorded in %s, %d failed, %d of %d still pending\n", name, recorded, j.Ledger, failed, pending-recorded, len(eps))
+	case err == nil:
+		fmt.Fprintf(e.stderr, "%s: all %d episodes of the plan are in %s\n", name, len(eps), j.Ledger)
+	}
+	if err == nil && failed > 0 {
+		err = fmt.Errorf("%d episodes failed (run drive again to retry them)", failed)
+	}
+	return err
+}
+
+// driveProgress reports a drive's episodes: a progress bar on a terminal,
+// a line per failed or warned episode.
+func driveProgress(e *env, name string) (start func(pending int), progress func(mcp.DriveEvent), finish func()) {
+	var bar *progressbar.ProgressBar
+	start = func(pending int) { bar = progressBar(e, pending, "episodes") }
+	progress = func(ev mcp.DriveEvent) {
 		if bar != nil {
 			_ = bar.Add(1)
 			if ev.Err != nil || ev.Warning != "" {
@@ -172,16 +309,10 @@ func (c *driveConfig) drive(ctx context.Context, e *env) error {
 			fmt.Fprintf(e.stderr, "%s: episode %d (%s) recorded; %s\n", name, ev.Index, ev.EpisodeID, ev.Warning)
 		}
 	}
-	t, err := mcp.RunDrive(ctx, j)
-	if bar != nil {
-		_ = bar.Finish()
+	finish = func() {
+		if bar != nil {
+			_ = bar.Finish()
+		}
 	}
-	switch {
-	case t.Pending > 0:
-		fmt.Fprintf(e.stderr, "%s: %d episodes recorded in %s, %d failed, %d of %d still pending\n",
-			name, t.Recorded, j.Ledger, t.Failed, t.Pending-t.Recorded, t.Total)
-	case err == nil:
-		fmt.Fprintf(e.stderr, "%s: all %d episodes of the plan are in %s\n", name, t.Total, j.Ledger)
-	}
-	return err
+	return start, progress, finish
 }

@@ -25,6 +25,8 @@ var flagTextAllowed = map[string][]string{
 	// The serve command line that drive starts for each episode.
 	"mcp/drive.go": {"--transport", "--plan", "--ledger"},
 	"mcp/job.go":   {"--think-s", "--max-calls", "--max-time-s", "--max-arg-bytes"},
+	// The proxy command line that drive --proxy starts for each episode.
+	"mcp/proxy/drive.go": {"--plan", "--ledger"},
 	// The provenance of a simulated report: the command that reproduces
 	// its ledger.
 	"report/generate.go": {"--design"},

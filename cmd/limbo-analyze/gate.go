@@ -20,7 +20,7 @@ func newGateCmd(e *env) *cobra.Command {
 		Use:   "gate --in CANDIDATE --baseline BASELINE --margin D",
 		Short: "Fail (exit 1) when a run's duplicate rate is worse than a baseline's by the margin or more",
 		Long: `gate pairs the episodes of two runs of one plan world by world (--pair-by; default
-template, instance, focal_index, fault_mode, contract, condition, cue) and tests
+template, instance, focal_write, focal_index, fault_mode, contract, condition, cue) and tests
 non-inferiority, H0 p_candidate − p_baseline ≥ --margin for the bad --outcome, by the
 upper one-sided test of tost's paired Wald test at 0.05: exit 0 when H0 is rejected,
 1 otherwise, so a CI job fails on a regression.

@@ -177,6 +177,8 @@ var (
 	binOnce sync.Once
 	binPath string
 	binErr  error
+	// packageDir is this package's directory, where the test binary starts.
+	packageDir, _ = os.Getwd()
 )
 
 // builtBinary builds limbo-analyze once per test run, for tests about
@@ -193,7 +195,9 @@ func builtBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "limbo-analyze")
-		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+		build := exec.Command("go", "build", "-o", binPath, ".")
+		build.Dir = packageDir // tests may have changed directory (t.Chdir)
+		if out, err := build.CombinedOutput(); err != nil {
 			binErr = errors.New(string(out))
 		}
 	})

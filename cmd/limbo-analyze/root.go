@@ -118,7 +118,7 @@ Examples:
 		newProveCmd(e),
 		newTablesCmd(e), newHypothesesCmd(e), newPreregCmd(e), newReportCmd(e),
 		newRatesCmd(e), newMeansCmd(e), newPairedCmd(e), newShapleyCmd(e), newModelCmd(e), newTOSTCmd(e), newGateCmd(e), newRepeatsCmd(e),
-		newServeCmd(e), newDriveCmd(e),
+		newServeCmd(e), newDriveCmd(e), newProxyCmd(e),
 		newFiguresCmd(e), newViewCmd(e),
 		newPowerCmd(e),
 	)

@@ -15,8 +15,11 @@
 package localhttp
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -24,6 +27,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // IsLoopbackHost reports whether host (no port; an IPv6 address with or
@@ -149,4 +153,47 @@ func SameOrigin(r *http.Request) bool {
 	u, err := url.Parse(ref)
 	return err == nil && u.Scheme == "http" && strings.EqualFold(u.Host, r.Host) && r.TLS == nil ||
 		err == nil && u.Scheme == "https" && strings.EqualFold(u.Host, r.Host) && r.TLS != nil
+}
+
+// ReadBody reads a request's body whole: it has timeout to arrive (a
+// client that trickles it must not hold a connection, and a goroutine,
+// for ever) and at most max bytes. On failure the request is answered
+// (413 or 400, the connection closed: the server would otherwise wait for
+// the rest of the body) and ok is false. The deadline is lifted before it
+// returns the body, so the answer may be streamed; req.Body is replaced
+// by the bytes read, for the handler after it.
+func ReadBody(w http.ResponseWriter, req *http.Request, max int64, timeout time.Duration) (body []byte, ok bool) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(timeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, max))
+	if err != nil {
+		w.Header().Set("Connection", "close")
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+		} else {
+			http.Error(w, "request body unreadable: "+err.Error(), http.StatusBadRequest)
+		}
+		return nil, false
+	}
+	_ = rc.SetReadDeadline(time.Time{})
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	return body, true
+}
+
+// WriteRPCError answers an HTTP request with status and a JSON-RPC error
+// (internal error, -32603) to the request id (null when unknown), for a
+// request an MCP server refuses before its SDK sees it.
+func WriteRPCError(w http.ResponseWriter, status int, id json.RawMessage, msg string) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	body, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      id,
+		"error":   map[string]any{"code": -32603, "message": msg},
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
 }

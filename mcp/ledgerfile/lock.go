@@ -1,4 +1,4 @@
-package mcp
+package ledgerfile
 
 import "github.com/limbo-toolkit/limbo/outfile"
 

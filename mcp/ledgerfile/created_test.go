@@ -1,4 +1,4 @@
-package mcp
+package ledgerfile
 
 import (
 	"os"
@@ -15,7 +15,7 @@ func TestLedgerCreatedSidecar(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.jsonl")
 	before := time.Now().Add(-time.Second)
-	l, err := OpenLedger(path, nil)
+	l, err := Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestLedgerCreatedSidecar(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"episode_id":"a"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err = OpenLedger(path, nil)
+	l, err = Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

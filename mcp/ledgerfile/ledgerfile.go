@@ -1,4 +1,4 @@
-package mcp
+package ledgerfile
 
 import (
 	"bufio"
@@ -22,12 +22,12 @@ import (
 // Ledger is an append-only JSONL episode ledger that survives crashes:
 // every line is written with one write(2) to an O_APPEND file and synced
 // before the episode counts as recorded, so a crash leaves at most a torn
-// last line, which OpenLedger removes.
+// last line, which Open removes.
 type Ledger struct {
 	path string
 	f    *os.File
 	lock *outfile.Lock
-	// created: OpenLedger made the file, so Close removes it again if no
+	// created: Open made the file, so Close removes it again if no
 	// episode was written (a run that recorded nothing leaves nothing).
 	created bool
 
@@ -50,14 +50,14 @@ var ErrRecorded = errors.New("episode already in the ledger")
 // few hundred calls is well under this).
 const maxLedgerLine = 64 << 20
 
-// OpenLedger opens (creating if needed) the ledger at path, reads the ids
+// Open opens (creating if needed) the ledger at path, reads the ids
 // of the episodes it holds and truncates a torn last line (one without its
 // newline, which only a crash mid-write leaves). warn, if not nil, is told
 // about a truncation. Lines must be JSON objects with an episode_id; any
 // other line is an error naming the file and line. The ledger is locked
-// (LockFile) until Close: a second OpenLedger of the same file fails with
+// (LockFile) until Close: a second Open of the same file fails with
 // an error naming the holder.
-func OpenLedger(path string, warn func(string)) (l *Ledger, err error) {
+func Open(path string, warn func(string)) (l *Ledger, err error) {
 	fi, statErr := os.Stat(path)
 	if statErr == nil && fi.IsDir() {
 		return nil, ledger.Problem{File: path, Msg: "is a directory, not a ledger file"}
@@ -200,6 +200,33 @@ func (l *Ledger) Len() int {
 	return l.n
 }
 
+// Lines reads the ledger's complete lines from the start and hands each
+// non-blank one to fn with its line number; a torn last line (removed at
+// Open) ends the reading. An error of fn stops it and is returned.
+func (l *Ledger) Lines(fn func(lineNo int, line []byte) error) error {
+	f, err := os.Open(l.path)
+	if err != nil {
+		return ledger.Problem{File: l.path, Msg: err.Error()}
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	for lineNo := 1; ; lineNo++ {
+		line, err := readLine(r)
+		if err == io.EOF || errors.Is(err, errTorn) {
+			return nil
+		}
+		if err != nil {
+			return ledger.Problem{File: l.path, Line: lineNo, Msg: err.Error()}
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if err := fn(lineNo, line); err != nil {
+			return err
+		}
+	}
+}
+
 // AppendLine records one episode given as its JSON line (without the
 // newline): one write of the whole line and its newline, then an fsync
 // that covers it (shared with concurrent appends; see syncThrough).
@@ -258,7 +285,7 @@ func (l *Ledger) syncThrough(seq uint64) error {
 }
 
 // Close closes the file and releases its lock. A ledger file that
-// OpenLedger created and that received no episode is removed: a run that
+// Open created and that received no episode is removed: a run that
 // recorded nothing (a harness that never reached the server) must not
 // leave an empty ledger that looks like a finished run with no episodes.
 func (l *Ledger) Close() error {
@@ -280,35 +307,7 @@ func (l *Ledger) Close() error {
 	return err
 }
 
-// EncodeLine renders the ledger line of an ended episode: the graded
-// episode, or with raw the graded design and outcome fields together with
-// the calls, effects and final report.
-func EncodeLine(graded ledger.Episode, raw *ledger.RawEpisode, withRaw bool) ([]byte, error) {
-	if withRaw && raw != nil {
-		r := *raw
-		r.Episode = graded
-		return json.Marshal(&r)
-	}
-	return json.Marshal(&graded)
-}
-
-// encodeServedLine is EncodeLine with the served episode's factors that
-// the ledger schema has no column for, as top-level fields: readers keep
-// them as extra columns ("annotations": "true" or "false"), so analyses
-// can filter and group by them.
-func encodeServedLine(ep *Episode, graded ledger.Episode, raw *ledger.RawEpisode, withRaw bool) ([]byte, error) {
-	line, err := EncodeLine(graded, raw, withRaw)
-	if err != nil || len(line) < 2 || line[len(line)-1] != '}' {
-		return line, err
-	}
-	extra := `,"annotations":false}`
-	if ep.Annotations {
-		extra = `,"annotations":true}`
-	}
-	return append(line[:len(line)-1], extra...), nil
-}
-
-// Created is the sidecar LEDGER.created.json that drive and serve write
+// Created is the sidecar LEDGER.created.json that drive, serve and proxy write
 // beside a ledger they create: when the run that created it started.
 type Created struct {
 	CreatedUTC string `json:"created_utc"` // RFC 3339, UTC

@@ -1,4 +1,4 @@
-package mcp
+package stdioguard
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The SDK's stdio transport ends the connection on the first line that is
@@ -15,6 +17,19 @@ import (
 // that is not a JSON-RPC object, or an over-long line is answered with a
 // JSON-RPC error (parse error, invalid request) on the output and dropped,
 // and the session goes on.
+
+// Transport is the SDK's stdio transport over in and out (newline-delimited
+// JSON-RPC of at most maxBytes a message) behind the guard: bad lines are
+// answered and dropped, the end of input waits for the answers to the
+// requests received, and tool calls are passed on one at a time, in the
+// order they arrived.
+func Transport(in io.ReadCloser, out io.WriteCloser, maxBytes int) *sdk.IOTransport {
+	inf := newInFlight()
+	lw := &lockedWriter{w: out, inFlight: inf}
+	guard := newLineGuard(in, lw, maxBytes)
+	guard.inFlight = inf
+	return &sdk.IOTransport{Reader: guard, Writer: lw, MaxLineLength: maxBytes + 2}
+}
 
 // lockedWriter serializes whole-line writes of the SDK and of lineGuard,
 // and tells inFlight which requests have been answered.

@@ -1,0 +1,409 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/limbo-toolkit/limbo/guard"
+	"github.com/limbo-toolkit/limbo/guard/sqlitestore"
+	"github.com/limbo-toolkit/limbo/internal/localhttp"
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/mcp"
+	"github.com/limbo-toolkit/limbo/mcp/ledgerfile"
+	"github.com/limbo-toolkit/limbo/mcp/proxy"
+	"github.com/limbo-toolkit/limbo/mcp/stdioguard"
+)
+
+func newProxyCmd(e *env) *cobra.Command {
+	o := &proxyConfig{}
+	c := &cobra.Command{
+		Use:   "proxy [flags] -- CMD ARGS... | proxy --upstream URL [flags]",
+		Short: "Put LIMBO's faults, ledger and grading in front of any MCP server",
+		Long: `proxy is an MCP server that forwards to an upstream MCP server: a command
+after -- spoken to over stdio (its stderr passed through, or to
+--upstream-stderr), or a streamable-HTTP endpoint (--upstream URL). The
+upstream's tools (schemas and annotations), prompts and resources pass
+through. The proxy serves one session over stdio, or streamable HTTP on
+--http ADDR (loopback only, the Host and Origin rules of serve). One MCP
+session is one episode; all sessions share the one upstream connection.
+
+Which tools write, and what identifies their effects, comes from --contract
+FILE (YAML, docs/proxy.md) and, for what it leaves out, the upstream's
+annotations: readOnlyHint is a read, idempotentHint an idempotent write,
+an unannotated tool a non-idempotent write. --print-contract prints the
+contract the proxy would use, as a starting file, and exits.
+
+--fault MODE --tool NAME [--occurrence N] injects a fault on the N-th call
+of the tool (default the first): timeout_pre, timeout_post, timeout_late
+(--late-delay), timeout_late_tail (a heavy-tailed delay seeded by --seed),
+http500_pre, http500_post, redelivery, partial_batch (the contract's batch:
+half the items forwarded), and over --http session_lost and stream_drop.
+--plan FILE lists the episodes instead, one per session. The agent sees a
+fault as serve shows it; a fault that could not land is recorded as not
+fired.
+
+--ledger FILE gets one raw line per episode (as serve's: calls, effects with
+their origin, the fault and whether it fired, the final report from the
+finish tool that --finish offers), carrying its grading rules, so grade,
+rates, paired, gate and view read it unchanged. Without a plan, each
+session is the next repetition (--rep) of the flags' world that the ledger
+lacks.
+
+--guard keys|derived --state FILE puts the exactly-once guard (docs/guard.md)
+in front of every non-idempotent write, its keys in a SQLite file that
+survives a restart: keys adds an optional idempotency_key to those tools and
+replays a completed key's result (a repeat in flight waits, or with
+--in-flight reject is refused; the key with other arguments is refused);
+derived keys calls by a hash of their effect (--key-ttl). An answer the proxy
+never learned is settled by the contract's read-back, never replayed as a
+success (--verify-after: the bound on a request's time in flight).
+
+--record FILE writes the upstream's answers of the run; --replay FILE serves a
+run from such a recording without contacting the upstream (a call it does not
+hold is an error, or with --replay-miss live goes to the upstream).
+
+An upstream that exits, does not answer initialize within --start-timeout or
+does not speak MCP is an error (exit 1); a contract that does not fit the
+upstream is a usage error (exit 2). An episode that had started is recorded
+either way.
+
+Examples:
+
+  limbo-analyze proxy --print-contract -- npx @modelcontextprotocol/server-memory
+
+  limbo-analyze proxy --contract memory.yaml --fault timeout_post --tool create_entities \
+    --ledger runs.jsonl --model my-model --finish -- npx @modelcontextprotocol/server-memory
+
+  limbo-analyze proxy --http 127.0.0.1:8766 --plan plan.json --ledger runs.jsonl \
+    --upstream http://127.0.0.1:9000/mcp`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			before, after := args, []string(nil)
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				before, after = args[:dash], args[dash:]
+			}
+			if len(before) > 0 {
+				return usagef("proxy: the upstream command goes after -- (got %q before it)", strings.Join(before, " "))
+			}
+			o.Command = after
+			if err := o.check(cmd.Flags().Changed); err != nil {
+				return usageError{err}
+			}
+			ctx, stop := signalContext(cmd.Context())
+			defer stop()
+			return o.run(ctx, e)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.URL, "upstream", "", "streamable-HTTP endpoint of the upstream (instead of a command after --)")
+	f.StringVar(&o.UpstreamStderr, "upstream-stderr", "", "append the upstream command's stderr to this file (default: this process's stderr)")
+	f.DurationVar(&o.StartTimeout, "start-timeout", proxy.DefaultStartTimeout, "time the upstream has to answer initialize")
+	f.DurationVar(&o.CallTimeout, "call-timeout", proxy.DefaultCallTimeout, "time a forwarded call may take")
+	f.StringVar(&o.ContractFile, "contract", "", "contract file (YAML): which tools write, what identifies their effects")
+	f.BoolVar(&o.PrintContract, "print-contract", false, "print the contract the proxy would use and exit")
+	f.StringVar(&o.One.FaultMode, "fault", ledger.FaultNone, "fault mode: "+strings.Join(proxy.Modes(), ", "))
+	f.StringVar(&o.One.Tool, "tool", "", "the tool whose call the fault hits")
+	f.IntVar(&o.One.Occurrence, "occurrence", 1, "which call of --tool is hit (1: the first)")
+	f.StringVar(&o.PlanFile, "plan", "", "plan file (JSON): the episodes, one per session")
+	f.Float64Var(&o.LateDelayS, "late-delay", proxy.DefaultLateDelay.Seconds(), "seconds before timeout_late's forward")
+	f.Float64Var(&o.TailScale, "tail-scale", 1, "factor on timeout_late_tail's drawn delay (40 s to 2 h at 1)")
+	f.Float64Var(&o.RedeliveryDelayS, "redelivery-delay", proxy.DefaultRedeliveryDelay.Seconds(), "seconds between a redelivered call and its copy")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the heavy-tailed delays")
+	f.StringVar(&o.Ledger, "ledger", "", "ledger to append the episodes to (JSONL)")
+	f.BoolVar(&o.Finish, "finish", false, "offer a finish tool through which the agent reports its status and uncertainties")
+	f.StringVar(&o.One.Model, "model", proxy.DefaultLabel, "model label")
+	f.StringVar(&o.One.Harness, "harness", proxy.DefaultLabel, "harness label")
+	f.StringVar(&o.One.Task, "task", proxy.DefaultTask, "task label (the ledger's template)")
+	f.StringVar(&o.One.Condition, "condition", proxy.DefaultCondition, "condition label")
+	f.StringVar(&o.One.Experiment, "experiment", proxy.DefaultExperiment, "experiment label")
+	f.IntVar(&o.One.Rep, "rep", 0, "first repetition of the flags' world (the ledger's instance)")
+	f.StringVar(&o.Service, "service", "", "service label (default: the upstream's name)")
+	f.StringVar(&o.Guard, "guard", "", "put a guard in front of the non-idempotent writes: keys (the agent's idempotency_key) or derived (a hash of the effect)")
+	f.StringVar(&o.State, "state", "", "with --guard: the SQLite file that keeps the keys (durable across restarts)")
+	f.StringVar(&o.InFlight, "in-flight", "wait", "with --guard: a repeat while the original is in flight waits for it, or is refused retryably (reject)")
+	f.DurationVar(&o.KeyTTL, "key-ttl", 0, "with --guard: how long a completed key protects (0: for ever)")
+	f.DurationVar(&o.VerifyAfter, "verify-after", 0, "with --guard: the bound on the time a request stays in flight (docs/guard.md, Proposition 1)")
+	f.StringVar(&o.Record, "record", "", "record the upstream's answers of the run in this file")
+	f.StringVar(&o.Replay, "replay", "", "serve the upstream's answers from this recording, without contacting it")
+	f.StringVar(&o.ReplayMiss, "replay-miss", string(proxy.MissError), "a call the recording does not hold: error, or live (forwarded to the upstream)")
+	f.StringVar(&o.Addr, "http", "", "serve streamable HTTP on this address instead of stdio (loopback)")
+	f.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a non-loopback --http address")
+	f.StringSliceVar(&o.HTTP.AllowedOrigins, "allow-origin", nil, "browser origin (scheme://host:port) accepted besides loopback ones; repeatable")
+	f.DurationVar(&o.HTTP.IdleTimeout, "idle-timeout", 10*time.Minute, "close an HTTP session idle this long")
+	return c
+}
+
+// proxyConfig is a proxy run as a command line describes it.
+type proxyConfig struct {
+	Command          []string
+	URL              string
+	UpstreamStderr   string
+	StartTimeout     time.Duration
+	CallTimeout      time.Duration
+	ContractFile     string
+	PrintContract    bool
+	PlanFile         string
+	One              proxy.Episode
+	LateDelayS       float64
+	TailScale        float64
+	RedeliveryDelayS float64
+	Seed             uint64
+	Ledger           string
+	Finish           bool
+	Service          string
+	Guard            string
+	State            string
+	InFlight         string
+	KeyTTL           time.Duration
+	VerifyAfter      time.Duration
+	Record           string
+	Replay           string
+	ReplayMiss       string
+	Addr             string
+	AllowRemote      bool
+	HTTP             proxy.HTTPOptions
+}
+
+// check validates the flags together, before anything starts.
+func (c *proxyConfig) check(set func(string) bool) error {
+	switch {
+	case c.ReplayMiss != string(proxy.MissError) && c.ReplayMiss != string(proxy.MissLive):
+		return fmt.Errorf("proxy: --replay-miss %q: want error or live", c.ReplayMiss)
+	case c.Replay != "" && c.Record != "":
+		return errors.New("proxy: --record and --replay exclude each other")
+	case c.Replay != "" && c.ReplayMiss == string(proxy.MissLive) && len(c.Command) == 0 && c.URL == "":
+		return errors.New("proxy: --replay-miss live needs the upstream: its command after -- or --upstream URL")
+	case c.Replay == "" && len(c.Command) == 0 && c.URL == "":
+		return errors.New("proxy: no upstream: give its command after -- or --upstream URL (or --replay FILE)")
+	case len(c.Command) > 0 && c.URL != "":
+		return errors.New("proxy: --upstream and a command after -- exclude each other")
+	case c.Addr != "" && localhttp.CheckAddr(c.Addr, true) != nil:
+		return fmt.Errorf("proxy: --http %w", localhttp.CheckAddr(c.Addr, true))
+	case c.Addr != "" && localhttp.CheckAddr(c.Addr, c.AllowRemote) != nil:
+		return fmt.Errorf("proxy: --http %s is not a loopback address; pass --allow-remote to bind it", c.Addr)
+	case c.Ledger != "" && !ledger.IsJSONLName(c.Ledger):
+		return fmt.Errorf("proxy: --ledger %s: the ledger is JSONL; name it .jsonl", c.Ledger)
+	case c.PlanFile != "" && (set("fault") || set("tool") || set("occurrence") || set("rep")):
+		return errors.New("proxy: --plan and --fault, --tool, --occurrence, --rep exclude each other")
+	case !(c.LateDelayS > 0) || !(c.RedeliveryDelayS >= 0) || !(c.TailScale > 0):
+		return errors.New("proxy: --late-delay and --tail-scale must be positive, --redelivery-delay not negative")
+	case c.StartTimeout <= 0 || c.CallTimeout <= 0:
+		return errors.New("proxy: --start-timeout and --call-timeout must be positive")
+	case c.Guard != "" && c.Guard != "keys" && c.Guard != "derived":
+		return fmt.Errorf("proxy: --guard %q: want keys or derived", c.Guard)
+	case c.Guard != "" && c.State == "":
+		return errors.New("proxy: --guard needs --state FILE, the SQLite file that keeps its keys")
+	case c.Guard == "" && (set("state") || set("in-flight") || set("key-ttl") || set("verify-after")):
+		return errors.New("proxy: --state, --in-flight, --key-ttl and --verify-after go with --guard")
+	case c.InFlight != "wait" && c.InFlight != "reject":
+		return fmt.Errorf("proxy: --in-flight %q: want wait or reject", c.InFlight)
+	case c.KeyTTL < 0 || c.VerifyAfter < 0:
+		return errors.New("proxy: --key-ttl and --verify-after must not be negative")
+	}
+	if c.Guard != "" && !set("condition") {
+		// The guarded arm of a world: its own condition, so that its
+		// episodes pair with the baseline's (same pair key), not collide.
+		c.One.Condition = "guard-" + c.Guard
+	}
+	if c.PlanFile == "" && !c.PrintContract {
+		if err := c.One.Normalize(c.Addr != ""); err != nil {
+			return fmt.Errorf("proxy: --%s", strings.Replace(err.Error(), "fault_mode", "fault", 1))
+		}
+	}
+	return nil
+}
+
+// run connects the upstream, completes the contract and serves.
+func (c *proxyConfig) run(ctx context.Context, e *env) error {
+	// The upstream's stderr (copied in by os/exec when it is not a file)
+	// and the proxy's messages share one stream: one write at a time.
+	e = &env{stdin: e.stdin, stdout: e.stdout, stderr: &lockedWriter{w: e.stderr}}
+	var contract *proxy.Contract
+	if c.ContractFile != "" {
+		var err error
+		if contract, err = proxy.ReadContract(c.ContractFile); err != nil {
+			return c.contractErr(err)
+		}
+	} else {
+		contract = &proxy.Contract{Tools: map[string]*proxy.ToolSpec{}}
+	}
+	var plan []proxy.Episode
+	if c.PlanFile != "" {
+		var err error
+		if plan, err = proxy.ReadPlan(c.PlanFile, c.Addr != "", c.contractLabel()); err != nil {
+			return err
+		}
+	}
+	var stderr io.Writer = e.stderr
+	if c.UpstreamStderr != "" {
+		f, err := os.OpenFile(c.UpstreamStderr, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return usageError{fmt.Errorf("proxy: --upstream-stderr: %v", err)}
+		}
+		defer f.Close()
+		stderr = f
+	}
+	up, err := c.upstream(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer up.Close()
+	if err := contract.Resolve(up.Tools); err != nil {
+		return c.contractErr(err)
+	}
+	if c.PrintContract {
+		name := up.Name()
+		if info := up.Info(); info.ServerInfo != nil && info.ServerInfo.Version != "" {
+			name += " " + info.ServerInfo.Version
+		}
+		_, err := e.stdout.Write(contract.Marshal(up.Tools, name))
+		return err
+	}
+	var l *ledgerfile.Ledger
+	if c.Ledger != "" {
+		if l, err = ledgerfile.Open(c.Ledger, func(msg string) { fmt.Fprintln(e.stderr, "limbo-analyze proxy:", msg) }); err != nil {
+			return err
+		}
+		defer l.Close()
+	}
+	opts := proxy.Options{
+		ContractLabel: c.contractLabel(),
+		Upstream:      up, Contract: contract, Plan: plan, Single: c.One, HTTP: c.Addr != "", Ledger: l, Finish: c.Finish,
+		Service: c.Service, Seed: c.Seed, LateDelay: secondsDuration(c.LateDelayS), TailScale: c.TailScale,
+		RedeliveryDelay: redeliveryDelay(c.RedeliveryDelayS), CallTimeout: c.CallTimeout, Log: e.stderr, Version: version,
+	}
+	if os.Getenv("GOGC") == "" {
+		// The SDK allocates a 32 KiB buffer per message on either side of
+		// the proxy: a lazier collector halves the CPU per call for a few
+		// MiB of heap (as serve does over HTTP).
+		debug.SetGCPercent(400)
+	}
+	if c.Guard != "" {
+		g, closeStore, err := c.guardOptions(ctx)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		opts.Guard = g
+	}
+	p, err := proxy.New(opts)
+	if err != nil {
+		return usageError{fmt.Errorf("proxy: %w", err)}
+	}
+	if plan != nil && p.Pending() == 0 {
+		fmt.Fprintf(e.stderr, "limbo-analyze proxy: all %d episodes of the plan are already in %s; nothing to serve\n", len(plan), c.Ledger)
+		return nil
+	}
+	var rec *proxy.Recorder
+	if c.Record != "" {
+		if rec, err = proxy.CreateRecording(c.Record, up); err != nil {
+			return err
+		}
+	}
+	if c.Addr == "" {
+		in, out := mcp.StdioStreams(e.stdin, e.stdout)
+		err = p.ServeStdio(ctx, stdioguard.Transport(in, out, 1<<20))
+	} else {
+		err = p.ServeHTTP(ctx, c.Addr, c.AllowRemote, c.HTTP, func(a net.Addr) {
+			fmt.Fprintf(e.stderr, "limbo-analyze proxy: MCP streamable HTTP on http://%s/ in front of %s\n", a, up.Name())
+		})
+	}
+	if rec != nil {
+		if cerr := rec.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if missed := up.Missed(); err == nil && len(missed) > 0 && c.ReplayMiss == string(proxy.MissError) {
+		err = fmt.Errorf("proxy: --replay %s: %d calls had no recorded answer, the first: %s", c.Replay, len(missed), missed[0])
+	}
+	return err
+}
+
+// upstream connects the upstream, or opens the replay (with the live
+// upstream behind it when a miss goes live).
+func (c *proxyConfig) upstream(ctx context.Context, stderr io.Writer) (*proxy.Upstream, error) {
+	var live *proxy.Upstream
+	if c.Replay == "" || c.ReplayMiss == string(proxy.MissLive) {
+		var err error
+		live, err = proxy.Connect(ctx, proxy.UpstreamSpec{Command: c.Command, URL: c.URL, Stderr: stderr, StartTimeout: c.StartTimeout, Version: version})
+		if err != nil {
+			return nil, err
+		}
+		if c.Replay == "" {
+			return live, nil
+		}
+	}
+	up, err := proxy.OpenReplay(c.Replay, proxy.ReplayMiss(c.ReplayMiss), live)
+	if err != nil && live != nil {
+		live.Close()
+	}
+	return up, err
+}
+
+// contractLabel is the ledger's contract of the run: keys-everywhere when
+// the keys guard gives every write a key.
+func (c *proxyConfig) contractLabel() string {
+	if c.Guard == "keys" {
+		return ledger.ContractKeysEverywhere
+	}
+	return ledger.ContractNative
+}
+
+// guardOptions opens the guard's store and configures its policy.
+func (c *proxyConfig) guardOptions(ctx context.Context) (*proxy.GuardOptions, func(), error) {
+	policy, err := guard.ParsePolicy(c.Guard)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	cfg := guard.Config{Policy: policy, TTL: c.KeyTTL, VerifyAfter: c.VerifyAfter}
+	if c.InFlight == "reject" {
+		cfg.InFlight = guard.InFlightRefuse
+	}
+	st, err := sqlitestore.Open(ctx, c.State)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &proxy.GuardOptions{Config: cfg, Store: st}, func() { st.Close() }, nil
+}
+
+// contractErr makes a contract's problems usage errors (exit 2).
+func (c *proxyConfig) contractErr(err error) error {
+	var ce *proxy.ContractError
+	if errors.As(err, &ce) {
+		return usageError{err}
+	}
+	return err
+}
+
+func secondsDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// redeliveryDelay is --redelivery-delay as proxy.Options takes it (0: at
+// once, which Options spells negative).
+func redeliveryDelay(s float64) time.Duration {
+	if s == 0 {
+		return -1
+	}
+	return secondsDuration(s)
+}
+
+// lockedWriter serializes the writes of several goroutines to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

@@ -1,0 +1,314 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/limbo-toolkit/limbo/guard"
+	"github.com/limbo-toolkit/limbo/guard/sqlitestore"
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/mcp/ledgerfile"
+)
+
+var (
+	cliOnce sync.Once
+	cliPath string
+	cliErr  error
+)
+
+// cliBin builds limbo-analyze once, for the benchmarks that run the
+// proxy as the process a harness starts.
+func cliBin(b testing.TB) string {
+	b.Helper()
+	upstreamBin(b)
+	cliOnce.Do(func() {
+		cliPath = filepath.Join(binDir, "limbo-analyze")
+		if out, err := exec.Command("go", "build", "-o", cliPath, "../../cmd/limbo-analyze").CombinedOutput(); err != nil {
+			cliErr = fmt.Errorf("go build limbo-analyze: %v\n%s", err, out)
+		}
+	})
+	if cliErr != nil {
+		b.Fatal(cliErr)
+	}
+	return cliPath
+}
+
+// benchCalls times one echo call per iteration over stdio against the
+// command and reports the median and p99 latency, and the CPU time the
+// command's process spent per call (user and system; for the proxy, its
+// own, not its upstream's), which the machine's load does not inflate.
+func benchCalls(b *testing.B, argv []string) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if g := os.Getenv("BENCH_GOGC"); g != "" {
+		cmd.Env = append(os.Environ(), "GOGC="+g)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil).Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			cs.Close()
+		}
+	}()
+	params := &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"name": "a"}}
+	for range 200 { // warm up both ends
+		if _, err := cs.CallTool(context.Background(), params); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := cs.CallTool(context.Background(), params); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+	cs.Close()
+	closed = true
+	if ps := cmd.ProcessState; ps != nil {
+		// Warm-up calls included: a slight overstatement.
+		b.ReportMetric(float64((ps.UserTime()+ps.SystemTime()).Microseconds())/float64(len(lat)+200), "server-cpu-µs/call")
+		b.ReportMetric(float64((ps.SystemTime()).Microseconds())/float64(len(lat)+200), "server-sys-µs/call")
+	}
+}
+
+// BenchmarkCallDirect and BenchmarkCallProxied time a tools/call over
+// stdio from an SDK client to the same upstream process, directly and
+// through `limbo-analyze proxy` (no fault, no ledger): the proxy's added
+// latency is the difference of their medians (docs/proxy.md, Overhead).
+func BenchmarkCallDirect(b *testing.B) {
+	benchCalls(b, []string{upstreamBin(b), "-file", filepath.Join(b.TempDir(), "state")})
+}
+
+func BenchmarkCallProxied(b *testing.B) {
+	benchCalls(b, []string{cliBin(b), "proxy", "--", upstreamBin(b), "-file", filepath.Join(b.TempDir(), "state")})
+}
+
+// BenchmarkCallProxiedLedger is BenchmarkCallProxied with the episode
+// recorded (the ledger line is written when the session ends).
+func BenchmarkCallProxiedLedger(b *testing.B) {
+	benchCalls(b, []string{cliBin(b), "proxy", "--ledger", filepath.Join(b.TempDir(), "l.jsonl"), "--", upstreamBin(b), "-file", filepath.Join(b.TempDir(), "state")})
+}
+
+// heapInUse is the live heap after a full collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+// storeProxy is a proxy over the in-process store, serving the upsert (or
+// insert) world of opts.Single without a fault, over HTTP sessions.
+func storeProxy(b *testing.B, tool string, opts Options) *Proxy {
+	b.Helper()
+	_, up := connectStore(b)
+	c, err := ParseContract("c.yaml", []byte(storeContract))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Resolve(up.Tools); err != nil {
+		b.Fatal(err)
+	}
+	ep := Episode{Tool: tool, FaultMode: ledger.FaultNone}
+	if err := ep.Normalize(true); err != nil {
+		b.Fatal(err)
+	}
+	opts.Upstream, opts.Contract, opts.Single, opts.HTTP = up, c, ep, true
+	p, err := New(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkSessionsMemory serves b.N sessions of one call each, one after
+// another, each recorded as a ledger line, and reports the live heap
+// after the last against the heap after the first tenth: flat memory is
+// a growth near zero bytes per session (what remains per session is the
+// ledger's set of recorded ids).
+func BenchmarkSessionsMemory(b *testing.B) {
+	l, err := ledgerfile.Open(filepath.Join(b.TempDir(), "l.jsonl"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	p := storeProxy(b, "upsert", Options{Ledger: l})
+	client := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil)
+	var base uint64
+	n := 0
+	for b.Loop() {
+		ct, st := sdk.NewInMemoryTransports()
+		ss, err := p.srv.Connect(context.Background(), st, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs, err := client.Connect(context.Background(), ct, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "upsert", Arguments: map[string]any{"name": "a"}}); err != nil {
+			b.Fatal(err)
+		}
+		cs.Close()
+		_ = ss.Wait()
+		p.waitEnded()
+		if n++; n == max(b.N/10, 1) {
+			b.StopTimer()
+			base = heapInUse()
+			b.StartTimer()
+		}
+	}
+	b.StopTimer()
+	if l.Len() != n {
+		b.Fatalf("%d lines for %d sessions", l.Len(), n)
+	}
+	grown := float64(heapInUse()) - float64(base)
+	b.ReportMetric(grown/float64(max(n-n/10, 1)), "heap-B/session")
+	b.ReportMetric(float64(heapInUse())/(1<<20), "heap-MiB")
+}
+
+// BenchmarkConcurrentHTTPSessions opens 1,000 streamable-HTTP sessions at
+// once (each initialized with one call, and left open), then closes them,
+// and reports the live heap per open session and what is left after.
+func BenchmarkConcurrentHTTPSessions(b *testing.B) {
+	const sessions = 1000
+	p := storeProxy(b, "upsert", Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr := make(chan net.Addr, 1)
+	go func() { _ = p.ServeHTTP(ctx, "127.0.0.1:0", false, HTTPOptions{}, func(a net.Addr) { addr <- a }) }()
+	url := "http://" + (<-addr).String() + "/"
+	for b.Loop() {
+		before := heapInUse()
+		css := make([]*sdk.ClientSession, sessions)
+		var wg sync.WaitGroup
+		errs := make(chan error, sessions)
+		for i := range css {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil).Connect(ctx,
+					&sdk.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+				if err == nil {
+					_, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "upsert", Arguments: map[string]any{"name": "a"}})
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				css[i] = cs
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			b.Fatal(err)
+		}
+		open := heapInUse()
+		for _, cs := range css {
+			cs.Close()
+		}
+		p.waitEnded()
+		after := heapInUse()
+		b.ReportMetric((float64(open)-float64(before))/sessions, "heap-B/open-session")
+		b.ReportMetric((float64(after)-float64(before))/sessions, "heap-B/closed-session")
+	}
+
+}
+
+// BenchmarkInProcessProxied is a call through the proxy with both hops
+// in memory: the proxy's own CPU per call, without process switches.
+func BenchmarkInProcessProxied(b *testing.B) {
+	_, up := connectStore(b)
+	f := startProxy(b, up, storeContract, Episode{FaultMode: ledger.FaultNone}, nil)
+	params := &sdk.CallToolParams{Name: "count", Arguments: map[string]any{"name": "a"}}
+	for b.Loop() {
+		if _, err := f.cs.CallTool(context.Background(), params); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkInProcessDirect is the same call to the upstream directly.
+func BenchmarkInProcessDirect(b *testing.B) {
+	_, up := connectStore(b)
+	for b.Loop() {
+		if _, err := up.CallTool(context.Background(), "count", []byte(`{"name":"a"}`)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGuardKeyedWrites: keyed writes through the keys guard over the
+// durable SQLite store, from 32 sessions at once (each write's two
+// transitions committed before its answer, concurrent ones in one
+// transaction), in process; it reports writes per second.
+func BenchmarkGuardKeyedWrites(b *testing.B) {
+	const sessions = 32
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(b.TempDir(), "guard.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	p := storeProxy(b, "insert", Options{Guard: &GuardOptions{Config: guard.Config{Policy: guard.Keys}, Store: st}})
+	client := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil)
+	css := make([]*sdk.ClientSession, sessions)
+	for i := range css {
+		ct, sst := sdk.NewInMemoryTransports()
+		if _, err := p.srv.Connect(context.Background(), sst, nil); err != nil {
+			b.Fatal(err)
+		}
+		if css[i], err = client.Connect(context.Background(), ct, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var next atomic.Int64
+	start := time.Now()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for _, cs := range css {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				n := next.Add(1)
+				if n > int64(b.N) {
+					return
+				}
+				res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "insert", Arguments: map[string]any{"name": "a", "idempotency_key": fmt.Sprint("k", n)}})
+				if err != nil || res.IsError {
+					b.Errorf("write %d: %v %v", n, err, res)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "writes/s")
+	for _, cs := range css {
+		cs.Close()
+	}
+}

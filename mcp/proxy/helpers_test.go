@@ -1,0 +1,258 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/mcp/ledgerfile"
+)
+
+// store is an upstream for the proxy's unit tests: a list of rows and a
+// set, with a non-idempotent insert, an idempotent upsert, a batch insert,
+// a read and a tool that always fails. Its state is what the tests compare
+// the ledger with.
+type store struct {
+	mu   sync.Mutex
+	rows []string
+	set  map[string]bool
+}
+
+func (st *store) count(name string) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	n := 0
+	for _, r := range st.rows {
+		if r == name {
+			n++
+		}
+	}
+	return n
+}
+
+func (st *store) server() *sdk.Server {
+	st.set = map[string]bool{}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "store", Version: "1.0"}, nil)
+	obj := func(props string, required ...string) json.RawMessage {
+		req, _ := json.Marshal(required)
+		return json.RawMessage(`{"type":"object","properties":{` + props + `},"required":` + string(req) + `}`)
+	}
+	argsOf := func(req *sdk.CallToolRequest) map[string]any {
+		var m map[string]any
+		_ = json.Unmarshal(req.Params.Arguments, &m)
+		return m
+	}
+	text := func(s string) *sdk.CallToolResult {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+	}
+	srv.AddTool(&sdk.Tool{Name: "insert", Description: "Insert a row (no annotations: a non-idempotent write).",
+		InputSchema: obj(`"name":{"type":"string"},"note":{"type":"string"}`, "name")},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			args := argsOf(req)
+			if _, ok := args["idempotency_key"]; ok {
+				// A strict upstream: the keys guard's own argument must
+				// not reach it.
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "unknown argument idempotency_key"}}, IsError: true}, nil
+			}
+			name, _ := args["name"].(string)
+			st.mu.Lock()
+			st.rows = append(st.rows, name)
+			n := len(st.rows)
+			st.mu.Unlock()
+			return text(fmt.Sprintf("inserted %s (%d rows)", name, n)), nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "slow_insert", Description: "Insert a row, slowly.",
+		InputSchema: obj(`"name":{"type":"string"}`, "name")},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			time.Sleep(300 * time.Millisecond)
+			name, _ := argsOf(req)["name"].(string)
+			st.mu.Lock()
+			st.rows = append(st.rows, name)
+			st.mu.Unlock()
+			return text("inserted " + name), nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "upsert", Description: "Set a name (idempotent).", Annotations: &sdk.ToolAnnotations{IdempotentHint: true},
+		InputSchema: obj(`"name":{"type":"string"}`, "name")},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			name, _ := argsOf(req)["name"].(string)
+			st.mu.Lock()
+			st.set[name] = true
+			st.mu.Unlock()
+			return text("set " + name), nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "insert_many", Description: "Insert rows.",
+		InputSchema: obj(`"rows":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}}}}`, "rows")},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			rows, _ := argsOf(req)["rows"].([]any)
+			st.mu.Lock()
+			for _, r := range rows {
+				m, _ := r.(map[string]any)
+				name, _ := m["name"].(string)
+				st.rows = append(st.rows, name)
+			}
+			st.mu.Unlock()
+			return text(fmt.Sprintf("inserted %d rows", len(rows))), nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "count", Description: "Count a name's rows.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema:  obj(`"name":{"type":"string"}`, "name"),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			name, _ := argsOf(req)["name"].(string)
+			b, _ := json.Marshal(map[string]int{"n": st.count(name)})
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "boom", Description: "Always fails.", InputSchema: obj(`"name":{"type":"string"}`)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "boom"}}, IsError: true}, nil
+		})
+	srv.AddPrompt(&sdk.Prompt{Name: "hello", Description: "A prompt."}, func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "hello from the store"}}}}, nil
+	})
+	srv.AddResource(&sdk.Resource{URI: "store://rows", Name: "rows", MIMEType: "text/plain"}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "store://rows", Text: strings.Join(st.rows, ",")}}}, nil
+	})
+	return srv
+}
+
+// connectStore starts the store in process and connects the proxy's
+// upstream client to it.
+func connectStore(t testing.TB) (*store, *Upstream) {
+	t.Helper()
+	st := &store{}
+	ct, stt := sdk.NewInMemoryTransports()
+	ss, err := st.server().Connect(context.Background(), stt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	up, err := Connect(context.Background(), UpstreamSpec{Transport: ct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
+	return st, up
+}
+
+// storeContract is the store's contract: the tools' annotations, the
+// batch of insert_many and a read-back of insert.
+const storeContract = `tools:
+  insert:
+    effect: [/name]
+    verify: {tool: count, args: {name: "{name}"}, count: /n}
+  insert_many:
+    kind: write
+    effect: [/rows/name]
+    batch: /rows
+`
+
+// fixture is a proxy over an upstream with a ledger, and a client
+// session to it (over an in-memory transport, as stdio would be).
+type fixture struct {
+	p      *Proxy
+	cs     *sdk.ClientSession
+	ledger string
+	served chan error
+	got    []graded
+	mu     sync.Mutex
+}
+
+type graded struct {
+	raw *ledger.RawEpisode
+	ep  ledger.Episode
+}
+
+// startProxy serves one episode of ep over an in-memory transport.
+func startProxy(t testing.TB, up *Upstream, contract string, ep Episode, tweak func(*Options)) *fixture {
+	t.Helper()
+	c, err := ParseContract("contract.yaml", []byte(contract))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Resolve(up.Tools); err != nil {
+		t.Fatal(err)
+	}
+	if err := ep.Normalize(false); err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{ledger: filepath.Join(t.TempDir(), "proxy.jsonl"), served: make(chan error, 1)}
+	l, err := ledgerfile.Open(f.ledger, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	opts := Options{Upstream: up, Contract: c, Single: ep, Ledger: l, Finish: true,
+		LateDelay: 30 * time.Millisecond, RedeliveryDelay: 10 * time.Millisecond, TailScale: 1e-3,
+		OnEpisode: func(r *ledger.RawEpisode, g ledger.Episode) {
+			f.mu.Lock()
+			f.got = append(f.got, graded{r, g})
+			f.mu.Unlock()
+		}}
+	if tweak != nil {
+		tweak(&opts)
+	}
+	if f.p, err = New(opts); err != nil {
+		t.Fatal(err)
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	go func() { f.served <- f.p.ServeStdio(context.Background(), st) }()
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil)
+	if f.cs, err = client.Connect(context.Background(), ct, nil); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// close ends the client's session and returns the episode recorded.
+func (f *fixture) close(t testing.TB) graded {
+	t.Helper()
+	f.cs.Close()
+	select {
+	case err := <-f.served:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the proxy did not end the session")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.got) != 1 {
+		t.Fatalf("%d episodes recorded, want 1", len(f.got))
+	}
+	return f.got[0]
+}
+
+// callText calls a tool and returns its text and whether it is an error.
+func callText(t testing.TB, cs *sdk.ClientSession, tool string, args any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return resultText(res), res.IsError
+}
+
+// blindRetry calls a tool and, when the answer is an error, calls it
+// again with the same arguments, once.
+func blindRetry(t testing.TB, cs *sdk.ClientSession, tool string, args any) (first string, failed bool) {
+	t.Helper()
+	first, failed = callText(t, cs, tool, args)
+	if failed {
+		callText(t, cs, tool, args)
+	}
+	return first, failed
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
