@@ -183,7 +183,9 @@ func TestParquetMetadataAndColumns(t *testing.T) {
 			t.Errorf("%s: physical type %s, want %s", c.Name, got, want)
 		}
 	}
-	// Only the asked-for columns (and eos's dependencies) are decoded.
+	// Only the asked-for columns (and eos's dependencies) are decoded: the
+	// ids every read checks unique are vouched for by the file's
+	// certificate (idcert.go).
 	got := readAll(t, path, ReadOptions{Columns: []string{"eos", "weight"}})
 	for i, e := range got {
 		if e.EOS != eps[i].EOS || e.Weight != eps[i].Weight || e.TaskSuccess != eps[i].TaskSuccess {

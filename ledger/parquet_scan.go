@@ -129,10 +129,15 @@ func scanParquetWith(path string, columns, checked []string, checkIDs, nulls boo
 	}
 	defer p.close()
 	m = needCols(all)
-	for _, c := range []string{"task_success", "duplicated"} {
+	for _, c := range checkOnlyCols {
 		if i := colIndex[c]; m.has(i) && !slices.Contains(all, c) && p.schema.FieldIndices(c) == nil {
 			m &^= 1 << uint(i)
 		}
+	}
+	// Ids only checked, not handed out, are not decoded when the file's
+	// certificate vouches for them (idcert.go) or a Rescan needs no check.
+	if m.has(colEpisodeID) && !slices.Contains(columns, "episode_id") && (!checkIDs || p.idsCertified()) {
+		m &^= 1 << colEpisodeID
 	}
 	plan, _, err := p.plan(EpisodeColumns, m.has, len(extras) > 0, "episodes")
 	if err != nil || p.pf.NumRows() == 0 {
