@@ -241,7 +241,7 @@ func checkString(i int, v string, add func(Problem)) bool {
 	default:
 		return true
 	}
-	if !slices.Contains(paper, v) {
+	if !slices.Contains(paper, v) && !(i == colHarness && slices.Contains(ToolkitHarnesses, v)) {
 		warnf(name, strconv.Quote(v)+" is not "+what)
 		return false
 	}
