@@ -530,6 +530,9 @@ func (p *plainCheck) page(b []byte, k int) bool {
 		if len(x) == 0 && p.name != "platform" || !ascii && !utf8.Valid(x) {
 			return false
 		}
+		if _, ctl := controlIn(x); ctl {
+			return false
+		}
 		if p.ids != nil {
 			h := maphash.Bytes(p.seed, x)
 			p.ids[h>>56] = append(p.ids[h>>56], h)
@@ -814,6 +817,9 @@ func (s *colScan) checkVec(c pqCol, v *Vec, n int) bool {
 		}
 		// All bytes below 0x80: every value is valid UTF-8.
 		ascii := asciiOnly(v.Data)
+		if _, ctl := controlIn(v.Data); ctl {
+			return false // a label with a control character: the row reader names it
+		}
 		for r := range n {
 			x := v.Bytes(r)
 			if len(x) == 0 && c.name != "platform" || !ascii && !utf8.Valid(x) {

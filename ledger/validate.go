@@ -213,6 +213,10 @@ func checkString(i int, v string, add func(Problem)) bool {
 		errf(name, "invalid UTF-8")
 		return false
 	}
+	if r, ok := controlIn(v); ok {
+		errf(name, controlMsg(r))
+		return false
+	}
 	if en := enumOf[i]; en.Values != nil {
 		if !en.Has(v) {
 			errf(name, enumMsg(en, v))
@@ -264,11 +268,14 @@ func validateNested(r *RawEpisode, add func(Problem)) {
 			errf(f, "negative ("+fmtFloat(v)+"); must be ≥ 0")
 		}
 	}
+	// str checks text; a required one is a label: not empty, printable.
 	str := func(f, v string, required bool) {
 		if !utf8.ValidString(v) {
 			errf(f, "invalid UTF-8")
 		} else if required && v == "" {
 			errf(f, "empty")
+		} else if r, ok := controlIn(v); ok && required {
+			errf(f, controlMsg(r))
 		}
 	}
 	// own gives a nested row without an episode_id the episode's and

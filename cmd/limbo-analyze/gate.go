@@ -58,7 +58,7 @@ Example:
 				return fieldtext.Rename(err, map[string]string{"MinMatched": "--min-matched"})
 			}
 			for _, w := range r.Warnings {
-				fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", w)
+				fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", report.PrintableLines(w.Msg))
 			}
 			fmt.Fprintln(e.stdout, report.GateVerdict(r))
 			if !r.Pass {
