@@ -142,7 +142,7 @@ func TextCell(v any, digits int) string {
 			return "NA"
 		}
 		switch ax := math.Abs(x); {
-		case ax != 0 && ax < 1e-4:
+		case ax != 0 && ax < 1e-4, ax >= 1e15: // beyond a dozen digits, as 1.234e+308
 			return strconv.FormatFloat(x, 'e', digits-1, 64)
 		case ax >= 1e4:
 			return strconv.FormatFloat(x, 'f', 1, 64)
