@@ -154,6 +154,15 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 	}
 	res := &PairedResult{Spec: spec}
 	ps := make([]float64, len(others))
+	// The differences are taken in scaled units (stats.Pow2Scale): values
+	// near the largest double do not overflow when subtracted, nor do
+	// subnormal ones lose their spread when squared. The tests do not
+	// depend on the scale; the estimates are unscaled after.
+	var ym float64
+	for _, i := range rows {
+		ym = math.Max(ym, math.Abs(y.Value(i)))
+	}
+	s1 := stats.Pow2Scale(ym)
 	for k, oc := range others {
 		c := PairedDifference{Base: spec.Base, Other: arm.Levels[oc]}
 		var d []float64
@@ -173,15 +182,24 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 			}
 			m := min(len(bs), len(os))
 			for j := range m {
-				d = append(d, y.Value(bs[j])-y.Value(os[j]))
+				d = append(d, y.Value(bs[j])*s1-y.Value(os[j])*s1)
 			}
 			c.UnmatchedBase += len(bs) - m
 			c.UnmatchedOther += len(os) - m
 			lo = hi
 		}
 		c.Pairs = len(d)
+		var dm float64
+		for _, v := range d {
+			dm = math.Max(dm, math.Abs(v))
+		}
+		s2 := stats.Pow2Scale(dm)
+		for j := range d {
+			d[j] *= s2
+		}
 		t := stats.PairedT(d, 0.95)
-		c.Mean, c.SD, c.SE, c.DF, c.Lo, c.Hi, c.T, c.P, c.V = t.Mean, t.SD, t.SE, t.DF, t.Lo, t.Hi, t.T, t.P, math.NaN()
+		unscale := func(x float64) float64 { return x / s2 / s1 }
+		c.Mean, c.SD, c.SE, c.DF, c.Lo, c.Hi, c.T, c.P, c.V = unscale(t.Mean), unscale(t.SD), unscale(t.SE), t.DF, unscale(t.Lo), unscale(t.Hi), t.T, t.P, math.NaN()
 		if spec.Test == stats.PairedWilcoxon {
 			w := stats.WilcoxonSignedRank(d)
 			c.V, c.Zeros, c.Exact, c.P = w.V, w.Zeros, w.Exact, w.P
@@ -194,8 +212,13 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 			warn.addf(WarnNoPairs, "%s vs %s: no matched pairs; the difference and p are undefined", spec.Base, c.Other)
 		case c.Pairs == 1:
 			warn.addf(WarnUndefined, "%s vs %s: one matched pair; the SD, interval and t test are undefined", spec.Base, c.Other)
-		case spec.Test == stats.PairedStudentT && math.IsNaN(c.P):
+		case spec.Test == stats.PairedStudentT && math.IsNaN(c.P) && !slices.ContainsFunc(d, func(v float64) bool { return v != d[0] }):
 			warn.addf(WarnUndefined, "%s vs %s: every difference is %v; the t test is undefined", spec.Base, c.Other, c.Mean)
+		case spec.Test == stats.PairedStudentT && math.IsNaN(c.P):
+			warn.addf(WarnUndefined, "%s vs %s: the differences' SD is 0 in double precision though they differ; the t test is undefined", spec.Base, c.Other)
+		}
+		if inf := slices.ContainsFunc([]float64{c.Mean, c.SD, c.SE, c.Lo, c.Hi}, func(x float64) bool { return math.IsInf(x, 0) }); inf {
+			warn.addf(WarnUndefined, "%s vs %s: the mean difference, its SD or interval is beyond the largest number (±1.8e308) and reads as ±Inf", spec.Base, c.Other)
 		}
 		if c.UnmatchedBase+c.UnmatchedOther > 0 {
 			warn.addf(WarnUnmatched, "%s vs %s: %d %s and %d %s episode(s) without a partner dropped", spec.Base, c.Other, c.UnmatchedBase, spec.Base, c.UnmatchedOther, c.Other)
