@@ -589,9 +589,13 @@ func rowText(fr *frame.Frame, cols []string, i int) string {
 	return strings.Join(s, ", ")
 }
 
+// MaxCount is the largest number of cbind trials: 2^53, up to which a
+// double holds every whole number.
+const MaxCount = 1 << 53
+
 // Trials evaluates a cbind response on each frame row: the successes k and
-// the trials k + failures. A negative or non-finite count is an error
-// naming the side and the row's values.
+// the trials k + failures. A negative or non-finite count, or trials
+// beyond MaxCount, is an error naming the side and the row's values.
 func Trials(f *Formula, fr *frame.Frame) (k, n []float64, err error) {
 	cb := f.Cbind
 	k, n = make([]float64, fr.Len()), make([]float64, fr.Len())
@@ -606,6 +610,10 @@ func Trials(f *Formula, fr *frame.Frame) (k, n []float64, err error) {
 			if !(side.v >= 0) || math.IsInf(side.v, 0) {
 				return nil, nil, fmt.Errorf("cbind %s %s = %v is not a count ≥ 0 where %s", side.name, side.e, side.v, rowText(fr, f.ResponseColumns(), i))
 			}
+		}
+		if s+m > MaxCount {
+			return nil, nil, fmt.Errorf("cbind(%s, %s) holds %v trials where %s, beyond 2^53 (%.0f): past it a double does not hold every whole number, so the counts and their likelihood would not be exact",
+				cb.Successes, cb.Failures, s+m, rowText(fr, f.ResponseColumns(), i), float64(MaxCount))
 		}
 		k[i], n[i] = s, s+m
 	}
