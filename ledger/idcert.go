@@ -76,6 +76,12 @@ func idCertificate(r io.ReaderAt, md *metadata.FileMetaData) (string, error) {
 	return "v1 sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// hasIDCertificate reports whether the file carries a certificate of its
+// episode ids, matching or not.
+func (p *pqFile) hasIDCertificate() bool {
+	return p.pf.MetaData().KeyValueMetadata().FindValue(MetaEpisodeIDs) != nil
+}
+
 // idsCertified reports whether the file carries a certificate of its
 // episode ids that matches the bytes it holds.
 func (p *pqFile) idsCertified() bool {

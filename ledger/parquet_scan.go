@@ -134,10 +134,22 @@ func scanParquetWith(path string, columns, checked []string, checkIDs, nulls boo
 			m &^= 1 << uint(i)
 		}
 	}
-	// Ids only checked, not handed out, are not decoded when the file's
-	// certificate vouches for them (idcert.go) or a Rescan needs no check.
-	if m.has(colEpisodeID) && !slices.Contains(columns, "episode_id") && (!checkIDs || p.idsCertified()) {
-		m &^= 1 << colEpisodeID
+	// Ids only checked, not handed out, are not decoded when a Rescan
+	// needs no check, or when the file carries a certificate of them
+	// (idcert.go): it is verified while the columns are scanned, and a
+	// certificate that does not match ends the scan with ErrRowScan after
+	// the last batch, so that the row reader checks every id (as for a
+	// duplicate the scan finds).
+	var certified chan bool
+	if m.has(colEpisodeID) && !slices.Contains(columns, "episode_id") {
+		switch {
+		case !checkIDs:
+			m &^= 1 << colEpisodeID
+		case p.hasIDCertificate():
+			m &^= 1 << colEpisodeID
+			certified = make(chan bool, 1)
+			go func() { certified <- p.idsCertified() }()
+		}
 	}
 	plan, _, err := p.plan(EpisodeColumns, m.has, len(extras) > 0, "episodes")
 	if err != nil || p.pf.NumRows() == 0 {
@@ -190,7 +202,13 @@ func scanParquetWith(path string, columns, checked []string, checkIDs, nulls boo
 		return ErrRowScan
 	}
 	s.seed = maphash.MakeSeed()
-	return s.run(len(columns), fn)
+	if err := s.run(len(columns), fn); err != nil {
+		return err
+	}
+	if certified != nil && !<-certified {
+		return ErrRowScan
+	}
+	return nil
 }
 
 func planIndex(plan []pqCol, name string) int {
