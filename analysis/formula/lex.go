@@ -28,10 +28,12 @@ func excerpt(s string, pos int) string {
 		return s
 	}
 	lo, hi := max(0, pos-keep), min(len(s), pos+keep)
-	for lo > 0 && !utf8.RuneStart(s[lo]) {
+	// Whole runes, at most three bytes further (invalid UTF-8 has runs of
+	// continuation bytes of any length).
+	for i := 0; i < 3 && lo > 0 && !utf8.RuneStart(s[lo]); i++ {
 		lo--
 	}
-	for hi < len(s) && !utf8.RuneStart(s[hi]) {
+	for i := 0; i < 3 && hi < len(s) && !utf8.RuneStart(s[hi]); i++ {
 		hi++
 	}
 	out := s[lo:hi]
