@@ -24,8 +24,12 @@ import (
 // ManifestName is the manifest of an owned directory.
 const ManifestName = ".limbo-manifest"
 
-// manifestHeader starts a manifest; the tool's name follows it.
-const manifestHeader = "# files written by "
+// manifestHeader starts a manifest; the tool's name follows it, then
+// manifestHeaderEnd.
+const (
+	manifestHeader    = "# files written by "
+	manifestHeaderEnd = "; a re-run replaces these"
+)
 
 // Owner describes the tool that owns a directory.
 type Owner struct {
@@ -86,9 +90,12 @@ func foreignFiles(dir string, o Owner) ([]string, error) {
 	if !fi.IsDir() {
 		return nil, &os.PathError{Op: "write", Path: dir, Err: errors.New("exists and is not a directory")}
 	}
-	listed, hasManifest, err := readManifest(dir)
+	listed, tool, hasManifest, err := readManifest(dir)
 	if err != nil {
 		return nil, err
+	}
+	if hasManifest && tool != o.Tool {
+		listed = nil // another tool's directory: none of its files is this one's
 	}
 	ours := func(rel string) bool {
 		if hasManifest {
@@ -147,29 +154,38 @@ func path(rel string) string {
 	return "."
 }
 
-// readManifest reads the manifest of dir: the files it lists, and whether
-// there is one.
-func readManifest(dir string) (map[string]bool, bool, error) {
+// readManifest reads the manifest of dir: the files it lists, the tool
+// its header names, and whether there is one.
+func readManifest(dir string) (listed map[string]bool, tool string, ok bool, err error) {
 	f, err := os.Open(filepath.Join(dir, ManifestName))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
+		return nil, "", false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, "", false, err
 	}
 	defer f.Close()
-	listed := map[string]bool{}
+	listed = map[string]bool{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
+	first := true
 	for sc.Scan() {
-		if l := sc.Text(); l != "" && !strings.HasPrefix(l, "#") {
+		l := sc.Text()
+		if first {
+			first = false
+			if t, ok := strings.CutPrefix(l, manifestHeader); ok {
+				tool, _, _ = strings.Cut(t, manifestHeaderEnd)
+				continue
+			}
+		}
+		if l != "" && !strings.HasPrefix(l, "#") {
 			listed[l] = true
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, false, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestName), err)
+		return nil, "", false, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestName), err)
 	}
-	return listed, true, nil
+	return listed, tool, true, nil
 }
 
 // writeManifest writes the manifest of the staging directory stage: every
@@ -192,7 +208,7 @@ func writeManifest(stage string, o Owner) error {
 	}
 	slices.Sort(files)
 	var b strings.Builder
-	b.WriteString(manifestHeader + o.Tool + "; a re-run replaces these and refuses the directory if it holds anything else\n")
+	b.WriteString(manifestHeader + o.Tool + manifestHeaderEnd + " and refuses the directory if it holds anything else\n")
 	for _, f := range files {
 		b.WriteString(f)
 		b.WriteByte('\n')

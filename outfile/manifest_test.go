@@ -90,6 +90,11 @@ func TestOwnedDir(t *testing.T) {
 			os.RemoveAll(filepath.Join(dir, strings.Split(p, "/")[0]))
 		}
 	}
+	// Another tool's directory, manifest and all, is not this one's.
+	other := Owner{Tool: "another tool"}
+	if err := CheckOwned(dir, other); err == nil || !strings.Contains(err.Error(), "which another tool did not write") {
+		t.Errorf("another tool's directory: %v", err)
+	}
 	// Without a manifest (an earlier version's directory), the tool's
 	// Legacy names decide.
 	legacy := filepath.Join(t.TempDir(), "old")

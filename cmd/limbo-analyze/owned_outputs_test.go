@@ -86,3 +86,18 @@ func TestOutputsOwnOnlyWhatTheyWrote(t *testing.T) {
 		})
 	}
 }
+
+// A directory another command owns is not this one's: a report over a
+// viewer site is refused, the site left as it was.
+func TestReportOverASite(t *testing.T) {
+	site := filepath.Join(t.TempDir(), "site")
+	if code, _, stderr := runCmd(t, "view", "../../testdata/ledger/sample.jsonl", "--out", site); code != 0 {
+		t.Fatalf("view: exit %d: %s", code, stderr)
+	}
+	before := readTree(t, site)
+	code, _, stderr := runCmd(t, "report", "--in", analysisSample(t), "--out", site)
+	if code != exitUsage || !strings.Contains(stderr, "which the report did not write") {
+		t.Errorf("report over a site: exit %d, %q; want 2", code, stderr)
+	}
+	sameTrees(t, before, readTree(t, site))
+}
