@@ -281,7 +281,7 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 		return nil, fmt.Errorf("the design would have %d columns (more than %d); fit fewer or smaller interactions", p, MaxDesignColumns)
 	}
 	if float64(n)*float64(p) > MaxDesignCells {
-		return nil, fmt.Errorf("the design would have %d rows × %d columns (%.1f GB, more than %d cells); use factors the rows can be collapsed on, fewer columns, or a --where", n, p, float64(n)*float64(p)*8/1e9, MaxDesignCells)
+		return nil, fmt.Errorf("the design would have %d rows × %d columns (%.1f GB, more than %d cells); use factors the rows can be collapsed on, fewer columns or fewer rows", n, p, float64(n)*float64(p)*8/1e9, MaxDesignCells)
 	}
 	data := make([]float64, n*p)
 	if f.Intercept {
