@@ -62,7 +62,7 @@ Example:
 			}
 			fmt.Fprintln(e.stdout, report.GateVerdict(r))
 			if !r.Pass {
-				return errors.New("gate failed (the verdict is on stdout)")
+				return fmt.Errorf("gate failed over %d pairs (the verdict is on stdout)", r.Pairs)
 			}
 			return nil
 		},
