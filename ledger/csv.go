@@ -151,8 +151,9 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 		extras = append(extras, h)
 	}
 	present |= opt.absent // restored from the path by opt.fill
-	// Columns needed only for a check (task_success and duplicated for
-	// eos) are not required: the check runs when they are there.
+	// Columns needed only for a check (episode_id; task_success and
+	// duplicated for eos) are not required: the check runs when they are
+	// there.
 	asked := maskOf(opt.Columns)
 	var missing []string
 	for i, c := range EpisodeColumns {

@@ -129,9 +129,26 @@ func scanParquetWith(path string, columns, checked []string, checkIDs, nulls boo
 	}
 	defer p.close()
 	m = needCols(all)
-	for _, c := range []string{"task_success", "duplicated"} {
+	for _, c := range checkOnlyCols {
 		if i := colIndex[c]; m.has(i) && !slices.Contains(all, c) && p.schema.FieldIndices(c) == nil {
 			m &^= 1 << uint(i)
+		}
+	}
+	// Ids only checked, not handed out, are not decoded when a Rescan
+	// needs no check, or when the file carries a certificate of them
+	// (idcert.go): it is verified while the columns are scanned, and a
+	// certificate that does not match ends the scan with ErrRowScan after
+	// the last batch, so that the row reader checks every id (as for a
+	// duplicate the scan finds).
+	var certified chan bool
+	if m.has(colEpisodeID) && !slices.Contains(columns, "episode_id") {
+		switch {
+		case !checkIDs:
+			m &^= 1 << colEpisodeID
+		case p.hasIDCertificate():
+			m &^= 1 << colEpisodeID
+			certified = make(chan bool, 1)
+			go func() { certified <- p.idsCertified() }()
 		}
 	}
 	plan, _, err := p.plan(EpisodeColumns, m.has, len(extras) > 0, "episodes")
@@ -185,7 +202,13 @@ func scanParquetWith(path string, columns, checked []string, checkIDs, nulls boo
 		return ErrRowScan
 	}
 	s.seed = maphash.MakeSeed()
-	return s.run(len(columns), fn)
+	if err := s.run(len(columns), fn); err != nil {
+		return err
+	}
+	if certified != nil && !<-certified {
+		return ErrRowScan
+	}
+	return nil
 }
 
 func planIndex(plan []pqCol, name string) int {
@@ -525,6 +548,9 @@ func (p *plainCheck) page(b []byte, k int) bool {
 		if len(x) == 0 && p.name != "platform" || !ascii && !utf8.Valid(x) {
 			return false
 		}
+		if _, ctl := controlIn(x); ctl {
+			return false
+		}
 		if p.ids != nil {
 			h := maphash.Bytes(p.seed, x)
 			p.ids[h>>56] = append(p.ids[h>>56], h)
@@ -809,6 +835,9 @@ func (s *colScan) checkVec(c pqCol, v *Vec, n int) bool {
 		}
 		// All bytes below 0x80: every value is valid UTF-8.
 		ascii := asciiOnly(v.Data)
+		if _, ctl := controlIn(v.Data); ctl {
+			return false // a label with a control character: the row reader names it
+		}
 		for r := range n {
 			x := v.Bytes(r)
 			if len(x) == 0 && c.name != "platform" || !ascii && !utf8.Valid(x) {

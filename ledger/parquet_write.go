@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -44,6 +45,9 @@ type pqWriter struct {
 	// them for a whole row group up front: a partition file of a few rows
 	// then costs kilobytes, not megabytes (PartitionedWriter).
 	lazy bool
+	// ids tallies an episode table's ids, certified on close when they
+	// are valid and unique (idcert.go); nil for other tables.
+	ids *idTally
 }
 
 // dictCol dictionary-encodes a string column of one row group itself: a
@@ -315,6 +319,13 @@ func (w *pqWriter) close() error {
 	if err == nil {
 		err = wrapWrite(w.a.path, w.bw.Flush())
 	}
+	if err == nil && w.ids != nil && w.ids.unique() {
+		var md *metadata.FileMetaData
+		if md, err = w.fw.FileMetadata(); err == nil && md.NumRows > 0 {
+			err = certifyIDs(w.a, md)
+		}
+		err = wrapWrite(w.a.path, err)
+	}
 	if err != nil {
 		w.a.abort()
 		return err
@@ -349,6 +360,7 @@ func newParquetEpisodeWriter(a *atomicFile, extra []string, version string, lazy
 	if err != nil {
 		return nil, err
 	}
+	w.ids = newIDTally()
 	p := &parquetEpisodeWriter{w: w, extra: extra}
 	for i, c := range EpisodeColumns {
 		if c.Kind == KindString {
@@ -377,6 +389,7 @@ func newParquetEpisodeWriter(a *atomicFile, extra []string, version string, lazy
 // Write appends e: its schema columns (appendColumns, generated from
 // EpisodeColumns), then its extra columns.
 func (p *parquetEpisodeWriter) Write(e *Episode) error {
+	p.w.ids.add(e.EpisodeID)
 	p.appendColumns(e)
 	for j, k := range p.extra {
 		p.xs[j].Append(e.Extra[k])

@@ -22,8 +22,10 @@ type ReadOptions struct {
 	// Columns lists the episode columns the caller needs; nil means all.
 	// Parquet decodes only these plus the columns their checks need
 	// (eos needs task_success and duplicated); the other fields of the
-	// episodes passed to fn are zero. Duplicate ids and references are
-	// checked only when episode_id is read.
+	// episodes passed to fn are zero. Episode ids are read and checked
+	// unique whatever Columns says, when the file has the column;
+	// references from the calls and effects siblings are checked only
+	// when every column is read.
 	Columns []string
 	// Grader grades raw JSONL lines (those with calls or effects). With a
 	// nil Grader a raw line is an error saying grading needs a grader.

@@ -258,6 +258,10 @@ func checkString(i int, v string, add func(Problem)) bool {
 		errf(name, "invalid UTF-8")
 		return false
 	}
+	if r, ok := controlIn(v); ok {
+		errf(name, controlMsg(r))
+		return false
+	}
 	if en := enumOf[i]; en.Values != nil {
 		if v == "" && EpisodeColumns[i].Optional {
 			return true // an optional column left empty: absent
@@ -289,7 +293,7 @@ func checkString(i int, v string, add func(Problem)) bool {
 	default:
 		return true
 	}
-	if !slices.Contains(paper, v) {
+	if !slices.Contains(paper, v) && !(i == colHarness && slices.Contains(ToolkitHarnesses, v)) {
 		warnf(name, strconv.Quote(v)+" is not "+what)
 		return false
 	}
@@ -312,11 +316,14 @@ func validateNested(r *RawEpisode, add func(Problem)) {
 			errf(f, "negative ("+fmtFloat(v)+"); must be ≥ 0")
 		}
 	}
+	// str checks text; a required one is a label: not empty, printable.
 	str := func(f, v string, required bool) {
 		if !utf8.ValidString(v) {
 			errf(f, "invalid UTF-8")
 		} else if required && v == "" {
 			errf(f, "empty")
+		} else if r, ok := controlIn(v); ok && required {
+			errf(f, controlMsg(r))
 		}
 	}
 	// own gives a nested row without an episode_id the episode's and

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -53,8 +54,10 @@ The report is written as one unit: it is built in a staging directory beside
 DIR that replaces DIR whole once every file is written, so DIR holds exactly
 this run's files (none an earlier report left), and a failure (a full disk, a
 file-size limit) leaves DIR as it was — and no DIR at all if this run would
-have created it. A DIR holding files a report does not write is refused
-(exit 2) and left alone.
+have created it. DIR carries a manifest of the files the report wrote
+(.limbo-manifest); a DIR holding any other file, at any depth, is refused
+(exit 2) and left alone (without a manifest, from an earlier version: any
+file whose name a report does not write).
 
 Examples:
   limbo-analyze report --out out/report
@@ -75,8 +78,8 @@ Examples:
 					return err
 				}
 			}
-			if foreign, err := report.ForeignFiles(o.out); err == nil && len(foreign) > 0 {
-				return usageError{fmt.Errorf("report: --out %w", &report.ForeignError{Dir: o.out, Files: foreign})}
+			if err := report.CheckOut(o.out); err != nil {
+				return ownedError("report", err)
 			}
 			return runReport(o, e)
 		},
@@ -125,11 +128,22 @@ func runReport(o reportOptions, e *env) error {
 	}
 	w, err := report.Generate(job)
 	if err != nil {
-		return err
+		return ownedError("report", err)
 	}
 	fmt.Fprintf(e.stderr, "limbo-analyze: wrote %d files and %d %s to %s (%d episodes)\n",
 		w.Files, w.Figures, ledger.Plural(w.Figures, "figure", "figures"), o.out, w.Episodes)
 	return nil
+}
+
+// ownedError is err of a command writing an owned directory (a report,
+// a site): a directory holding files the command did not write is a bad
+// --out, a usage error (exit 2); anything else is as it is.
+func ownedError(cmd string, err error) error {
+	var fe *outfile.ForeignError
+	if errors.As(err, &fe) {
+		return usageError{fmt.Errorf("%s: --out %w", cmd, fe)}
+	}
+	return err
 }
 
 // checkOutDir rejects an output directory path that is an existing file,
