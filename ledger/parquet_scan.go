@@ -138,6 +138,11 @@ func scanParquetWith(path string, columns, checked []string, checkIDs, nulls boo
 	if err != nil || p.pf.NumRows() == 0 {
 		return ErrRowScan
 	}
+	for i, c := range EpisodeColumns {
+		if sparseCols.has(i) && m.has(i) && p.schema.FieldIndices(c.Name) == nil {
+			return ErrRowScan // a sparse column the file lacks: the row reader names it
+		}
+	}
 	if p.nullCols(requiredSet&^m) != 0 {
 		return ErrRowScan // a column not read may hold a null: the row reader looks
 	}

@@ -58,7 +58,7 @@ func popcount(m colMask) int {
 var mEOS, mPlatform, mDelay, mBatch colMask
 
 func init() {
-	for _, en := range []Enum{FaultModes, Contracts, Recoveries, WriteClasses, ReadPaths, Cues} {
+	for _, en := range []Enum{FaultModes, Contracts, Recoveries, WriteClasses, ReadPaths, Cues, AgentFaultNames, CrashWindows, GuardNames} {
 		if i, ok := colIndex[en.Field]; ok {
 			enumOf[i] = en
 		}
@@ -242,6 +242,9 @@ func checkString(i int, v string, add func(Problem)) bool {
 	if !utf8.ValidString(v) {
 		errf(name, "invalid UTF-8")
 		return false
+	}
+	if v == "" && sparseCols.has(i) {
+		return true // absent: the ledger lacks the column's group, or the row has no value
 	}
 	if en := enumOf[i]; en.Values != nil {
 		if !en.Has(v) {

@@ -347,7 +347,9 @@ func (f *File) ReadColumns(in, format string) []string {
 	}
 	complete := true
 	for _, c := range ledger.EpisodeColumns {
-		if !slices.Contains(have, c.Name) {
+		// A column group the ledger lacks (Column.Group) leaves it
+		// complete: no ledger but one of that design has those columns.
+		if c.Group == "" && !slices.Contains(have, c.Name) {
 			complete = false
 		}
 	}

@@ -36,7 +36,9 @@ func cliEpisodes() []byte {
 	w := csv.NewWriter(&buf)
 	var hdr []string
 	for _, c := range ledger.EpisodeColumns {
-		hdr = append(hdr, c.Name)
+		if c.Group == "" { // a ledger of the paper's design has no column group
+			hdr = append(hdr, c.Name)
+		}
 	}
 	hdr = append(hdr, "difficulty", "team", "w_alt")
 	w.Write(hdr)
