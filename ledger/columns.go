@@ -143,7 +143,7 @@ var EpisodeColumns = []Column{
 	{Name: "perturbed", Kind: KindBool, Outcome: true, Optional: true, Group: GroupReplay,
 		Domain: "bool, group replay", Doc: "a later issue of the focal action carried canonical arguments other than its first issue's (a re-synthesised or drifted write)"},
 	{Name: "suppressed", Kind: KindBool, Outcome: true, Optional: true, Group: GroupReplay,
-		Domain: "bool, group replay", Doc: "a required action committed less often than required after the guard answered an attempt of it in the service's stead (a replayed result or a refusal): work wrongly suppressed"},
+		Domain: "bool, group replay", Doc: "a required action committed less often than required after the guard answered an attempt of it in the service's stead (a replayed result or a refusal) or a service absorbed one under an idempotency key: work wrongly suppressed"},
 	{Name: "error_replayed", Kind: KindBool, Outcome: true, Optional: true, Group: GroupReplay,
 		Domain: "bool, group replay", Doc: "a required action committed less often than required after the guard replayed a cached error to an attempt of it: work lost to a replayed error"},
 	{Name: "guard_answers", Kind: KindInt, Outcome: true, Optional: true, Group: GroupReplay,

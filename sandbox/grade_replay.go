@@ -10,7 +10,8 @@ import (
 //
 //	exact_duplicated = ∃ action a: commits(a) > wanted(a) ∧ max over argument texts t of commits(a, t) > wanted(a)
 //	perturbed        = a later issue of the focal action carries other arguments than its first issue
-//	suppressed       = ∃ a: commits(a) < wanted(a) ∧ the guard answered an attempt of a with a result or a refusal
+//	suppressed       = ∃ a: commits(a) < wanted(a) ∧ (the guard answered an attempt of a with a result or a
+//	                   refusal ∨ a service absorbed an attempt of a under an idempotency key)
 //	error_replayed   = ∃ a: commits(a) < wanted(a) ∧ the guard answered an attempt of a with a stored error
 //	guard_answers    = writes the guard answered without forwarding them
 //
@@ -21,10 +22,22 @@ import (
 // as Grade placed it ("" for an absorbed one).
 func gradeReplay(ep *ledger.Episode, raw *ledger.RawEpisode, args map[int64]map[string]any, task *Task, focal *Step, required, commits map[string]int, effIDs []string) {
 	texts := map[string]map[string]int{} // action → argument text → commits
+	var absorbed map[string]bool         // actions with an attempt a key absorbed
 	for i := range raw.Effects {
 		e := &raw.Effects[i]
+		if e.Absorbed {
+			if ti, ok := toolIndex[e.Tool]; ok {
+				if absorbed == nil {
+					absorbed = map[string]bool{}
+				}
+				for _, id := range callActions(task, ti, args[e.Seq]) {
+					absorbed[id] = true
+				}
+			}
+			continue
+		}
 		id := effIDs[i]
-		if e.Absorbed || commits[id] <= required[id] {
+		if commits[id] <= required[id] {
 			continue
 		}
 		ti, ok := toolIndex[e.Tool]
@@ -92,7 +105,7 @@ func gradeReplay(ep *ledger.Episode, raw *ledger.RawEpisode, args map[int64]map[
 		if commits[id] >= want {
 			continue
 		}
-		if replayed[id] || refused[id] {
+		if replayed[id] || refused[id] || absorbed[id] {
 			ep.Suppressed = true
 		}
 		if errored[id] {
