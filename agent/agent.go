@@ -41,6 +41,11 @@ type Agent struct {
 	ambiguous, gaveUp, escalated, failed bool
 	stopped                              bool // handed the rest of the task over
 	notes                                []string
+
+	// The harness's process model (process.go): nil for the paper's one
+	// process, which starts at step 0 and is never interrupted.
+	proc *process
+	from int // the first step this process performs (a resumed one skips the journaled steps)
 }
 
 // New returns an agent with effective propensities p in condition cond.
@@ -52,7 +57,8 @@ func New(p Params, t Timing, cond Condition, d *Draws) *Agent {
 // report.
 func (a *Agent) Run(c Caller, task *sandbox.Task, tools []sandbox.ToolSpec) ledger.FinalReport {
 	a.c, a.tools = c, tools
-	if handoffs(task) {
+	if handoffs(task) && a.receipt == nil {
+		// (A resumed process starts with the receipts its run journaled.)
 		a.receipt = make([]string, len(task.Steps))
 		a.lastArgs = make([]map[string]any, len(task.Steps))
 	}
@@ -60,12 +66,21 @@ func (a *Agent) Run(c Caller, task *sandbox.Task, tools []sandbox.ToolSpec) ledg
 		if a.stopped {
 			break
 		}
+		if i < a.from {
+			continue // journaled by an earlier process of the run
+		}
 		a.calls, a.cur = 0, i
 		if !a.haveReceipts(task, &task.Steps[i]) {
 			break
 		}
 		a.calls = 0
 		a.write(&task.Steps[i])
+		if a.proc != nil && a.proc.journaled(a, i) {
+			// A failure after the step made the agent re-plan: the
+			// step's write is issued again, written anew.
+			a.calls = 0
+			a.write(&task.Steps[i])
+		}
 	}
 	return a.report()
 }
@@ -168,6 +183,9 @@ func (a *Agent) newKey() string {
 func (a *Agent) write(st *sandbox.Step) {
 	spec := a.spec(st.Tool)
 	args := maps.Clone(st.Args)
+	if a.proc != nil {
+		args = a.proc.synthesize(a, st, args)
+	}
 	for _, n := range st.Needs {
 		// Quote the earlier write's receipt, as the instruction asks
 		// (haveReceipts made sure it is held); the sandbox rejects the
@@ -192,6 +210,9 @@ func (a *Agent) write(st *sandbox.Step) {
 	a.calls++
 	t0 := a.c.Now()
 	obs := a.c.Call(st.Tool, args)
+	if a.proc != nil {
+		a.proc.sent(a, st, t0, obs)
+	}
 	a.handle(st, spec, args, t0, obs)
 }
 
