@@ -66,6 +66,9 @@ type Replay struct {
 	// Other are the behavioural draws of the episode's other agent: the
 	// sub-agent (delegate) or the second worker (concurrent).
 	Other *Draws
+
+	// observe, if set, is told each decision of a proxy's guard (tests).
+	observe func(proxyEvent)
 }
 
 // Slots of the agent-side world vector, drawn in this order.
@@ -186,7 +189,7 @@ func RunReplay(world *sandbox.World, tools []sandbox.ToolSpec, contract string, 
 		if err != nil {
 			return ledger.FinalReport{}, err
 		}
-		px.sched = o.sched
+		px.sched, px.observe = o.sched, r.observe
 		o.front = px
 	}
 	// A condition's middleware is the agent's own (a client library that

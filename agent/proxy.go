@@ -40,6 +40,18 @@ type proxy struct {
 	// attempt was sent than the proxy knows were sent since.
 	known map[string][]float64
 	sched *workers // nil when one agent runs at a time
+	// observe, if set, is told every decision and every attempt's end
+	// (tests).
+	observe func(proxyEvent)
+}
+
+// proxyEvent is a decision of the proxy's guard on a call, or (End set)
+// how a forwarded attempt ended.
+type proxyEvent struct {
+	Tool     string
+	Call     guard.Call
+	Decision guard.Decision
+	End      guard.End
 }
 
 // epoch is virtual time zero.
@@ -143,6 +155,9 @@ func (p *proxy) Call(tool string, args map[string]any) sandbox.Observation {
 		if err != nil {
 			return p.answer(tool, args, ledger.OutcomeGuardRefused, fail(ledger.OutcomeHTTP500, "guard: "+err.Error()))
 		}
+		if p.observe != nil {
+			p.observe(proxyEvent{Tool: tool, Call: c, Decision: d})
+		}
 		switch d.Outcome {
 		case guard.Forward:
 			return p.forward(tool, args, d.Ticket)
@@ -210,6 +225,9 @@ func (p *proxy) forward(tool string, args map[string]any, t guard.Ticket) sandbo
 	}
 	// A MemoryStore does not fail, and the ticket is live.
 	_ = p.g.Finish(context.Background(), t, end, res, vt(p.next.Now()))
+	if p.observe != nil {
+		p.observe(proxyEvent{Tool: tool, Call: p.call(tool, args), End: end})
+	}
 	if p.sched != nil {
 		p.sched.release(t.Key())
 	}
@@ -232,16 +250,20 @@ func (p *proxy) settle(ctx context.Context, tool string, args map[string]any, c 
 	// (The store's time is the world's to the nanosecond: a millisecond's
 	// slack keeps a commit at the very send in.)
 	since := d.Since.Sub(epoch).Seconds() - 1e-3
-	at := math.Max(d.VerifyAt.Sub(epoch).Seconds(), since+p.specs[tool].DocumentedLagFor(args)+1)
+	lag := p.specs[tool].DocumentedLagFor(args)
+	at := math.Max(d.VerifyAt.Sub(epoch).Seconds(), since+lag+1)
 	if w := at - p.next.Now(); w > 0 {
 		p.next.Advance(w)
 	}
+	readAt := p.next.Now()
 	read := p.next.Call(rt, ra)
 	executed, missing := false, []any(nil)
 	if read.Outcome == ledger.OutcomeOK {
+		// The executions it knows of that the listing can show yet: sent
+		// since, and longer ago than the documented lag.
 		known := 0
 		for _, t := range p.known[act] {
-			if t >= since {
+			if t >= since && t+lag < readAt {
 				known++
 			}
 		}

@@ -141,7 +141,7 @@ var EpisodeColumns = []Column{
 	{Name: "exact_duplicated", Kind: KindBool, Outcome: true, Optional: true, Group: GroupReplay,
 		Domain: "bool, group replay", Doc: "a required action committed more often than required, and more of its commits than required carried one and the same canonical arguments: an exact repeat, which `duplicated` counts among its logical ones"},
 	{Name: "perturbed", Kind: KindBool, Outcome: true, Optional: true, Group: GroupReplay,
-		Domain: "bool, group replay", Doc: "a later issue of the focal action carried canonical arguments other than its first issue's (a re-synthesised or drifted write)"},
+		Domain: "bool, group replay", Doc: "a later issue of a required action carried canonical arguments other than its first issue's (a re-synthesised or drifted write)"},
 	{Name: "suppressed", Kind: KindBool, Outcome: true, Optional: true, Group: GroupReplay,
 		Domain: "bool, group replay", Doc: "a required action committed less often than required after the guard answered an attempt of it in the service's stead (a replayed result or a refusal) or a service absorbed one under an idempotency key: work wrongly suppressed"},
 	{Name: "error_replayed", Kind: KindBool, Outcome: true, Optional: true, Group: GroupReplay,

@@ -112,4 +112,6 @@ var (
 	PaperHarnesses   = []string{"minimal", "copilot", "hermes", "codex"}
 	PaperConditions  = []string{"vanilla", "aware", "reflect", "sdk-retry", "rules", "vbr", "guard", "state-oracle", "outcome-oracle", "wait-0", "wait-60", "wait-120", "wait-300", "wait-3600"}
 	PaperExperiments = []string{"E1", "E1s", "E2", "E2k", "E3", "E3k", "E5", "E6"}
+	// ReplayExperiments are the agent-side design's (design replay).
+	ReplayExperiments = []string{"R1"}
 )

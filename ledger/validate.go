@@ -274,7 +274,7 @@ func checkString(i int, v string, add func(Problem)) bool {
 	default:
 		return true
 	}
-	if !slices.Contains(paper, v) {
+	if !slices.Contains(paper, v) && !(i == colExperiment && slices.Contains(ReplayExperiments, v)) {
 		warnf(name, strconv.Quote(v)+" is not "+what)
 		return false
 	}

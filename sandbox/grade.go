@@ -132,7 +132,7 @@ func Grade(raw *ledger.RawEpisode) (ledger.Episode, error) {
 	}
 	ep.Recovery = classifyRecovery(raw, args, focal, status)
 	if ep.AgentFault != "" {
-		gradeReplay(&ep, raw, args, task, focal, required, commits, effIDs)
+		gradeReplay(&ep, raw, args, task, required, commits, effIDs)
 	}
 	return ep, nil
 }

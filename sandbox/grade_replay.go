@@ -9,7 +9,7 @@ import (
 // calls and effects as the rest of the grade:
 //
 //	exact_duplicated = ∃ action a: commits(a) > wanted(a) ∧ max over argument texts t of commits(a, t) > wanted(a)
-//	perturbed        = a later issue of the focal action carries other arguments than its first issue
+//	perturbed        = a later issue of a required action carries other arguments than its first issue
 //	suppressed       = ∃ a: commits(a) < wanted(a) ∧ (the guard answered an attempt of a with a result or a
 //	                   refusal ∨ a service absorbed an attempt of a under an idempotency key)
 //	error_replayed   = ∃ a: commits(a) < wanted(a) ∧ the guard answered an attempt of a with a stored error
@@ -20,7 +20,7 @@ import (
 // itself), so that two commits are an exact repeat when a key derived from
 // those arguments would have named both. effIDs[i] is effect i's action
 // as Grade placed it ("" for an absorbed one).
-func gradeReplay(ep *ledger.Episode, raw *ledger.RawEpisode, args map[int64]map[string]any, task *Task, focal *Step, required, commits map[string]int, effIDs []string) {
+func gradeReplay(ep *ledger.Episode, raw *ledger.RawEpisode, args map[int64]map[string]any, task *Task, required, commits map[string]int, effIDs []string) {
 	texts := map[string]map[string]int{} // action → argument text → commits
 	var absorbed map[string]bool         // actions with an attempt a key absorbed
 	for i := range raw.Effects {
@@ -59,8 +59,7 @@ func gradeReplay(ep *ledger.Episode, raw *ledger.RawEpisode, args map[int64]map[
 		}
 	}
 
-	focalSet := uniq(focal.ids)
-	first := map[string]string{} // focal action → argument text of its first issue
+	first := map[string]string{} // action → argument text of its first issue
 	var replayed, refused, errored map[string]bool
 	mark := func(set *map[string]bool, ids []string) {
 		if *set == nil {
@@ -90,7 +89,7 @@ func gradeReplay(ep *ledger.Episode, raw *ledger.RawEpisode, args map[int64]map[
 			mark(&errored, ids)
 		}
 		for _, id := range ids {
-			if !focalSet[id] {
+			if _, req := required[id]; !req {
 				continue
 			}
 			text := effectArgs(ti, a, rowOf(id))
