@@ -26,23 +26,31 @@ type proxy struct {
 	world  *sandbox.World // where the proxy's own answers are recorded
 	task   *sandbox.Task
 	specs  map[string]sandbox.ToolSpec
-	effect guard.Effect
 	// stepKey is the harness's key of the step being written (client
 	// keys): the run, the plan and the step.
 	stepKey func() string
 	// results holds the answers the store refers to: a record's Result is
 	// an index into it.
 	results []sandbox.Observation
-	// known holds, per logical action, when the executions the proxy has
-	// learned of were sent (a success it forwarded, a verification that
-	// found one): a read-back shows an attempt it never heard back from
-	// executed only when it lists more of the action created since that
-	// attempt was sent than the proxy knows were sent since.
-	known map[string][]float64
+	// known lists the executions the proxy has learned of (a success it
+	// forwarded, a verification that found one), with when they were
+	// sent: a read-back shows an attempt it never heard back from executed
+	// only when it lists more of the action created since that attempt
+	// was sent than the proxy knows were sent since. Their actions are
+	// worked out only then, which is rare.
+	known []execution
 	sched *workers // nil when one agent runs at a time
 	// observe, if set, is told every decision and every attempt's end
 	// (tests).
 	observe func(proxyEvent)
+}
+
+// execution is a write the proxy knows executed: its call and when it
+// was sent.
+type execution struct {
+	tool string
+	args map[string]any
+	sent float64
 }
 
 // proxyEvent is a decision of the proxy's guard on a call, or (End set)
@@ -91,11 +99,7 @@ func newProxy(arm string, r *Replay, next Caller, world *sandbox.World, task *sa
 	if err != nil {
 		return nil, err
 	}
-	eff, err := guard.NewEffect(nil, keyArg)
-	if err != nil {
-		return nil, err
-	}
-	p := &proxy{arm: arm, g: g, next: next, world: world, task: task, specs: catalogue(contract), effect: eff, stepKey: stepKey, known: map[string][]float64{}}
+	p := &proxy{arm: arm, g: g, next: next, world: world, task: task, specs: catalogue(contract), stepKey: stepKey}
 	if arm == ledger.GuardLedger {
 		for i := range task.Steps {
 			c := guard.Call{Tool: task.Steps[i].Tool, Fingerprint: task.ActionKey(i), Scope: task.ID}
@@ -130,11 +134,10 @@ func (p *proxy) call(tool string, args map[string]any) guard.Call {
 	case ledger.GuardKeys:
 		c.Key = p.stepKey()
 	}
-	fp, err := p.effect.Fingerprint(tool, args)
-	if err != nil {
-		fp = "unreadable:" + tool // arguments the sandbox will reject anyway
-	}
-	c.Fingerprint = fp
+	// The tool and the canonical arguments without the key: equal exactly
+	// when guard.Effect's fingerprints are (members sorted, numbers by
+	// value), without the hash a deployed guard stores instead of them.
+	c.Fingerprint = tool + "\x00" + sandbox.CanonicalArgs(args)
 	return c
 }
 
@@ -220,8 +223,7 @@ func (p *proxy) forward(tool string, args map[string]any, t guard.Ticket) sandbo
 		res = p.keep(o)
 	}
 	if end == guard.Succeeded {
-		act, _ := p.action(tool, args)
-		p.known[act] = append(p.known[act], sent)
+		p.known = append(p.known, execution{tool, args, sent})
 	}
 	// A MemoryStore does not fail, and the ticket is live.
 	_ = p.g.Finish(context.Background(), t, end, res, vt(p.next.Now()))
@@ -262,9 +264,11 @@ func (p *proxy) settle(ctx context.Context, tool string, args map[string]any, c 
 		// The executions it knows of that the listing can show yet: sent
 		// since, and longer ago than the documented lag.
 		known := 0
-		for _, t := range p.known[act] {
-			if t >= since && t+lag < readAt {
-				known++
+		for _, x := range p.known {
+			if x.tool == tool && x.sent >= since && x.sent+lag < readAt {
+				if a, _ := p.action(x.tool, x.args); a == act {
+					known++
+				}
 			}
 		}
 		executed = sandbox.ActionCountSince(tool, ref, read.Result, since) > known
@@ -275,7 +279,7 @@ func (p *proxy) settle(ctx context.Context, tool string, args map[string]any, c 
 	var res []byte
 	if executed {
 		res = p.keep(guardResult(tool))
-		p.known[act] = append(p.known[act], since)
+		p.known = append(p.known, execution{tool, ref, since})
 	}
 	d2, err := p.g.Resolve(ctx, c, executed, res, vt(p.next.Now()))
 	if err != nil {

@@ -300,3 +300,53 @@ func TestCheckReplay(t *testing.T) {
 		}
 	}
 }
+
+// The proxy's fingerprint (the tool and the sandbox's canonical
+// arguments) tells two calls apart exactly when guard.Effect's does, over
+// the task suite's writes and their re-syntheses.
+func TestFingerprintsAgree(t *testing.T) {
+	eff, err := guard.NewEffect(nil, keyArg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []struct {
+		tool string
+		args map[string]any
+	}
+	m := Perturbation{Rate: 1}
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, tpl := range append(sandbox.Templates(), sandbox.TemplatesOf(sandbox.SuiteRepeats)...) {
+		task, _ := sandbox.NewTask(tpl, 0)
+		for _, st := range task.Steps {
+			calls = append(calls, struct {
+				tool string
+				args map[string]any
+			}{st.Tool, st.Args})
+			for range 3 {
+				out, _ := m.Resynthesize(st.Tool, st.Args, r)
+				calls = append(calls, struct {
+					tool string
+					args map[string]any
+				}{st.Tool, out})
+			}
+			keyed := map[string]any{keyArg: "k-1"}
+			for k, v := range st.Args {
+				keyed[k] = v
+			}
+			calls = append(calls, struct {
+				tool string
+				args map[string]any
+			}{st.Tool, keyed})
+		}
+	}
+	p := &proxy{arm: ledger.GuardDerived, task: &sandbox.Task{}}
+	for i, a := range calls {
+		for _, b := range calls[i:] {
+			fa, _ := eff.Fingerprint(a.tool, a.args)
+			fb, _ := eff.Fingerprint(b.tool, b.args)
+			if (fa == fb) != (p.call(a.tool, a.args).Fingerprint == p.call(b.tool, b.args).Fingerprint) {
+				t.Fatalf("fingerprints disagree on %v and %v", a.args, b.args)
+			}
+		}
+	}
+}

@@ -125,7 +125,9 @@ func (s *Simulator) Episode(i int) (*ledger.RawEpisode, error) {
 		wid := ep.WorldID()
 		d := agent.NewDraws(s.Seed, pk, wid, s.Profiles.Noise)
 		r := s.replay(&ep)
-		r.Other = agent.NewDraws(s.Seed, pk+"/other", wid+"/other", s.Profiles.Noise)
+		if ep.AgentFault == ledger.AgentFaultDelegate || ep.AgentFault == ledger.AgentFaultConcurrent {
+			r.Other = agent.NewDraws(s.Seed, pk+"/other", wid+"/other", s.Profiles.Noise)
+		}
 		if rep, err = agent.RunReplay(world, s.toolsOf(world, ep.Contract, pe.cond), ep.Contract, p, s.Profiles.Time, pe.cond, d, r); err != nil {
 			return nil, fmt.Errorf("episode %d (%s): %w", i, id, err)
 		}
