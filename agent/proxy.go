@@ -20,12 +20,12 @@ import (
 // It sees what a proxy sees: the calls, the answers, and the read-backs it
 // makes to settle an outcome it never learned.
 type proxy struct {
-	arm    string
-	g      *guard.Guard
-	next   Caller         // the world, or the schedule of several workers
-	world  *sandbox.World // where the proxy's own answers are recorded
-	task   *sandbox.Task
-	specs  map[string]sandbox.ToolSpec
+	arm   string
+	g     *guard.Guard
+	next  Caller         // the world, or the schedule of several workers
+	world *sandbox.World // where the proxy's own answers are recorded
+	task  *sandbox.Task
+	specs map[string]sandbox.ToolSpec
 	// stepKey is the harness's key of the step being written (client
 	// keys): the run, the plan and the step.
 	stepKey func() string
