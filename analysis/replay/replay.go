@@ -158,7 +158,7 @@ var rateOutcomes = []struct{ key, label string }{
 // armTable is Table R1: every agent-side arm under every guard.
 func armTable(q analysis.Query) (*paper.Table, error) {
 	t := &paper.Table{Name: "replay1", Title: "Agent-side faults under each guard",
-		Caption: "Table R1: duplicates and wrongful suppression by agent-side fault and guard, over every world of the design (95% Wilson intervals on the clustered effective size, templates as clusters). A duplicate is a logical action committed more often than the task asks; an exact one repeats the arguments; suppressed is work the guard answered in the service's stead, lost is work a replayed error cost.",
+		Caption:     "Table R1: duplicates and wrongful suppression by agent-side fault and guard, over every world of the design (95% Wilson intervals on the clustered effective size, templates as clusters). A duplicate is a logical action committed more often than the task asks; an exact one repeats the arguments; suppressed is work the guard answered in the service's stead, lost is work a replayed error cost.",
 		LabelHeader: []string{"Agent-side fault", "Guard"}}
 	for _, o := range rateOutcomes {
 		t.Columns = append(t.Columns, paper.Column{Key: o.key, Label: o.label, ShowCI: o.key == "duplicated" || o.key == "suppressed"})
