@@ -95,7 +95,6 @@ type orchestrator struct {
 	u     [nRSlots]float64
 
 	cur    *Agent // the agent running (one at a time but under concurrent)
-	runs   int    // runs started, for run identities
 	fired  bool   // the fault has struck
 	diedAt float64
 
