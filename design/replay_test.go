@@ -100,7 +100,9 @@ func armKey(e *ledger.Episode, guard string) string {
 //     with no guard;
 //   - two workers with no guard duplicate exactly when the task has a
 //     write that is not naturally idempotent; a delegation with no guard,
-//     exactly when the focal write is not.
+//     exactly when the focal write is not;
+//   - without a service fault the paper's guard has nothing ambiguous to
+//     read back, so where it fills no key it acts as no guard.
 func TestReplayIdentities(t *testing.T) {
 	seeds := []uint64{1, 2, 3}
 	if testing.Short() {
@@ -109,12 +111,16 @@ func TestReplayIdentities(t *testing.T) {
 	paperTpl := sandbox.Templates()
 	natural := func(tool string) bool { t, _ := ledger.ToolByName(tool); return t.Natural }
 	committed := func(mode string) bool { m, _ := ledger.FaultByName(mode); return m.Fate != ledger.FateNotExecuted }
-	taskHasUnnatural := map[string]bool{}
+	taskHasUnnatural, taskNativelyKeyed := map[string]bool{}, map[string]bool{}
+	native, _ := ledger.ContractByName(ledger.ContractNative)
 	for _, tpl := range append(paperTpl, sandbox.TemplatesOf(sandbox.SuiteRepeats)...) {
 		task, _ := sandbox.NewTask(tpl, 0)
 		for _, s := range task.Steps {
 			if !natural(s.Tool) {
 				taskHasUnnatural[task.ID] = true
+			}
+			if tool, _ := ledger.ToolByName(s.Tool); native.Honours(tool, s.Platform) {
+				taskNativelyKeyed[task.ID] = true
 			}
 		}
 	}
@@ -169,6 +175,15 @@ func TestReplayIdentities(t *testing.T) {
 				if fm == ledger.FaultNone && paper && (fault == ledger.AgentFaultReplan || fault == ledger.AgentFaultDelegate) &&
 					e.Duplicated != (e.Perturbed && !natural(e.FocalWrite)) {
 					fail(e, "a re-synthesised write under derived keys duplicates iff perturbed")
+				}
+			case ledger.GuardPaper:
+				// With no service fault nothing is ambiguous: the paper's
+				// guard forwards every write as it is, so where it fills no
+				// key (no natively keyed write) it acts as no guard.
+				if fm == ledger.FaultNone && !taskNativelyKeyed[e.Task] {
+					if none := byArm[ledger.GuardNone+"|"+fault+"|"+e.CrashWindow+"|"+e.PairKey]; none == nil || none.Duplicated != e.Duplicated || e.GuardAnswers != 0 {
+						fail(e, "the paper's guard without an ambiguous answer should act as no guard")
+					}
 				}
 			case ledger.GuardKeys:
 				if fm == ledger.FaultNone && fault == ledger.AgentFaultCrashResume && paper && e.Duplicated {
