@@ -121,7 +121,7 @@ func TestSparseValidation(t *testing.T) {
 	if ps := Validate(e); len(ps) != 0 {
 		t.Fatalf("plain episode: %v", ps)
 	}
-	e.AgentFault = "crash"
+	e.AgentFault, e.Guard = "crash", GuardNone
 	ps := Validate(e)
 	if len(ps) != 1 || ps[0].Field != "agent_fault" || !strings.Contains(ps[0].Msg, "crash_resume") {
 		t.Errorf("unknown agent fault: %v", ps)
@@ -129,5 +129,57 @@ func TestSparseValidation(t *testing.T) {
 	r := replayEpisode(5)
 	if ps := Validate(r); len(ps) != 0 {
 		t.Errorf("replay episode: %v", ps)
+	}
+}
+
+// The agent-side columns go together: a guard without an agent fault, or a
+// crash window off crash_resume, is a plausibility warning.
+func TestReplayColumnsTogether(t *testing.T) {
+	for _, c := range []struct {
+		fault, window, guard, field string
+	}{
+		{AgentFaultReplan, "", "", "guard"},
+		{"", "", GuardLedger, "guard"},
+		{AgentFaultReplan, WindowAfterJournal, GuardNone, "crash_window"},
+		{AgentFaultCrashResume, "", GuardNone, "crash_window"},
+	} {
+		e := synthEpisode(2)
+		e.AgentFault, e.CrashWindow, e.Guard = c.fault, c.window, c.guard
+		ps := Validate(e)
+		if len(ps) != 1 || ps[0].Field != c.field || !ps[0].Warning {
+			t.Errorf("%+v: %v, want one warning on %s", c, ps, c.field)
+		}
+	}
+}
+
+// The column scan hands a row group whose agent-side columns would warn to
+// the row reader, which gives the warning, as it does for the paper's
+// cross-column checks.
+func TestReplayColumnsScan(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := replayEpisode(5), replayEpisode(6)
+	bad.CrashWindow = WindowAfterJournal // on an agent fault that is not crash_resume
+	if bad.AgentFault == AgentFaultCrashResume {
+		t.Fatal("episode 6 should not be a crash")
+	}
+	cols := []string{"agent_fault", "crash_window", "guard"}
+	for _, c := range []struct {
+		e    *Episode
+		want error
+	}{{good, nil}, {bad, ErrRowScan}} {
+		path := filepath.Join(dir, "scan.parquet")
+		w, err := CreateEpisodesWith(path, "", nil, WriteOptions{Groups: []string{GroupReplay}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(c.e); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := ScanParquet(path, cols, func(*Batch) error { return nil }); err != c.want {
+			t.Errorf("%+v: scan %v, want %v", c.e.CrashWindow, err, c.want)
+		}
 	}
 }

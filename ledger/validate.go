@@ -55,7 +55,7 @@ func popcount(m colMask) int {
 	return n
 }
 
-var mEOS, mPlatform, mDelay, mBatch colMask
+var mEOS, mPlatform, mDelay, mBatch, mReplay colMask
 
 func init() {
 	for _, en := range []Enum{FaultModes, Contracts, Recoveries, WriteClasses, ReadPaths, Cues, AgentFaultNames, CrashWindows, GuardNames} {
@@ -67,6 +67,7 @@ func init() {
 	mPlatform = maskFor("service", "platform")
 	mDelay = maskFor("fault_mode", "fault_fired", "delay_s")
 	mBatch = maskFor("fault_mode", "focal_write")
+	mReplay = maskFor("agent_fault", "crash_window", "guard")
 }
 
 func enumMsg(en Enum, v string) string {
@@ -197,6 +198,16 @@ func (ck *checker) episode(e *Episode, m colMask, add func(Problem)) {
 	// write class does not tell it: under keys-everywhere that tool is
 	// classed keyed (E2k). A focal write outside the paper's catalogue is
 	// already warned about by checkString, so it is not flagged again.
+	// The agent-side columns go together: a guard with an agent fault, a
+	// crash window with crash_resume and only with it.
+	if has(mReplay) && (e.AgentFault != "" || e.Guard != "" || e.CrashWindow != "") {
+		switch {
+		case (e.AgentFault == "") != (e.Guard == ""):
+			warnf("guard", "agent_fault "+strconv.Quote(e.AgentFault)+" with guard "+strconv.Quote(e.Guard)+"; the agent-side design sets both")
+		case (e.AgentFault == AgentFaultCrashResume) != (e.CrashWindow != ""):
+			warnf("crash_window", strconv.Quote(e.CrashWindow)+" with agent_fault "+strconv.Quote(e.AgentFault)+"; a crash window goes with crash_resume, and only with it")
+		}
+	}
 	if has(mBatch) && offBatch(e.FaultMode, e.FocalWrite) {
 		warnf("fault_mode", e.FaultMode+" on focal write "+strconv.Quote(e.FocalWrite)+" (the paper's sandbox injects it on "+batchTools+" only)")
 	}
