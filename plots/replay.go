@@ -88,10 +88,10 @@ func BuildReplay(t *paper.Table) (*Figure, error) {
 // each with the arms' labels on the left and the guards' under it.
 func replayFigure(d ReplayPanels) figure {
 	nr := len(d.Maps[0].Rows)
-	panelH := vg.Length(nr)*0.24*vg.Inch + 0.75*vg.Inch
+	panelH := vg.Length(nr)*0.24*vg.Inch + 0.95*vg.Inch
 	return figure{name: "replay", w: pageWidth, h: vg.Length(len(d.Maps)) * panelH, draw: func(c draw.Canvas) {
 		c = draw.Crop(c, 3, 0, 0, 0) // the longest arm label keeps its first letter
-		tiles := draw.Tiles{Rows: len(d.Maps), Cols: 1, PadY: 4}
+		tiles := draw.Tiles{Rows: len(d.Maps), Cols: 1, PadY: 14}
 		for k, h := range d.Maps {
 			p := newPlot(d.Titles[k], "", "")
 			p.Add(heatCells{h})
