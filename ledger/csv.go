@@ -157,7 +157,9 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 	asked := maskOf(opt.Columns)
 	var missing []string
 	for i, c := range EpisodeColumns {
-		if requiredSet.has(i) && asked.has(i) && !present.has(i) {
+		// A sparse column the caller names is needed too: a ledger
+		// without its group cannot answer for it.
+		if (requiredSet.has(i) || sparseCols.has(i) && opt.Columns != nil) && asked.has(i) && !present.has(i) {
 			missing = append(missing, c.Name)
 		}
 	}

@@ -539,6 +539,15 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 			}
 		}
 	}
+	// A sparse column the caller names is needed: a ledger without its
+	// group cannot answer for it (zeros would be made up).
+	if opt.Columns != nil {
+		for i, c := range EpisodeColumns {
+			if sparseCols.has(i) && maskOf(opt.Columns).has(i) && !opt.absent.has(i) && p.schema.FieldIndices(c.Name) == nil {
+				return Problem{File: path, Field: c.Name, Msg: "missing column (needed for this analysis)"}
+			}
+		}
+	}
 	// Columns restored from a partition directory (opt.absent) are not
 	// read from the file.
 	plan, extras, err := p.plan(EpisodeColumns, func(i int) bool { return m.has(i) && !opt.absent.has(i) }, wantExtra, "episodes")

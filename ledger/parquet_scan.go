@@ -155,6 +155,11 @@ func scanParquetWith(path string, columns, checked []string, checkIDs, nulls boo
 	if err != nil || p.pf.NumRows() == 0 {
 		return ErrRowScan
 	}
+	for i, c := range EpisodeColumns {
+		if sparseCols.has(i) && m.has(i) && p.schema.FieldIndices(c.Name) == nil {
+			return ErrRowScan // a sparse column the file lacks: the row reader names it
+		}
+	}
 	if p.nullCols(requiredSet&^m) != 0 {
 		return ErrRowScan // a column not read may hold a null: the row reader looks
 	}
@@ -177,7 +182,7 @@ func scanParquetWith(path string, columns, checked []string, checkIDs, nulls boo
 	for _, x := range []struct {
 		mask colMask
 		cols *[]int
-	}{{mPlatform, &s.platform}, {mDelay, &s.delay}, {mBatch, &s.batch}} {
+	}{{mPlatform, &s.platform}, {mDelay, &s.delay}, {mBatch, &s.batch}, {mReplay, &s.replay}} {
 		if m&x.mask != x.mask {
 			continue
 		}
@@ -225,7 +230,7 @@ type colScan struct {
 	nulls            bool // an optional column's nulls go to Vec.Valid
 	// Plan positions of the columns of each cross-column warning
 	// (validate.go), in schema order; nil when not all are read.
-	platform, delay, batch []int
+	platform, delay, batch, replay []int
 	seed                   maphash.Seed
 	// free holds the buffers of batches fn has seen, for the next row
 	// groups (a channel, not a sync.Pool, which a GC would empty).
@@ -492,7 +497,7 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 			}
 		}
 	}
-	if !plausible(vecs, s.platform, s.delay, s.batch, n) {
+	if !plausible(vecs, s.platform, s.delay, s.batch, n) || !replayTogether(vecs, s.replay, n) {
 		return rgResult{err: ErrRowScan}
 	}
 	b := &Batch{Rows: n, FileRows: s.p.pf.NumRows(), Cols: make([]Vec, ncols)}
@@ -1006,6 +1011,23 @@ func plausible(vecs []Vec, platform, delay, batch []int, n int) bool {
 			if offBatch(vecString(mode, r), vecString(fw, r)) {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// replayTogether reports whether no row raises the agent-side columns'
+// warning (validate.go); replay are the plan positions of agent_fault,
+// crash_window and guard, nil when the scan does not read them all.
+func replayTogether(vecs []Vec, replay []int, n int) bool {
+	if replay == nil {
+		return true
+	}
+	af, cw, g := &vecs[replay[0]], &vecs[replay[1]], &vecs[replay[2]]
+	for r := range n {
+		a, w, gu := vecString(af, r), vecString(cw, r), vecString(g, r)
+		if (a != "" || w != "" || gu != "") && ((a == "") != (gu == "") || (a == AgentFaultCrashResume) != (w != "")) {
+			return false
 		}
 	}
 	return true

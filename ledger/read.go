@@ -460,7 +460,7 @@ func readJSONL(path string, opt ReadOptions, fn func(*Episode, *RawEpisode) erro
 			return err
 		}
 		if info.raw {
-			if bad, err := rep.row(line, missingCols(info.present, designCols)); err != nil || bad {
+			if bad, err := rep.row(line, missingCols(info.present, designCols&requiredSet)); err != nil || bad {
 				return err
 			}
 			if bad, err := rep.row(line, ValidateRaw(r)); err != nil || bad {
@@ -537,7 +537,7 @@ func readJSONLRaw(path string, opt ReadOptions, fn func(*RawEpisode) error) erro
 		m := allCols
 		if info.raw {
 			m = designCols
-			ps = missingCols(info.present, designCols)
+			ps = missingCols(info.present, designCols&requiredSet)
 			if len(ps) == 0 {
 				validateNested(r, func(p Problem) { ps = append(ps, p) })
 			}

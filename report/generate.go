@@ -66,29 +66,15 @@ type Written struct {
 // until it is replaced, so that a second report into it refuses rather
 // than replacing a report still being written.
 func Generate(job Job) (w Written, err error) {
-	if _, serr := os.Stat(job.Out); serr == nil {
-		held, lerr := outfile.TryLockFile(job.Out)
-		if errors.Is(lerr, outfile.ErrLocked) {
-			return Written{}, fmt.Errorf("%s: another report is being written into it; wait for it, or write to another directory", job.Out)
-		}
-		if lerr != nil {
-			return Written{}, lerr
-		}
-		defer func() {
-			if uerr := held.Unlock(); err == nil && uerr != nil {
-				err = uerr
-			}
-		}()
-	}
-	if err := CheckOut(job.Out); err != nil {
+	unlock, err := claimOut(job.Out, job.In)
+	if err != nil {
 		return Written{}, err
 	}
-	if job.In != "" {
-		// The directory is replaced whole: an input inside it would go.
-		if err := outfile.CheckNotInput(job.Out, ledger.Files(job.In)...); err != nil {
-			return Written{}, err
+	defer func() {
+		if uerr := unlock(); err == nil && uerr != nil {
+			err = uerr
 		}
-	}
+	}()
 	figures, err := plots.NewRenderer(FigureFormats)
 	if err != nil {
 		return Written{}, err
@@ -119,6 +105,39 @@ func Generate(job Job) (w Written, err error) {
 		return Written{}, &stagedError{err: err, stage: stage, out: job.Out}
 	}
 	return w, nil
+}
+
+// claimOut readies out, a report's directory, for a report of the ledger
+// in ("" for none): an existing out is locked (outfile.TryLockFile, on its
+// identity) until unlock, so that a second report into it refuses rather
+// than replacing a report still being written; a directory holding files
+// no report writes, or the input itself, is refused.
+func claimOut(out, in string) (unlock func() error, err error) {
+	unlock = func() error { return nil }
+	if _, serr := os.Stat(out); serr == nil {
+		held, lerr := outfile.TryLockFile(out)
+		if errors.Is(lerr, outfile.ErrLocked) {
+			return nil, fmt.Errorf("%s: another report is being written into it; wait for it, or write to another directory", out)
+		}
+		if lerr != nil {
+			return nil, lerr
+		}
+		unlock = held.Unlock
+	}
+	fail := func(err error) (func() error, error) {
+		unlock()
+		return nil, err
+	}
+	if err := CheckOut(out); err != nil {
+		return fail(err)
+	}
+	if in != "" {
+		// The directory is replaced whole: an input inside it would go.
+		if err := outfile.CheckNotInput(out, ledger.Files(in)...); err != nil {
+			return fail(err)
+		}
+	}
+	return unlock, nil
 }
 
 // stagedError names the report's directory where err names its staging
