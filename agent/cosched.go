@@ -27,6 +27,9 @@ type workers struct {
 	world *sandbox.World
 	ws    []*worker
 	cur   *worker
+	// Storage of two workers, allocated with the schedule.
+	wsN     [2]*worker
+	workerN [2]worker
 }
 
 type worker struct {
@@ -45,10 +48,18 @@ var _ Caller = (*workers)(nil)
 // add starts a worker at virtual time at, running body; the first added
 // is the host.
 func (s *workers) add(at float64, body func()) {
-	w := &worker{wake: at, body: body}
+	w := &worker{}
+	if n := len(s.ws); n < len(s.workerN) {
+		if n == 0 {
+			s.ws = s.wsN[:0]
+		}
+		w = &s.workerN[n]
+	}
+	*w = worker{wake: at, body: body}
 	if len(s.ws) > 0 {
 		w.next, w.stop = iter.Pull(func(yield func(struct{}) bool) {
 			w.yield = yield
+			growStack(0)
 			body()
 		})
 	}
@@ -182,3 +193,17 @@ func (s *workers) release(key string) {
 		}
 	}
 }
+
+// growStack grows a new coroutine's stack to what an agent's calls need
+// in one step, while it is still shallow (cheap to copy), instead of
+// doubling it several times deep inside the calls (each copy walks every
+// frame).
+//
+//go:noinline
+func growStack(i int) byte {
+	var pad [stackNeed]byte
+	pad[i] = 1
+	return pad[(i+1)%stackNeed]
+}
+
+const stackNeed = 12 << 10

@@ -32,11 +32,9 @@ type proxy struct {
 	// results holds the answers the store refers to: a record's Result is
 	// an index into it.
 	results []sandbox.Observation
-	// fps are the fingerprints made so far, fp the buffer a call's is
-	// written to: a repeat (the guard's whole business) reuses its
-	// first's string instead of making one.
+	// fps are the fingerprints made so far: a repeat (the guard's whole
+	// business) reuses its first's string instead of making one.
 	fps []string
-	fp  []byte
 	// known lists the executions the proxy has learned of (a success it
 	// forwarded, a verification that found one), with when they were
 	// sent: a read-back shows an attempt it never heard back from executed
@@ -49,12 +47,11 @@ type proxy struct {
 	// (tests).
 	observe func(proxyEvent)
 
-	// Storage of the first few answers, executions and fingerprints and
-	// of a fingerprint's bytes, allocated with the proxy.
+	// Storage of the first few answers, executions and fingerprints,
+	// allocated with the proxy.
 	resultsN [4]sandbox.Observation
 	knownN   [4]execution
 	fpsN     [4]string
-	fpN      [256]byte
 }
 
 // execution is a write the proxy knows executed: its call and when it
@@ -112,7 +109,7 @@ func newProxy(arm string, r *Replay, next Caller, world *sandbox.World, task *sa
 		return nil, err
 	}
 	p := &proxy{arm: arm, g: g, next: next, world: world, task: task, specs: catalogue(contract), stepKey: stepKey}
-	p.results, p.known, p.fps, p.fp = p.resultsN[:0], p.knownN[:0], p.fpsN[:0], p.fpN[:0]
+	p.results, p.known, p.fps = p.resultsN[:0], p.knownN[:0], p.fpsN[:0]
 	if arm == ledger.GuardLedger {
 		for i := range task.Steps {
 			c := guard.Call{Tool: task.Steps[i].Tool, Fingerprint: task.ActionKey(i), Scope: task.ID}
@@ -156,10 +153,10 @@ func (p *proxy) call(tool string, args map[string]any) guard.Call {
 // numbers by value), without the hash a deployed guard stores instead of
 // them.
 func (p *proxy) fingerprint(tool string, args map[string]any) string {
-	b := append(p.fp[:0], tool...)
+	var buf [256]byte
+	b := append(buf[:0], tool...)
 	b = append(b, 0)
 	b = sandbox.AppendCanonicalArgs(b, tool, args)
-	p.fp = b
 	for _, f := range p.fps {
 		if f == string(b) {
 			return f
