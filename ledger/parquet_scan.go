@@ -231,7 +231,7 @@ type colScan struct {
 	// Plan positions of the columns of each cross-column warning
 	// (validate.go), in schema order; nil when not all are read.
 	platform, delay, batch, replay []int
-	seed                   maphash.Seed
+	seed                           maphash.Seed
 	// free holds the buffers of batches fn has seen, for the next row
 	// groups (a channel, not a sync.Pool, which a GC would empty).
 	free   chan []Vec
