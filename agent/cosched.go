@@ -8,25 +8,33 @@ import (
 )
 
 // workers runs several agents in one world at once, in virtual time: two
-// workers that picked up the same task. Each agent runs as a coroutine
-// (iter.Pull); its calls go through the schedule, which is itself the
-// Caller every agent and guard in front of it sees. A call is sent at once
+// workers that picked up the same task. The first worker (the host) runs
+// on the caller's goroutine, each other one as a coroutine (iter.Pull);
+// their calls go through the schedule, which is itself the Caller every
+// agent and guard in front of it sees. A call is sent at once
 // (World.Start) and the calling worker pauses until its answer is due; a
-// model turn pauses it for the turn. The schedule always resumes the worker
-// whose next moment comes first (the lower index on a tie) and moves the
-// world's clock to that moment, firing the events due by then, so the
-// interleaving, and with it the run, is a function of the draws alone.
+// model turn pauses it for the turn. The schedule always resumes the
+// worker whose next moment comes first (the lower index on a tie) and
+// moves the world's clock to that moment, firing the events due by then,
+// so the interleaving, and with it the run, is a function of the draws
+// alone. (The host needs no coroutine of its own: while it pauses, its
+// goroutine resumes the others in turn, and a coroutine starts on a small
+// stack that the agent's calls would grow, a copy per episode.)
 //
-// One coroutine runs at a time, so the schedule's state needs no lock:
-// the caller methods act for the worker that is running (cur).
+// One worker runs at a time, so the schedule's state needs no lock: the
+// caller methods act for the worker that is running (cur).
 type workers struct {
 	world *sandbox.World
 	ws    []*worker
 	cur   *worker
+	// Storage of two workers, allocated with the schedule.
+	wsN     [2]*worker
+	workerN [2]worker
 }
 
 type worker struct {
-	next    func() (struct{}, bool)
+	body    func()
+	next    func() (struct{}, bool) // nil for the host
 	stop    func()
 	yield   func(struct{}) bool
 	wake    float64 // the moment it resumes
@@ -37,24 +45,62 @@ type worker struct {
 
 var _ Caller = (*workers)(nil)
 
-// add starts a worker at virtual time at, running body.
+// add starts a worker at virtual time at, running body; the first added
+// is the host.
 func (s *workers) add(at float64, body func()) {
-	w := &worker{wake: at}
-	w.next, w.stop = iter.Pull(func(yield func(struct{}) bool) {
-		w.yield = yield
-		body()
-	})
+	w := &worker{}
+	if n := len(s.ws); n < len(s.workerN) {
+		if n == 0 {
+			s.ws = s.wsN[:0]
+		}
+		w = &s.workerN[n]
+	}
+	*w = worker{wake: at, body: body}
+	if len(s.ws) > 0 {
+		w.next, w.stop = iter.Pull(func(yield func(struct{}) bool) {
+			w.yield = yield
+			growStack(0)
+			body()
+		})
+	}
 	s.ws = append(s.ws, w)
 }
 
 // run resumes the workers in order of their next moment until every one
-// has finished. A worker that panics ends the run with its panic.
+// has finished, or every one left waits on a guard key no attempt holds
+// (nothing would ever wake them): those are stopped where they wait. A
+// worker that panics ends the run with its panic.
 func (s *workers) run() {
 	defer func() {
-		for _, w := range s.ws {
+		for _, w := range s.ws[1:] {
 			s.stopWorker(w)
 		}
 	}()
+	if host := s.ws[0]; s.dispatch(host) {
+		s.runHost(host)
+	}
+	s.dispatch(nil)
+}
+
+// runHost runs the host's body on this goroutine; a host stopped where it
+// waits unwinds with a stopProcess panic, which ends here.
+func (s *workers) runHost(h *worker) {
+	defer func() {
+		h.done = true
+		if r := recover(); r != nil {
+			if _, ok := r.(stopProcess); !ok {
+				panic(r)
+			}
+		}
+	}()
+	h.body()
+}
+
+// dispatch resumes the coroutine workers in order of their next moment,
+// moving the clock to each, until the host is the one due (it reports
+// true, and the host goes on), or every worker has finished or waits for
+// ever (false). With host nil it runs them to the end.
+func (s *workers) dispatch(host *worker) bool {
 	for {
 		var w *worker
 		for _, c := range s.ws {
@@ -63,14 +109,15 @@ func (s *workers) run() {
 			}
 		}
 		if w == nil || math.IsInf(w.wake, 1) {
-			// Done, or every worker left waits on a guard key no attempt
-			// holds: nothing would ever wake them.
-			return
+			return false
 		}
 		if d := w.wake - s.world.Now(); d > 0 {
 			s.world.Advance(d)
 		}
 		s.cur = w
+		if w == host {
+			return true
+		}
 		if _, ok := w.next(); !ok {
 			w.done = true
 		}
@@ -90,9 +137,18 @@ func (s *workers) stopWorker(w *worker) {
 	w.stop()
 }
 
-// pause suspends the running worker until the schedule resumes it.
+// pause suspends the running worker until the schedule resumes it: a
+// coroutine yields to the host's goroutine; the host resumes the others
+// itself until it is due again.
 func (s *workers) pause() {
 	w := s.cur
+	if w.next == nil {
+		if !s.dispatch(w) {
+			// Nothing will ever wake the host: unwind it.
+			panic(stopProcess{why: "schedule stopped"})
+		}
+		return
+	}
 	if !w.yield(struct{}{}) {
 		// The schedule stopped the coroutine: unwind it.
 		panic(stopProcess{why: "schedule stopped"})
@@ -137,3 +193,17 @@ func (s *workers) release(key string) {
 		}
 	}
 }
+
+// growStack grows a new coroutine's stack to what an agent's calls need
+// in one step, while it is still shallow (cheap to copy), instead of
+// doubling it several times deep inside the calls (each copy walks every
+// frame).
+//
+//go:noinline
+func growStack(i int) byte {
+	var pad [stackNeed]byte
+	pad[i] = 1
+	return pad[(i+1)%stackNeed]
+}
+
+const stackNeed = 12 << 10

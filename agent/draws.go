@@ -40,8 +40,11 @@ type Draws struct {
 }
 
 // Hash64 is FNV-1a over s, the key-to-seed map of every stream.
-func Hash64(s string) uint64 {
-	var h uint64 = 14695981039346656037
+func Hash64(s string) uint64 { return hashMore(14695981039346656037, s) }
+
+// hashMore continues the FNV-1a hash h with s: Hash64(a+b) is
+// hashMore(Hash64(a), b), without the concatenation.
+func hashMore(h uint64, s string) uint64 {
 	for i := 0; i < len(s); i++ {
 		h = (h ^ uint64(s[i])) * 1099511628211
 	}

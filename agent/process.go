@@ -99,13 +99,23 @@ type orchestrator struct {
 	diedAt float64
 
 	// The run's journal: the last step journaled and, per step, its
-	// receipt and arguments (what a hand-off needs).
+	// receipt and arguments (what a hand-off needs; nil for a task
+	// without hand-offs).
 	journal  int
 	receipts []string
 	lastArgs []map[string]any
 	// synth counts each step's syntheses across processes, runs and
 	// workers: the first is the task's arguments, a later one may differ.
 	synth []int
+
+	// Storage of an episode's small parts, allocated with it: the
+	// processes (two at most: a first and a resumed, retried, delegated
+	// or second one), the synthesis counts of a task of up to eight
+	// steps, and the stream of a re-synthesis, seeded afresh for each.
+	procs   [2]process
+	nprocs  int
+	synthN  [8]int
+	resynth rand.PCG
 }
 
 // process is one process of a run: its run identity and plan, and whether
@@ -164,12 +174,18 @@ func RunReplay(world *sandbox.World, tools []sandbox.ToolSpec, contract string, 
 	}
 	task := world.Task()
 	o := &orchestrator{r: r, world: world, task: task, tools: tools, p: p, t: t, cond: cond, d: d, journal: -1}
-	o.synth = make([]int, len(task.Steps))
-	o.receipts = make([]string, len(task.Steps))
-	o.lastArgs = make([]map[string]any, len(task.Steps))
-	u := rand.New(rand.NewPCG(r.Seed, Hash64(r.World+"/agent-side")))
+	if n := len(task.Steps); n > len(o.synthN) {
+		o.synth = make([]int, n)
+	} else {
+		o.synth = o.synthN[:n]
+	}
+	if handoffs(task) {
+		o.receipts = make([]string, len(task.Steps))
+		o.lastArgs = make([]map[string]any, len(task.Steps))
+	}
+	u := rand.NewPCG(r.Seed, hashMore(Hash64(r.World), "/agent-side"))
 	for i := range o.u {
-		o.u[i] = u.Float64()
+		o.u[i] = float64(u.Uint64()<<11>>11) / (1 << 53) // rand.Rand's Float64
 	}
 	var base Caller = world
 	if r.Fault == ledger.AgentFaultConcurrent {
@@ -212,7 +228,13 @@ func (o *orchestrator) stepKey() string {
 // newAgent starts a process of run (0 for the first run) with draws d.
 func (o *orchestrator) newAgent(d *Draws, run int, resynth bool) *Agent {
 	a := New(o.p, o.t, o.cond, d)
-	a.proc = &process{o: o, run: run, resynth: resynth}
+	pr := &process{}
+	if o.nprocs < len(o.procs) {
+		pr = &o.procs[o.nprocs]
+		o.nprocs++
+	}
+	*pr = process{o: o, run: run, resynth: resynth}
+	a.proc = pr
 	return a
 }
 
@@ -316,8 +338,12 @@ func (p *process) synthesize(a *Agent, st *sandbox.Step, args map[string]any) ma
 	if !p.resynth || n == 0 {
 		return args
 	}
-	r := rand.New(rand.NewPCG(o.r.Seed, Hash64(o.r.World+"/resynth/"+strconv.Itoa(st.Index)+"/"+strconv.Itoa(n))))
-	out, _ := o.r.Perturb.Resynthesize(st.Tool, args, r)
+	// The stream keyed by World+"/resynth/<step>/<n>".
+	var b [40]byte
+	k := strconv.AppendInt(append(b[:0], "/resynth/"...), int64(st.Index), 10)
+	k = strconv.AppendInt(append(k, '/'), int64(n), 10)
+	o.resynth.Seed(o.r.Seed, hashMore(Hash64(o.r.World), string(k)))
+	out, _ := o.r.Perturb.Resynthesize(st.Tool, args, rand.New(&o.resynth))
 	return out
 }
 

@@ -32,6 +32,9 @@ type proxy struct {
 	// results holds the answers the store refers to: a record's Result is
 	// an index into it.
 	results []sandbox.Observation
+	// fps are the fingerprints made so far: a repeat (the guard's whole
+	// business) reuses its first's string instead of making one.
+	fps []string
 	// known lists the executions the proxy has learned of (a success it
 	// forwarded, a verification that found one), with when they were
 	// sent: a read-back shows an attempt it never heard back from executed
@@ -43,6 +46,12 @@ type proxy struct {
 	// observe, if set, is told every decision and every attempt's end
 	// (tests).
 	observe func(proxyEvent)
+
+	// Storage of the first few answers, executions and fingerprints,
+	// allocated with the proxy.
+	resultsN [4]sandbox.Observation
+	knownN   [4]execution
+	fpsN     [4]string
 }
 
 // execution is a write the proxy knows executed: its call and when it
@@ -100,6 +109,7 @@ func newProxy(arm string, r *Replay, next Caller, world *sandbox.World, task *sa
 		return nil, err
 	}
 	p := &proxy{arm: arm, g: g, next: next, world: world, task: task, specs: catalogue(contract), stepKey: stepKey}
+	p.results, p.known, p.fps = p.resultsN[:0], p.knownN[:0], p.fpsN[:0]
 	if arm == ledger.GuardLedger {
 		for i := range task.Steps {
 			c := guard.Call{Tool: task.Steps[i].Tool, Fingerprint: task.ActionKey(i), Scope: task.ID}
@@ -134,11 +144,27 @@ func (p *proxy) call(tool string, args map[string]any) guard.Call {
 	case ledger.GuardKeys:
 		c.Key = p.stepKey()
 	}
-	// The tool and the canonical arguments without the key: equal exactly
-	// when guard.Effect's fingerprints are (members sorted, numbers by
-	// value), without the hash a deployed guard stores instead of them.
-	c.Fingerprint = tool + "\x00" + sandbox.CanonicalArgs(args)
+	c.Fingerprint = p.fingerprint(tool, args)
 	return c
+}
+
+// fingerprint is the tool and the canonical arguments without the key:
+// equal exactly when guard.Effect's fingerprints are (members sorted,
+// numbers by value), without the hash a deployed guard stores instead of
+// them.
+func (p *proxy) fingerprint(tool string, args map[string]any) string {
+	var buf [256]byte
+	b := append(buf[:0], tool...)
+	b = append(b, 0)
+	b = sandbox.AppendCanonicalArgs(b, tool, args)
+	for _, f := range p.fps {
+		if f == string(b) {
+			return f
+		}
+	}
+	f := string(b)
+	p.fps = append(p.fps, f)
+	return f
 }
 
 // maxDecisions bounds the decisions on one call (a wait ended by an
@@ -317,8 +343,19 @@ func (p *proxy) action(tool string, args map[string]any) (string, map[string]any
 // keep stores an answer and returns the record's reference to it.
 func (p *proxy) keep(o sandbox.Observation) []byte {
 	p.results = append(p.results, o)
+	if i := len(p.results) - 1; i < len(refs) {
+		return refs[i] // the guard copies what it stores and returns
+	}
 	return strconv.AppendInt(nil, int64(len(p.results)-1), 10)
 }
+
+// refs are the references of the first answers a proxy keeps, made once.
+var refs = func() (out [16][]byte) {
+	for i := range out {
+		out[i] = strconv.AppendInt(nil, int64(i), 10)
+	}
+	return out
+}()
 
 // stored returns the answer a record refers to, as the guard gives it:
 // at once (no latency). A record without one (a consumed action settled

@@ -136,13 +136,16 @@ func (r Record) Expired(now time.Time) bool {
 // sandbox (whose clock is virtual) and for tests. Its state is lost with
 // the process; Restart models the restart of a durable store.
 type MemoryStore struct {
-	mu     sync.Mutex
-	recs   map[string]Record
+	mu sync.Mutex
+	// recs holds each key's record, updated in place: a Record is too
+	// large for a map to hold by value without copying it on every
+	// update.
+	recs   map[string]*Record
 	closed bool
 }
 
 // NewMemoryStore returns an empty MemoryStore.
-func NewMemoryStore() *MemoryStore { return &MemoryStore{recs: map[string]Record{}} }
+func NewMemoryStore() *MemoryStore { return &MemoryStore{recs: map[string]*Record{}} }
 
 // Update implements Store.
 func (m *MemoryStore) Update(ctx context.Context, key string, fn UpdateFunc) error {
@@ -154,12 +157,20 @@ func (m *MemoryStore) Update(ctx context.Context, key string, fn UpdateFunc) err
 	if m.closed {
 		return ErrClosed
 	}
-	cur, found := m.recs[key]
-	next, change := fn(cur.clone(), found, len(m.recs))
+	p := m.recs[key]
+	var cur Record
+	if p != nil {
+		cur = p.clone()
+	}
+	next, change := fn(cur, p != nil, len(m.recs))
 	switch change {
 	case Put:
 		next.Key = key
-		m.recs[key] = next.clone()
+		if p == nil {
+			p = new(Record)
+			m.recs[key] = p
+		}
+		*p = next.clone()
 	case Delete:
 		delete(m.recs, key)
 	}
@@ -176,8 +187,11 @@ func (m *MemoryStore) Get(ctx context.Context, key string) (Record, bool, error)
 	if m.closed {
 		return Record{}, false, ErrClosed
 	}
-	r, ok := m.recs[key]
-	return r.clone(), ok, nil
+	p := m.recs[key]
+	if p == nil {
+		return Record{}, false, nil
+	}
+	return p.clone(), true, nil
 }
 
 // Purge implements Store.
@@ -191,8 +205,8 @@ func (m *MemoryStore) Purge(ctx context.Context, now time.Time) (int, error) {
 		return 0, ErrClosed
 	}
 	n := 0
-	for k, r := range m.recs {
-		if r.Expired(now) {
+	for k, p := range m.recs {
+		if p.Expired(now) {
 			delete(m.recs, k)
 			n++
 		}
@@ -220,9 +234,9 @@ func (m *MemoryStore) Keys() []string {
 func (m *MemoryStore) Restart() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for k, r := range m.recs {
-		if r, ok := Restarted(r); ok {
-			m.recs[k] = r
+	for _, p := range m.recs {
+		if r, ok := Restarted(*p); ok {
+			*p = r
 		}
 	}
 }

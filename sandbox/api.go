@@ -104,6 +104,9 @@ type Task struct {
 
 	handoffs bool // some step needs an earlier step's receipt
 	argBytes int  // canonical JSON bytes of the steps' arguments (0 if unknown): sizes a world's argument buffer
+	// actionKeys[i] is ActionKey(i), made once (a guard binds every call
+	// to one); nil for a hand-built task.
+	actionKeys []string
 }
 
 // Spec fixes one episode's world.

@@ -99,20 +99,31 @@ var argKeys = func() (out [nTools][]string) {
 }()
 
 // appendCanonArgs is appendCanon(b, args, "") for the arguments of a call
-// to tool ti. When every argument is one the tool knows (any validated
-// call), it looks the known names up in order, which spares walking and
-// sorting the map on every call; otherwise it falls back to appendCanon.
+// to tool ti.
 func appendCanonArgs(b []byte, ti int, args map[string]any) []byte {
+	return appendCanonKnown(b, ti, args, "")
+}
+
+// appendCanonKnown is appendCanon(b, args, skip) for the arguments of a
+// call to tool ti. When every argument is one the tool knows (any
+// validated call), it looks the known names up in order, which spares
+// walking and sorting the map on every call; otherwise it falls back to
+// appendCanon.
+func appendCanonKnown(b []byte, ti int, args map[string]any, skip string) []byte {
 	keys := argKeys[ti]
 	if len(args) > len(keys) {
-		return appendCanon(b, args, "")
+		return appendCanon(b, args, skip)
 	}
 	start := len(b)
 	b = append(b, '{')
-	n := 0
+	n, seen := 0, 0
 	for _, k := range keys {
 		v, ok := args[k]
 		if !ok {
+			continue
+		}
+		seen++
+		if k == skip {
 			continue
 		}
 		if n > 0 {
@@ -123,8 +134,8 @@ func appendCanonArgs(b []byte, ti int, args map[string]any) []byte {
 		b = append(b, ':')
 		b = appendCanon(b, v, "")
 	}
-	if n != len(args) {
-		return appendCanon(b[:start], args, "")
+	if seen != len(args) {
+		return appendCanon(b[:start], args, skip)
 	}
 	return append(b, '}')
 }
@@ -151,6 +162,16 @@ const hexDigits = "0123456789abcdef"
 // the idempotency key: members sorted, numbers by value (1250 and 1250.0
 // are one), the form in which every ledger of the sandbox records them.
 func CanonicalArgs(args map[string]any) string { return canonString(args) }
+
+// AppendCanonicalArgs appends CanonicalArgs of a call of tool to b, for a
+// caller that compares or hashes it without keeping it (a guard's
+// fingerprint): no string is made.
+func AppendCanonicalArgs(b []byte, tool string, args map[string]any) []byte {
+	if ti, ok := toolIndex[tool]; ok {
+		return appendCanonKnown(b, ti, args, "idempotency_key")
+	}
+	return appendCanon(b, args, "idempotency_key")
+}
 
 // canonString returns the canonical JSON of args without the idempotency key.
 func canonString(args map[string]any) string {

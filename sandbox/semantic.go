@@ -161,6 +161,10 @@ func effectArgs(ti int, args map[string]any, resource string) string {
 // ActionKey names step i's logical action: its tool and identities. Steps
 // that are one action (a legitimate identical repeat) share it.
 func (t *Task) ActionKey(i int) string {
-	s := &t.Steps[i]
-	return s.Tool + "\x00" + strings.Join(s.ids, "\x00")
+	if i < len(t.actionKeys) {
+		return t.actionKeys[i]
+	}
+	return actionKey(&t.Steps[i])
 }
+
+func actionKey(s *Step) string { return s.Tool + "\x00" + strings.Join(s.ids, "\x00") }

@@ -354,8 +354,9 @@ func buildTask(td *templateData, instance int) *Task {
 		})
 		t.argBytes += len(appendCanon(nil, args, ""))
 	}
-	for _, s := range t.Steps {
+	for i, s := range t.Steps {
 		t.Details = append(t.Details, details(s.Args, td.Below)...)
+		t.actionKeys = append(t.actionKeys, actionKey(&t.Steps[i]))
 	}
 	if h := td.Handoffs; h != nil && instance >= h.FromInstance {
 		t.Instruction += " " + h.Note
