@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -211,8 +212,8 @@ func (p *Proxy) settle(ctx context.Context, g *guard.Guard, call guard.Call, c *
 // as a success).
 func guardEnd(a Answer) (guard.End, []byte) {
 	switch {
-	case a.Outcome == ledger.OutcomeOK && a.Result != nil && !a.Result.IsError:
-		b, err := json.Marshal(a.Result)
+	case a.Outcome == ledger.OutcomeOK && a.hasResult() && !a.isError():
+		b, err := a.resultJSON()
 		if err != nil {
 			return guard.Lost, nil
 		}
@@ -225,15 +226,17 @@ func guardEnd(a Answer) (guard.End, []byte) {
 
 // replayed is a stored answer given again without forwarding.
 func replayed(result []byte, isErr bool) Answer {
-	var res sdk.CallToolResult
-	if len(result) == 0 || json.Unmarshal(result, &res) != nil {
-		res = sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "already done: the first call with this key succeeded"}}}
+	a := Answer{Replayed: !isErr}
+	if t := bytes.TrimSpace(result); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		a.raw, a.rawErr = t, resultIsError(t)
+	} else {
+		a.Result = textResult("already done: the first call with this key succeeded", false)
 	}
-	outcome := ledger.OutcomeOK
-	if isErr || res.IsError {
-		outcome = ledger.OutcomeHTTP400
+	a.Outcome = ledger.OutcomeOK
+	if isErr || a.isError() {
+		a.Outcome = ledger.OutcomeHTTP400
 	}
-	return Answer{Result: &res, Outcome: outcome, Replayed: !isErr}
+	return a
 }
 
 // guardError is a refusal of the guard, in the form of serve's errors.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -125,11 +126,41 @@ func (st *store) server() *sdk.Server {
 }
 
 // connectStore starts the store in process and connects the proxy's
-// upstream client to it.
+// upstream client to it through the SDK's in-memory transports: calls go
+// through the SDK's client.
 func connectStore(t testing.TB) (*store, *Upstream) {
 	t.Helper()
-	st := &store{}
 	ct, stt := sdk.NewInMemoryTransports()
+	return connectStoreOver(t, ct, stt)
+}
+
+// connectStreamStore connects the store over a pair of byte streams, as
+// a command's stdio would be: calls take the fast path (rawLink), and the
+// proxy serves its session (startProxy) over streams too (rawServer).
+func connectStreamStore(t testing.TB) (*store, *Upstream) {
+	t.Helper()
+	ct, stt := streamTransports()
+	return connectStoreOver(t, ct, stt)
+}
+
+// streamTransports are two IOTransports over pipes, each reading what the
+// other writes.
+func streamTransports() (*sdk.IOTransport, *sdk.IOTransport) {
+	r1, w1 := io.Pipe()
+	r2, w2 := io.Pipe()
+	return &sdk.IOTransport{Reader: r1, Writer: w2}, &sdk.IOTransport{Reader: r2, Writer: w1}
+}
+
+// eachPath runs a test over the SDK's server and client (in-memory
+// transports) and over the fast paths (byte streams, as stdio).
+func eachPath(t *testing.T, f func(t *testing.T, connect func(testing.TB) (*store, *Upstream))) {
+	t.Run("sdk", func(t *testing.T) { f(t, connectStore) })
+	t.Run("fast", func(t *testing.T) { f(t, connectStreamStore) })
+}
+
+func connectStoreOver(t testing.TB, ct, stt sdk.Transport) (*store, *Upstream) {
+	t.Helper()
+	st := &store{}
 	ss, err := st.server().Connect(context.Background(), stt, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +202,9 @@ type graded struct {
 	ep  ledger.Episode
 }
 
-// startProxy serves one episode of ep over an in-memory transport.
+// startProxy serves one episode of ep over an in-memory transport, or,
+// when the upstream is reached over streams (connectStreamStore), over
+// streams as stdio would be.
 func startProxy(t testing.TB, up *Upstream, contract string, ep Episode, tweak func(*Options)) *fixture {
 	t.Helper()
 	c, err := ParseContract("contract.yaml", []byte(contract))
@@ -203,7 +236,12 @@ func startProxy(t testing.TB, up *Upstream, contract string, ep Episode, tweak f
 	if f.p, err = New(opts); err != nil {
 		t.Fatal(err)
 	}
-	ct, st := sdk.NewInMemoryTransports()
+	var ct, st sdk.Transport
+	if up.link != nil {
+		ct, st = streamTransports()
+	} else {
+		ct, st = sdk.NewInMemoryTransports()
+	}
 	go func() { f.served <- f.p.ServeStdio(context.Background(), st) }()
 	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil)
 	if f.cs, err = client.Connect(context.Background(), ct, nil); err != nil {
@@ -223,6 +261,15 @@ func (f *fixture) close(t testing.TB) graded {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the proxy did not end the session")
+	}
+	if l := f.p.up.link; l != nil {
+		// Over streams the calls took the fast path, both ways.
+		l.mu.Lock()
+		sent := l.next
+		l.mu.Unlock()
+		if f.p.fastCalls.Load() == 0 || sent == 0 {
+			t.Errorf("over streams: %d calls answered by the fast path, %d forwarded by it", f.p.fastCalls.Load(), sent)
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

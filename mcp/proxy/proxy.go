@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -109,6 +110,21 @@ type Proxy struct {
 
 	middleware Middleware      // the guard's and Options.Middleware, composed
 	keyAdded   map[string]bool // tools the keys guard added KeyArg to
+
+	// fast maps the upstream's tools, which the fast path answers, to
+	// whether the tool declares no output schema (session.run's
+	// structured).
+	fast      atomic.Pointer[map[string]bool]
+	fastCalls atomic.Int64 // calls answered by the fast path
+}
+
+// fastTool reports whether the fast path answers calls of the tool, and
+// whether it declares no output schema.
+func (p *Proxy) fastTool(name string) (structured, ok bool) {
+	if m := p.fast.Load(); m != nil {
+		structured, ok = (*m)[name]
+	}
+	return structured, ok
 }
 
 // New builds the proxy's server over the upstream.
@@ -176,10 +192,11 @@ func New(opts Options) (*Proxy, error) {
 		p.middleware = p.guardMiddleware(g)
 	}
 	if mw := opts.Middleware; mw != nil {
+		// It reads Answer.Result: the answers it gets are decoded.
 		if inner := p.middleware; inner != nil {
-			p.middleware = func(next Handler) Handler { return mw(inner(next)) }
+			p.middleware = func(next Handler) Handler { return mw(typedAnswers(inner(next))) }
 		} else {
-			p.middleware = mw
+			p.middleware = func(next Handler) Handler { return mw(typedAnswers(next)) }
 		}
 	}
 	if opts.Plan != nil {
@@ -315,6 +332,8 @@ func (p *Proxy) build() *sdk.Server {
 		Capabilities:              caps,
 		SupportedProtocolVersions: legacyVersions(),
 	})
+	fast := map[string]bool{}
+	defer p.fast.Store(&fast)
 	for _, t := range p.up.Tools {
 		tool := *t
 		if tool.InputSchema == nil {
@@ -325,6 +344,7 @@ func (p *Proxy) build() *sdk.Server {
 		}
 		structured := tool.OutputSchema == nil
 		name := t.Name
+		fast[name] = structured
 		srv.AddTool(&tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			s := p.sessionOf(req.Session)
 			if s == nil {
@@ -489,9 +509,18 @@ func (p *Proxy) ServeStdio(ctx context.Context, t sdk.Transport) error {
 	if p.Pending() == 0 {
 		return ErrNothingPending
 	}
+	var fast *rawServer
+	if it, ok := t.(*sdk.IOTransport); ok {
+		// A byte stream: the tool calls take the fast path (rawserve.go).
+		fast = newRawServer(ctx, p, it.Reader, it.Writer)
+		t = &sdk.IOTransport{Reader: fast, Writer: it.Writer, MaxLineLength: it.MaxLineLength}
+	}
 	ss, err := p.srv.Connect(ctx, t, nil)
 	if err != nil {
 		return err
+	}
+	if fast != nil {
+		fast.ss.Store(ss)
 	}
 	wait := make(chan error, 1)
 	go func() { wait <- ss.Wait() }()

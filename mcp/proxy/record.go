@@ -26,9 +26,10 @@ const noFocal = "-"
 func (s *session) record(reason string, rep *ledger.FinalReport) error {
 	s.mu.Lock()
 	calls := slices.Clone(s.calls)
-	effects := slices.Clone(s.effects)
+	execs := slices.Clone(s.effects)
 	focalTool, focalSeq, fired := s.focalTool, s.focalSeq, s.fired
 	s.mu.Unlock()
+	effects := s.p.effectsOf(execs)
 	if rep == nil {
 		// No report: the agent reported no success.
 		rep = &ledger.FinalReport{Status: ledger.StatusFailed, Uncertainties: []string{}}

@@ -62,6 +62,10 @@ type Upstream struct {
 
 	rec *Recorder // records every answer (--record)
 	rep *replay   // answers from a recording instead (--replay)
+
+	// link is the fast path to an upstream over a byte stream (a command,
+	// or an IOTransport): tool calls as JSON text, past the SDK's client.
+	link *rawLink
 }
 
 // UpstreamError is a failure of the upstream server itself (it exited, did
@@ -100,6 +104,10 @@ func Connect(ctx context.Context, spec UpstreamSpec) (*Upstream, error) {
 		}
 	case spec.Transport != nil:
 		t, what = spec.Transport, "the in-process server"
+		if st, ok := t.(*sdk.IOTransport); ok {
+			u.link = newRawLink(st.Reader, st.Writer)
+			t = &sdk.IOTransport{Reader: u.link, Writer: u.link.w, MaxLineLength: st.MaxLineLength}
+		}
 	case spec.URL != "":
 		t = &sdk.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: &http.Client{}, DisableStandaloneSSE: true, MaxRetries: -1}
 	default:
@@ -182,7 +190,8 @@ func (u *Upstream) start(spec UpstreamSpec) (sdk.Transport, error) {
 		u.mu.Unlock()
 		close(u.exited)
 	}()
-	return &sdk.IOTransport{Reader: outR, Writer: inW}, nil
+	u.link = newRawLink(outR, inW)
+	return &sdk.IOTransport{Reader: u.link, Writer: u.link.w}, nil
 }
 
 // hasExited reports whether the child has exited, waiting up to d for it.
@@ -352,6 +361,45 @@ func (u *Upstream) CallTool(ctx context.Context, name string, args json.RawMessa
 	}
 	return res, err
 }
+
+// upReply is the upstream's answer to a forwarded call: the result as
+// JSON text when it came by the fast path, or decoded (the SDK's client, a
+// replay), or the error.
+type upReply struct {
+	raw   json.RawMessage
+	res   *sdk.CallToolResult
+	isErr bool  // the result's isError
+	err   error // a JSON-RPC error (*jsonrpc.Error) or a failure
+}
+
+// ok reports whether the upstream answered with a result that is not an
+// error: the call was executed.
+func (r upReply) ok() bool { return r.err == nil && (r.raw != nil || r.res != nil) && !r.isErr }
+
+// call forwards one tool call: by the fast path when there is one and
+// nothing needs the typed result (a recording, a replay), else through
+// the SDK's client.
+func (u *Upstream) call(ctx context.Context, name string, args json.RawMessage) upReply {
+	if u.link == nil || u.rec != nil || u.rep != nil {
+		res, err := u.CallTool(ctx, name, args)
+		r := upReply{res: res, err: err}
+		if err == nil && res != nil {
+			r.isErr = res.IsError
+		}
+		return r
+	}
+	rr := u.link.call(ctx, toolParams(name, args))
+	switch {
+	case rr.rpcErr != nil:
+		return upReply{err: rr.rpcErr}
+	case rr.err != nil:
+		return upReply{err: rr.err}
+	}
+	return upReply{raw: rr.result, isErr: resultIsError(rr.result)}
+}
+
+// resultIsError reads a result's isError.
+func resultIsError(result []byte) bool { return string(member(result, "isError")) == "true" }
 
 // oneLine keeps the first line of an error's text.
 func oneLine(err error) string {
