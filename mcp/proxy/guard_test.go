@@ -168,3 +168,34 @@ func TestGuardDerived(t *testing.T) {
 		}
 	})
 }
+
+// TestGuardReforward: under the keys guard, a tool whose upstream honours
+// the key itself (the contract's key) is sent again with the same key when
+// its outcome is unknown (Proposition 2): the upstream absorbs the copy, so
+// the retry succeeds and the charge is made once; the key reaches the
+// upstream. A tool whose key is the guard's own is not sent again blind
+// (TestGuardKeysWorlds).
+func TestGuardReforward(t *testing.T) {
+	eachPath(t, func(t *testing.T, connect func(testing.TB) (*store, *Upstream)) {
+		st, up := connect(t)
+		f := startProxy(t, up, storeContract, Episode{Tool: "charge", FaultMode: ledger.FaultTimeoutPost, Task: "store"}, withGuard(guard.Config{Policy: guard.Keys}))
+		args := map[string]any{"customer": "c1", "amount": 5, "key": "k1"}
+		first, failed := callText(t, f.cs, "charge", args)
+		if !failed || !strings.Contains(first, `"outcome":"timeout"`) {
+			t.Fatalf("first answer %q", first)
+		}
+		second, isErr := callText(t, f.cs, "charge", args)
+		if isErr || !strings.Contains(second, "already, under key k1") {
+			t.Errorf("the retry was answered %q (error %v), want the upstream's absorbed copy", second, isErr)
+		}
+		g := f.close(t)
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if len(st.charges) != 1 || st.delivered["k1"] != 2 {
+			t.Errorf("charges %v, deliveries %v: want one charge from two deliveries", st.charges, st.delivered)
+		}
+		if g.ep.Duplicated || g.ep.FocalCommits != 1 || g.raw.Calls[1].Outcome != ledger.OutcomeOK {
+			t.Errorf("duplicated %v, focal commits %d, calls %+v", g.ep.Duplicated, g.ep.FocalCommits, g.raw.Calls)
+		}
+	})
+}

@@ -25,6 +25,10 @@ type store struct {
 	mu   sync.Mutex
 	rows []string
 	set  map[string]bool
+	srv  *sdk.Server // for tests that change its lists
+	// charge's deliveries by key, and the charges made (one per key)
+	delivered map[string]int
+	charges   []string
 }
 
 func (st *store) count(name string) int {
@@ -42,6 +46,7 @@ func (st *store) count(name string) int {
 func (st *store) server() *sdk.Server {
 	st.set = map[string]bool{}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "store", Version: "1.0"}, nil)
+	st.srv = srv
 	obj := func(props string, required ...string) json.RawMessage {
 		req, _ := json.Marshal(required)
 		return json.RawMessage(`{"type":"object","properties":{` + props + `},"required":` + string(req) + `}`)
@@ -109,6 +114,23 @@ func (st *store) server() *sdk.Server {
 			name, _ := argsOf(req)["name"].(string)
 			b, _ := json.Marshal(map[string]int{"n": st.count(name)})
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "charge", Description: "Charge a customer, once per key (the upstream honours the key).",
+		InputSchema: obj(`"customer":{"type":"string"},"amount":{"type":"integer"},"key":{"type":"string"}`, "customer", "amount", "key")},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			args := argsOf(req)
+			key, _ := args["key"].(string)
+			customer, _ := args["customer"].(string)
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			if st.delivered == nil {
+				st.delivered = map[string]int{}
+			}
+			if st.delivered[key]++; st.delivered[key] > 1 {
+				return text("charged " + customer + " (already, under key " + key + ")"), nil
+			}
+			st.charges = append(st.charges, customer)
+			return text("charged " + customer), nil
 		})
 	srv.AddTool(&sdk.Tool{Name: "boom", Description: "Always fails.", InputSchema: obj(`"name":{"type":"string"}`)},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -184,6 +206,9 @@ const storeContract = `tools:
     kind: write
     effect: [/rows/name]
     batch: /rows
+  charge:
+    key: key
+    effect: [/customer, /amount]
 `
 
 // fixture is a proxy over an upstream with a ledger, and a client
@@ -206,6 +231,12 @@ type graded struct {
 // when the upstream is reached over streams (connectStreamStore), over
 // streams as stdio would be.
 func startProxy(t testing.TB, up *Upstream, contract string, ep Episode, tweak func(*Options)) *fixture {
+	t.Helper()
+	return startProxyFor(t, up, contract, ep, tweak, sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil))
+}
+
+// startProxyFor is startProxy with the agent's client.
+func startProxyFor(t testing.TB, up *Upstream, contract string, ep Episode, tweak func(*Options), client *sdk.Client) *fixture {
 	t.Helper()
 	c, err := ParseContract("contract.yaml", []byte(contract))
 	if err != nil {
@@ -243,7 +274,6 @@ func startProxy(t testing.TB, up *Upstream, contract string, ep Episode, tweak f
 		ct, st = sdk.NewInMemoryTransports()
 	}
 	go func() { f.served <- f.p.ServeStdio(context.Background(), st) }()
-	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil)
 	if f.cs, err = client.Connect(context.Background(), ct, nil); err != nil {
 		t.Fatal(err)
 	}

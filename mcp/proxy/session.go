@@ -143,6 +143,7 @@ type session struct {
 	ended     bool
 	reason    string
 	requests  int
+	busy      int // tool calls in flight
 
 	pending sync.WaitGroup // late and redelivered copies not yet delivered
 	flush   chan struct{}  // closed at the end: pending copies go at once
@@ -208,8 +209,9 @@ func (s *session) run(ctx context.Context, tool string, raw json.RawMessage, str
 		return Answer{Err: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}}
 	}
 	compact := string(compactB)
-	spec := s.p.opts.Contract.Tools[tool]
-	rule := s.p.rules().Tools[tool]
+	st := s.p.tools()
+	spec := st.contract.Tools[tool]
+	rule := st.rules.Tools[tool]
 	key := ""
 	if karg := rule.Key; karg != "" {
 		if v := member(compactB, karg); len(v) > 0 && v[0] == '"' {
@@ -217,7 +219,7 @@ func (s *session) run(ctx context.Context, tool string, raw json.RawMessage, str
 		}
 	}
 	upArgs := json.RawMessage(compactB)
-	if s.p.keyAdded[tool] && member(compactB, KeyArg) != nil {
+	if st.keyAdded[tool] && member(compactB, KeyArg) != nil {
 		// The keys guard's own argument: the upstream does not know it.
 		args, _ := decodeObject(compactB)
 		delete(args, KeyArg)
@@ -229,6 +231,7 @@ func (s *session) run(ctx context.Context, tool string, raw json.RawMessage, str
 		return Answer{Result: textResult(s.endedMsg(), true)}
 	}
 	s.requests++
+	s.busy++
 	seq := int64(len(s.calls) + 1)
 	t0 := s.since()
 	s.perTool[tool]++
@@ -243,7 +246,7 @@ func (s *session) run(ctx context.Context, tool string, raw json.RawMessage, str
 	}
 	if focal {
 		s.focalSeq = seq
-		s.focalIDs, _ = s.p.rules().Identities(tool, compact)
+		s.focalIDs, _ = st.rules.Identities(tool, compact)
 		mode = s.ep.FaultMode
 		if mode == ledger.FaultNone || mode == ledger.FaultTimeoutPre || mode == ledger.FaultHTTP500Pre {
 			s.fired = true // applied as the call came in; nothing upstream to wait for
@@ -271,6 +274,7 @@ func (s *session) run(ctx context.Context, tool string, raw json.RawMessage, str
 		}
 	}
 	s.mu.Lock()
+	s.busy--
 	s.calls[idx].Outcome = a.Outcome
 	s.calls[idx].LatencyS = math.Round((s.since()-t0)*1e6) / 1e6
 	if a.Replayed && rule.Kind == ledger.KindWrite {
@@ -360,6 +364,13 @@ func (s *session) forward(ctx context.Context, c *Call) Answer {
 		}
 	}
 	return s.answer(r)
+}
+
+// inFlight is the number of the session's tool calls in flight.
+func (s *session) inFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.busy
 }
 
 func (s *session) setFired(ok bool) {
@@ -535,23 +546,6 @@ func (s *session) later(c *Call, d time.Duration, source string, issued float64,
 		}
 		done(ok)
 	}()
-}
-
-// rules are the contract as grading rules (the identities of effects).
-// The key argument the keys guard adds to a tool is its rule's key, which
-// the upstream does not honour (the guard absorbs repeats; its replays
-// are recorded as absorbed effects).
-func (p *Proxy) rules() *ledger.Rules {
-	p.rulesOnce.Do(func() {
-		r := p.opts.Contract.Rules()
-		for name := range p.keyAdded {
-			t := r.Tools[name]
-			t.Key, t.KeyHonoured = KeyArg, false
-			r.Tools[name] = t
-		}
-		p.rulesCache = r
-	})
-	return p.rulesCache
 }
 
 // decodeObject decodes a call's arguments: a JSON object, or nothing.

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -66,6 +67,13 @@ type Upstream struct {
 	// link is the fast path to an upstream over a byte stream (a command,
 	// or an IOTransport): tool calls as JSON text, past the SDK's client.
 	link *rawLink
+
+	client *sdk.Client
+	roots  rootSet // offered to the upstream (on mu)
+	// ev receives what the upstream sends on its own (passthrough.go);
+	// until the proxy sets it, notifications are dropped and requests
+	// refused.
+	ev atomic.Pointer[events]
 }
 
 // UpstreamError is a failure of the upstream server itself (it exited, did
@@ -113,9 +121,8 @@ func Connect(ctx context.Context, spec UpstreamSpec) (*Upstream, error) {
 	default:
 		return nil, &UpstreamError{errors.New("no command and no URL")}
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "limbo-proxy", Version: spec.Version}, &sdk.ClientOptions{
-		Capabilities: &sdk.ClientCapabilities{}, // no roots, sampling or elicitation to offer
-	})
+	client := sdk.NewClient(&sdk.Implementation{Name: "limbo-proxy", Version: spec.Version}, u.clientOptions())
+	u.client = client
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cs, err := connect(sctx, client, t)
@@ -238,39 +245,69 @@ func (u *Upstream) list(ctx context.Context) error {
 	if caps == nil {
 		caps = &sdk.ServerCapabilities{}
 	}
+	var err error
 	if caps.Tools != nil {
-		for t, err := range u.session.Tools(ctx, nil) {
-			if err != nil {
-				return fmt.Errorf("tools/list: %v", err)
-			}
-			u.Tools = append(u.Tools, t)
+		if u.Tools, err = u.listTools(ctx); err != nil {
+			return err
 		}
 	}
 	if caps.Prompts != nil {
-		for p, err := range u.session.Prompts(ctx, nil) {
-			if err != nil {
-				return fmt.Errorf("prompts/list: %v", err)
-			}
-			u.Prompts = append(u.Prompts, p)
+		if u.Prompts, err = u.listPrompts(ctx); err != nil {
+			return err
 		}
 	}
 	if caps.Resources != nil {
-		for r, err := range u.session.Resources(ctx, nil) {
-			if err != nil {
-				return fmt.Errorf("resources/list: %v", err)
-			}
-			u.Resources = append(u.Resources, r)
-		}
-		for r, err := range u.session.ResourceTemplates(ctx, nil) {
-			if err != nil {
-				// Servers with resources but no templates may not know
-				// the method: no templates.
-				break
-			}
-			u.Templates = append(u.Templates, r)
+		if u.Resources, u.Templates, err = u.listResources(ctx); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// listTools reads the upstream's tools, every page.
+func (u *Upstream) listTools(ctx context.Context) ([]*sdk.Tool, error) {
+	var out []*sdk.Tool
+	for t, err := range u.session.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("tools/list: %v", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// listPrompts reads the upstream's prompts, every page.
+func (u *Upstream) listPrompts(ctx context.Context) ([]*sdk.Prompt, error) {
+	var out []*sdk.Prompt
+	for p, err := range u.session.Prompts(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("prompts/list: %v", err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// listResources reads the upstream's resources and resource templates,
+// every page.
+func (u *Upstream) listResources(ctx context.Context) ([]*sdk.Resource, []*sdk.ResourceTemplate, error) {
+	var rs []*sdk.Resource
+	for r, err := range u.session.Resources(ctx, nil) {
+		if err != nil {
+			return nil, nil, fmt.Errorf("resources/list: %v", err)
+		}
+		rs = append(rs, r)
+	}
+	var ts []*sdk.ResourceTemplate
+	for t, err := range u.session.ResourceTemplates(ctx, nil) {
+		if err != nil {
+			// Servers with resources but no templates may not know the
+			// method: no templates.
+			break
+		}
+		ts = append(ts, t)
+	}
+	return rs, ts, nil
 }
 
 // Info is the upstream's initialize result.
