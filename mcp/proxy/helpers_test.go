@@ -132,6 +132,18 @@ func (st *store) server() *sdk.Server {
 			st.charges = append(st.charges, customer)
 			return text("charged " + customer), nil
 		})
+	srv.AddTool(&sdk.Tool{Name: "steps", Description: "Report progress in three steps, then answer (after a pause: pause_ms).", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: obj(`"pause_ms":{"type":"integer"}`)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				for i := 1; i <= 3; i++ {
+					_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 3})
+				}
+			}
+			pause, _ := argsOf(req)["pause_ms"].(float64)
+			time.Sleep(time.Duration(pause) * time.Millisecond)
+			return text("done"), nil
+		})
 	srv.AddTool(&sdk.Tool{Name: "boom", Description: "Always fails.", InputSchema: obj(`"name":{"type":"string"}`)},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "boom"}}, IsError: true}, nil

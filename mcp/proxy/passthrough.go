@@ -4,10 +4,12 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -126,6 +128,9 @@ func (u *Upstream) clientOptions() *sdk.ClientOptions {
 			}
 			return nil, errNoAgent
 		},
+		ProgressNotificationHandler: func(ctx context.Context, r *sdk.ProgressNotificationClientRequest) {
+			u.routeProgress(ctx, r.Params)
+		},
 		ElicitationHandler: func(ctx context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 			if e := ev(); e != nil && e.elicit != nil {
 				return e.elicit(ctx, r.Params)
@@ -133,6 +138,45 @@ func (u *Upstream) clientOptions() *sdk.ClientOptions {
 			return nil, errNoAgent
 		},
 	}
+}
+
+// progressPrefix begins the progress tokens the proxy gives the upstream:
+// each forwarded call whose agent asked for progress has its own (agents'
+// tokens may collide across sessions).
+const progressPrefix = "limbo-progress#"
+
+// trackProgress routes the upstream's progress notifications under a new
+// token of the proxy's to f, until untrackProgress.
+func (u *Upstream) trackProgress(f func(context.Context, *sdk.ProgressNotificationParams)) string {
+	tok := progressPrefix + strconv.FormatUint(u.progressN.Add(1), 10)
+	u.progress.Store(tok, f)
+	return tok
+}
+
+func (u *Upstream) untrackProgress(tok string) { u.progress.Delete(tok) }
+
+// routeProgress passes a progress notification (its params) under one of
+// the proxy's tokens to its agent, and reports whether the token was one.
+func (u *Upstream) routeProgress(ctx context.Context, params *sdk.ProgressNotificationParams) bool {
+	tok, ok := params.ProgressToken.(string)
+	if !ok {
+		return false
+	}
+	f, ok := u.progress.Load(tok)
+	if ok {
+		f.(func(context.Context, *sdk.ProgressNotificationParams))(ctx, params)
+	}
+	return ok
+}
+
+// routeRawProgress is routeProgress for the fast path's link, which reads
+// the notification's params as JSON text.
+func (u *Upstream) routeRawProgress(params []byte) bool {
+	var p sdk.ProgressNotificationParams
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	return u.routeProgress(context.Background(), &p)
 }
 
 // errReplayed: a replay has no upstream to ask.

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -27,6 +28,7 @@ type agentEvents struct {
 	changed  map[string]int
 	sampled  []string
 	elicited []string
+	progress []string // token: progress/total
 }
 
 func (a *agentEvents) note(f func()) {
@@ -62,6 +64,11 @@ func (a *agentEvents) client(roots ...*sdk.Root) *sdk.Client {
 		ResourceUpdatedHandler: func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) {
 			a.note(func() { a.updated = append(a.updated, r.Params.URI) })
 		},
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			a.note(func() {
+				a.progress = append(a.progress, fmt.Sprintf("%v: %v/%v", r.Params.ProgressToken, r.Params.Progress, r.Params.Total))
+			})
+		},
 		ToolListChangedHandler:     func(context.Context, *sdk.ToolListChangedRequest) { a.note(func() { a.changed["tools"]++ }) },
 		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { a.note(func() { a.changed["resources"]++ }) },
 	})
@@ -96,9 +103,10 @@ func toolNames(t *testing.T, cs *sdk.ClientSession) []string {
 // TestEverythingServer: in front of the protocol's reference server, what
 // is not a tool call passes through both ways: the upstream's requests to
 // the agent (sampling, elicitation, roots) reach the agent's client and
-// its answers the upstream; completions, log messages at the level the
-// agent set, resource subscriptions and their updates, and a change of
-// the upstream's resources, which the agent is told of and sees listed.
+// its answers the upstream; progress notifications under the agent's
+// token; completions, log messages at the level the agent set, resource
+// subscriptions and their updates, and a change of the upstream's
+// resources, which the agent is told of and sees listed.
 func TestEverythingServer(t *testing.T) {
 	bin := serverPath(t, envEverything)
 	up, err := Connect(context.Background(), UpstreamSpec{Command: []string{bin}, StartTimeout: time.Minute})
@@ -135,6 +143,23 @@ func TestEverythingServer(t *testing.T) {
 		return strings.Contains(text, root.URI)
 	}) {
 		t.Errorf("roots: the upstream never saw the agent's root %s", root.URI)
+	}
+	// Progress: the upstream's notifications reach the agent under its
+	// own token.
+	params := &sdk.CallToolParams{Name: "trigger-long-running-operation", Arguments: map[string]any{"duration": 0.3, "steps": 3}}
+	params.SetProgressToken("agent-token")
+	if res, err := f.cs.CallTool(ctx, params); err != nil || res.IsError {
+		t.Errorf("long-running operation: %v %+v", err, res)
+	}
+	// (The agent's client handles notifications on their own goroutine:
+	// the last may be handled after the answer.)
+	want := []string{"agent-token: 1/3", "agent-token: 2/3", "agent-token: 3/3"}
+	if !eventually(5*time.Second, func() bool {
+		ev.mu.Lock()
+		defer ev.mu.Unlock()
+		return slices.Equal(ev.progress, want)
+	}) {
+		t.Errorf("progress: the agent got %q, want %q", ev.progress, want)
 	}
 	// Completion.
 	comp, err := f.cs.Complete(ctx, &sdk.CompleteParams{Ref: &sdk.CompleteReference{Type: "ref/prompt", Name: "completable-prompt"},
@@ -254,5 +279,38 @@ func TestToolListChanged(t *testing.T) {
 		if rule, ok := g.raw.Rules.Tools["shout"]; !ok || rule.Kind != ledger.KindRead {
 			t.Errorf("the new tool's rule: %+v", g.raw.Rules.Tools)
 		}
+	})
+}
+
+// TestProgress: the upstream's progress notifications for a call reach
+// the agent that asked for them, under its own token, over both paths; a
+// call without a token gets none. (Through the SDK's client, which
+// handles notifications on a goroutine of their own, a notification
+// handled after the answer is dropped: the upstream here pauses before
+// answering. The fast path passes them in order without.)
+func TestProgress(t *testing.T) {
+	eachPath(t, func(t *testing.T, connect func(testing.TB) (*store, *Upstream)) {
+		_, up := connect(t)
+		var ev agentEvents
+		f := startProxyFor(t, up, storeContract, Episode{FaultMode: ledger.FaultNone}, nil, ev.client())
+		callText(t, f.cs, "steps", map[string]any{})
+		pause := 0
+		if up.link == nil {
+			pause = 100
+		}
+		params := &sdk.CallToolParams{Name: "steps", Arguments: map[string]any{"pause_ms": pause}}
+		params.SetProgressToken(7)
+		if res, err := f.cs.CallTool(context.Background(), params); err != nil || resultText(res) != "done" {
+			t.Fatalf("%v %+v", err, res)
+		}
+		want := []string{"7: 1/3", "7: 2/3", "7: 3/3"}
+		if !eventually(5*time.Second, func() bool {
+			ev.mu.Lock()
+			defer ev.mu.Unlock()
+			return slices.Equal(ev.progress, want)
+		}) {
+			t.Errorf("the agent got %q, want %q", ev.progress, want)
+		}
+		f.close(t)
 	})
 }

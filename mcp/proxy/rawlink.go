@@ -76,6 +76,12 @@ type rawLink struct {
 	next    uint64
 	waiting map[uint64]chan rawReply
 	dead    error // why the stream ended, once it has
+
+	// progress routes a progress notification under one of the proxy's
+	// tokens (its params) and reports whether it did; it runs on the
+	// reading goroutine, so that the notification reaches the agent before
+	// the answer that follows it.
+	progress func(params []byte) bool
 }
 
 func newRawLink(src io.ReadCloser, w io.WriteCloser) *rawLink {
@@ -195,7 +201,14 @@ func (l *rawLink) fill() {
 // and reports whether it did; anything else is left to the SDK.
 func (l *rawLink) take(seg []byte) bool {
 	v := seg[skipSpace(seg, 0):]
-	if len(v) == 0 || v[0] != '{' || !bytes.Contains(v, []byte(`"`+rawIDPrefix)) || !json.Valid(v) {
+	if len(v) == 0 || v[0] != '{' {
+		return false
+	}
+	if l.progress != nil && bytes.Contains(v, []byte(`"`+progressPrefix)) && json.Valid(v) &&
+		methodIs(member(v, "method"), "notifications/progress") && isNull(member(v, "id")) {
+		return l.progress(member(v, "params"))
+	}
+	if !bytes.Contains(v, []byte(`"`+rawIDPrefix)) || !json.Valid(v) {
 		return false
 	}
 	var id, result, rerr []byte
@@ -326,18 +339,24 @@ func (l *rawLink) forget(n uint64) {
 	l.mu.Unlock()
 }
 
-// toolParams is a tools/call request's params: the tool's name and its
-// arguments (JSON text, an object; none is {}).
-func toolParams(name string, args json.RawMessage) []byte {
+// toolParams is a tools/call request's params: the tool's name, its
+// arguments (JSON text, an object; none is {}) and a progress token of
+// the proxy's ("": none).
+func toolParams(name string, args json.RawMessage, progress string) []byte {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
 	q := quote(name)
-	b := make([]byte, 0, len(q)+len(args)+24)
+	b := make([]byte, 0, len(q)+len(args)+len(progress)+48)
 	b = append(b, `{"name":`...)
 	b = append(b, q...)
 	b = append(b, `,"arguments":`...)
 	b = append(b, args...)
+	if progress != "" {
+		b = append(b, `,"_meta":{"progressToken":`...)
+		b = append(b, quote(progress)...)
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 

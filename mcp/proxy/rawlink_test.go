@@ -90,7 +90,7 @@ func TestRawLinkCall(t *testing.T) {
 	l := newRawLink(upR, w)
 	go func() { _, _ = io.Copy(io.Discard, l) }() // the SDK's reader
 	done := make(chan rawReply, 1)
-	go func() { done <- l.call(context.Background(), toolParams("echo", json.RawMessage(`{"name":"a"}`))) }()
+	go func() { done <- l.call(context.Background(), toolParams("echo", json.RawMessage(`{"name":"a"}`), "")) }()
 	for !strings.Contains(w.String(), "\n") {
 		time.Sleep(time.Millisecond)
 	}
@@ -101,7 +101,7 @@ func TestRawLinkCall(t *testing.T) {
 	if r := <-done; string(r.result) != `{"content":[{"type":"text","text":"a"}]}` {
 		t.Errorf("answer %+v", r)
 	}
-	go func() { done <- l.call(context.Background(), toolParams("echo", nil)) }()
+	go func() { done <- l.call(context.Background(), toolParams("echo", nil, "")) }()
 	for strings.Count(w.String(), "\n") < 2 {
 		time.Sleep(time.Millisecond)
 	}

@@ -128,11 +128,15 @@ func (r *rawServer) take(line []byte) bool {
 	// The line's buffer is reused: the call keeps copies.
 	id = bytes.Clone(id)
 	args := bytes.Clone(member(params, "arguments"))
+	var progress any
+	if tok := member(member(params, "_meta"), "progressToken"); !isNull(tok) {
+		_ = json.Unmarshal(tok, &progress)
+	}
 	r.calls.Add(1)
 	r.p.fastCalls.Add(1)
 	go func() {
 		defer r.calls.Done()
-		a := s.run(r.ctx, name, args, structured, nil, ss)
+		a := s.run(r.ctx, name, args, structured, origin{ss: ss, progress: progress})
 		_, _ = r.w.Write(response(id, a))
 	}()
 	return true

@@ -34,9 +34,16 @@ type Call struct {
 	// the keys guard added (the upstream does not know it).
 	upstreamArgs json.RawMessage
 
-	fault  string      // the fault mode applied to it ("" or none: none)
-	header http.Header // the HTTP request's (transport faults)
-	ss     *sdk.ServerSession
+	fault string // the fault mode applied to it ("" or none: none)
+	from  origin
+}
+
+// origin is where a call came from: the agent's session, the HTTP
+// request's header (transport faults), the agent's progress token.
+type origin struct {
+	header   http.Header
+	ss       *sdk.ServerSession
+	progress any // nil: the agent wants no progress notifications
 }
 
 // Answer is what a call gets.
@@ -186,8 +193,8 @@ func (s *session) endedMsg() string {
 
 // call is a tool call through the SDK's server: run, with the result
 // decoded.
-func (s *session) call(ctx context.Context, tool string, raw json.RawMessage, structured bool, hdr http.Header, ss *sdk.ServerSession) (*sdk.CallToolResult, error) {
-	a := s.run(ctx, tool, raw, structured, hdr, ss)
+func (s *session) call(ctx context.Context, tool string, raw json.RawMessage, structured bool, from origin) (*sdk.CallToolResult, error) {
+	a := s.run(ctx, tool, raw, structured, from)
 	if a.Err != nil {
 		return nil, a.Err
 	}
@@ -200,7 +207,7 @@ func (s *session) call(ctx context.Context, tool string, raw json.RawMessage, st
 // run records one tool call of the agent, decides whether it is the
 // focal call, and passes it through the middleware to the fault injection
 // and the upstream. The answer's result may be JSON text (Answer.raw).
-func (s *session) run(ctx context.Context, tool string, raw json.RawMessage, structured bool, hdr http.Header, ss *sdk.ServerSession) Answer {
+func (s *session) run(ctx context.Context, tool string, raw json.RawMessage, structured bool, from origin) Answer {
 	if len(raw) > s.p.opts.MaxArgBytes {
 		return Answer{Err: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("arguments of %d bytes exceed the limit of %d", len(raw), s.p.opts.MaxArgBytes)}}
 	}
@@ -256,7 +263,7 @@ func (s *session) run(ctx context.Context, tool string, raw json.RawMessage, str
 	s.calls = append(s.calls, ledger.Call{Seq: seq, TS: t0, Tool: tool, Args: compact, IdempotencyKey: key})
 	s.mu.Unlock()
 
-	c := &Call{EpisodeID: s.ep.EpisodeID, Seq: seq, Tool: tool, Args: json.RawMessage(compactB), Rule: rule, Key: key, upstreamArgs: upArgs, fault: mode, header: hdr, ss: ss}
+	c := &Call{EpisodeID: s.ep.EpisodeID, Seq: seq, Tool: tool, Args: json.RawMessage(compactB), Rule: rule, Key: key, upstreamArgs: upArgs, fault: mode, from: from}
 	a := s.handler(ctx, c)
 	if a.hasResult() && a.isError() && a.Outcome == "" {
 		a.Outcome = ledger.OutcomeHTTP400
@@ -320,14 +327,14 @@ func (s *session) forward(ctx context.Context, c *Call) Answer {
 		if !ok {
 			break // no batch to cut: forwarded whole, the fault not fired
 		}
-		r := s.upstream(c.Tool, args)
+		r := s.upstream(c, args, true)
 		if ok := s.executed(c, r, ledger.SourcePartial, now, n); ok {
 			s.setFired(true)
 			return http500()
 		}
 		return s.answer(r)
 	}
-	r := s.upstream(c.Tool, c.upstreamArgs)
+	r := s.upstream(c, c.upstreamArgs, true)
 	ok := s.executed(c, r, ledger.SourceAgent, now, -1)
 	switch c.fault {
 	case ledger.FaultTimeoutPost:
@@ -382,12 +389,24 @@ func (s *session) setFired(ok bool) {
 	s.mu.Unlock()
 }
 
-// upstream forwards a call, bounded by the call timeout; it does not end
-// with the agent's request (a late or dropped answer still commits).
-func (s *session) upstream(tool string, args json.RawMessage) upReply {
+// upstream forwards a call with these arguments, bounded by the call
+// timeout; it does not end with the agent's request (a late or dropped
+// answer still commits). The upstream's progress notifications reach the
+// agent when it asked for them and awaits this answer (live).
+func (s *session) upstream(c *Call, args json.RawMessage, live bool) upReply {
 	ctx, cancel := context.WithTimeout(context.Background(), s.p.opts.CallTimeout)
 	defer cancel()
-	return s.p.up.call(ctx, tool, args)
+	token := ""
+	if live && c.from.progress != nil && c.from.ss != nil {
+		ss, theirs := c.from.ss, c.from.progress
+		token = s.p.up.trackProgress(func(ctx context.Context, p *sdk.ProgressNotificationParams) {
+			cp := *p
+			cp.ProgressToken = theirs
+			_ = ss.NotifyProgress(ctx, &cp)
+		})
+		defer s.p.up.untrackProgress(token)
+	}
+	return s.p.up.call(ctx, c.Tool, args, token)
 }
 
 // answer is the agent's answer to a forwarded call: the upstream's
@@ -539,7 +558,7 @@ func (s *session) later(c *Call, d time.Duration, source string, issued float64,
 		case <-s.flush:
 			t.Stop()
 		}
-		r := s.upstream(c.Tool, args)
+		r := s.upstream(c, args, false)
 		ok := s.executed(c, r, source, issued, -1)
 		if source == ledger.SourceRedelivery {
 			ok = r.err == nil // the copy was delivered, whatever the upstream made of it

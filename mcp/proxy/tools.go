@@ -110,7 +110,7 @@ func (p *Proxy) addTool(t *sdk.Tool, st *toolState) {
 		if s == nil {
 			return textResult("the session has no episode (it ended)", true), nil
 		}
-		return s.call(ctx, name, req.Params.Arguments, structured, headerOf(req), req.Session)
+		return s.call(ctx, name, req.Params.Arguments, structured, origin{header: headerOf(req), ss: req.Session, progress: req.Params.GetProgressToken()})
 	})
 }
 

@@ -74,6 +74,10 @@ type Upstream struct {
 	// until the proxy sets it, notifications are dropped and requests
 	// refused.
 	ev atomic.Pointer[events]
+	// progress routes the upstream's progress notifications, by the
+	// proxy's token, to the agent that asked (passthrough.go).
+	progress  sync.Map
+	progressN atomic.Uint64
 }
 
 // UpstreamError is a failure of the upstream server itself (it exited, did
@@ -114,6 +118,7 @@ func Connect(ctx context.Context, spec UpstreamSpec) (*Upstream, error) {
 		t, what = spec.Transport, "the in-process server"
 		if st, ok := t.(*sdk.IOTransport); ok {
 			u.link = newRawLink(st.Reader, st.Writer)
+			u.link.progress = u.routeRawProgress
 			t = &sdk.IOTransport{Reader: u.link, Writer: u.link.w, MaxLineLength: st.MaxLineLength}
 		}
 	case spec.URL != "":
@@ -198,6 +203,7 @@ func (u *Upstream) start(spec UpstreamSpec) (sdk.Transport, error) {
 		close(u.exited)
 	}()
 	u.link = newRawLink(outR, inW)
+	u.link.progress = u.routeRawProgress
 	return &sdk.IOTransport{Reader: u.link, Writer: u.link.w}, nil
 }
 
@@ -388,11 +394,21 @@ func (u *Upstream) CallTool(ctx context.Context, name string, args json.RawMessa
 	if u.rep != nil {
 		return u.rep.callTool(ctx, name, args)
 	}
+	return u.callTool(ctx, name, args, "")
+}
+
+// callTool forwards a call through the SDK's client, with a progress
+// token of the proxy's ("": none).
+func (u *Upstream) callTool(ctx context.Context, name string, args json.RawMessage, progress string) (*sdk.CallToolResult, error) {
 	var a any = args
 	if len(args) == 0 {
 		a = map[string]any{}
 	}
-	res, err := u.session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: a})
+	params := &sdk.CallToolParams{Name: name, Arguments: a}
+	if progress != "" {
+		params.Meta = sdk.Meta{"progressToken": progress}
+	}
+	res, err := u.session.CallTool(ctx, params)
 	if u.rec != nil {
 		u.rec.call(name, args, res, err)
 	}
@@ -413,19 +429,25 @@ type upReply struct {
 // error: the call was executed.
 func (r upReply) ok() bool { return r.err == nil && (r.raw != nil || r.res != nil) && !r.isErr }
 
-// call forwards one tool call: by the fast path when there is one and
-// nothing needs the typed result (a recording, a replay), else through
-// the SDK's client.
-func (u *Upstream) call(ctx context.Context, name string, args json.RawMessage) upReply {
+// call forwards one tool call, with a progress token of the proxy's
+// ("": none): by the fast path when there is one and nothing needs the
+// typed result (a recording, a replay), else through the SDK's client.
+func (u *Upstream) call(ctx context.Context, name string, args json.RawMessage, progress string) upReply {
 	if u.link == nil || u.rec != nil || u.rep != nil {
-		res, err := u.CallTool(ctx, name, args)
+		var res *sdk.CallToolResult
+		var err error
+		if u.rep != nil {
+			res, err = u.rep.callTool(ctx, name, args)
+		} else {
+			res, err = u.callTool(ctx, name, args, progress)
+		}
 		r := upReply{res: res, err: err}
 		if err == nil && res != nil {
 			r.isErr = res.IsError
 		}
 		return r
 	}
-	rr := u.link.call(ctx, toolParams(name, args))
+	rr := u.link.call(ctx, toolParams(name, args, progress))
 	switch {
 	case rr.rpcErr != nil:
 		return upReply{err: rr.rpcErr}
