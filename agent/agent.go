@@ -16,6 +16,13 @@ const keyArg = "idempotency_key"
 // profile or world cannot loop.
 const maxCallsPerStep = 40
 
+// maxFailures is how many failed answers (a timeout, a 5xx, a 429, a
+// refused connection) one write may meet before the agent gives it up:
+// the same error again and again (a guard replaying a cached error) is
+// not worth a fourth try. The paper's worlds fail a write once at most,
+// so it never binds there.
+const maxFailures = 3
+
 // Agent is one simulated agent for one episode. It decides only from the
 // tool specifications, the observations its calls return, the clock and its
 // own draws; it never sees the fault mode, the delay or the hidden outcome.
@@ -29,6 +36,7 @@ type Agent struct {
 	tools []sandbox.ToolSpec
 	keyN  int
 	calls int
+	fails int // failed answers to the current write (maxFailures)
 
 	// Hand-offs (sandbox.Step.Needs): whether the agent holds each step's
 	// receipt, and the arguments of each step's last send (a same-key
@@ -41,6 +49,11 @@ type Agent struct {
 	ambiguous, gaveUp, escalated, failed bool
 	stopped                              bool // handed the rest of the task over
 	notes                                []string
+
+	// The harness's process model (process.go): nil for the paper's one
+	// process, which starts at step 0 and is never interrupted.
+	proc *process
+	from int // the first step this process performs (a resumed one skips the journaled steps)
 }
 
 // New returns an agent with effective propensities p in condition cond.
@@ -52,7 +65,8 @@ func New(p Params, t Timing, cond Condition, d *Draws) *Agent {
 // report.
 func (a *Agent) Run(c Caller, task *sandbox.Task, tools []sandbox.ToolSpec) ledger.FinalReport {
 	a.c, a.tools = c, tools
-	if handoffs(task) {
+	if handoffs(task) && a.receipt == nil {
+		// (A resumed process starts with the receipts its run journaled.)
 		a.receipt = make([]string, len(task.Steps))
 		a.lastArgs = make([]map[string]any, len(task.Steps))
 	}
@@ -60,12 +74,21 @@ func (a *Agent) Run(c Caller, task *sandbox.Task, tools []sandbox.ToolSpec) ledg
 		if a.stopped {
 			break
 		}
-		a.calls, a.cur = 0, i
+		if i < a.from {
+			continue // journaled by an earlier process of the run
+		}
+		a.calls, a.fails, a.cur = 0, 0, i
 		if !a.haveReceipts(task, &task.Steps[i]) {
 			break
 		}
-		a.calls = 0
+		a.calls, a.fails = 0, 0
 		a.write(&task.Steps[i])
+		if a.proc != nil && a.proc.journaled(a, i) {
+			// A failure after the step made the agent re-plan: the
+			// step's write is issued again, written anew.
+			a.calls, a.fails = 0, 0
+			a.write(&task.Steps[i])
+		}
 	}
 	return a.report()
 }
@@ -168,6 +191,9 @@ func (a *Agent) newKey() string {
 func (a *Agent) write(st *sandbox.Step) {
 	spec := a.spec(st.Tool)
 	args := maps.Clone(st.Args)
+	if a.proc != nil {
+		args = a.proc.synthesize(a, st, args)
+	}
 	for _, n := range st.Needs {
 		// Quote the earlier write's receipt, as the instruction asks
 		// (haveReceipts made sure it is held); the sandbox rejects the
@@ -192,6 +218,9 @@ func (a *Agent) write(st *sandbox.Step) {
 	a.calls++
 	t0 := a.c.Now()
 	obs := a.c.Call(st.Tool, args)
+	if a.proc != nil {
+		a.proc.sent(a, st, t0, obs)
+	}
 	a.handle(st, spec, args, t0, obs)
 }
 
@@ -201,6 +230,14 @@ func (a *Agent) handle(st *sandbox.Step, spec sandbox.ToolSpec, args map[string]
 	for a.calls < maxCallsPerStep {
 		if a.receipt != nil {
 			a.lastArgs[a.cur] = args
+		}
+		switch obs.Outcome {
+		case ledger.OutcomeTimeout, ledger.OutcomeHTTP500, ledger.OutcomeHTTP429, ledger.OutcomeConnRefused:
+			if a.fails++; a.fails >= maxFailures {
+				a.gaveUp = true
+				a.notes = append(a.notes, st.Tool+" failed "+strconv.Itoa(a.fails)+" times ("+obs.Outcome+"); gave it up")
+				return
+			}
 		}
 		switch obs.Outcome {
 		case ledger.OutcomeOK:

@@ -29,8 +29,13 @@ import (
 // never the fault or the hidden outcome. Reads it makes are ordinary calls
 // and appear in the ledger.
 type Guard struct {
-	Next     Caller
-	TaskID   string
+	Next   Caller
+	TaskID string
+	// Answered, if set, is told of each write the guard answers itself
+	// ("already committed") without forwarding it, so that a harness can
+	// record the call (sandbox.World.Answered). The paper's condition
+	// leaves it nil.
+	Answered func(tool string, args map[string]any)
 	contract string
 	specs    map[string]sandbox.ToolSpec
 	pending  []ambiguousCall
@@ -139,7 +144,7 @@ func (g *Guard) Call(tool string, args map[string]any) sandbox.Observation {
 				if isBatch(tool) {
 					missing := missingRows(tool, args, read.Result)
 					if len(missing) == 0 {
-						return guardResult(tool)
+						return g.answer(tool, args)
 					}
 					// Under the pending call's own honoured key the
 					// service itself inserts only the missing rows, and a
@@ -153,7 +158,7 @@ func (g *Guard) Call(tool string, args map[string]any) sandbox.Observation {
 						args["rows"] = missing
 					}
 				} else if sandbox.Present(tool, args, read.Result) {
-					return guardResult(tool)
+					return g.answer(tool, args)
 				}
 			}
 		}
@@ -186,6 +191,14 @@ func (g *Guard) find(tool, canon, read string) int {
 		}
 	}
 	return -1
+}
+
+// answer is the guard's answer to a write it does not forward.
+func (g *Guard) answer(tool string, args map[string]any) sandbox.Observation {
+	if g.Answered != nil {
+		g.Answered(tool, args)
+	}
+	return guardResult(tool)
 }
 
 // guardResult is what the guard returns instead of forwarding a re-issue

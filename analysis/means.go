@@ -125,7 +125,10 @@ func Means(q Query, spec MeansSpec) (*MeansResult, error) {
 		case e.N < 2:
 			warn.addf(WarnUndefined, "group %s: one row; the SD and the interval are undefined", label)
 		}
-		res.Rows = append(res.Rows, MeanRow{Levels: g.levels, N: e.N, SumW: e.SumW, Mean: e.Mean, SD: e.SD, SE: e.SE,
+		if inf := slices.ContainsFunc([]float64{e.Mean, e.SD, e.SE, e.Lo, e.Hi}, func(x float64) bool { return math.IsInf(x, 0) }); inf {
+			warn.addf(WarnUndefined, "group %s: the mean, SD or interval of %s is beyond the largest number (±1.8e308) and reads as ±Inf", label, spec.Outcome)
+		}
+		res.Rows = append(res.Rows, MeanRow{Levels: g.levels, N: e.N, SumW: e.SumW / fr.WeightScale, Mean: e.Mean, SD: e.SD, SE: e.SE,
 			Clusters: e.Clusters, DF: e.DF, Lo: e.Lo, Hi: e.Hi})
 	}
 	res.Warnings = warn.items()

@@ -137,8 +137,17 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 	fp := newFramePairs(fr, spec.PairBy, arm, ids)
 	res := &PairedResult{Spec: spec}
 	ps := make([]float64, len(others))
-	// With a bootstrap, each difference's cluster sums: the mean is
-	// Σd/pairs, a ratio of them.
+	// The differences are taken in scaled units (stats.Pow2Scale): values
+	// near the largest double do not overflow when subtracted, nor do
+	// subnormal ones lose their spread when squared. The tests do not
+	// depend on the scale; the estimates are unscaled after.
+	var ym float64
+	for i := range fr.Len() {
+		ym = math.Max(ym, math.Abs(y.Value(i)))
+	}
+	s1 := stats.Pow2Scale(ym)
+	// With a bootstrap, each difference's cluster sums (unscaled): the
+	// mean is Σd/pairs, a ratio of them.
 	var cl *pairClusters
 	var num, den [][]float64
 	if bs.Replicates > 0 {
@@ -152,17 +161,26 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 			nk, dk = make([]float64, cl.n), make([]float64, cl.n)
 		}
 		c.UnmatchedBase, c.UnmatchedOther = fp.pairs(base, oc, func(b, o int) {
-			d = append(d, y.Value(b)-y.Value(o))
+			d = append(d, y.Value(b)*s1-y.Value(o)*s1)
 			if cl != nil {
 				g := cl.of(b, o)
-				nk[g] += d[len(d)-1]
+				nk[g] += y.Value(b) - y.Value(o)
 				dk[g]++
 			}
 		})
 		num, den = append(num, nk), append(den, dk)
 		c.Pairs = len(d)
+		var dm float64
+		for _, v := range d {
+			dm = math.Max(dm, math.Abs(v))
+		}
+		s2 := stats.Pow2Scale(dm)
+		for j := range d {
+			d[j] *= s2
+		}
 		t := stats.PairedT(d, 0.95)
-		c.Mean, c.SD, c.SE, c.DF, c.Lo, c.Hi, c.T, c.P, c.V = t.Mean, t.SD, t.SE, t.DF, t.Lo, t.Hi, t.T, t.P, math.NaN()
+		unscale := func(x float64) float64 { return x / s2 / s1 }
+		c.Mean, c.SD, c.SE, c.DF, c.Lo, c.Hi, c.T, c.P, c.V = unscale(t.Mean), unscale(t.SD), unscale(t.SE), t.DF, unscale(t.Lo), unscale(t.Hi), t.T, t.P, math.NaN()
 		if spec.Test == stats.PairedWilcoxon {
 			w := stats.WilcoxonSignedRank(d)
 			c.V, c.Zeros, c.Exact, c.P = w.V, w.Zeros, w.Exact, w.P
@@ -175,8 +193,13 @@ func (q *Query) pairedDifferences(spec PairedSpec) (*PairedResult, error) {
 			warn.addf(WarnNoPairs, "%s vs %s: no matched pairs; the difference and p are undefined", spec.Base, c.Other)
 		case c.Pairs == 1:
 			warn.addf(WarnUndefined, "%s vs %s: one matched pair; the SD, interval and t test are undefined", spec.Base, c.Other)
-		case spec.Test == stats.PairedStudentT && math.IsNaN(c.P):
+		case spec.Test == stats.PairedStudentT && math.IsNaN(c.P) && !slices.ContainsFunc(d, func(v float64) bool { return v != d[0] }):
 			warn.addf(WarnUndefined, "%s vs %s: every difference is %v; the t test is undefined", spec.Base, c.Other, c.Mean)
+		case spec.Test == stats.PairedStudentT && math.IsNaN(c.P):
+			warn.addf(WarnUndefined, "%s vs %s: the differences' SD is 0 in double precision though they differ; the t test is undefined", spec.Base, c.Other)
+		}
+		if inf := slices.ContainsFunc([]float64{c.Mean, c.SD, c.SE, c.Lo, c.Hi}, func(x float64) bool { return math.IsInf(x, 0) }); inf {
+			warn.addf(WarnUndefined, "%s vs %s: the mean difference, its SD or interval is beyond the largest number (±1.8e308) and reads as ±Inf", spec.Base, c.Other)
 		}
 		if c.UnmatchedBase+c.UnmatchedOther > 0 {
 			warn.addf(WarnUnmatched, "%s vs %s: %d %s and %d %s episode(s) without a partner dropped", spec.Base, c.Other, c.UnmatchedBase, spec.Base, c.UnmatchedOther, c.Other)

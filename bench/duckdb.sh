@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # DuckDB beside limbo-analyze on the issue's two yardstick queries (rates
-# with --where, paired with --where) on the SAME Parquet ledger: each tool
+# with --where, paired with --where; paired twice on DuckDB's side: the
+# plain pairing query, k-th with k-th by episode_id as limbo-analyze pairs,
+# and the minimal count query, one join, valid when every pair key has one
+# episode per condition) on the SAME Parquet ledger: each tool
 # runs as a whole process under /usr/bin/time -v, RUNS times; the table
 # prints the median wall seconds and peak RSS of each, the ratio
 # limbo/DuckDB, and whether both found the same counts (rates: n and
@@ -27,40 +30,50 @@ cp "$root/bench/duckdb.mjs" "$tmp/duckdb.mjs"
 declare -A limbo=(
 	[rates]="rates --outcome duplicated --by contract,fault_mode --where fault_fired --format csv"
 	[paired]="paired --outcome eos --arm condition --base guard --pair-by pair_key --where experiment==\"E2\"&&fault_fired --format csv"
+	[paired_min]="paired --outcome eos --arm condition --base guard --pair-by pair_key --where experiment==\"E2\"&&fault_fired --format csv"
 )
 
-# run NAME CMD...: runs CMD RUNS times; prints "median_wall median_rss_mib"
-# and leaves the last stdout in $tmp/NAME.out.
-run() {
+# once NAME CMD...: runs CMD once under /usr/bin/time, appending "wall
+# rss_mib" to $tmp/NAME.runs and leaving its stdout in $tmp/NAME.out.
+once() {
 	local name=$1
 	shift
-	: >"$tmp/runs"
-	for _ in $(seq "$RUNS"); do
-		/usr/bin/time -v -o "$tmp/time" "$@" >"$tmp/$name.out"
-		awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; w=s}
-			/Maximum resident/ {r=$2/1024} END {printf "%.3f %.1f\n", w, r}' "$tmp/time" >>"$tmp/runs"
-	done
+	/usr/bin/time -v -o "$tmp/time" "$@" >"$tmp/$name.out"
+	awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; w=s}
+		/Maximum resident/ {r=$2/1024} END {printf "%.3f %.1f\n", w, r}' "$tmp/time" >>"$tmp/$name.runs"
+}
+
+# median NAME: "median_wall median_rss_mib" of $tmp/NAME.runs.
+median() {
 	local m=$(((RUNS + 1) / 2))
-	echo "$(sort -n -k1,1 "$tmp/runs" | sed -n "${m}p" | cut -d' ' -f1) $(sort -n -k2,2 "$tmp/runs" | sed -n "${m}p" | cut -d' ' -f2)"
+	echo "$(sort -n -k1,1 "$tmp/$1.runs" | sed -n "${m}p" | cut -d' ' -f1) $(sort -n -k2,2 "$tmp/$1.runs" | sed -n "${m}p" | cut -d' ' -f2)"
 }
 
 # same TASK: do both tools' outputs hold the same counts?
 same() {
 	case $1 in
 	rates) tail -n +2 "$tmp/limbo.out" | awk -F, '{print $1 "\t" $2 "\t" $3 "\t" $4}' >"$tmp/a" ;;
-	paired) tail -n +2 "$tmp/limbo.out" | awk -F, '{print $2 "\t" $3 "\t" $4 "\t" $5}' >"$tmp/a" ;;
+	paired | paired_min) tail -n +2 "$tmp/limbo.out" | awk -F, '{print $2 "\t" $3 "\t" $4 "\t" $5}' >"$tmp/a" ;;
 	esac
 	if cmp -s "$tmp/a" "$tmp/duckdb.out"; then echo yes; else echo NO; fi
 }
 
 rows=$("$tmp/limbo-analyze" validate --summary --format json "$pq" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["rows"])' || echo "?")
-echo "ledger: $pq ($rows rows); $RUNS runs each, medians; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "ledger: $pq ($rows rows); $RUNS alternating runs each, medians; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 printf '| query | limbo-analyze s | MiB | DuckDB s | MiB | ratio | same counts |\n|---|---:|---:|---:|---:|---:|---|\n'
-for task in rates paired; do
+for task in rates paired paired_min; do
 	read -r -a args <<<"${limbo[$task]}"
-	read -r lw lr < <(run limbo "$tmp/limbo-analyze" "${args[@]}" --in "$pq")
-	read -r dw dr < <(cd "$tmp" && run duckdb node duckdb.mjs "$task" "$pq")
+	: >"$tmp/limbo.runs"
+	: >"$tmp/duckdb.runs"
+	# The two tools alternate, so that a change in the machine's load
+	# falls on both.
+	for _ in $(seq "$RUNS"); do
+		once limbo "$tmp/limbo-analyze" "${args[@]}" --in "$pq"
+		(cd "$tmp" && once duckdb node duckdb.mjs "$task" "$pq")
+	done
+	read -r lw lr < <(median limbo)
+	read -r dw dr < <(median duckdb)
 	ratio=$(awk -v a="$lw" -v b="$dw" 'BEGIN {printf "%.2f", a / b}')
 	printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$task" "$lw" "$lr" "$dw" "$dr" "$ratio" "$(same "$task")"
 done

@@ -2,6 +2,7 @@ package design
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -46,7 +47,7 @@ func (c *RunOptions) Check() error {
 		return err
 	}
 	ins := []string{c.Profiles}
-	if c.Design != "paper" {
+	if !slices.Contains(Builtin, c.Design) {
 		ins = append(ins, c.Design)
 	}
 	for _, o := range []string{c.Out, c.Episodes, MetaPath(c.Out)} {

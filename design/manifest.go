@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 
@@ -16,9 +17,20 @@ import (
 //go:embed paper.json
 var paperJSON []byte
 
+//go:embed replay.json
+var replayJSON []byte
+
 // PaperJSON returns the embedded manifest of the paper's design (R5), for
 // users who want to start their own from it.
 func PaperJSON() []byte { return slices.Clone(paperJSON) }
+
+// ReplayJSON returns the embedded manifest of the agent-side design
+// (docs/simulation.md, Agent-side faults).
+func ReplayJSON() []byte { return slices.Clone(replayJSON) }
+
+// Builtin names the built-in designs, each a manifest embedded in the
+// binary that Load and LoadSimulator take by name.
+var Builtin = []string{"paper", "replay"}
 
 // Manifest is an experiment grid. Its JSON form is the file users edit.
 type Manifest struct {
@@ -28,7 +40,31 @@ type Manifest struct {
 	ClientTimeoutS float64         `json:"client_timeout_s"` // client timeout (docs/simulation.md, Time model: 30 s)
 	Tail           Tail            `json:"tail"`             // law of timeout_late_tail delays
 	Switches       map[string]bool `json:"switches,omitempty"`
-	Experiments    []Experiment    `json:"experiments"`
+	// Replay holds the constants of the agent-side design's mechanics;
+	// a manifest whose blocks have agent faults or guards needs it.
+	Replay      *ReplayParams `json:"replay,omitempty"`
+	Experiments []Experiment  `json:"experiments"`
+}
+
+// ReplayParams are the constants of the agent-side mechanics
+// (docs/simulation.md, Agent-side faults; agent.Replay).
+type ReplayParams struct {
+	// PerturbRate is the probability that a write a model writes again
+	// differs from its first synthesis (1 − 0.69, the share of identical
+	// runs in which agents repeat their arguments exactly).
+	PerturbRate float64 `json:"perturb_rate"`
+	// RestartS is the range, uniform, of the time until a dead process or
+	// a failed run is started again.
+	RestartS [2]float64 `json:"restart_s"`
+	// SecondWorkerS is the range, uniform, of the second worker's start
+	// after the first's.
+	SecondWorkerS [2]float64 `json:"second_worker_s"`
+	// DerivedTTLS and KeysTTLS are the derived keys' and client keys'
+	// time to live; InFlightBoundS the action ledger's bound on the time a
+	// request stays in flight.
+	DerivedTTLS    float64 `json:"derived_ttl_s"`
+	KeysTTLS       float64 `json:"keys_ttl_s"`
+	InFlightBoundS float64 `json:"in_flight_bound_s"`
 }
 
 // Tail is the truncated Pareto law of heavy-tailed in-flight delays and the
@@ -70,6 +106,12 @@ type Block struct {
 	// uses it for gpt-4.1's partial coverage ("87% of the design").
 	Limit  map[string]int `json:"limit,omitempty"`
 	Weight float64        `json:"weight,omitempty"` // design weight of every episode; 0 means 1
+	// AgentFaults and Guards make the block agent-side (docs/simulation.md,
+	// Agent-side faults): every world is played under each agent fault
+	// (crash_resume once per crash window) through each guard. Empty: the
+	// paper's single process with no guard arm.
+	AgentFaults []string `json:"agent_faults,omitempty"`
+	Guards      []string `json:"guards,omitempty"`
 }
 
 // Cell is one (harness, model) pair.
@@ -94,10 +136,22 @@ func Paper() *Manifest {
 	return m
 }
 
-// Load reads a manifest file; "paper" names the embedded one.
+// Replay returns the agent-side design's manifest.
+func Replay() *Manifest {
+	m, err := Decode(bytes.NewReader(replayJSON), "replay.json")
+	if err != nil {
+		panic("design: embedded replay.json: " + err.Error())
+	}
+	return m
+}
+
+// Load reads a manifest file; "paper" and "replay" name the embedded ones.
 func Load(path string) (*Manifest, error) {
-	if path == "paper" {
+	switch path {
+	case "paper":
 		return Paper(), nil
+	case "replay":
+		return Replay(), nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -153,6 +207,25 @@ func (m *Manifest) validate() error {
 	}
 	if len(m.Experiments) == 0 {
 		return fmt.Errorf("experiments: empty")
+	}
+	if r := m.Replay; r != nil {
+		for _, c := range []struct {
+			name string
+			lo   float64
+			hi   float64
+		}{{"restart_s", r.RestartS[0], r.RestartS[1]}, {"second_worker_s", r.SecondWorkerS[0], r.SecondWorkerS[1]}} {
+			if !(c.lo >= 0 && c.hi >= c.lo && !math.IsInf(c.hi, 0)) {
+				return fmt.Errorf("replay.%s: want [lo, hi] with 0 ≤ lo ≤ hi, got [%v, %v]", c.name, c.lo, c.hi)
+			}
+		}
+		if !(r.PerturbRate >= 0 && r.PerturbRate <= 1) {
+			return fmt.Errorf("replay.perturb_rate: want 0–1, got %v", r.PerturbRate)
+		}
+		for name, v := range map[string]float64{"derived_ttl_s": r.DerivedTTLS, "keys_ttl_s": r.KeysTTLS, "in_flight_bound_s": r.InFlightBoundS} {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("replay.%s: want a finite number ≥ 0, got %v", name, v)
+			}
+		}
 	}
 	seen := map[string]bool{}
 	for i, e := range m.Experiments {
@@ -232,6 +305,22 @@ func (m *Manifest) validateBlock(b Block) error {
 			if in < 0 {
 				return fmt.Errorf("tasks: negative instance %d", in)
 			}
+		}
+	}
+	if (len(b.AgentFaults) > 0) != (len(b.Guards) > 0) {
+		return fmt.Errorf("agent_faults: give agent faults and guards together, or neither")
+	}
+	if len(b.AgentFaults) > 0 && m.Replay == nil {
+		return fmt.Errorf("agent_faults: the manifest has no replay block with the mechanics' constants")
+	}
+	for _, f := range b.AgentFaults {
+		if !ledger.AgentFaultNames.Has(f) {
+			return fmt.Errorf("agent_faults: unknown agent fault %q (want one of %v)", f, ledger.AgentFaultNames.Values)
+		}
+	}
+	for _, g := range b.Guards {
+		if !ledger.GuardNames.Has(g) {
+			return fmt.Errorf("guards: unknown guard %q (want one of %v)", g, ledger.GuardNames.Values)
 		}
 	}
 	for mdl, n := range b.Limit {

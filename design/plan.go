@@ -33,6 +33,9 @@ type Episode struct {
 	Cue        string
 	Weight     float64
 	World      *World
+	// The agent-side design ("" in the paper's): the agent fault, its
+	// crash window (crash_resume) and the guard in front of the services.
+	AgentFault, Window, Guard string
 }
 
 // PairKey is model/template/instance/focal_index/fault_mode (docs/ledger.md): the
@@ -44,14 +47,31 @@ func (e *Episode) PairKey() string {
 }
 
 // ID is the episode id: experiment, harness, contract, condition, cue and the
-// pair key, unique within a plan and stable for a manifest.
+// pair key, unique within a plan and stable for a manifest; an episode of
+// the agent-side design adds its guard and its agent fault (with the crash
+// window) before the pair key.
 func (e *Episode) ID() string {
+	if e.AgentFault == "" {
+		return e.WorldID()
+	}
+	fault := e.AgentFault
+	if e.Window != "" {
+		fault += ":" + e.Window
+	}
+	return e.Experiment + "/" + e.Harness + "/" + e.Contract + "/" + e.Condition + "/" + e.Cue + "/" + e.Guard + "/" + fault + "/" + e.PairKey()
+}
+
+// WorldID is the episode id without the agent-side design's segments:
+// the id of every guard and agent fault of one world and arm, which key
+// the draws they share.
+func (e *Episode) WorldID() string {
 	return e.Experiment + "/" + e.Harness + "/" + e.Contract + "/" + e.Condition + "/" + e.Cue + "/" + e.PairKey()
 }
 
 // group is one (cell, contract, condition, cue) of a block over its worlds.
 type group struct {
 	exp, harness, model, contract, condition, cue string
+	agentFault, window, guard                     string
 	weight                                        float64
 	worlds                                        []*World
 	keep                                          []int32 // indices into worlds; nil = all
@@ -91,8 +111,19 @@ func (p *Plan) Episode(i int) Episode {
 	return Episode{
 		Index: i, Experiment: g.exp, Harness: g.harness, Model: g.model,
 		Contract: g.contract, Condition: g.condition, Cue: g.cue, Weight: g.weight,
-		World: g.worlds[j],
+		World: g.worlds[j], AgentFault: g.agentFault, Window: g.window, Guard: g.guard,
 	}
+}
+
+// Groups lists the ledger column groups (ledger.Column.Group) the plan's
+// episodes carry: the replay group when some block is agent-side.
+func (p *Plan) Groups() []string {
+	for i := range p.groups {
+		if p.groups[i].agentFault != "" {
+			return []string{ledger.GroupReplay}
+		}
+	}
+	return nil
 }
 
 // Count is the number of episodes of an experiment (all when exp is "").
@@ -139,13 +170,16 @@ func Compile(m *Manifest) (*Plan, error) {
 				for _, ct := range orDefault(b.Contracts, ledger.ContractNative) {
 					for _, cd := range orDefault(b.Conditions, "vanilla") {
 						for _, cu := range orDefault(b.Cues, ledger.CueDefault) {
-							g := group{exp: e.ID, harness: c.Harness, model: c.Model, contract: ct,
-								condition: cd, cue: cu, weight: weight, worlds: worlds, keep: keep, start: p.n}
-							if g.size() == 0 {
-								continue
+							for _, ar := range agentArms(b) {
+								g := group{exp: e.ID, harness: c.Harness, model: c.Model, contract: ct,
+									condition: cd, cue: cu, weight: weight, worlds: worlds, keep: keep, start: p.n,
+									agentFault: ar.fault, window: ar.window, guard: ar.guard}
+								if g.size() == 0 {
+									continue
+								}
+								p.groups = append(p.groups, g)
+								p.n += g.size()
 							}
-							p.groups = append(p.groups, g)
-							p.n += g.size()
 						}
 					}
 				}
@@ -153,6 +187,32 @@ func Compile(m *Manifest) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// arm is one agent-side arm of a block: a guard, an agent fault and its
+// crash window.
+type arm struct{ guard, fault, window string }
+
+// agentArms lists a block's agent-side arms, guard by guard, each agent
+// fault once per crash window; a block of the paper's design has one arm
+// with none of them.
+func agentArms(b Block) []arm {
+	if len(b.AgentFaults) == 0 {
+		return []arm{{}}
+	}
+	var out []arm
+	for _, g := range b.Guards {
+		for _, f := range b.AgentFaults {
+			af, _ := ledger.AgentFaultByName(f) // validated
+			if len(af.Windows) == 0 {
+				out = append(out, arm{g, f, ""})
+			}
+			for _, w := range af.Windows {
+				out = append(out, arm{g, f, w})
+			}
+		}
+	}
+	return out
 }
 
 func (m *Manifest) on(when string) bool {

@@ -78,13 +78,13 @@ func SidecarSeed(path string) string {
 }
 
 // LoadSimulator builds the simulator a run needs from a design argument
-// ("paper" or a manifest file) and a profile file ("" for the embedded
+// (a built-in design's name, Builtin, or a manifest file) and a profile file ("" for the embedded
 // profiles), validating both before anything is written.
 func LoadSimulator(designArg, profilesArg string, seed uint64) (*Simulator, error) {
 	m, err := Load(designArg)
 	if err != nil {
 		if _, serr := os.Stat(designArg); errors.Is(serr, fs.ErrNotExist) {
-			return nil, fieldtext.New("Design", "{Design} %s: not a built-in design (paper) and no such manifest file", designArg)
+			return nil, fieldtext.New("Design", "{Design} %s: not a built-in design (paper, replay) and no such manifest file", designArg)
 		}
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func Run(sim *Simulator, o RunOptions) error {
 	bw := bufio.NewWriterSize(out, 1<<16)
 	var epw ledger.EpisodeWriter
 	if o.Episodes != "" {
-		if epw, err = ledger.CreateEpisodesWith(o.Episodes, "", nil, ledger.WriteOptions{Unit: u, ToolkitVersion: o.Toolkit}); err != nil {
+		if epw, err = ledger.CreateEpisodesWith(o.Episodes, "", nil, ledger.WriteOptions{Unit: u, ToolkitVersion: o.Toolkit, Groups: sim.Plan.Groups()}); err != nil {
 			return err
 		}
 		defer epw.Abort()

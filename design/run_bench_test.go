@@ -50,3 +50,26 @@ func BenchmarkMillion(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEpisode times one episode of a design, single-threaded, as
+// ns/episode over the whole design with calls and effects encoded: the
+// replay design's against the paper's (the target: no slower per
+// episode).
+func BenchmarkEpisode(b *testing.B) {
+	for _, d := range Builtin {
+		b.Run(d, func(b *testing.B) {
+			sim, err := LoadSimulator(d, "", 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := sim.Plan.Len()
+			b.ResetTimer()
+			for b.Loop() {
+				if err := Generate(sim, 0, n, 1, false, func(c *Chunk) error { _, err := io.Discard.Write(c.Buf); return err }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/episode")
+		})
+	}
+}

@@ -109,14 +109,31 @@ func (s *Simulator) Episode(i int) (*ledger.RawEpisode, error) {
 	if err != nil {
 		return nil, fmt.Errorf("episode %d (%s): %w", i, id, err)
 	}
-	d := agent.NewDraws(s.Seed, pk, id, s.Profiles.Noise)
 	p := pe.p
 	if sd := s.Profiles.TemplateSD; sd > 0 {
 		p = p.Harden(agent.TemplateDifficulty(s.Seed, w.Task.Template), sd)
 	}
-	ag := agent.New(p, s.Profiles.Time, pe.cond, d)
-	rep := ag.Run(pe.cond.Wrap(world, w.Task.ID, ep.Contract), w.Task, s.toolsOf(world, ep.Contract, pe.cond))
+	var rep ledger.FinalReport
+	if ep.AgentFault == "" {
+		d := agent.NewDraws(s.Seed, pk, id, s.Profiles.Noise)
+		ag := agent.New(p, s.Profiles.Time, pe.cond, d)
+		rep = ag.Run(pe.cond.Wrap(world, w.Task.ID, ep.Contract), w.Task, s.toolsOf(world, ep.Contract, pe.cond))
+	} else {
+		// Every guard and agent fault of a world shares its draws: the
+		// arms differ by their mechanics alone (docs/simulation.md, Seeds
+		// and common random numbers).
+		wid := ep.WorldID()
+		d := agent.NewDraws(s.Seed, pk, wid, s.Profiles.Noise)
+		r := s.replay(&ep)
+		if ep.AgentFault == ledger.AgentFaultDelegate || ep.AgentFault == ledger.AgentFaultConcurrent {
+			r.Other = agent.NewDraws(s.Seed, pk+"/other", wid+"/other", s.Profiles.Noise)
+		}
+		if rep, err = agent.RunReplay(world, s.toolsOf(world, ep.Contract, pe.cond), ep.Contract, p, s.Profiles.Time, pe.cond, d, r); err != nil {
+			return nil, fmt.Errorf("episode %d (%s): %w", i, id, err)
+		}
+	}
 	raw := world.Finish(rep)
+	raw.AgentFault, raw.CrashWindow, raw.Guard = ep.AgentFault, ep.Window, ep.Guard
 	raw.Experiment = ep.Experiment
 	raw.Model = ep.Model
 	raw.Harness = ep.Harness
@@ -125,6 +142,19 @@ func (s *Simulator) Episode(i int) (*ledger.RawEpisode, error) {
 	raw.PairKey = pk
 	raw.Weight = ep.Weight
 	return raw, nil
+}
+
+// replay is the agent-side design of episode ep.
+func (s *Simulator) replay(ep *Episode) agent.Replay {
+	r := agent.Replay{Fault: ep.AgentFault, Window: ep.Window, Guard: ep.Guard, Focal: ep.World.FocalIndex,
+		Seed: s.Seed, World: ep.PairKey()}
+	if c := s.Plan.Manifest.Replay; c != nil {
+		r.Perturb = agent.Perturbation{Rate: c.PerturbRate}
+		r.RestartMinS, r.RestartMaxS = c.RestartS[0], c.RestartS[1]
+		r.SecondMinS, r.SecondMaxS = c.SecondWorkerS[0], c.SecondWorkerS[1]
+		r.DerivedTTLS, r.KeysTTLS, r.InFlightBoundS = c.DerivedTTLS, c.KeysTTLS, c.InFlightBoundS
+	}
+	return r
 }
 
 // toolsOf returns the world's tool list, computed once per contract and

@@ -126,7 +126,11 @@ func (s *Summary) distinct(col, v string) {
 // Add counts one episode.
 func (s *Summary) Add(e *Episode) {
 	s.Rows++
+	held := e.heldSparse()
 	for i, c := range EpisodeColumns {
+		if sparseCols.has(i) && !held.has(i) {
+			continue // a group the episode does not carry
+		}
 		v := e.Column(i)
 		switch c.Kind {
 		case KindBool:
@@ -170,7 +174,9 @@ func Files(path string) []string {
 func Convert(in, out, format string, opt ReadOptions, toolkitVersion string) error {
 	u := outfile.NewUnit(Files(in)...)
 	defer u.Abort() // no-op after Commit
-	w, err := CreateEpisodesWith(out, format, nil, WriteOptions{Unit: u, ToolkitVersion: toolkitVersion})
+	// A ledger the scan cannot read is the reader's to report.
+	groups, _ := GroupsOf(in, opt.Format)
+	w, err := CreateEpisodesWith(out, format, nil, WriteOptions{Unit: u, ToolkitVersion: toolkitVersion, Groups: groups})
 	if err != nil {
 		return err
 	}

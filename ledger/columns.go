@@ -37,6 +37,14 @@ type Column struct {
 	Kind     Kind
 	Outcome  bool // an outcome field (derived by the grader), not a design field
 	Optional bool // may be absent from a ledger (cost_usd)
+	// Group names the column group of a sparse column: one a ledger
+	// carries only when its design has it (GroupReplay). A sparse column
+	// is Optional and held as its plain type, zero when absent; a JSONL
+	// line leaves out its zero value, and a CSV or Parquet file has the
+	// column only when the writer is told that the ledger carries its
+	// group (WriteOptions.Groups), so that ledgers without the group keep
+	// their bytes. "" for the columns every ledger has.
+	Group string
 	// Domain is the column's type as the documentation states it, with
 	// its range ("int ≥ 0", "enum"); Doc is its meaning, one sentence in
 	// Markdown. Both are written into Parquet files (limbo.columns), printed
@@ -100,6 +108,12 @@ var EpisodeColumns = []Column{
 		Domain: "float > 0", Doc: "design weight; 1 unless a design sets it"},
 	{Name: "seed", Kind: KindInt,
 		Domain: "int", Doc: "the episode's seed"},
+	{Name: "agent_fault", Kind: KindString, Optional: true, Group: GroupReplay,
+		Domain: "enum, group replay", Doc: "the agent-side fault combined with the fault mode: " + enumDoc(AgentFaultNames, ", ")},
+	{Name: "crash_window", Kind: KindString, Optional: true, Group: GroupReplay,
+		Domain: "enum or empty, group replay", Doc: "`crash_resume` only: `before_journal` (the last checkpoint precedes the focal write's journaled result) | `after_journal` (it holds it); empty otherwise"},
+	{Name: "guard", Kind: KindString, Optional: true, Group: GroupReplay,
+		Domain: "enum, group replay", Doc: "what stands between the agent and the services: " + enumDoc(GuardNames, ", ")},
 	{Name: "expected_commits", Kind: KindInt, Outcome: true,
 		Domain: "int ≥ 0", Doc: "required logical actions of the task"},
 	{Name: "focal_commits", Kind: KindInt, Outcome: true,
@@ -126,7 +140,25 @@ var EpisodeColumns = []Column{
 		Domain: "enum", Doc: "behaviour after the focal fault: `none`, `blind_retry`, `verify_then_retry`, `verify_then_skip`, `wait_then_verify`, `key_reuse`, `fresh_key`, `give_up`, `escalate`"},
 	{Name: "first_move", Kind: KindString, Outcome: true, Optional: true,
 		Domain: "enum, optional", Doc: "the agent's first call after the focal write answered, before the hidden worlds can differ (a read-back's answer is the first thing that can): " + enumDoc(FirstMoves, ", ") + "; absent (or empty) in ledgers graded before it was added"},
+	{Name: "exact_duplicated", Kind: KindBool, Outcome: true, Optional: true, Group: GroupReplay,
+		Domain: "bool, group replay", Doc: "a required action committed more often than required, and more of its commits than required carried one and the same canonical arguments: an exact repeat, which `duplicated` counts among its logical ones"},
+	{Name: "perturbed", Kind: KindBool, Outcome: true, Optional: true, Group: GroupReplay,
+		Domain: "bool, group replay", Doc: "a later issue of a required action carried canonical arguments other than its first issue's (a re-synthesised or drifted write)"},
+	{Name: "suppressed", Kind: KindBool, Outcome: true, Optional: true, Group: GroupReplay,
+		Domain: "bool, group replay", Doc: "a required action committed less often than required after the guard answered an attempt of it in the service's stead (a replayed result or a refusal) or a service absorbed one under an idempotency key: work wrongly suppressed"},
+	{Name: "error_replayed", Kind: KindBool, Outcome: true, Optional: true, Group: GroupReplay,
+		Domain: "bool, group replay", Doc: "a required action committed less often than required after the guard replayed a cached error to an attempt of it: work lost to a replayed error"},
+	{Name: "guard_answers", Kind: KindInt, Outcome: true, Optional: true, Group: GroupReplay,
+		Domain: "int ≥ 0, group replay", Doc: "writes the guard answered without forwarding them to the service"},
 }
+
+// Column groups: sparse columns that a ledger carries only when its
+// design has them (Column.Group).
+const (
+	// GroupReplay is the agent-side design (agent faults and guards,
+	// docs/simulation.md, Agent-side faults).
+	GroupReplay = "replay"
+)
 
 // enumDoc lists an enumeration's values as a column's meaning: each in
 // backquotes, joined by sep (the catalogue's modes and contracts document

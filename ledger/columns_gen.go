@@ -28,6 +28,9 @@ const (
 	colDelayS                   // delay_s
 	colWeight                   // weight
 	colSeed                     // seed
+	colAgentFault               // agent_fault
+	colCrashWindow              // crash_window
+	colGuard                    // guard
 	colExpectedCommits          // expected_commits
 	colFocalCommits             // focal_commits
 	colDuplicated               // duplicated
@@ -41,6 +44,11 @@ const (
 	colOverclaim                // overclaim
 	colRecovery                 // recovery
 	colFirstMove                // first_move
+	colExactDuplicated          // exact_duplicated
+	colPerturbed                // perturbed
+	colSuppressed               // suppressed
+	colErrorReplayed            // error_replayed
+	colGuardAnswers             // guard_answers
 )
 
 // ref returns a reference to column i of e (an index into EpisodeColumns).
@@ -92,6 +100,12 @@ func (e *Episode) ref(i int) fieldRef {
 		return fieldRef{f: &e.Weight}
 	case colSeed:
 		return fieldRef{i: &e.Seed}
+	case colAgentFault:
+		return fieldRef{s: &e.AgentFault}
+	case colCrashWindow:
+		return fieldRef{s: &e.CrashWindow}
+	case colGuard:
+		return fieldRef{s: &e.Guard}
 	case colExpectedCommits:
 		return fieldRef{i: &e.ExpectedCommits}
 	case colFocalCommits:
@@ -118,6 +132,16 @@ func (e *Episode) ref(i int) fieldRef {
 		return fieldRef{s: &e.Recovery}
 	case colFirstMove:
 		return fieldRef{s: &e.FirstMove}
+	case colExactDuplicated:
+		return fieldRef{b: &e.ExactDuplicated}
+	case colPerturbed:
+		return fieldRef{b: &e.Perturbed}
+	case colSuppressed:
+		return fieldRef{b: &e.Suppressed}
+	case colErrorReplayed:
+		return fieldRef{b: &e.ErrorReplayed}
+	case colGuardAnswers:
+		return fieldRef{i: &e.GuardAnswers}
 	}
 	panic("ledger: column index out of range")
 }
@@ -176,8 +200,8 @@ func (x *Effect) ref(i int) fieldRef {
 	panic("ledger: effect column index out of range")
 }
 
-// appendColumns appends e's schema columns to p's builders, which are
-// by kind in EpisodeColumns order.
+// appendColumns appends e's schema columns but the sparse ones to p's
+// builders, which are by kind in EpisodeColumns order.
 func (p *parquetEpisodeWriter) appendColumns(e *Episode) {
 	p.strs[0].Append(e.EpisodeID)
 	p.strs[1].Append(e.Experiment)

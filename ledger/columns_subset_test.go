@@ -100,7 +100,7 @@ func TestFileColumns(t *testing.T) {
 	pq := t.TempDir() + "/e.parquet"
 	writeEpisodes(t, pq, []*Episode{synthEpisode(1)}, nil)
 	got, err = FileColumns(pq, "")
-	if err != nil || len(got) != len(EpisodeColumns) || got[0] != "episode_id" {
+	if cols, _ := fileColumns(0); err != nil || len(got) != len(cols) || got[0] != "episode_id" {
 		t.Errorf("Parquet: got %v, %v", got, err)
 	}
 	js := writeFile(t, "e.jsonl", "{}\n")
@@ -109,5 +109,34 @@ func TestFileColumns(t *testing.T) {
 	}
 	if _, err := FileColumns(t.TempDir()+"/none.csv", ""); err == nil {
 		t.Error("missing file: no error")
+	}
+}
+
+// Episode identity is checked on every read, whatever the caller's
+// Columns: a row copied twice is an error naming both places, in CSV,
+// JSONL and Parquet, by the row reader and by the column scan (which hands
+// the file to the row reader for the message). Before, a read of weight
+// alone counted the copy (issue 37, case 1).
+func TestDuplicateIDsWhateverColumns(t *testing.T) {
+	eps := []*Episode{synthEpisode(1), synthEpisode(2), synthEpisode(3), synthEpisode(2)}
+	dir := t.TempDir()
+	for _, ext := range []string{"csv", "jsonl", "parquet"} {
+		path := dir + "/dup." + ext
+		writeEpisodes(t, path, eps, nil)
+		for _, cols := range [][]string{{"weight"}, {"model", "eos"}, {"episode_id"}, nil} {
+			err := ReadEpisodes(path, ReadOptions{Columns: cols}, func(*Episode) error { return nil })
+			if err == nil || !strings.Contains(err.Error(), `episode_id: duplicate "`+eps[1].EpisodeID+`"`) {
+				t.Errorf("%s, Columns %v: %v; want the duplicate", ext, cols, err)
+			}
+		}
+		if ext != "parquet" {
+			continue
+		}
+		for _, cols := range [][]string{{"weight"}, {"model", "eos"}} {
+			err := ScanParquetChecked(path, cols, nil, func(*Batch) error { return nil })
+			if !errors.Is(err, ErrRowScan) {
+				t.Errorf("ScanParquetChecked(%v): %v; want ErrRowScan (the row reader names the duplicate)", cols, err)
+			}
+		}
 	}
 }

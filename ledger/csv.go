@@ -151,12 +151,15 @@ func readCSVEpisodes(path string, opt ReadOptions, fn func(*Episode) error) erro
 		extras = append(extras, h)
 	}
 	present |= opt.absent // restored from the path by opt.fill
-	// Columns needed only for a check (task_success and duplicated for
-	// eos) are not required: the check runs when they are there.
+	// Columns needed only for a check (episode_id; task_success and
+	// duplicated for eos) are not required: the check runs when they are
+	// there.
 	asked := maskOf(opt.Columns)
 	var missing []string
 	for i, c := range EpisodeColumns {
-		if requiredSet.has(i) && asked.has(i) && !present.has(i) {
+		// A sparse column the caller names is needed too: a ledger
+		// without its group cannot answer for it.
+		if (requiredSet.has(i) || sparseCols.has(i) && opt.Columns != nil) && asked.has(i) && !present.has(i) {
 			missing = append(missing, c.Name)
 		}
 	}

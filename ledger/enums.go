@@ -48,6 +48,13 @@ const (
 	OutcomeHTTP429     = "http429"
 	OutcomeHTTP500     = "http500"
 	OutcomeConnRefused = "conn_refused"
+	// A guard in front of the services answered the call without
+	// forwarding it: with a stored result, with a refusal, or with a
+	// stored error (the agent saw that error's outcome). The call never
+	// reached a service.
+	OutcomeGuardReplay  = "guard_replay"
+	OutcomeGuardRefused = "guard_refused"
+	OutcomeGuardError   = "guard_error"
 )
 
 // Effect sources.
@@ -98,12 +105,17 @@ var (
 	Contracts    = Enum{"contract", contractNames()}
 	Recoveries   = Enum{"recovery", []string{RecoveryNone, RecoveryBlindRetry, RecoveryVerifyThenRetry, RecoveryVerifyThenSkip, RecoveryWaitThenVerify, RecoveryKeyReuse, RecoveryFreshKey, RecoveryGiveUp, RecoveryEscalate}}
 	FirstMoves   = Enum{"first_move", []string{MoveNone, MoveReadBack, MoveWait, MoveReissue, MoveOther, MoveStop}}
-	Outcomes     = Enum{"outcome", []string{OutcomeOK, OutcomeTimeout, OutcomeHTTP400, OutcomeHTTP404, OutcomeHTTP409, OutcomeHTTP412, OutcomeHTTP429, OutcomeHTTP500, OutcomeConnRefused}}
+	Outcomes     = Enum{"outcome", []string{OutcomeOK, OutcomeTimeout, OutcomeHTTP400, OutcomeHTTP404, OutcomeHTTP409, OutcomeHTTP412, OutcomeHTTP429, OutcomeHTTP500, OutcomeConnRefused, OutcomeGuardReplay, OutcomeGuardRefused, OutcomeGuardError}}
 	Sources      = Enum{"source", []string{SourceAgent, SourceLate, SourceRedelivery, SourcePartial}}
 	WriteClasses = Enum{"write_class", []string{ClassKeyed, ClassIdempotent, ClassStrong, ClassEventual, ClassBatch, ClassMissing}}
 	ReadPaths    = Enum{"read_path", []string{ReadStrong, ReadEventual, ReadNone}}
 	Statuses     = Enum{"status", []string{StatusCompleted, StatusPartial, StatusFailed, StatusEscalated}}
 	Cues         = Enum{"cue", []string{CueDefault, CuePlain}}
+	// The agent-side columns (group replay), empty in a ledger without
+	// them.
+	AgentFaultNames = Enum{"agent_fault", agentFaultNames()}
+	CrashWindows    = Enum{"crash_window", []string{WindowBeforeJournal, WindowAfterJournal}}
+	GuardNames      = Enum{"guard", guardArmNames()}
 )
 
 // Values the paper's sandbox uses for free-text design columns. A value
@@ -112,4 +124,9 @@ var (
 	PaperHarnesses   = []string{"minimal", "copilot", "hermes", "codex"}
 	PaperConditions  = []string{"vanilla", "aware", "reflect", "sdk-retry", "rules", "vbr", "guard", "state-oracle", "outcome-oracle", "wait-0", "wait-60", "wait-120", "wait-300", "wait-3600"}
 	PaperExperiments = []string{"E1", "E1s", "E2", "E2k", "E3", "E3k", "E5", "E6"}
+	// ToolkitHarnesses are the harness labels of this toolkit's own
+	// harnesses (the Inspect AI task): known, so not a warning either.
+	ToolkitHarnesses = []string{"inspect"}
+	// ReplayExperiments are the agent-side design's (design replay).
+	ReplayExperiments = []string{"R1"}
 )

@@ -78,16 +78,20 @@ func inputSiblings(in string) (calls, effects string, dir bool) {
 // episode table are removed when this export has none. With
 // o.PartitionBy it writes a partitioned dataset in one pass instead.
 func Export(in, out string, o ExportOptions) (ExportStats, error) {
-	var extra []string
-	if !o.Read.Strict {
+	var extra, groups []string
+	if o.Read.Strict {
+		// Extra columns are refused; a ledger the scan cannot read is
+		// the reader's to report, in its words.
+		groups, _ = GroupsOf(in, "")
+	} else {
 		var err error
-		if extra, err = ExtraColumns(in, ""); err != nil {
+		if extra, groups, err = ledgerColumns(in, ""); err != nil {
 			return ExportStats{}, err
 		}
 	}
 	o.Read.Reuse = true // rows are written, never kept
 	if len(o.PartitionBy) > 0 {
-		return exportPartitioned(in, out, o, extra)
+		return exportPartitioned(in, out, o, extra, groups)
 	}
 	var st ExportStats
 	format, err := formatOf(out, o.Format)
@@ -96,7 +100,7 @@ func Export(in, out string, o ExportOptions) (ExportStats, error) {
 	}
 	u := outfile.NewUnit(Files(in)...)
 	defer u.Abort() // no-op after Commit
-	wo := WriteOptions{Unit: u, ToolkitVersion: o.ToolkitVersion}
+	wo := WriteOptions{Unit: u, ToolkitVersion: o.ToolkitVersion, Groups: groups}
 	w, err := CreateEpisodesWith(out, format, extra, wo)
 	if err != nil {
 		return st, err
@@ -194,7 +198,7 @@ func Export(in, out string, o ExportOptions) (ExportStats, error) {
 // exportPartitioned is Export with PartitionBy: memory is bounded by the
 // PartitionedWriter (a few files open, each buffering only its own rows)
 // and the partition count by o.MaxPartitions.
-func exportPartitioned(in, out string, o ExportOptions, extra []string) (ExportStats, error) {
+func exportPartitioned(in, out string, o ExportOptions, extra, groups []string) (ExportStats, error) {
 	var st ExportStats
 	w, err := CreatePartitioned(out, o.PartitionBy, o.Format, extra)
 	if err != nil {
@@ -202,6 +206,7 @@ func exportPartitioned(in, out string, o ExportOptions, extra []string) (ExportS
 	}
 	defer w.Abort() // no-op after Close
 	w.ToolkitVersion = o.ToolkitVersion
+	w.Groups = groups
 	if o.MaxPartitions > 0 {
 		w.MaxPartitions = o.MaxPartitions
 	}

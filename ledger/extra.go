@@ -11,10 +11,35 @@ import (
 // or glob (ReadEpisodes) it lists the extra columns of all its files,
 // partition directories included, in order of first appearance.
 func ExtraColumns(path, format string) ([]string, error) {
+	extra, _, err := ledgerColumns(path, format)
+	return extra, err
+}
+
+// GroupsOf lists the column groups (Column.Group) the ledger at path
+// carries, in schema order: those with a column in a CSV header or a
+// Parquet schema, or, for JSONL, a value in some line (one streaming
+// pass). For a directory or glob, those of any of its files. A writer
+// given them (WriteOptions.Groups) keeps the ledger's sparse columns.
+func GroupsOf(path, format string) ([]string, error) {
+	_, groups, err := ledgerColumns(path, format)
+	return groups, err
+}
+
+// ledgerColumns is ExtraColumns and GroupsOf in one pass.
+func ledgerColumns(path, format string) (extra, groups []string, err error) {
+	var have colMask
+	addGroups := func(names []string) {
+		for _, n := range names {
+			if i, ok := colIndex[n]; ok && sparseCols.has(i) {
+				have |= groupCols(EpisodeColumns[i].Group)
+			}
+		}
+	}
+	defer func() { groups = groupsIn(have) }()
 	if multiInput(path) {
 		srcs, err := ExpandInput(path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var all []string
 		add := func(c string) {
@@ -23,42 +48,46 @@ func ExtraColumns(path, format string) ([]string, error) {
 			}
 		}
 		for _, s := range srcs {
-			x, err := ExtraColumns(s.Path, format)
+			x, g, err := ledgerColumns(s.Path, format)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for _, c := range x {
 				add(c)
 			}
+			have |= groupsMask(g)
 			for _, pv := range s.Partition {
 				add(pv.Column)
+				addGroups([]string{pv.Column})
 			}
 		}
-		return all, nil
+		return all, nil, nil
 	}
-	format, err := formatOf(path, format)
+	format, err = formatOf(path, format)
 	if err != nil {
-		return nil, Problem{File: path, Msg: err.Error()}
+		return nil, nil, Problem{File: path, Msg: err.Error()}
 	}
 	switch format {
 	case "csv":
-		_, extra, err := CSVHeader(path)
-		return extra, err
+		hdr, extra, err := CSVHeader(path)
+		addGroups(hdr)
+		return extra, nil, err
 	case "parquet":
 		p, err := openPQ(path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer p.close()
-		var extra []string
+		var extra, names []string
 		for _, f := range p.schema.Fields() {
+			names = append(names, f.Name)
 			if _, ok := colIndex[f.Name]; !ok {
 				extra = append(extra, f.Name)
 			}
 		}
-		return extra, nil
+		addGroups(names)
+		return extra, nil, nil
 	}
-	var extra []string
 	rep := newReporter(path, &ReadOptions{Errors: func(Problem) {}})
 	err = jsonlLines(path, rep, func(line int, b []byte) error {
 		var r RawEpisode
@@ -71,9 +100,21 @@ func ExtraColumns(path, format string) ([]string, error) {
 				extra = append(extra, k)
 			}
 		}
+		have |= groupsMask(r.Groups())
 		return nil
 	})
-	return extra, err
+	return extra, nil, err
+}
+
+// groupsIn lists the groups of the columns in m, in schema order.
+func groupsIn(m colMask) []string {
+	var out []string
+	for i, c := range EpisodeColumns {
+		if m.has(i) && c.Group != "" && !slices.Contains(out, c.Group) {
+			out = append(out, c.Group)
+		}
+	}
+	return out
 }
 
 // FileColumns lists the columns a CSV or Parquet ledger carries (the

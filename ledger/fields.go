@@ -1,5 +1,10 @@
 package ledger
 
+import (
+	"math/bits"
+	"slices"
+)
+
 // Column indices into EpisodeColumns, and typed access to an episode's
 // fields by index, shared by the readers and writers so that no format
 // walks the schema by name per row. The indices (col*) and the ref
@@ -16,7 +21,83 @@ var (
 	allCols     colMask            // every schema column
 	requiredSet colMask            // columns a graded row must have
 	designCols  colMask            // design columns (what a raw line carries)
+	sparseCols  colMask            // columns of a group (Column.Group)
 )
+
+// groupCols returns the columns of group g.
+func groupCols(g string) colMask {
+	var m colMask
+	for i, c := range EpisodeColumns {
+		if c.Group == g && g != "" {
+			m |= 1 << uint(i)
+		}
+	}
+	return m
+}
+
+// groupsMask returns the columns of the named groups; an unknown name
+// selects nothing.
+func groupsMask(groups []string) colMask {
+	var m colMask
+	for _, g := range groups {
+		m |= groupCols(g)
+	}
+	return m
+}
+
+// ColumnGroups lists the column groups of the schema (Column.Group), in
+// the order of their first column.
+func ColumnGroups() []string {
+	var out []string
+	for _, c := range EpisodeColumns {
+		if c.Group != "" && !slices.Contains(out, c.Group) {
+			out = append(out, c.Group)
+		}
+	}
+	return out
+}
+
+// zeroAt reports whether e's column i holds its zero value (a sparse
+// column's "absent").
+func (e *Episode) zeroAt(i int) bool {
+	r := e.ref(i)
+	switch {
+	case r.s != nil:
+		return *r.s == ""
+	case r.i != nil:
+		return *r.i == 0
+	case r.f != nil:
+		return *r.f == 0
+	case r.b != nil:
+		return !*r.b
+	}
+	return *r.opt == nil
+}
+
+// heldSparse returns the sparse columns of the groups e holds a value in.
+func (e *Episode) heldSparse() colMask {
+	var held colMask
+	for rest := sparseCols &^ held; rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros64(uint64(rest))
+		if !held.has(i) && !e.zeroAt(i) {
+			held |= groupCols(EpisodeColumns[i].Group)
+		}
+	}
+	return held
+}
+
+// Groups lists the column groups whose columns e holds a value in (a
+// non-zero value in one of them), in schema order.
+func (e *Episode) Groups() []string {
+	var out []string
+	for rest := sparseCols; rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros64(uint64(rest))
+		if g := EpisodeColumns[i].Group; !e.zeroAt(i) && !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
 
 func init() {
 	if len(EpisodeColumns) > 64 {
@@ -30,6 +111,9 @@ func init() {
 		}
 		if !c.Outcome {
 			designCols |= 1 << uint(i)
+		}
+		if c.Group != "" {
+			sparseCols |= 1 << uint(i)
 		}
 	}
 }

@@ -80,7 +80,8 @@ func ExpandInput(path string) ([]Source, error) {
 	}
 	matches, err := filepath.Glob(path)
 	if err != nil {
-		return nil, Problem{File: path, Msg: "bad pattern: " + err.Error()}
+		// Not a pattern either ("a[.csv"): a file name that does not exist.
+		return nil, Problem{File: path, Msg: "no such file"}
 	}
 	// Partition directories are those the pattern matched, not the fixed
 	// directories above its first wildcard.
@@ -136,6 +137,11 @@ func ExpandInput(path string) ([]Source, error) {
 		srcs = append(srcs, Source{Path: m, Partition: part, calls: calls, effects: effects})
 	}
 	if len(srcs) == 0 {
+		if !strings.ContainsAny(path, "*?") {
+			// Only brackets, which file names hold too ("runs[1].parquet"):
+			// most likely a name, and no file has it.
+			return nil, Problem{File: path, Msg: "no such file"}
+		}
 		return nil, Problem{File: path, Msg: "no ledger file matches the pattern"}
 	}
 	sortSources(srcs)

@@ -153,12 +153,12 @@ func (d *jdec) expect(field string, c byte, want string) error {
 var known = map[string]string{}
 
 func init() {
-	for _, en := range []Enum{FaultModes, Contracts, Recoveries, FirstMoves, Outcomes, Sources, WriteClasses, ReadPaths, Statuses, Cues} {
+	for _, en := range []Enum{FaultModes, Contracts, Recoveries, FirstMoves, Outcomes, Sources, WriteClasses, ReadPaths, Statuses, Cues, AgentFaultNames, CrashWindows, GuardNames} {
 		for _, v := range en.Values {
 			known[v] = v
 		}
 	}
-	for _, vs := range [][]string{PaperWriteTools, PaperOtherTools, PaperServices, PaperPlatforms, PaperHarnesses, PaperConditions, PaperExperiments,
+	for _, vs := range [][]string{PaperWriteTools, PaperOtherTools, PaperServices, PaperPlatforms, PaperHarnesses, PaperConditions, PaperExperiments, ReplayExperiments,
 		{""}} { // platform is empty off social writes
 		for _, v := range vs {
 			known[v] = v

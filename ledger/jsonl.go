@@ -489,7 +489,7 @@ func appendNested[T any](b []byte, x *T, cols []Column, ref func(*T, int) fieldR
 func appendEpisodeJSON(b []byte, e *Episode, extra []string) []byte {
 	o := openObj(b)
 	for i := range EpisodeColumns {
-		if i != colCostUSD || e.CostUSD != nil {
+		if (i != colCostUSD || e.CostUSD != nil) && !(sparseCols.has(i) && e.zeroAt(i)) {
 			o.col(e, i)
 		}
 	}
@@ -510,7 +510,7 @@ func appendRawJSON(b []byte, r *RawEpisode) []byte {
 	e := &r.Episode
 	o := openObj(b)
 	for i := range EpisodeColumns {
-		if designCols.has(i) || (i == colCostUSD && e.CostUSD != nil) {
+		if (designCols.has(i) || (i == colCostUSD && e.CostUSD != nil)) && !(sparseCols.has(i) && e.zeroAt(i)) {
 			o.col(e, i)
 		}
 	}

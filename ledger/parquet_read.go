@@ -487,17 +487,25 @@ const readBatchRows = 16 * 1024
 var highCardinality = map[string]bool{"episode_id": true, "pair_key": true, "args": true, "idempotency_key": true, "resource_id": true}
 
 // needCols returns the schema columns to decode for opt.Columns: those
-// asked for plus what their checks need.
+// asked for plus what their checks need. Episode identity is one of
+// them whatever was asked: every read checks that episode ids are unique
+// when the file has the column (docs/design.md, "Nothing doubled"), so
+// that no analysis counts a row copied twice.
 func needCols(columns []string) colMask {
 	m := maskOf(columns)
 	if columns == nil {
 		return m
 	}
+	m |= 1 << colEpisodeID
 	if m.has(colIndex["eos"]) {
 		m |= maskOf([]string{"task_success", "duplicated"})
 	}
 	return m
 }
+
+// checkOnlyCols are the columns needCols adds for its checks: read when
+// a file has them, never required.
+var checkOnlyCols = []string{"episode_id", "task_success", "duplicated"}
 
 func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) error {
 	p, err := openPQ(path)
@@ -506,13 +514,19 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 	}
 	defer p.close()
 	m := needCols(opt.Columns)
-	// Columns needed only for a check (task_success and duplicated for
-	// eos) are read when the file has them, not required.
+	// Columns needed only for a check (episode_id; task_success and
+	// duplicated for eos) are read when the file has them, not required.
 	checkOnly := m &^ maskOf(opt.Columns)
 	for i := range EpisodeColumns {
 		if checkOnly.has(i) && p.schema.FieldIndices(EpisodeColumns[i].Name) == nil {
 			m &^= 1 << uint(i)
 		}
+	}
+	// A single file's ids only checked are not decoded when its
+	// certificate vouches for them (idcert.go); the files of a directory
+	// or glob share one set of ids, which must see every id.
+	if checkOnly.has(colEpisodeID) && m.has(colEpisodeID) && opt.ids == nil && p.idsCertified() {
+		m &^= 1 << colEpisodeID
 	}
 	wantExtra := opt.Columns == nil
 	var extraWanted map[string]bool
@@ -522,6 +536,15 @@ func readParquetEpisodes(path string, opt ReadOptions, fn func(*Episode) error) 
 			if _, ok := colIndex[c]; !ok {
 				extraWanted[c] = true
 				wantExtra = true
+			}
+		}
+	}
+	// A sparse column the caller names is needed: a ledger without its
+	// group cannot answer for it (zeros would be made up).
+	if opt.Columns != nil {
+		for i, c := range EpisodeColumns {
+			if sparseCols.has(i) && maskOf(opt.Columns).has(i) && !opt.absent.has(i) && p.schema.FieldIndices(c.Name) == nil {
+				return Problem{File: path, Field: c.Name, Msg: "missing column (needed for this analysis)"}
 			}
 		}
 	}

@@ -129,14 +129,36 @@ func scanParquetWith(path string, columns, checked []string, checkIDs, nulls boo
 	}
 	defer p.close()
 	m = needCols(all)
-	for _, c := range []string{"task_success", "duplicated"} {
+	for _, c := range checkOnlyCols {
 		if i := colIndex[c]; m.has(i) && !slices.Contains(all, c) && p.schema.FieldIndices(c) == nil {
 			m &^= 1 << uint(i)
+		}
+	}
+	// Ids only checked, not handed out, are not decoded when a Rescan
+	// needs no check, or when the file carries a certificate of them
+	// (idcert.go): it is verified while the columns are scanned, and a
+	// certificate that does not match ends the scan with ErrRowScan after
+	// the last batch, so that the row reader checks every id (as for a
+	// duplicate the scan finds).
+	var certified chan bool
+	if m.has(colEpisodeID) && !slices.Contains(columns, "episode_id") {
+		switch {
+		case !checkIDs:
+			m &^= 1 << colEpisodeID
+		case p.hasIDCertificate():
+			m &^= 1 << colEpisodeID
+			certified = make(chan bool, 1)
+			go func() { certified <- p.idsCertified() }()
 		}
 	}
 	plan, _, err := p.plan(EpisodeColumns, m.has, len(extras) > 0, "episodes")
 	if err != nil || p.pf.NumRows() == 0 {
 		return ErrRowScan
+	}
+	for i, c := range EpisodeColumns {
+		if sparseCols.has(i) && m.has(i) && p.schema.FieldIndices(c.Name) == nil {
+			return ErrRowScan // a sparse column the file lacks: the row reader names it
+		}
 	}
 	if p.nullCols(requiredSet&^m) != 0 {
 		return ErrRowScan // a column not read may hold a null: the row reader looks
@@ -160,7 +182,7 @@ func scanParquetWith(path string, columns, checked []string, checkIDs, nulls boo
 	for _, x := range []struct {
 		mask colMask
 		cols *[]int
-	}{{mPlatform, &s.platform}, {mDelay, &s.delay}, {mBatch, &s.batch}} {
+	}{{mPlatform, &s.platform}, {mDelay, &s.delay}, {mBatch, &s.batch}, {mReplay, &s.replay}} {
 		if m&x.mask != x.mask {
 			continue
 		}
@@ -185,7 +207,13 @@ func scanParquetWith(path string, columns, checked []string, checkIDs, nulls boo
 		return ErrRowScan
 	}
 	s.seed = maphash.MakeSeed()
-	return s.run(len(columns), fn)
+	if err := s.run(len(columns), fn); err != nil {
+		return err
+	}
+	if certified != nil && !<-certified {
+		return ErrRowScan
+	}
+	return nil
 }
 
 func planIndex(plan []pqCol, name string) int {
@@ -202,8 +230,8 @@ type colScan struct {
 	nulls            bool // an optional column's nulls go to Vec.Valid
 	// Plan positions of the columns of each cross-column warning
 	// (validate.go), in schema order; nil when not all are read.
-	platform, delay, batch []int
-	seed                   maphash.Seed
+	platform, delay, batch, replay []int
+	seed                           maphash.Seed
 	// free holds the buffers of batches fn has seen, for the next row
 	// groups (a channel, not a sync.Pool, which a GC would empty).
 	free   chan []Vec
@@ -469,7 +497,7 @@ func (s *colScan) rowGroup(rg int, leaves []int, ncols int) rgResult {
 			}
 		}
 	}
-	if !plausible(vecs, s.platform, s.delay, s.batch, n) {
+	if !plausible(vecs, s.platform, s.delay, s.batch, n) || !replayTogether(vecs, s.replay, n) {
 		return rgResult{err: ErrRowScan}
 	}
 	b := &Batch{Rows: n, FileRows: s.p.pf.NumRows(), Cols: make([]Vec, ncols)}
@@ -523,6 +551,9 @@ func (p *plainCheck) page(b []byte, k int) bool {
 		x := b[4 : 4+l]
 		b = b[4+l:]
 		if len(x) == 0 && p.name != "platform" || !ascii && !utf8.Valid(x) {
+			return false
+		}
+		if _, ctl := controlIn(x); ctl {
 			return false
 		}
 		if p.ids != nil {
@@ -809,6 +840,9 @@ func (s *colScan) checkVec(c pqCol, v *Vec, n int) bool {
 		}
 		// All bytes below 0x80: every value is valid UTF-8.
 		ascii := asciiOnly(v.Data)
+		if _, ctl := controlIn(v.Data); ctl {
+			return false // a label with a control character: the row reader names it
+		}
 		for r := range n {
 			x := v.Bytes(r)
 			if len(x) == 0 && c.name != "platform" || !ascii && !utf8.Valid(x) {
@@ -977,6 +1011,23 @@ func plausible(vecs []Vec, platform, delay, batch []int, n int) bool {
 			if offBatch(vecString(mode, r), vecString(fw, r)) {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// replayTogether reports whether no row raises the agent-side columns'
+// warning (validate.go); replay are the plan positions of agent_fault,
+// crash_window and guard, nil when the scan does not read them all.
+func replayTogether(vecs []Vec, replay []int, n int) bool {
+	if replay == nil {
+		return true
+	}
+	af, cw, g := &vecs[replay[0]], &vecs[replay[1]], &vecs[replay[2]]
+	for r := range n {
+		a, w, gu := vecString(af, r), vecString(cw, r), vecString(g, r)
+		if (a != "" || w != "" || gu != "") && ((a == "") != (gu == "") || (a == AgentFaultCrashResume) != (w != "")) {
+			return false
 		}
 	}
 	return true

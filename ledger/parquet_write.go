@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -44,6 +45,9 @@ type pqWriter struct {
 	// them for a whole row group up front: a partition file of a few rows
 	// then costs kilobytes, not megabytes (PartitionedWriter).
 	lazy bool
+	// ids tallies an episode table's ids, certified on close when they
+	// are valid and unique (idcert.go); nil for other tables.
+	ids *idTally
 }
 
 // dictCol dictionary-encodes a string column of one row group itself: a
@@ -166,8 +170,10 @@ func newPQWriter(a *atomicFile, table string, cols []Column, extra []string, ver
 	var dict []*dictCol
 	for _, c := range cols {
 		// Only an optional float is nullable: an optional string is written
-		// always ("" when unknown), so that column scans read it as text.
-		f := arrow.Field{Name: c.Name, Type: arrowType(c.Kind), Nullable: c.Optional && c.Kind == KindFloat}
+		// always ("" when unknown), so that column scans read it as text; a
+		// sparse column, where a file has it, holds a value in every row
+		// (zero for "none").
+		f := arrow.Field{Name: c.Name, Type: arrowType(c.Kind), Nullable: c.Optional && c.Group == "" && c.Kind == KindFloat}
 		var d *dictCol
 		if dictionaryEncoded(table, c) {
 			opts = append(opts, parquet.WithDictionaryFor(c.Name, true))
@@ -315,6 +321,13 @@ func (w *pqWriter) close() error {
 	if err == nil {
 		err = wrapWrite(w.a.path, w.bw.Flush())
 	}
+	if err == nil && w.ids != nil && w.ids.unique() {
+		var md *metadata.FileMetaData
+		if md, err = w.fw.FileMetadata(); err == nil && md.NumRows > 0 {
+			err = certifyIDs(w.a, md)
+		}
+		err = wrapWrite(w.a.path, err)
+	}
 	if err != nil {
 		w.a.abort()
 		return err
@@ -341,21 +354,32 @@ type parquetEpisodeWriter struct {
 	flts  []*array.Float64Builder
 	bools []*array.BooleanBuilder
 	opts  []*array.Float64Builder // optional floats (cost_usd), nil as null
-	xs    []*array.StringBuilder
+	// sparse are the file's sparse columns (those of the groups it
+	// carries): a schema column index and its field in the file.
+	sparse []sparseField
+	xs     []*array.StringBuilder
 }
 
-func newParquetEpisodeWriter(a *atomicFile, extra []string, version string, lazy bool) (*parquetEpisodeWriter, error) {
-	w, err := newPQWriter(a, "episodes", EpisodeColumns, extra, version, lazy)
+type sparseField struct{ col, field int }
+
+func newParquetEpisodeWriter(a *atomicFile, extra []string, groups colMask, version string, lazy bool) (*parquetEpisodeWriter, error) {
+	cols, idx := fileColumns(groups)
+	w, err := newPQWriter(a, "episodes", cols, extra, version, lazy)
 	if err != nil {
 		return nil, err
 	}
+	w.ids = newIDTally()
 	p := &parquetEpisodeWriter{w: w, extra: extra}
-	for i, c := range EpisodeColumns {
-		if c.Kind == KindString {
-			p.strs = append(p.strs, w.strCol(i))
+	for j, c := range cols {
+		if c.Group != "" {
+			p.sparse = append(p.sparse, sparseField{idx[j], j})
 			continue
 		}
-		switch b := w.bld[i].(type) {
+		if c.Kind == KindString {
+			p.strs = append(p.strs, w.strCol(j))
+			continue
+		}
+		switch b := w.bld[j].(type) {
 		case *array.Int64Builder:
 			p.ints = append(p.ints, b)
 		case *array.BooleanBuilder:
@@ -369,15 +393,35 @@ func newParquetEpisodeWriter(a *atomicFile, extra []string, version string, lazy
 		}
 	}
 	for j := range extra {
-		p.xs = append(p.xs, w.bld[len(EpisodeColumns)+j].(*array.StringBuilder))
+		p.xs = append(p.xs, w.bld[len(cols)+j].(*array.StringBuilder))
 	}
 	return p, nil
 }
 
+// fileColumns returns the schema columns a file of the given groups has,
+// in schema order: every column but the sparse ones of other groups, with
+// each one's index in EpisodeColumns.
+func fileColumns(groups colMask) ([]Column, []int) {
+	cols := make([]Column, 0, len(EpisodeColumns))
+	idx := make([]int, 0, len(EpisodeColumns))
+	for i, c := range EpisodeColumns {
+		if sparseCols.has(i) && !groups.has(i) {
+			continue
+		}
+		cols = append(cols, c)
+		idx = append(idx, i)
+	}
+	return cols, idx
+}
+
 // Write appends e: its schema columns (appendColumns, generated from
-// EpisodeColumns), then its extra columns.
+// EpisodeColumns, then the file's sparse columns), then its extra columns.
 func (p *parquetEpisodeWriter) Write(e *Episode) error {
+	p.w.ids.add(e.EpisodeID)
 	p.appendColumns(e)
+	for _, f := range p.sparse {
+		p.w.appendRef(f.field, e.ref(f.col))
+	}
 	for j, k := range p.extra {
 		p.xs[j].Append(e.Extra[k])
 	}

@@ -66,6 +66,9 @@ type PartitionedWriter struct {
 	// MaxPartitions bounds the number of partitions; set it before the
 	// first Write.
 	MaxPartitions int
+	// Groups are the column groups the dataset carries (WriteOptions);
+	// set it before the first Write.
+	Groups []string
 
 	dir, tmp string
 	staged   []*outfile.Dir // the dataset's directories, staged beside their paths
@@ -412,7 +415,7 @@ func (w *PartitionedWriter) openPart(rel string) (*openPart, error) {
 	}
 	k := w.next[rel]
 	w.next[rel] = k + 1
-	ew, err := createEpisodes(filepath.Join(d, "part-"+strconv.Itoa(k)+"."+w.format), w.format, w.extra, WriteOptions{ToolkitVersion: w.ToolkitVersion}, true)
+	ew, err := createEpisodes(filepath.Join(d, "part-"+strconv.Itoa(k)+"."+w.format), w.format, w.extra, WriteOptions{ToolkitVersion: w.ToolkitVersion, Groups: w.Groups}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -448,10 +451,10 @@ func (w *PartitionedWriter) openNested(p *openPart) error {
 		paths[j] = filepath.Join(d, name)
 	}
 	var err error
-	if p.calls, err = createCalls(paths[0], WriteOptions{ToolkitVersion: w.ToolkitVersion}, true); err != nil {
+	if p.calls, err = createCalls(paths[0], WriteOptions{ToolkitVersion: w.ToolkitVersion, Groups: w.Groups}, true); err != nil {
 		return err
 	}
-	p.effects, err = createEffects(paths[1], WriteOptions{ToolkitVersion: w.ToolkitVersion}, true)
+	p.effects, err = createEffects(paths[1], WriteOptions{ToolkitVersion: w.ToolkitVersion, Groups: w.Groups}, true)
 	return err
 }
 

@@ -22,8 +22,10 @@ type ReadOptions struct {
 	// Columns lists the episode columns the caller needs; nil means all.
 	// Parquet decodes only these plus the columns their checks need
 	// (eos needs task_success and duplicated); the other fields of the
-	// episodes passed to fn are zero. Duplicate ids and references are
-	// checked only when episode_id is read.
+	// episodes passed to fn are zero. Episode ids are read and checked
+	// unique whatever Columns says, when the file has the column;
+	// references from the calls and effects siblings are checked only
+	// when every column is read.
 	Columns []string
 	// Grader grades raw JSONL lines (those with calls or effects). With a
 	// nil Grader a raw line is an error saying grading needs a grader.
@@ -458,7 +460,7 @@ func readJSONL(path string, opt ReadOptions, fn func(*Episode, *RawEpisode) erro
 			return err
 		}
 		if info.raw {
-			if bad, err := rep.row(line, missingCols(info.present, designCols)); err != nil || bad {
+			if bad, err := rep.row(line, missingCols(info.present, designCols&requiredSet)); err != nil || bad {
 				return err
 			}
 			if bad, err := rep.row(line, ValidateRaw(r)); err != nil || bad {
@@ -535,7 +537,7 @@ func readJSONLRaw(path string, opt ReadOptions, fn func(*RawEpisode) error) erro
 		m := allCols
 		if info.raw {
 			m = designCols
-			ps = missingCols(info.present, designCols)
+			ps = missingCols(info.present, designCols&requiredSet)
 			if len(ps) == 0 {
 				validateNested(r, func(p Problem) { ps = append(ps, p) })
 			}

@@ -17,7 +17,7 @@ var (
 		{Name: "idempotency_key", Kind: KindString,
 			Domain: "string", Doc: "the key sent, or empty"},
 		{Name: "outcome", Kind: KindString,
-			Domain: "enum", Doc: "`ok`, `timeout`, `http400`, `http404`, `http409`, `http412`, `http429`, `http500`, `conn_refused`"},
+			Domain: "enum", Doc: "`ok`, `timeout`, `http400`, `http404`, `http409`, `http412`, `http429`, `http500`, `conn_refused`; a guard's own answer, the call not forwarded: `guard_replay`, `guard_refused`, `guard_error`"},
 		{Name: "latency_s", Kind: KindFloat,
 			Domain: "float ≥ 0", Doc: "how long until the agent saw the outcome"},
 	}

@@ -35,6 +35,10 @@ type Episode struct {
 	DelayS     float64 `json:"delay_s"`
 	Weight     float64 `json:"weight"`
 	Seed       int64   `json:"seed"`
+	// The agent-side design (group replay): "" in a ledger without it.
+	AgentFault  string `json:"agent_fault,omitempty"`
+	CrashWindow string `json:"crash_window,omitempty"`
+	Guard       string `json:"guard,omitempty"`
 
 	// Outcome.
 	ExpectedCommits   int64    `json:"expected_commits"`
@@ -52,6 +56,13 @@ type Episode struct {
 	// FirstMove is optional: "" in a ledger graded before the column was
 	// added (docs/ledger.md).
 	FirstMove string `json:"first_move,omitempty"`
+	// The agent-side outcomes (group replay): graded only for an episode
+	// that carries agent_fault.
+	ExactDuplicated bool  `json:"exact_duplicated,omitempty"`
+	Perturbed       bool  `json:"perturbed,omitempty"`
+	Suppressed      bool  `json:"suppressed,omitempty"`
+	ErrorReplayed   bool  `json:"error_replayed,omitempty"`
+	GuardAnswers    int64 `json:"guard_answers,omitempty"`
 
 	// Extra holds a user's own columns (CSV), kept through export and
 	// usable by the analysis commands. Never written by the simulator.

@@ -70,10 +70,10 @@ func popcount(m colMask) int {
 	return n
 }
 
-var mEOS, mPlatform, mDelay, mBatch colMask
+var mEOS, mPlatform, mDelay, mBatch, mReplay colMask
 
 func init() {
-	for _, en := range []Enum{FaultModes, Contracts, Recoveries, FirstMoves, WriteClasses, ReadPaths, Cues} {
+	for _, en := range []Enum{FaultModes, Contracts, Recoveries, FirstMoves, WriteClasses, ReadPaths, Cues, AgentFaultNames, CrashWindows, GuardNames} {
 		if i, ok := colIndex[en.Field]; ok {
 			enumOf[i] = en
 		}
@@ -82,6 +82,7 @@ func init() {
 	mPlatform = maskFor("service", "platform")
 	mDelay = maskFor("fault_mode", "fault_fired", "delay_s")
 	mBatch = maskFor("fault_mode", "focal_write")
+	mReplay = maskFor("agent_fault", "crash_window", "guard")
 }
 
 func enumMsg(en Enum, v string) string {
@@ -212,6 +213,16 @@ func (ck *checker) episode(e *Episode, m colMask, add func(Problem)) {
 	// write class does not tell it: under keys-everywhere that tool is
 	// classed keyed (E2k). A focal write outside the paper's catalogue is
 	// already warned about by checkString, so it is not flagged again.
+	// The agent-side columns go together: a guard with an agent fault, a
+	// crash window with crash_resume and only with it.
+	if has(mReplay) && (e.AgentFault != "" || e.Guard != "" || e.CrashWindow != "") {
+		switch {
+		case (e.AgentFault == "") != (e.Guard == ""):
+			warnf("guard", "agent_fault "+strconv.Quote(e.AgentFault)+" with guard "+strconv.Quote(e.Guard)+"; the agent-side design sets both")
+		case (e.AgentFault == AgentFaultCrashResume) != (e.CrashWindow != ""):
+			warnf("crash_window", strconv.Quote(e.CrashWindow)+" with agent_fault "+strconv.Quote(e.AgentFault)+"; a crash window goes with crash_resume, and only with it")
+		}
+	}
 	if has(mBatch) && offBatch(e.FaultMode, e.FocalWrite) {
 		warnf("fault_mode", e.FaultMode+" on focal write "+strconv.Quote(e.FocalWrite)+" (the paper's sandbox injects it on "+batchTools+" only)")
 	}
@@ -258,6 +269,13 @@ func checkString(i int, v string, add func(Problem)) bool {
 		errf(name, "invalid UTF-8")
 		return false
 	}
+	if r, ok := controlIn(v); ok {
+		errf(name, controlMsg(r))
+		return false
+	}
+	if v == "" && sparseCols.has(i) {
+		return true // absent: the ledger lacks the column's group, or the row has no value
+	}
 	if en := enumOf[i]; en.Values != nil {
 		if v == "" && EpisodeColumns[i].Optional {
 			return true // an optional column left empty: absent
@@ -289,7 +307,7 @@ func checkString(i int, v string, add func(Problem)) bool {
 	default:
 		return true
 	}
-	if !slices.Contains(paper, v) {
+	if !slices.Contains(paper, v) && !(i == colHarness && slices.Contains(ToolkitHarnesses, v)) && !(i == colExperiment && slices.Contains(ReplayExperiments, v)) {
 		warnf(name, strconv.Quote(v)+" is not "+what)
 		return false
 	}
@@ -312,11 +330,14 @@ func validateNested(r *RawEpisode, add func(Problem)) {
 			errf(f, "negative ("+fmtFloat(v)+"); must be ≥ 0")
 		}
 	}
+	// str checks text; a required one is a label: not empty, printable.
 	str := func(f, v string, required bool) {
 		if !utf8.ValidString(v) {
 			errf(f, "invalid UTF-8")
 		} else if required && v == "" {
 			errf(f, "empty")
+		} else if r, ok := controlIn(v); ok && required {
+			errf(f, controlMsg(r))
 		}
 	}
 	// own gives a nested row without an episode_id the episode's and

@@ -33,6 +33,11 @@ type WriteOptions struct {
 	// (MetaToolkitVersion); "" records "unknown". Other formats have no
 	// place for it.
 	ToolkitVersion string
+	// Groups are the column groups (Column.Group) the ledger carries: a
+	// CSV or Parquet episode table has their columns, and has no column
+	// of another group. JSONL lines carry a sparse column wherever it
+	// holds a value, whatever Groups says. GroupsOf lists a ledger's.
+	Groups []string
 }
 
 // recordedVersion is the MetaToolkitVersion value for version.
@@ -135,14 +140,14 @@ func createEpisodes(path string, format string, extraCols []string, o WriteOptio
 	case "jsonl":
 		return &jsonlEpisodeWriter{a: a, w: bufio.NewWriterSize(a.f, 1<<20), extra: extraCols}, nil
 	case "csv":
-		w, err := newCSVEpisodeWriter(a, extraCols)
+		w, err := newCSVEpisodeWriter(a, extraCols, groupsMask(o.Groups))
 		if err != nil {
 			a.abort()
 			return nil, err
 		}
 		return w, nil
 	default:
-		w, err := newParquetEpisodeWriter(a, extraCols, o.ToolkitVersion, lazy)
+		w, err := newParquetEpisodeWriter(a, extraCols, groupsMask(o.Groups), o.ToolkitVersion, lazy)
 		if err != nil {
 			a.abort()
 			return nil, err
@@ -194,14 +199,17 @@ type csvEpisodeWriter struct {
 	bw    *bufio.Writer
 	cw    *csv.Writer
 	rec   []string
+	cols  []int // the schema columns the file has (fileColumns)
 	extra []string
 }
 
-func newCSVEpisodeWriter(a *atomicFile, extra []string) (*csvEpisodeWriter, error) {
+func newCSVEpisodeWriter(a *atomicFile, extra []string, groups colMask) (*csvEpisodeWriter, error) {
 	w := &csvEpisodeWriter{a: a, bw: bufio.NewWriterSize(a.f, 1<<20), extra: extra}
 	w.cw = csv.NewWriter(w.bw)
-	hdr := make([]string, 0, len(EpisodeColumns)+len(extra))
-	for _, c := range EpisodeColumns {
+	cols, idx := fileColumns(groups)
+	w.cols = idx
+	hdr := make([]string, 0, len(cols)+len(extra))
+	for _, c := range cols {
 		hdr = append(hdr, c.Name)
 	}
 	hdr = append(hdr, extra...)
@@ -237,9 +245,9 @@ func csvCell(e *Episode, i int) string {
 }
 
 func (w *csvEpisodeWriter) Write(e *Episode) error {
-	n := len(EpisodeColumns)
-	for i := range n {
-		w.rec[i] = csvCell(e, i)
+	n := len(w.cols)
+	for j, i := range w.cols {
+		w.rec[j] = csvCell(e, i)
 	}
 	for j, k := range w.extra {
 		w.rec[n+j] = e.Extra[k]

@@ -28,11 +28,11 @@ func ExampleParsePlan() {
 func ExampleParsePlan_error() {
 	_, err := mcp.ParsePlan("plan.json", []byte(`{"episodes": [
   {"template": "T03", "fault_mode": "timeout_late"},
-  {"template": "T03", "fault_mode": "lost_in_space"}
+  {"template": "T03", "fault_mode": "timeout_late", "instance": "two"}
 ]}`))
 	fmt.Println(err)
 	// Output:
-	// plan.json:3: episodes[1].fault_mode: unknown fault mode "lost_in_space" (want one of none, timeout_pre, timeout_post, timeout_late, timeout_late_tail, http500_pre, http500_post, partial_batch, redelivery, http429_pre, conn_refused_pre, stale_read)
+	// plan.json:3: episodes[1].instance: want int, got JSON string
 }
 
 func ExampleShellQuote() {

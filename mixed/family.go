@@ -112,13 +112,11 @@ func (poisLog) constant(y, _ float64) float64 {
 }
 func (poisLog) valid(float64) bool { return true }
 
-// logChoose is log C(m, y).
+// logChoose is log C(m, y), as R's lchoose (stats.LogChoose): a
+// difference of log-gamma values cancels for large m.
 func logChoose(m, y float64) float64 {
 	if y == 0 || y == m {
 		return 0
 	}
-	a, _ := math.Lgamma(m + 1)
-	b, _ := math.Lgamma(y + 1)
-	c, _ := math.Lgamma(m - y + 1)
-	return a - b - c
+	return stats.LogChoose(m, y)
 }

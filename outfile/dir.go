@@ -24,6 +24,9 @@ type Dir struct {
 	held *os.File
 	made []string // parent directories created, removed on Abort
 	done bool
+	// owner, for an owned directory (CreateOwnedDir): the manifest is
+	// written and the old directory checked again on commit.
+	owner *Owner
 }
 
 // CreateDir starts the output directory path. Write into Path(); Commit
@@ -109,8 +112,21 @@ func (d *Dir) commit(synced map[string]bool) error {
 		d.Abort()
 		return fmt.Errorf("%s: %w", d.path, underlying(err))
 	}
+	if d.owner != nil {
+		if err := writeManifest(d.tmp, *d.owner); err != nil {
+			return fail(err)
+		}
+		delete(synced, filepath.Clean(d.tmp)) // it has a new entry to sync
+	}
 	if err := syncTree(d.tmp, synced); err != nil {
 		return fail(err)
+	}
+	if d.owner != nil {
+		// Files may have appeared while the new directory was built.
+		if err := CheckOwned(d.path, *d.owner); err != nil {
+			d.Abort()
+			return err
+		}
 	}
 	var old string
 	if _, err := os.Stat(d.path); err == nil {

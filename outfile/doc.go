@@ -28,6 +28,17 @@
 // or, on any error, restores what was there before. Directories the unit
 // created are removed again on Abort.
 //
+// # Owned directories
+//
+// CreateDir builds a directory beside its path and swaps it in whole.
+// CreateOwnedDir does the same for a directory a tool owns (a report, a
+// viewer site): Commit writes a manifest (ManifestName) listing every
+// file the tool wrote, and an existing directory is replaced only when it
+// holds nothing else at any depth — by its manifest, or for a directory
+// without one by the tool's names (Owner.Legacy). Anything else is a
+// ForeignError naming the files, checked before the work and again just
+// before the swap.
+//
 // # Stale temporaries
 //
 // A live writer holds an exclusive flock on its temporary file. The first

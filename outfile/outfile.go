@@ -93,6 +93,39 @@ func (f *File) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// ReadAt reads back what was written, before the file is committed: a
+// writer that derives part of a file from its earlier bytes (a Parquet
+// footer certifying a column's bytes) reads them here.
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.f.ReadAt(p, off)
+	if err != nil && err != io.EOF {
+		err = &os.PathError{Op: "read back", Path: f.path, Err: underlying(err)}
+	}
+	return n, err
+}
+
+// Truncate cuts the temporary file to size bytes; the next Write goes on
+// from there (a writer replacing the file's tail).
+func (f *File) Truncate(size int64) error {
+	err := f.f.Truncate(size)
+	if err == nil {
+		_, err = f.f.Seek(size, io.SeekStart)
+	}
+	if err != nil {
+		return &os.PathError{Op: "write", Path: f.path, Err: underlying(err)}
+	}
+	return nil
+}
+
+// Size is the number of bytes written (the temporary file's size).
+func (f *File) Size() (int64, error) {
+	fi, err := f.f.Stat()
+	if err != nil {
+		return 0, &os.PathError{Op: "stat", Path: f.path, Err: underlying(err)}
+	}
+	return fi.Size(), nil
+}
+
 // Close finishes the file: for a file of its own, fsync, rename into
 // place and fsync the directory. A file created by a Unit is staged: the
 // unit's Commit syncs it (with the unit's other files at once) and renames

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,8 +55,9 @@ type Written struct {
 // directory beside job.Out, which replaces job.Out whole once all are
 // written (outfile.CreateDir), so that the directory holds exactly one
 // run's outputs, never an earlier report's stale files, and a failure
-// leaves it as it was. Files that are not a report's refuse the directory
-// beforehand (ForeignFiles). A figure that cannot be drawn is left out
+// leaves it as it was. The directory carries a manifest of the files the
+// report wrote; a file that is not one of them refuses the directory,
+// before any work and again just before the swap (CheckOut). A figure that cannot be drawn is left out
 // with a warning; a failure to write one fails the report. The figure
 // that reads no results is drawn while the data is read or simulated, and
 // the others while the tables are written.
@@ -64,31 +66,15 @@ type Written struct {
 // until it is replaced, so that a second report into it refuses rather
 // than replacing a report still being written.
 func Generate(job Job) (w Written, err error) {
-	if _, serr := os.Stat(job.Out); serr == nil {
-		held, lerr := outfile.TryLockFile(job.Out)
-		if errors.Is(lerr, outfile.ErrLocked) {
-			return Written{}, fmt.Errorf("%s: another report is being written into it; wait for it, or write to another directory", job.Out)
-		}
-		if lerr != nil {
-			return Written{}, lerr
-		}
-		defer func() {
-			if uerr := held.Unlock(); err == nil && uerr != nil {
-				err = uerr
-			}
-		}()
-	}
-	if foreign, err := ForeignFiles(job.Out); err != nil {
+	unlock, err := claimOut(job.Out, job.In)
+	if err != nil {
 		return Written{}, err
-	} else if len(foreign) > 0 {
-		return Written{}, &ForeignError{Dir: job.Out, Files: foreign}
 	}
-	if job.In != "" {
-		// The directory is replaced whole: an input inside it would go.
-		if err := outfile.CheckNotInput(job.Out, ledger.Files(job.In)...); err != nil {
-			return Written{}, err
+	defer func() {
+		if uerr := unlock(); err == nil && uerr != nil {
+			err = uerr
 		}
-	}
+	}()
 	figures, err := plots.NewRenderer(FigureFormats)
 	if err != nil {
 		return Written{}, err
@@ -97,7 +83,7 @@ func Generate(job Job) (w Written, err error) {
 	if err != nil {
 		return Written{}, err
 	}
-	dir, err := outfile.CreateDir(job.Out)
+	dir, err := outfile.CreateOwnedDir(job.Out, owner)
 	if err != nil {
 		return Written{}, err
 	}
@@ -119,6 +105,39 @@ func Generate(job Job) (w Written, err error) {
 		return Written{}, &stagedError{err: err, stage: stage, out: job.Out}
 	}
 	return w, nil
+}
+
+// claimOut readies out, a report's directory, for a report of the ledger
+// in ("" for none): an existing out is locked (outfile.TryLockFile, on its
+// identity) until unlock, so that a second report into it refuses rather
+// than replacing a report still being written; a directory holding files
+// no report writes, or the input itself, is refused.
+func claimOut(out, in string) (unlock func() error, err error) {
+	unlock = func() error { return nil }
+	if _, serr := os.Stat(out); serr == nil {
+		held, lerr := outfile.TryLockFile(out)
+		if errors.Is(lerr, outfile.ErrLocked) {
+			return nil, fmt.Errorf("%s: another report is being written into it; wait for it, or write to another directory", out)
+		}
+		if lerr != nil {
+			return nil, lerr
+		}
+		unlock = held.Unlock
+	}
+	fail := func(err error) (func() error, error) {
+		unlock()
+		return nil, err
+	}
+	if err := CheckOut(out); err != nil {
+		return fail(err)
+	}
+	if in != "" {
+		// The directory is replaced whole: an input inside it would go.
+		if err := outfile.CheckNotInput(out, ledger.Files(in)...); err != nil {
+			return fail(err)
+		}
+	}
+	return unlock, nil
 }
 
 // stagedError names the report's directory where err names its staging
@@ -226,52 +245,17 @@ func loadData(job Job) (*table.Data, Meta, error) {
 	return d, meta, nil
 }
 
-// reportNames are the entries of a report directory that a report writes:
-// files, and directories whose whole content is the report's.
-var reportNames = []string{
-	"report.md", "report.html",
-	"hypotheses.txt", "hypotheses.md", "hypotheses.csv", "hypotheses.json",
-	"prereg.md", "prereg.csv", "prereg.json",
-	"tables/", "figure-data/", "figures/",
-}
+// owner is the report directory's owner: a re-run replaces the files
+// its manifest lists and refuses a directory holding anything else
+// (outfile.CreateOwnedDir). A directory an earlier version wrote, without
+// a manifest, is replaced only when every file in it is a name a report
+// writes (reportFile).
+var owner = outfile.Owner{Tool: "the report", Legacy: reportFile.MatchString}
 
-// ForeignFiles lists the entries of the existing directory dir that no
-// report writes (see Generate: a report replaces its directory whole, so
-// they would be lost), sorted; none when dir does not exist. Our
-// temporary files do not count.
-func ForeignFiles(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range ents {
-		name := e.Name()
-		if e.IsDir() {
-			name += "/"
-		}
-		if strings.HasPrefix(e.Name(), outfile.TempPrefix) || slices.Contains(reportNames, name) {
-			continue
-		}
-		out = append(out, name)
-	}
-	return out, nil
-}
+// reportFile matches the names of the files a report writes.
+var reportFile = regexp.MustCompile(`^(report\.(md|html)|(hypotheses|prereg)\.(txt|md|csv|json)|tables/table[0-9]+(\.paper)?\.(txt|md|tex|csv|json)|figures/figure[0-9]+\.(png|svg)|figure-data/figure[0-9]+\.(csv|json))$`)
 
-// ForeignError refuses a report directory that holds files no report
-// writes.
-type ForeignError struct {
-	Dir   string
-	Files []string
-}
-
-func (e *ForeignError) Error() string {
-	more := ""
-	if len(e.Files) > 1 {
-		more = fmt.Sprintf(" (and %d more)", len(e.Files)-1)
-	}
-	return fmt.Sprintf("%s holds %s%s, which is not part of a report; a report replaces its directory whole: write it to a new or empty directory, or one an earlier report wrote", e.Dir, e.Files[0], more)
-}
+// CheckOut returns an *outfile.ForeignError when dir, a report's output
+// directory, holds a file a report did not write (nil when it holds none
+// or does not exist): Generate would refuse it.
+func CheckOut(dir string) error { return outfile.CheckOwned(dir, owner) }

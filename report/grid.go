@@ -142,7 +142,7 @@ func TextCell(v any, digits int) string {
 			return "NA"
 		}
 		switch ax := math.Abs(x); {
-		case ax != 0 && ax < 1e-4:
+		case ax != 0 && ax < 1e-4, ax >= 1e15: // beyond a dozen digits, as 1.234e+308
 			return strconv.FormatFloat(x, 'e', digits-1, 64)
 		case ax >= 1e4:
 			return strconv.FormatFloat(x, 'f', 1, 64)
@@ -160,6 +160,8 @@ func TextCell(v any, digits int) string {
 			return "NA"
 		}
 		return human(paper.Cell{Kind: paper.PP, Value: float64(x), Digits: 1}, false)
+	case string:
+		return Printable(x) // text from data, shown to people
 	}
 	return CSVCell(v)
 }
@@ -232,7 +234,11 @@ func (g *Grid) writeCSV(w io.Writer, withHeader bool) error {
 // and no trailing blanks.
 func (g *Grid) WriteText(w io.Writer) error {
 	d := g.digits()
-	cells := [][]string{g.Header}
+	header := make([]string, len(g.Header))
+	for j, h := range g.Header {
+		header[j] = Printable(h) // a user's column name
+	}
+	cells := [][]string{header}
 	right := g.numeric()
 	for _, r := range g.Rows {
 		row := make([]string, len(r))
@@ -252,7 +258,7 @@ func (g *Grid) WriteText(w io.Writer) error {
 		for j := range g.Header {
 			s := ""
 			if j < len(g.Groups) && g.Groups[j] != "" && (j == 0 || g.Groups[j-1] != g.Groups[j]) {
-				s = g.Groups[j]
+				s = Printable(g.Groups[j])
 			}
 			if j > 0 {
 				b.WriteString("  ")
@@ -367,7 +373,7 @@ func (g *Grid) writeLaTeX(b *strings.Builder) {
 // the groups as a row of spanning headers, and class "num" on the cells
 // of right-aligned columns.
 func (g *Grid) writeHTML(b *strings.Builder, caption string) {
-	esc := html.EscapeString
+	esc := func(s string) string { return html.EscapeString(Printable(s)) }
 	right := g.numeric()
 	b.WriteString("<table>\n")
 	if caption != "" {
@@ -438,7 +444,7 @@ func (o *Output) Write(w io.Writer, format string) error {
 		if len(o.Warnings) > 0 {
 			b.WriteString("\nWarnings:\n\n")
 			for _, m := range o.Warnings {
-				b.WriteString("- " + m + "\n")
+				b.WriteString("- " + PrintableLines(m) + "\n")
 			}
 		}
 		_, err := io.WriteString(w, b.String())
@@ -446,19 +452,19 @@ func (o *Output) Write(w io.Writer, format string) error {
 	case "latex":
 		var b strings.Builder
 		for _, l := range o.Title {
-			b.WriteString("% " + l + "\n")
+			b.WriteString("% " + Printable(l) + "\n")
 		}
 		for _, t := range o.Tables {
 			t.writeLaTeX(&b)
 		}
 		for _, m := range o.Warnings {
-			fmt.Fprintf(&b, "%% warning: %s\n", strings.ReplaceAll(m, "\n", " "))
+			fmt.Fprintf(&b, "%% warning: %s\n", strings.ReplaceAll(PrintableLines(m), "\n", " "))
 		}
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
 	for _, l := range o.Title {
-		if _, err := fmt.Fprintln(w, l); err != nil {
+		if _, err := fmt.Fprintln(w, Printable(l)); err != nil {
 			return err
 		}
 	}
@@ -566,8 +572,8 @@ func pad(s string, n int, right bool) string {
 	return s + p
 }
 
-// mdEscape keeps pipes inside cells.
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// mdEscape keeps pipes inside cells and a cell on its line (Printable).
+func mdEscape(s string) string { return strings.ReplaceAll(Printable(s), "|", `\|`) }
 
 var texReplacer = strings.NewReplacer(
 	`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`,
@@ -575,5 +581,6 @@ var texReplacer = strings.NewReplacer(
 	"–", "--", "≤", `$\leq$`, "≥", `$\geq$`, "δ", `$\delta$`, "Δ", `$\Delta$`, "²", `$^2$`,
 	"<", `$<$`, ">", `$>$`)
 
-// texEscape escapes LaTeX specials.
-func texEscape(s string) string { return texReplacer.Replace(s) }
+// texEscape escapes LaTeX specials, control characters first (Printable:
+// a newline would end a % comment line and a row).
+func texEscape(s string) string { return texReplacer.Replace(Printable(s)) }

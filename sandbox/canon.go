@@ -147,6 +147,11 @@ func appendNumber(b []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// CanonicalArgs returns the canonical JSON of a call's arguments without
+// the idempotency key: members sorted, numbers by value (1250 and 1250.0
+// are one), the form in which every ledger of the sandbox records them.
+func CanonicalArgs(args map[string]any) string { return canonString(args) }
+
 // canonString returns the canonical JSON of args without the idempotency key.
 func canonString(args map[string]any) string {
 	var buf [256]byte

@@ -88,9 +88,6 @@ func (w *World) inject(req *request, t0, lat float64) (Observation, bool) {
 	}
 	o := w.faultAnswer(w.observed, lat)
 	w.record(req.d.id, req.d.name, req.args, req.key, o.Outcome, o.LatencyS)
-	if o.LatencyS > 0 {
-		w.advanceTo(t0 + o.LatencyS) // a refused connection answers at once
-	}
 	return o, true
 }
 

@@ -48,11 +48,20 @@ func Grade(raw *ledger.RawEpisode) (ledger.Episode, error) {
 		return ep, err
 	}
 
+	// required[id] is how many times the task wants the action: 1, or
+	// more for a legitimate identical repeat (two identical installments).
 	required := make(map[string]int, 8)
+	expected := 0
 	for _, s := range task.Steps {
 		for _, id := range s.ids {
-			required[id] = 0
+			required[id]++
+			expected++
 		}
+	}
+	commits := make(map[string]int, len(required))
+	var effIDs []string // each effect's action, for the agent-side columns
+	if ep.AgentFault != "" {
+		effIDs = make([]string, len(raw.Effects))
 	}
 	unrequested := false
 	focalCommits := int64(0)
@@ -65,8 +74,14 @@ func Grade(raw *ledger.RawEpisode) (ledger.Episode, error) {
 		if err != nil {
 			return ep, fmt.Errorf("episode %q: effects[%d]: %w", ep.EpisodeID, i, err)
 		}
-		if n, ok := required[id]; ok {
-			required[id] = n + 1
+		if _, ok := required[id]; !ok {
+			id = rewordedAction(task, e, args, id)
+		}
+		if effIDs != nil {
+			effIDs[i] = id
+		}
+		if _, ok := required[id]; ok {
+			commits[id]++
 		} else {
 			unrequested = true
 		}
@@ -78,16 +93,17 @@ func Grade(raw *ledger.RawEpisode) (ledger.Episode, error) {
 		}
 	}
 	dup, success := false, true
-	for _, n := range required {
-		if n >= 2 {
+	for id, want := range required {
+		n := commits[id]
+		if n > want {
 			dup = true
 		}
-		if n == 0 {
+		if n < want {
 			success = false
 		}
 	}
 
-	ep.ExpectedCommits = int64(len(required))
+	ep.ExpectedCommits = int64(expected)
 	ep.FocalCommits = focalCommits
 	ep.Duplicated = dup
 	ep.TaskSuccess = success
@@ -114,7 +130,25 @@ func Grade(raw *ledger.RawEpisode) (ledger.Episode, error) {
 	fi := focalCall(raw, args, focal)
 	ep.Recovery = classifyRecovery(raw, args, focal, status, fi)
 	ep.FirstMove = classifyFirstMove(raw, args, focal, fi)
+	if ep.AgentFault != "" {
+		gradeReplay(&ep, raw, args, task, required, commits, effIDs)
+	}
 	return ep, nil
+}
+
+// rewordedAction places an effect whose identity no step has: a write
+// whose action includes free text is the required action of the same
+// tool and target whose text it rewords (Task.ActionOf); otherwise id
+// stays, unrequested.
+func rewordedAction(task *Task, e *ledger.Effect, args map[int64]map[string]any, id string) string {
+	ti, ok := toolIndex[e.Tool]
+	if !ok || defs[ti].rows {
+		return id
+	}
+	if si := task.ActionOf(e.Tool, args[e.Seq]); si >= 0 && len(task.Steps[si].ids) == 1 {
+		return task.Steps[si].ids[0]
+	}
+	return id
 }
 
 // effectIdentity returns the logical identity of a committed effect.

@@ -1,5 +1,7 @@
 package sandbox
 
+import "math"
+
 // ReadArgsFor returns the read call an agent would make to verify a write
 // through its documented read path (Table 1). ok is false when the write
 // has no read path (social_publish on x) or no way to address it
@@ -51,17 +53,52 @@ func Present(writeTool string, writeArgs map[string]any, readResult map[string]a
 // (for data_insert_many: the smallest count over its rows). An agent can
 // tell a duplicate from it.
 func PresentCount(writeTool string, writeArgs map[string]any, readResult map[string]any) int {
+	return presentCount(writeTool, writeArgs, readResult, false, math.Inf(-1))
+}
+
+// ActionCountSince is PresentCount by the catalogue's identity rules, of
+// the items created at or after since (an item a listing shows without a
+// creation time counts): a listed text that rewords the write's
+// (Similarity at least SimilarText) shows the same action. A guard that
+// binds calls to logical actions counts so what happened since an attempt
+// it never heard back from was sent; the time keeps out what was there
+// before (a ticket whose title the write's rewords).
+func ActionCountSince(writeTool string, writeArgs map[string]any, readResult map[string]any, since float64) int {
+	return presentCount(writeTool, writeArgs, readResult, true, since)
+}
+
+// textMatch returns the test of a listed text against want: equal after
+// normalisation, or (similar) a rewording of it.
+func textMatch(want string, similar bool) func(string) bool {
+	n := normText(want)
+	if !similar {
+		return func(s string) bool { return normText(s) == n }
+	}
+	return func(s string) bool { return normText(s) == n || Similarity(s, want) >= SimilarText }
+}
+
+func presentCount(writeTool string, writeArgs map[string]any, readResult map[string]any, similar bool, since float64) int {
 	ti, found := toolIndex[writeTool]
 	if !found || readResult == nil {
 		return 0
 	}
 	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 	count := func(k string, pred func(map[string]any) bool) int { return countItems(readResult[k], pred) }
+	if !math.IsInf(since, -1) {
+		count = func(k string, pred func(map[string]any) bool) int {
+			return countItems(readResult[k], func(m map[string]any) bool {
+				if t, ok := m["created_at"].(float64); ok && t < since {
+					return false
+				}
+				return pred(m)
+			})
+		}
+	}
 	switch ti {
 	case tSocialPublish:
-		p, text := str(writeArgs, "platform"), normText(str(writeArgs, "text"))
+		p, text := str(writeArgs, "platform"), textMatch(str(writeArgs, "text"), similar)
 		return count("posts", func(m map[string]any) bool {
-			return str(m, "platform") == p && normText(str(m, "text")) == text
+			return str(m, "platform") == p && text(str(m, "text"))
 		})
 	case tBillingCreateCharge:
 		cu, amt := str(writeArgs, "customer_id"), scalarString(writeArgs["amount_cents"])
@@ -74,22 +111,22 @@ func PresentCount(writeTool string, writeArgs map[string]any, readResult map[str
 			return str(m, "charge_id") == id && str(m, "status") == "refunded"
 		})
 	case tTicketsCreate:
-		title := normText(str(writeArgs, "title"))
-		return count("tickets", func(m map[string]any) bool { return normText(str(m, "title")) == title })
+		title := textMatch(str(writeArgs, "title"), similar)
+		return count("tickets", func(m map[string]any) bool { return title(str(m, "title")) })
 	case tTicketsUpdateStatus:
 		id, to := str(writeArgs, "ticket_id"), str(writeArgs, "to")
 		return count("tickets", func(m map[string]any) bool {
 			return str(m, "ticket_id") == id && str(m, "status") == to
 		})
 	case tTicketsAddComment:
-		id, text := str(writeArgs, "ticket_id"), normText(str(writeArgs, "text"))
+		id, text := str(writeArgs, "ticket_id"), textMatch(str(writeArgs, "text"), similar)
 		return count("comments", func(m map[string]any) bool {
-			return str(m, "ticket_id") == id && normText(str(m, "text")) == text
+			return str(m, "ticket_id") == id && text(str(m, "text"))
 		})
 	case tMailSend:
-		to, subj := normText(str(writeArgs, "to")), normText(str(writeArgs, "subject"))
+		to, subj := normText(str(writeArgs, "to")), textMatch(str(writeArgs, "subject"), similar)
 		return count("messages", func(m map[string]any) bool {
-			return normText(str(m, "to")) == to && normText(str(m, "subject")) == subj
+			return normText(str(m, "to")) == to && subj(str(m, "subject"))
 		})
 	case tDataInsert, tDataUpsert:
 		var pk any

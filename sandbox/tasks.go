@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +42,11 @@ type templateData struct {
 	// Below names the step arguments an instruction that says "given
 	// below" refers to; each step's values are listed as Task.Details.
 	Below []string `json:"below"`
+	// Suite names a suite of templates beyond the paper's ("" for the
+	// paper's twelve): Templates lists the paper's only, so that a design
+	// selecting every template keeps the paper's tasks; a design names
+	// the others (TemplatesOf).
+	Suite string `json:"suite"`
 }
 
 // handoffData makes a template's later instances hand results on: from
@@ -72,9 +78,15 @@ type Setup struct {
 var (
 	dataMu    sync.RWMutex
 	templates map[string]*templateData
-	tmplOrder []string
+	tmplOrder []string // every template, in file order
 	taskCache sync.Map // "T01#0" -> *Task (tasks are immutable once built)
 )
+
+// SuiteRepeats is the suite of templates with legitimate identical
+// repeats (two identical installments, the same reminder for two
+// sessions), where a guard that takes a repeat for a duplicate suppresses
+// work (docs/simulation.md, Task suite).
+const SuiteRepeats = "repeats"
 
 func init() {
 	if err := loadTaskData(defaultTaskData); err != nil {
@@ -192,12 +204,45 @@ func loadTaskData(js []byte) error {
 					return fmt.Errorf("%s (%s) instance %d: steps[%d]: %s", where, t.ID, inst, j, msg)
 				}
 			}
+			if err := checkActions(task); err != nil {
+				return fmt.Errorf("%s (%s) instance %d: %w", where, t.ID, inst, err)
+			}
 		}
 	}
 	dataMu.Lock()
 	templates, tmplOrder = m, order
 	dataMu.Unlock()
 	taskCache.Clear()
+	return nil
+}
+
+// checkActions refuses a task whose steps the grader could confuse: two
+// steps of one logical action must be a legitimate identical repeat (the
+// same arguments), and two steps of one target whose texts differ must
+// differ by more than a rewording (Similarity below SimilarText), or a
+// re-synthesised write of one would count as the other.
+func checkActions(t *Task) error {
+	for i := range t.Steps {
+		for j := i + 1; j < len(t.Steps); j++ {
+			a, b := &t.Steps[i], &t.Steps[j]
+			if a.tool != b.tool {
+				continue
+			}
+			if len(a.ids) > 0 && slices.Equal(a.ids, b.ids) {
+				if canonString(a.Args) != canonString(b.Args) {
+					return fmt.Errorf("steps[%d] and steps[%d] are one logical action with other arguments; a repeat the task wants must repeat them exactly", i, j)
+				}
+				continue
+			}
+			ta, xa, fa := fuzzyText(a.tool, a.Args)
+			tb, xb, _ := fuzzyText(b.tool, b.Args)
+			if fa && ta == tb {
+				if sim := Similarity(xa, xb); sim >= SimilarText {
+					return fmt.Errorf("steps[%d] and steps[%d]: texts of one target %.2f similar (the grader takes ≥ %.2f for a rewording of one action)", i, j, sim, SimilarText)
+				}
+			}
+		}
+	}
 	return nil
 }
 
@@ -222,11 +267,22 @@ func fromJSONNumber(v any) any {
 	return v
 }
 
-// Templates returns the template ids of the suite ("T01".."T12"), in file order.
-func Templates() []string {
+// Templates returns the template ids of the paper's suite ("T01".."T12"),
+// in file order: the templates a design that names none selects.
+func Templates() []string { return TemplatesOf("") }
+
+// TemplatesOf returns the template ids of a suite ("" for the paper's,
+// SuiteRepeats), in file order.
+func TemplatesOf(suite string) []string {
 	dataMu.RLock()
 	defer dataMu.RUnlock()
-	return append([]string(nil), tmplOrder...)
+	var out []string
+	for _, id := range tmplOrder {
+		if templates[id].Suite == suite {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // Instances returns how many instances a template has (0 if unknown).

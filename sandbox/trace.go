@@ -89,8 +89,17 @@ func TraceOf(raw *ledger.RawEpisode, ep *ledger.Episode) (Trace, error) {
 		return tr, err
 	}
 	var focal *Step
-	if task, err := NewTask(ep.Template, int(ep.Instance)); err == nil && ep.FocalIndex >= 0 && int(ep.FocalIndex) < len(task.Steps) {
+	task, terr := NewTask(ep.Template, int(ep.Instance))
+	if terr == nil && ep.FocalIndex >= 0 && int(ep.FocalIndex) < len(task.Steps) {
 		focal = &task.Steps[ep.FocalIndex]
+	}
+	want := map[string]int{} // identity → times the task wants it
+	if terr == nil {
+		for _, s := range task.Steps {
+			for _, id := range s.ids {
+				want[id]++
+			}
+		}
 	}
 
 	// Roles. The fault is injected on the focal write's first issue that
@@ -148,11 +157,14 @@ func TraceOf(raw *ledger.RawEpisode, ep *ledger.Episode) (Trace, error) {
 			if err != nil {
 				return tr, fmt.Errorf("episode %q: effects[%d]: %w", raw.EpisodeID, i, err)
 			}
+			if _, req := want[id]; !req && terr == nil {
+				id = rewordedAction(task, &raw.Effects[i], args, id)
+			}
 			if _, ok := commits[id]; !ok {
 				order = append(order, id)
 			}
 			commits[id] = append(commits[id], i)
-			te.Repeat = len(commits[id]) > 1
+			te.Repeat = len(commits[id]) > max(want[id], 1)
 		}
 		tr.Effects[i] = te
 	}
@@ -300,21 +312,26 @@ func joinAnd(parts []string) string {
 // reason writes the grader's verdict in words from the grades of ep and
 // the commits grouped by logical identity (in order of first commit).
 func reason(raw *ledger.RawEpisode, ep *ledger.Episode, tr *Trace, commits map[string][]int, order []string) string {
-	required := map[string]string{} // identity → tool
+	required := map[string]int{} // identity → times the task wants it
 	task, err := NewTask(ep.Template, int(ep.Instance))
 	if err == nil {
 		for _, s := range task.Steps {
 			for _, id := range s.ids {
-				required[id] = s.Tool
+				required[id]++
 			}
 		}
 	}
 	var parts []string
 	for _, id := range order {
 		idx := commits[id]
-		if _, req := required[id]; (req || err != nil) && len(idx) >= 2 {
+		want, req := required[id]
+		if (req || err != nil) && len(idx) > max(want, 1) {
 			n := noun(tr.Effects[idx[0]].Tool)
-			parts = append(parts, count(len(idx), n)+" for one logical "+n+": "+callList(tr.Effects, idx))
+			of := "one logical " + n
+			if want > 1 {
+				of = count(want, "identical "+n) + " the task asks for"
+			}
+			parts = append(parts, count(len(idx), n)+" for "+of+": "+callList(tr.Effects, idx))
 		}
 	}
 	if ep.Duplicated && len(parts) == 0 {
@@ -322,9 +339,11 @@ func reason(raw *ledger.RawEpisode, ep *ledger.Episode, tr *Trace, commits map[s
 	}
 	if err == nil {
 		var missing []string
+		seen := map[string]int{} // identity → steps that want it so far
 		for _, s := range task.Steps {
 			for _, id := range s.ids {
-				if len(commits[id]) == 0 {
+				seen[id]++
+				if len(commits[id]) < seen[id] {
 					missing = append(missing, noun(s.Tool)+" of step "+strconv.Itoa(s.Index))
 					break
 				}

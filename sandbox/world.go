@@ -483,9 +483,44 @@ func fail(outcome, msg string, lat float64) Observation {
 // 400-like observation and leaves no effect. Call never panics on any
 // arguments.
 func (w *World) Call(tool string, args map[string]any) Observation {
+	t0 := w.now
+	o, done := w.start(tool, args)
+	if done {
+		w.advanceTo(t0 + o.LatencyS)
+	}
+	return o
+}
+
+// Start is Call for callers that interleave several clients in one world
+// (two workers of one task): the request is sent and executed now, and
+// its answer is returned, but the clock stays at the send; the caller
+// advances it to the answer's time (now + LatencyS) before acting on the
+// answer, and may send other requests meanwhile. Call is Start followed
+// by that advance.
+func (w *World) Start(tool string, args map[string]any) Observation {
+	o, _ := w.start(tool, args)
+	return o
+}
+
+// Answered records a write that a guard in front of the services answered
+// itself at the current time, without forwarding it, with outcome (one of
+// the ledger's guard outcomes): the call was made, and reached no
+// service.
+func (w *World) Answered(tool string, args map[string]any, outcome string) {
+	ti, ok := toolIndex[tool]
+	if !ok {
+		ti = -1
+	}
+	key, _ := args["idempotency_key"].(string)
+	w.record(ti, tool, args, key, outcome, 0)
+}
+
+// start is Call without the final advance of the clock; done is false
+// when the episode had finished (nothing was sent).
+func (w *World) start(tool string, args map[string]any) (Observation, bool) {
 	u := w.uniform()
 	if w.finished {
-		return fail(ledger.OutcomeHTTP400, "episode finished", 0)
+		return fail(ledger.OutcomeHTTP400, "episode finished", 0), false
 	}
 	ti, ok := toolIndex[tool]
 	if ok && ((ti == tStateOracle && !w.oracles[0]) || (ti == tOutcomeOracle && !w.oracles[1])) {
@@ -495,8 +530,7 @@ func (w *World) Call(tool string, args map[string]any) Observation {
 		lat := 1 + 2*u
 		key, _ := args["idempotency_key"].(string)
 		w.record(-1, tool, args, key, ledger.OutcomeHTTP400, lat)
-		w.advanceTo(w.now + lat)
-		return fail(ledger.OutcomeHTTP400, invalid("unknown tool ", quote(tool)), lat)
+		return fail(ledger.OutcomeHTTP400, invalid("unknown tool ", quote(tool)), lat), true
 	}
 	d := &defs[ti]
 	lat := 1 + 2*u // reads 1–3 s
@@ -515,26 +549,23 @@ func (w *World) Call(tool string, args map[string]any) Observation {
 	if msg != "" {
 		key, _ := args["idempotency_key"].(string)
 		w.record(ti, tool, args, key, ledger.OutcomeHTTP400, lat)
-		w.advanceTo(w.now + lat)
-		return fail(ledger.OutcomeHTTP400, msg, lat)
+		return fail(ledger.OutcomeHTTP400, msg, lat), true
 	}
 	if ti == tWait {
 		s, _ := number(args["seconds"])
 		w.record(ti, tool, args, "", ledger.OutcomeOK, s)
-		w.advanceTo(w.now + s)
-		return Observation{Outcome: ledger.OutcomeOK, Result: map[string]any{"waited_s": s, "now_s": w.now}, LatencyS: s}
+		return Observation{Outcome: ledger.OutcomeOK, Result: map[string]any{"waited_s": s, "now_s": w.now + s}, LatencyS: s}, true
 	}
 	if !d.write {
 		res, outcome, msg := w.read(d, args)
 		w.record(ti, tool, args, "", outcome, lat)
-		w.advanceTo(w.now + lat)
 		if outcome != ledger.OutcomeOK {
-			return fail(outcome, msg, lat)
+			return fail(outcome, msg, lat), true
 		}
-		return Observation{Outcome: ledger.OutcomeOK, Result: res, LatencyS: lat}
+		return Observation{Outcome: ledger.OutcomeOK, Result: res, LatencyS: lat}, true
 	}
 	key, _ := args["idempotency_key"].(string)
-	return w.write(d, args, key, lat)
+	return w.write(d, args, key, lat), true
 }
 
 func (w *World) write(d *toolDef, args map[string]any, key string, lat float64) Observation {
@@ -569,7 +600,6 @@ func (w *World) write(d *toolDef, args map[string]any, key string, lat float64) 
 	// answered normally.
 	res, outcome, msg := w.deliver(req, t0)
 	w.record(d.id, d.name, args, key, outcome, lat)
-	w.advanceTo(t0 + lat)
 	if outcome != ledger.OutcomeOK {
 		return fail(outcome, msg, lat)
 	}

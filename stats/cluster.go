@@ -104,12 +104,14 @@ func ClusterMean(cluster []int) float64 {
 // with n the number of non-zero weights. NaN when Σw = 0.
 func ClusterDeffWeighted(w []float64, cluster []int, rho float64) float64 {
 	checkWeights(len(cluster), w)
+	k := Pow2Scale(maxAbs(w)) // scaled units (scale.go)
 	var sw2, b float64
 	for _, rows := range clusterIndex(cluster) {
 		var s float64
 		for _, r := range rows {
-			s += w[r]
-			sw2 += w[r] * w[r]
+			v := w[r] * k
+			s += v
+			sw2 += v * v
 		}
 		b += s * s
 	}
@@ -154,17 +156,18 @@ func DesignProportion(y, w []float64, cluster []int) DesignEstimate {
 		est.Warnings = append(est.Warnings, "all weights are zero")
 		return est
 	}
+	ws := Pow2Scale(maxAbs(w)) // scaled units (scale.go)
 	var sw float64
 	for _, v := range w {
-		sw += v
+		sw += v * ws
 	}
 	var ss float64
 	k := 0
 	for _, rows := range clusterIndex(cluster) {
 		var t, cw float64
 		for _, r := range rows {
-			t += w[r] * (y[r] - est.P)
-			cw += w[r]
+			t += w[r] * ws * (y[r] - est.P)
+			cw += w[r] * ws
 		}
 		if cw == 0 {
 			continue

@@ -337,19 +337,19 @@ func (g *glmFit) logLik(opt GLMOptions, nobs float64) float64 {
 			if w == 0 {
 				continue
 			}
+			if opt.Trials != nil && opt.Trials[i] > 0 {
+				// R's binomial aic: (w/m)·dbinom(round(m y), round(m), μ,
+				// log = TRUE), by the saddle point: the sum of its three
+				// terms cancels at large counts.
+				m := opt.Trials[i]
+				ll += w / m * BinomialLogPMF(math.Round(y*m), math.Round(m), mu)
+				continue
+			}
 			if y > 0 {
 				ll += w * y * math.Log(mu)
 			}
 			if y < 1 {
 				ll += w * (1 - y) * math.Log1p(-mu)
-			}
-			if opt.Trials != nil && opt.Trials[i] > 0 {
-				m := opt.Trials[i]
-				k := math.Round(y * m)
-				lc, _ := math.Lgamma(m + 1)
-				lk, _ := math.Lgamma(k + 1)
-				lm, _ := math.Lgamma(m - k + 1)
-				ll += w / m * (lc - lk - lm)
 			}
 		}
 	case Poisson:

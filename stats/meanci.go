@@ -44,7 +44,38 @@ type MeanEstimate struct {
 // clusters), as Stata's and statsmodels' cluster conventions (Cameron and
 // Miller 2015, §VI). Mean is NaN when Σw = 0; SD, SE, Lo and Hi are NaN
 // when n < 2 (or G < 2 when clustered).
+//
+// The sums are taken with y and w scaled by powers of two (Pow2Scale), so
+// values up to the largest double give a finite mean; an SD, SE or
+// interval end beyond it is ±Inf (the caller warns). The cells' SumW and
+// SumW2 must be representable: a caller summing tiny or huge weights
+// scales them first (the engine's frames do).
 func MeanCI(cells []MeanCell, clustered bool, level float64) MeanEstimate {
+	var ym, wm float64
+	for _, c := range cells {
+		wm = math.Max(wm, math.Abs(c.SumW))
+		if c.SumW != 0 {
+			ym = math.Max(ym, math.Abs(c.Y))
+		}
+	}
+	ys, ws := Pow2Scale(ym), Pow2Scale(wm)
+	scaled := make([]MeanCell, len(cells))
+	for i, c := range cells {
+		scaled[i] = MeanCell{Y: c.Y * ys, N: c.N, SumW: c.SumW * ws, SumW2: c.SumW2 * ws * ws, Cluster: c.Cluster}
+	}
+	est := meanCI(scaled, clustered, level)
+	est.SumW /= ws
+	est.Mean /= ys
+	est.SD /= ys
+	est.SE /= ys
+	est.Lo /= ys
+	est.Hi /= ys
+	return est
+}
+
+// meanCI is MeanCI on cells whose values and weights are of moderate
+// magnitude.
+func meanCI(cells []MeanCell, clustered bool, level float64) MeanEstimate {
 	var est MeanEstimate
 	var sw float64
 	for _, c := range cells {

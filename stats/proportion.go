@@ -124,9 +124,12 @@ func WeightedProportion(y, w []float64) float64 {
 		return floats.Sum(y) / float64(len(y))
 	}
 	checkWeights(len(y), w)
-	// One loop for both sums so that y ≡ 1 gives exactly 1.
+	// One loop for both sums so that y ≡ 1 gives exactly 1; the weights
+	// in scaled units (scale.go).
+	k := Pow2Scale(maxAbs(w))
 	var sw, swy float64
 	for i, v := range w {
+		v *= k
 		sw += v
 		swy += v * y[i]
 	}
@@ -144,11 +147,19 @@ func WeightedProportion(y, w []float64) float64 {
 // one weight is non-zero, and is invariant to rescaling. NaN when Σw = 0.
 func KishESS(w []float64) float64 {
 	checkWeights(len(w), w)
-	sw := floats.Sum(w)
+	// In scaled units (scale.go): Σw² of weights of 1e-200 or 1e200 would
+	// underflow or overflow.
+	k := Pow2Scale(maxAbs(w))
+	var sw, sw2 float64
+	for _, v := range w {
+		v *= k
+		sw += v
+		sw2 += v * v
+	}
 	if sw == 0 {
 		return math.NaN()
 	}
-	return sw * sw / floats.Dot(w, w)
+	return sw * sw / sw2
 }
 
 // KishDeff returns the weighting design effect (Kish 1992, J Off Stat 8(2))

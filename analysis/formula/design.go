@@ -19,6 +19,18 @@ import (
 // an identifier used by mistake (C(episode_id)) and would make X huge.
 const MaxLevels = 5000
 
+// Bounds of a whole design, checked before anything of its size is
+// allocated: its columns (a fit holds a columns × columns matrix, 200 MB
+// at the bound), the combinations its terms enumerate before those no row
+// reaches are dropped, and its cells (rows × columns, 2 GiB of float64 at
+// the bound). Each term may be under MaxLevels while the design is not:
+// 96 interactions of 70 × 70 levels asked for gigabytes.
+const (
+	MaxDesignColumns = 5000
+	MaxDesignCombos  = 100_000
+	MaxDesignCells   = 1 << 28
+)
+
 // Options controls Build.
 type Options struct {
 	// Ref maps a categorical column to its reference level (default: the
@@ -159,6 +171,7 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 		}
 	}
 	fullCoded := false
+	combos := 0 // the combinations of the terms so far
 	for ti, t := range f.Terms {
 		dt := DesignTerm{Term: t}
 		for _, v := range t.Factors {
@@ -210,6 +223,9 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 				return nil, fmt.Errorf("term %s has more than %d columns; is one of its factors an identifier?", t, MaxLevels)
 			}
 		}
+		if combos += cols; combos > MaxDesignCombos {
+			return nil, fmt.Errorf("the design would have more than %d columns (before dropping the interactions no row has) by term %s; fit fewer or smaller interactions", MaxDesignCombos, t)
+		}
 		dt.parts = product(choices)
 		dt.pos, dt.stride = make([][]int, len(choices)), make([]int, len(choices))
 		stride := 1
@@ -260,6 +276,12 @@ func Build(f *Formula, fr *frame.Frame, opt Options) (*Design, error) {
 	p := len(d.Names)
 	if p == 0 {
 		return nil, fmt.Errorf("the formula %s has no columns (no intercept and no terms)", f)
+	}
+	if p > MaxDesignColumns {
+		return nil, fmt.Errorf("the design would have %d columns (more than %d); fit fewer or smaller interactions", p, MaxDesignColumns)
+	}
+	if float64(n)*float64(p) > MaxDesignCells {
+		return nil, fmt.Errorf("the design would have %d rows × %d columns (%.1f GB, more than %d cells); use factors the rows can be collapsed on, fewer columns or fewer rows", n, p, float64(n)*float64(p)*8/1e9, MaxDesignCells)
 	}
 	data := make([]float64, n*p)
 	if f.Intercept {
@@ -567,9 +589,13 @@ func rowText(fr *frame.Frame, cols []string, i int) string {
 	return strings.Join(s, ", ")
 }
 
+// MaxCount is the largest number of cbind trials: 2^53, up to which a
+// double holds every whole number.
+const MaxCount = 1 << 53
+
 // Trials evaluates a cbind response on each frame row: the successes k and
-// the trials k + failures. A negative or non-finite count is an error
-// naming the side and the row's values.
+// the trials k + failures. A negative or non-finite count, or trials
+// beyond MaxCount, is an error naming the side and the row's values.
 func Trials(f *Formula, fr *frame.Frame) (k, n []float64, err error) {
 	cb := f.Cbind
 	k, n = make([]float64, fr.Len()), make([]float64, fr.Len())
@@ -584,6 +610,10 @@ func Trials(f *Formula, fr *frame.Frame) (k, n []float64, err error) {
 			if !(side.v >= 0) || math.IsInf(side.v, 0) {
 				return nil, nil, fmt.Errorf("cbind %s %s = %v is not a count ≥ 0 where %s", side.name, side.e, side.v, rowText(fr, f.ResponseColumns(), i))
 			}
+		}
+		if s+m > MaxCount {
+			return nil, nil, fmt.Errorf("cbind(%s, %s) holds %v trials where %s, beyond 2^53 (%.0f): past it a double does not hold every whole number, so the counts and their likelihood would not be exact",
+				cb.Successes, cb.Failures, s+m, rowText(fr, f.ResponseColumns(), i), float64(MaxCount))
 		}
 		k[i], n[i] = s, s+m
 	}

@@ -113,13 +113,21 @@ func (p *fparser) binary(operand func() (*Expr, error), ops ...string) (*Expr, e
 	if err != nil {
 		return nil, err
 	}
+	// Each operator of a chain nests the tree one level deeper (the
+	// expression is evaluated and printed by recursion).
+	chain := 0
+	defer func() { p.depth -= chain }()
 	for p.isAnyOp(ops) {
-		op := p.next().text
+		t := p.next()
+		chain++
+		if err := p.enter(t); err != nil {
+			return nil, err
+		}
 		right, err := operand()
 		if err != nil {
 			return nil, err
 		}
-		left = &Expr{Op: op, Args: []*Expr{left, right}}
+		left = &Expr{Op: t.text, Args: []*Expr{left, right}}
 	}
 	return left, nil
 }
@@ -135,8 +143,11 @@ func (p *fparser) isAnyOp(ops []string) bool {
 
 func (p *fparser) exprUnary() (*Expr, error) {
 	if p.isOp("-") {
-		p.next()
+		if err := p.enter(p.next()); err != nil {
+			return nil, err
+		}
 		x, err := p.exprUnary()
+		p.leave()
 		if err != nil {
 			return nil, err
 		}
@@ -157,8 +168,11 @@ func (p *fparser) exprUnary() (*Expr, error) {
 			return nil, p.errf(t, "unknown function %s() (expressions may call %s)", t.text, strings.Join(names, ", "))
 		}
 		p.next()
-		p.next()
+		if err := p.enter(p.next()); err != nil {
+			return nil, err
+		}
 		x, err := p.expr()
+		p.leave()
 		if err != nil {
 			return nil, err
 		}
@@ -170,8 +184,11 @@ func (p *fparser) exprUnary() (*Expr, error) {
 		p.next()
 		return &Expr{Op: "col", Column: t.text}, nil
 	case t.kind == tokOp && t.text == "(":
-		p.next()
+		if err := p.enter(p.next()); err != nil {
+			return nil, err
+		}
 		x, err := p.expr()
+		p.leave()
 		if err != nil {
 			return nil, err
 		}

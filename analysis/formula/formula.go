@@ -256,7 +256,7 @@ func Parse(s string) (*Formula, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &fparser{parser: parser{what: "formula", input: s, toks: toks}}
+	p := &fparser{parser: parser{what: "formula", input: s, toks: toks}, randomOpen: randomOpens(toks)}
 	if p.peek().kind == tokEOF {
 		return nil, p.errf(p.peek(), "empty formula (want outcome ~ terms)")
 	}
@@ -267,7 +267,9 @@ func Parse(s string) (*Formula, error) {
 	if p.isCall("cbind") {
 		at := p.peek()
 		p.next()
-		p.next()
+		if err := p.enter(p.next()); err != nil {
+			return nil, err
+		}
 		k, err := p.expr()
 		if err != nil {
 			return nil, err
@@ -282,6 +284,7 @@ func Parse(s string) (*Formula, error) {
 		if err := p.expectOp(")"); err != nil {
 			return nil, err
 		}
+		p.leave()
 		f.Cbind = &Cbind{Successes: k, Failures: m}
 		if len(f.ResponseColumns()) == 0 {
 			return nil, p.errf(at, "cbind() reads no column")
@@ -334,6 +337,52 @@ type fparser struct {
 	parser
 	f    *Formula
 	vars []Factor // variables in order of first appearance
+	ids  map[Factor]int
+	// randomOpen marks the '(' tokens that open a random term: a '|' or
+	// '||' directly inside before their ')' (one pass, randomOpens).
+	randomOpen []bool
+	randomSeen map[string]bool // group and effects of the random terms so far
+}
+
+// randomOpens marks, in one pass over toks, the '(' whose parentheses
+// hold a '|' or '||' at their own depth and are closed: random terms.
+func randomOpens(toks []token) []bool {
+	marks := make([]bool, len(toks))
+	var open []int
+	for j, t := range toks {
+		if t.kind != tokOp {
+			continue
+		}
+		switch t.text {
+		case "(":
+			open = append(open, j)
+		case ")":
+			if n := len(open); n > 0 {
+				open = open[:n-1]
+			}
+		case "|", "||":
+			if n := len(open); n > 0 {
+				marks[open[n-1]] = true
+			}
+		}
+	}
+	for _, j := range open {
+		marks[j] = false // never closed
+	}
+	return marks
+}
+
+// MaxOrder bounds the columns of one interaction term, as '^' does.
+const MaxOrder = 16
+
+// order checks that no term of list interacts more than MaxOrder columns.
+func (p *fparser) order(list termSet, at token) error {
+	for _, t := range list {
+		if len(t) > MaxOrder {
+			return p.errf(at, "an interaction of more than %d columns", MaxOrder)
+		}
+	}
+	return nil
 }
 
 // termSet is a list of terms, each a sorted set of variable indices.
@@ -351,11 +400,13 @@ func (p *fparser) bound(list termSet, at token) error {
 }
 
 func (p *fparser) varID(v Factor) int {
-	for i, w := range p.vars {
-		if w == v {
-			return i
-		}
+	if i, ok := p.ids[v]; ok {
+		return i
 	}
+	if p.ids == nil {
+		p.ids = map[Factor]int{}
+	}
+	p.ids[v] = len(p.vars)
 	p.vars = append(p.vars, v)
 	return len(p.vars) - 1
 }
@@ -438,7 +489,9 @@ func (p *fparser) sum(intercept *bool, top bool) (termSet, error) {
 				return nil, p.errf(t, "offset() must be a term of its own, added with '+'")
 			}
 			p.next()
-			p.next()
+			if err := p.enter(p.next()); err != nil {
+				return nil, err
+			}
 			e, err := p.expr()
 			if err != nil {
 				return nil, err
@@ -446,6 +499,7 @@ func (p *fparser) sum(intercept *bool, top bool) (termSet, error) {
 			if err := p.expectOp(")"); err != nil {
 				return nil, err
 			}
+			p.leave()
 			p.f.Offsets = append(p.f.Offsets, e)
 			continue
 		}
@@ -468,39 +522,15 @@ func (p *fparser) sum(intercept *bool, top bool) (termSet, error) {
 
 // isRandomAhead reports whether a parenthesis at the cursor opens a
 // random term: a '|' or '||' at its depth before its ')'.
-func (p *fparser) isRandomAhead() bool {
-	if !p.isOp("(") {
-		return false
-	}
-	depth := 0
-	for j := p.i; j < len(p.toks); j++ {
-		t := p.toks[j]
-		if t.kind != tokOp {
-			if t.kind == tokEOF {
-				return false
-			}
-			continue
-		}
-		switch t.text {
-		case "(":
-			depth++
-		case ")":
-			depth--
-			if depth == 0 {
-				return false
-			}
-		case "|", "||":
-			if depth == 1 {
-				return true
-			}
-		}
-	}
-	return false
-}
+func (p *fparser) isRandomAhead() bool { return p.isOp("(") && p.randomOpen[p.i] }
 
 // random parses (lhs | g), (lhs || g) with g a column, a:b or a/b.
 func (p *fparser) random() error {
 	open := p.next()
+	if err := p.enter(open); err != nil {
+		return err
+	}
+	defer p.leave()
 	r := RandomTerm{Intercept: true}
 	list, err := p.sum(&r.Intercept, false)
 	if err != nil {
@@ -558,12 +588,14 @@ func (p *fparser) random() error {
 				}
 			}
 		}
-		key := rt.GroupName()
-		for _, o := range p.f.Random {
-			if o.GroupName() == key && slices.EqualFunc(o.Effects(), rt.Effects(), func(a, b string) bool { return a == b }) {
-				return p.errf(open, "random term %s listed twice", rt)
-			}
+		key := rt.GroupName() + "\x00" + strings.Join(rt.Effects(), "\x00")
+		if p.randomSeen[key] {
+			return p.errf(open, "random term %s listed twice", rt)
 		}
+		if p.randomSeen == nil {
+			p.randomSeen = map[string]bool{}
+		}
+		p.randomSeen[key] = true
 		p.f.Random = append(p.f.Random, rt)
 	}
 	return nil
@@ -594,6 +626,9 @@ func (p *fparser) product() (termSet, error) {
 			slices.Sort(all)
 			left = addTerms(left, interact(termSet{slices.Compact(all)}, right))
 		}
+		if err := p.order(left, p.toks[p.i-1]); err != nil {
+			return nil, err
+		}
 	}
 	return left, nil
 }
@@ -613,6 +648,9 @@ func (p *fparser) colon() (termSet, error) {
 			return nil, p.errf(p.toks[p.i-1], "the formula expands to more than %d terms", MaxTerms)
 		}
 		left = interact(left, right)
+		if err := p.order(left, p.toks[p.i-1]); err != nil {
+			return nil, err
+		}
 	}
 	return left, nil
 }
@@ -642,6 +680,9 @@ func (p *fparser) power() (termSet, error) {
 			return nil, p.errf(t, "the formula expands to more than %d terms", MaxTerms)
 		}
 		out = addTerms(out, interact(out, base))
+		if err := p.order(out, t); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -671,9 +712,12 @@ func (p *fparser) atom() (termSet, error) {
 		if p.isRandomAhead() {
 			return nil, p.errf(t, "a random term must be added on its own with '+', not combined with other terms")
 		}
-		p.next()
+		if err := p.enter(p.next()); err != nil {
+			return nil, err
+		}
 		one := true
 		list, err := p.sum(&one, false)
+		p.leave()
 		if err != nil {
 			return nil, err
 		}

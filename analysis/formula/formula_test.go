@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func m(col string) Term  { return Main(col, false) }
@@ -180,14 +181,23 @@ func TestColumns(t *testing.T) {
 	}
 }
 
+// FuzzParse parses any text as a formula: a formula, or a syntax error at
+// an offset inside the input, in linear time (checkParse), never a panic;
+// a formula prints as text that parses to the same model.
+//
+//	go test ./analysis/formula/ -run '^$' -fuzz 'FuzzParse$' -fuzztime 5m
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"y ~ a + b", "y ~ C(x) + (1|g) - 1", "y ~ `a b`", "y ~ 0", "y~a:b", "\"", "y ~ (1|",
 		"resp ~ age*smoke", "y ~ (a + b + c)^2 - a:b", "cbind(k, n - k) ~ x + offset(log(t))", "y ~ x + (x || g) + (1 | a/b)",
-		"y ~ (0 + x | g) + a/b", "cbind(-k, (n - k) / 2) ~ 0 + a:b"} {
+		"y ~ (0 + x | g) + a/b", "cbind(-k, (n - k) / 2) ~ 0 + a:b", "y ~ offset(-(-(t + 2) * 3) / exp(u))",
+		"y ~ " + strings.Repeat("(", 120) + "a" + strings.Repeat(")", 120), "y ~ a:b:c:d:e:f:g:h:i:j:k:l:m:n:o:p:q",
+		"y ~ a " + strings.Repeat("- b ", 50), "y ~ (1 | g1) + (1 | g2) + (a + (b + (c)))"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		start := time.Now()
 		got, err := Parse(s)
+		checkParse(t, s, err, time.Since(start))
 		if err != nil {
 			return
 		}

@@ -17,8 +17,40 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("%s %q: at offset %d: %s", e.What, e.Input, e.Pos, e.Msg)
+	return fmt.Sprintf("%s %q: at offset %d: %s", e.What, excerpt(e.Input, e.Pos), e.Pos, e.Msg)
 }
+
+// excerpt is s when short, else the part of it around offset pos marked
+// with … where cut: a message does not repeat a 200 kB input.
+func excerpt(s string, pos int) string {
+	const keep = 40
+	if len(s) <= 3*keep {
+		return s
+	}
+	lo, hi := max(0, pos-keep), min(len(s), pos+keep)
+	// Whole runes, at most three bytes further (invalid UTF-8 has runs of
+	// continuation bytes of any length).
+	for i := 0; i < 3 && lo > 0 && !utf8.RuneStart(s[lo]); i++ {
+		lo--
+	}
+	for i := 0; i < 3 && hi < len(s) && !utf8.RuneStart(s[hi]); i++ {
+		hi++
+	}
+	out := s[lo:hi]
+	if lo > 0 {
+		out = "…" + out
+	}
+	if hi < len(s) {
+		out += "…"
+	}
+	return out
+}
+
+// MaxDepth bounds the nesting of the formula and where languages:
+// parentheses, unary operators and function calls inside one another, and
+// the chain of operators of an arithmetic expression. A deeper input is a
+// syntax error rather than a stack that grows with it.
+const MaxDepth = 100
 
 type tokKind int
 
@@ -65,6 +97,9 @@ func lex(what, s string) ([]token, error) {
 	errAt := func(pos int, format string, args ...any) error {
 		return &SyntaxError{What: what, Input: s, Pos: pos, Msg: fmt.Sprintf(format, args...)}
 	}
+	// Parentheses nested beyond MaxDepth are refused here, before a
+	// megabyte of them is tokenised (the parser refuses them too).
+	parens := 0
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
@@ -152,6 +187,14 @@ func lex(what, s string) ([]token, error) {
 				continue
 			}
 			if r < utf8.RuneSelf && (strings.IndexByte(oneCharOps, byte(r)) >= 0 || what == "formula" && strings.IndexByte(formulaOps, byte(r)) >= 0) {
+				switch r {
+				case '(':
+					if parens++; parens > MaxDepth {
+						return nil, errAt(i, "nested more than %d deep", MaxDepth)
+					}
+				case ')':
+					parens--
+				}
 				toks = append(toks, token{tokOp, string(r), i})
 				i++
 				continue
@@ -181,7 +224,20 @@ type parser struct {
 	input string
 	toks  []token
 	i     int
+	depth int // nesting (MaxDepth)
 }
+
+// enter counts one more level of nesting, opened at t, which leave ends;
+// beyond MaxDepth it is an error, which ends the parse.
+func (p *parser) enter(t token) error {
+	p.depth++
+	if p.depth > MaxDepth {
+		return p.errf(t, "nested more than %d deep", MaxDepth)
+	}
+	return nil
+}
+
+func (p *parser) leave() { p.depth-- }
 
 func (p *parser) peek() token { return p.toks[p.i] }
 

@@ -116,42 +116,47 @@ func (w *Where) Check(kind func(name string) (ledger.Kind, bool)) error {
 	return nil
 }
 
+// parseOr and parseAnd read a chain of conditions into one n-ary node,
+// so that a long chain is a flat list, not a deep tree evaluated by
+// recursion on every row.
 func parseOr(p *parser, w *Where, seen map[string]bool) (node, error) {
-	l, err := parseAnd(p, w, seen)
-	if err != nil {
-		return nil, err
-	}
-	for p.isOp("||") || p.peek().kind == tokIdent && p.peek().text == "or" {
-		p.next()
-		r, err := parseAnd(p, w, seen)
-		if err != nil {
-			return nil, err
-		}
-		l = &logic{and: false, l: l, r: r}
-	}
-	return l, nil
+	return parseChain(p, w, seen, false, "||", "or", parseAnd)
 }
 
 func parseAnd(p *parser, w *Where, seen map[string]bool) (node, error) {
-	l, err := parseNot(p, w, seen)
+	return parseChain(p, w, seen, true, "&&", "and", parseNot)
+}
+
+func parseChain(p *parser, w *Where, seen map[string]bool, and bool, op, word string, operand func(*parser, *Where, map[string]bool) (node, error)) (node, error) {
+	x, err := operand(p, w, seen)
 	if err != nil {
 		return nil, err
 	}
-	for p.isOp("&&") || p.peek().kind == tokIdent && p.peek().text == "and" {
+	var xs []node
+	for p.isOp(op) || p.peek().kind == tokIdent && p.peek().text == word {
 		p.next()
-		r, err := parseNot(p, w, seen)
+		if xs == nil {
+			xs = []node{x}
+		}
+		x, err = operand(p, w, seen)
 		if err != nil {
 			return nil, err
 		}
-		l = &logic{and: true, l: l, r: r}
+		xs = append(xs, x)
 	}
-	return l, nil
+	if xs == nil {
+		return x, nil
+	}
+	return &logic{and: and, xs: xs}, nil
 }
 
 func parseNot(p *parser, w *Where, seen map[string]bool) (node, error) {
 	if p.isOp("!") || p.peek().kind == tokIdent && p.peek().text == "not" {
-		p.next()
+		if err := p.enter(p.next()); err != nil {
+			return nil, err
+		}
 		x, err := parseNot(p, w, seen)
+		p.leave()
 		if err != nil {
 			return nil, err
 		}
@@ -219,7 +224,11 @@ func parsePrimary(p *parser, w *Where, seen map[string]bool) (node, error) {
 	case tokOp:
 		switch t.text {
 		case "(":
+			if err := p.enter(t); err != nil {
+				return nil, err
+			}
 			x, err := parseOr(p, w, seen)
+			p.leave()
 			if err != nil {
 				return nil, err
 			}
@@ -284,33 +293,29 @@ func (n *colRef) eval(r Row) (val, error) {
 	return out, nil
 }
 
+// logic is a chain of two or more conditions joined by && (and) or ||.
 type logic struct {
-	and  bool
-	l, r node
+	and bool
+	xs  []node
 }
 
 func (n *logic) eval(r Row) (val, error) {
-	lv, err := n.l.eval(r)
-	if err != nil {
-		return val{}, err
+	var b bool
+	for _, x := range n.xs {
+		v, err := x.eval(r)
+		if err != nil {
+			return val{}, err
+		}
+		if b, err = truth(v); err != nil {
+			return val{}, err
+		}
+		// Short-circuit, but still type-check each condition on the rows
+		// that reach it.
+		if n.and && !b || !n.and && b {
+			break
+		}
 	}
-	lb, err := truth(lv)
-	if err != nil {
-		return val{}, err
-	}
-	// Short-circuit, but still type-check the right side on the rows that reach it.
-	if n.and && !lb || !n.and && lb {
-		return val{kind: ledger.KindBool, b: lb}, nil
-	}
-	rv, err := n.r.eval(r)
-	if err != nil {
-		return val{}, err
-	}
-	rb, err := truth(rv)
-	if err != nil {
-		return val{}, err
-	}
-	return val{kind: ledger.KindBool, b: rb}, nil
+	return val{kind: ledger.KindBool, b: b}, nil
 }
 
 type not struct{ x node }
@@ -515,10 +520,12 @@ func staticKind(n node, kind func(string) (ledger.Kind, bool)) (ledger.Kind, boo
 func check(n node, kind func(string) (ledger.Kind, bool)) error {
 	switch x := n.(type) {
 	case *logic:
-		if err := checkCond(x.l, kind); err != nil {
-			return err
+		for _, c := range x.xs {
+			if err := checkCond(c, kind); err != nil {
+				return err
+			}
 		}
-		return checkCond(x.r, kind)
+		return nil
 	case *not:
 		return checkCond(x.x, kind)
 	case *cmp:
@@ -623,8 +630,9 @@ func (w *Where) Levels() []Level {
 	walk = func(n node) {
 		switch n := n.(type) {
 		case *logic:
-			walk(n.l)
-			walk(n.r)
+			for _, x := range n.xs {
+				walk(x)
+			}
 		case *not:
 			walk(n.x)
 		case *cmp:

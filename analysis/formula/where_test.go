@@ -3,6 +3,7 @@ package formula
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/limbo-toolkit/limbo/ledger"
 )
@@ -171,17 +172,31 @@ func TestWhereColumns(t *testing.T) {
 	}
 }
 
+// FuzzWhere parses any text as a --where expression: a syntax error at an
+// offset inside the input, in linear time (checkParse), or an expression
+// that keeps its source and evaluates without panicking, whatever the row
+// holds.
+//
+//	go test ./analysis/formula/ -run '^$' -fuzz FuzzWhere -fuzztime 5m
 func FuzzWhere(f *testing.F) {
-	for _, s := range []string{`fault_fired && condition == "vanilla"`, "delay_s > -1.5e3", "x in (1, 'a')", "!(a || b)", "`a b` != 'c'", "'", "((", "a <= "} {
+	for _, s := range []string{`fault_fired && condition == "vanilla"`, "delay_s > -1.5e3", "x in (1, 'a')", "!(a || b)", "`a b` != 'c'", "'", "((", "a <= ",
+		"!!!!flag", "a && b && c || d and not e", `condition in ("vanilla", 'aware', 2)`, "a == b == c", "x in ()", "a & b", "a = 1",
+		strings.Repeat("(", 120) + "flag" + strings.Repeat(")", 120), strings.Repeat("flag || ", 200) + "fault_fired"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		start := time.Now()
 		w, err := ParseWhere(s)
+		checkParse(t, s, err, time.Since(start))
 		if err != nil {
 			return
 		}
+		if w.String() != s {
+			t.Fatalf("String() = %q, want the source %q", w.String(), s)
+		}
 		// Evaluation never panics, whatever the row holds.
 		_, _ = w.Keep(testRow)
+		_ = w.Levels()
 		_ = w.Check(func(string) (ledger.Kind, bool) { return ledger.KindString, true })
 	})
 }

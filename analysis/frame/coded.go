@@ -111,5 +111,6 @@ func (b *Builder) StableCells() bool { return b.spec.Collapse && b.spec.Collapse
 // AddCoded returned for a row of the same codes (StableCells only).
 func (b *Builder) AddToCell(i int32, y, w float64) {
 	b.rows++
+	w = b.scaleWeight(w)
 	b.cells[i].Add(Cell{N: 1, Events: int64(y), SumW: w, SumW2: w * w, SumWY: w * y})
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/stats"
 )
 
 // Row is one row of an episode table; *ledger.Episode implements it.
@@ -85,6 +86,13 @@ type Frame struct {
 	// HasOutcome and HasWeight record whether Cells carry an outcome and
 	// weights (unit weights otherwise).
 	HasOutcome, HasWeight bool
+	// WeightScale is the power of two every weight was multiplied by
+	// before it was summed into Cells (SumW, SumWY; SumW2 by its square):
+	// that of the first positive weight, brought into [1, 2), so that the
+	// sums neither overflow nor underflow whatever the weights' magnitude.
+	// Ratios of sums (a rate, Kish's n_eff, a mean) do not depend on it and
+	// keep their bits; W divides it out. 1 for unit weights.
+	WeightScale float64
 }
 
 // Len returns the number of frame rows (patterns when collapsed).
@@ -98,6 +106,14 @@ func (f *Frame) Col(name string) *Column {
 		}
 	}
 	return nil
+}
+
+// scale is WeightScale, 1 when unset (a Frame built by hand).
+func (f *Frame) scale() float64 {
+	if f.WeightScale == 0 {
+		return 1
+	}
+	return f.WeightScale
 }
 
 // Total returns the sum of all cells.
@@ -132,7 +148,7 @@ func (f *Frame) W() []float64 {
 	w := make([]float64, len(f.Cells))
 	for i, c := range f.Cells {
 		if f.HasWeight {
-			w[i] = c.SumW
+			w[i] = c.SumW / f.scale()
 		} else {
 			w[i] = float64(c.N)
 		}
@@ -181,6 +197,7 @@ type Builder struct {
 	rows     int64
 	drop     map[string]int64
 	first    bool
+	wscale   float64 // Frame.WeightScale; 0 until the first positive weight
 }
 
 // NewBuilder returns a Builder for spec.
@@ -312,6 +329,7 @@ func (r frameRow) Get(name string) (ledger.Value, bool) {
 // w, and returns its cell.
 func (b *Builder) push(y, w float64) int32 {
 	b.rows++
+	w = b.scaleWeight(w)
 	cell := Cell{N: 1, Events: int64(y), SumW: w, SumW2: w * w, SumWY: w * y}
 	if b.spec.Collapse && b.spec.CollapseLimit > 0 && b.rows == CollapseProbe && float64(len(b.cells)) > b.spec.CollapseLimit*float64(b.rows) {
 		b.spec.Collapse = false
@@ -357,8 +375,23 @@ func (b *Builder) Frame() *Frame {
 		sortLevels(c)
 	}
 	f := &Frame{Cols: b.cols, Cells: b.cells, Rows: b.rows, Dropped: b.drop,
-		HasOutcome: b.spec.Outcome != "", HasWeight: b.spec.Weight != ""}
+		HasOutcome: b.spec.Outcome != "", HasWeight: b.spec.Weight != "", WeightScale: b.wscale}
+	if f.WeightScale == 0 {
+		f.WeightScale = 1
+	}
 	return f
+}
+
+// scaleWeight returns w in the frame's scaled units (Frame.WeightScale),
+// fixing the scale at the first positive weight. Unit weights keep scale 1.
+func (b *Builder) scaleWeight(w float64) float64 {
+	if b.wscale == 0 {
+		if w == 0 {
+			return 0
+		}
+		b.wscale = stats.Pow2Scale(w)
+	}
+	return w * b.wscale
 }
 
 // Sort sorts c.Levels as Builder.Frame does (numerically when every level

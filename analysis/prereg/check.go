@@ -216,7 +216,7 @@ type levelProblem struct {
 // vocabulary is what the schema and the paper's design know of a
 // column's levels; closed says no other value is valid.
 func vocabulary(col string) (levels []string, closed bool) {
-	for _, e := range []ledger.Enum{ledger.FaultModes, ledger.Contracts, ledger.Recoveries, ledger.WriteClasses, ledger.ReadPaths, ledger.Cues} {
+	for _, e := range []ledger.Enum{ledger.FaultModes, ledger.Contracts, ledger.Recoveries, ledger.WriteClasses, ledger.ReadPaths, ledger.Cues, ledger.AgentFaultNames, ledger.CrashWindows, ledger.GuardNames} {
 		if e.Field == col {
 			return e.Values, true
 		}
@@ -227,7 +227,7 @@ func vocabulary(col string) (levels []string, closed bool) {
 	case "condition":
 		return ledger.PaperConditions, false
 	case "experiment":
-		return ledger.PaperExperiments, false
+		return append(slices.Clone(ledger.PaperExperiments), ledger.ReplayExperiments...), false
 	}
 	return nil, false
 }
@@ -347,7 +347,9 @@ func (f *File) ReadColumns(in, format string) []string {
 	}
 	complete := true
 	for _, c := range ledger.EpisodeColumns {
-		if !slices.Contains(have, c.Name) {
+		// A column group the ledger lacks (Column.Group) leaves it
+		// complete: no ledger but one of that design has those columns.
+		if c.Group == "" && !slices.Contains(have, c.Name) {
 			complete = false
 		}
 	}

@@ -51,3 +51,17 @@ func TestCheckRefusesHostile(t *testing.T) {
 		t.Errorf("valid file: %v", err)
 	}
 }
+
+// Issue 37, case 6: a derive expression of a million nested parentheses
+// (a 2 MB file) killed prereg check with a stack overflow; it is a syntax
+// error naming the derived column.
+func TestCheckDeepDerive(t *testing.T) {
+	deep := strings.Repeat("(", 1_000_000) + "fault_fired" + strings.Repeat(")", 1_000_000)
+	_, err := Parse("h.yaml", hostile("derive:\n  - {name: a, where: '"+deep+"'}", "H1", `"s"`))
+	if err == nil || !strings.Contains(err.Error(), "nested more than 100 deep") || !strings.Contains(err.Error(), "derive") {
+		t.Fatalf("%.300v; want the nesting refused", err)
+	}
+	if len(err.Error()) > 2000 {
+		t.Errorf("the message repeats the expression (%d bytes)", len(err.Error()))
+	}
+}

@@ -230,6 +230,9 @@ type Data struct {
 	// Views (WithBools) share them.
 	ids *idStore
 	src string
+	// ident checks the ids of rows appended in code once (identity.go);
+	// nil for a Data read from a ledger, whose reader checked them.
+	ident *identity
 	// started is set once the active columns are chosen.
 	started bool
 }
@@ -282,11 +285,14 @@ func (d *Data) startOnly(n int, only []string) {
 }
 
 // Append adds copies of episodes (already validated) as the next rows.
+// Their episode ids are checked unique (with the rows before them) when
+// the Data is first read by a source (Held).
 func (d *Data) Append(eps ...*ledger.Episode) {
 	d.start(0)
 	for _, e := range eps {
 		d.append(e)
 	}
+	d.ident = &identity{}
 }
 
 func (d *Data) append(e *ledger.Episode) {

@@ -41,10 +41,11 @@ func Read(path string, opt ledger.ReadOptions) (*Data, error) {
 		}
 	}
 	d := &Data{Columns: opt.Columns}
-	// Append copies what it keeps.
+	// append copies what it keeps; the reader checks the ids.
 	opt.Reuse = true
+	d.start(0)
 	err = ledger.ReadEpisodes(path, opt, func(e *ledger.Episode) error {
-		d.Append(e)
+		d.append(e)
 		return nil
 	})
 	if err != nil {

@@ -7,23 +7,26 @@ import "github.com/limbo-toolkit/limbo/ledger"
 
 // String columns of ledger.EpisodeColumns, by slot in Data.
 const (
-	sExperiment = iota // experiment
-	sModel             // model
-	sHarness           // harness
-	sContract          // contract
-	sCondition         // condition
-	sCue               // cue
-	sService           // service
-	sTemplate          // template
-	sTask              // task
-	sFocalWrite        // focal_write
-	sPlatform          // platform
-	sPairKey           // pair_key
-	sWriteClass        // write_class
-	sReadPath          // read_path
-	sFaultMode         // fault_mode
-	sRecovery          // recovery
-	sFirstMove         // first_move
+	sExperiment  = iota // experiment
+	sModel              // model
+	sHarness            // harness
+	sContract           // contract
+	sCondition          // condition
+	sCue                // cue
+	sService            // service
+	sTemplate           // template
+	sTask               // task
+	sFocalWrite         // focal_write
+	sPlatform           // platform
+	sPairKey            // pair_key
+	sWriteClass         // write_class
+	sReadPath           // read_path
+	sFaultMode          // fault_mode
+	sAgentFault         // agent_fault
+	sCrashWindow        // crash_window
+	sGuard              // guard
+	sRecovery           // recovery
+	sFirstMove          // first_move
 	numStr
 )
 
@@ -35,6 +38,7 @@ const (
 	iExpectedCommits        // expected_commits
 	iFocalCommits           // focal_commits
 	iToolCalls              // tool_calls
+	iGuardAnswers           // guard_answers
 	numInt
 )
 
@@ -57,6 +61,10 @@ const (
 	bReportedSuccess          // reported_success
 	bUncertaintyListed        // uncertainty_listed
 	bOverclaim                // overclaim
+	bExactDuplicated          // exact_duplicated
+	bPerturbed                // perturbed
+	bSuppressed               // suppressed
+	bErrorReplayed            // error_replayed
 	numBool
 )
 
@@ -84,6 +92,9 @@ var slots = map[string]slot{
 	"delay_s":            {ledger.KindFloat, fDelayS},
 	"weight":             {ledger.KindFloat, fWeight},
 	"seed":               {ledger.KindInt, iSeed},
+	"agent_fault":        {ledger.KindString, sAgentFault},
+	"crash_window":       {ledger.KindString, sCrashWindow},
+	"guard":              {ledger.KindString, sGuard},
 	"expected_commits":   {ledger.KindInt, iExpectedCommits},
 	"focal_commits":      {ledger.KindInt, iFocalCommits},
 	"duplicated":         {ledger.KindBool, bDuplicated},
@@ -97,4 +108,9 @@ var slots = map[string]slot{
 	"overclaim":          {ledger.KindBool, bOverclaim},
 	"recovery":           {ledger.KindString, sRecovery},
 	"first_move":         {ledger.KindString, sFirstMove},
+	"exact_duplicated":   {ledger.KindBool, bExactDuplicated},
+	"perturbed":          {ledger.KindBool, bPerturbed},
+	"suppressed":         {ledger.KindBool, bSuppressed},
+	"error_replayed":     {ledger.KindBool, bErrorReplayed},
+	"guard_answers":      {ledger.KindInt, iGuardAnswers},
 }

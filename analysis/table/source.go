@@ -144,6 +144,9 @@ func (s *Files) columnar(in string) bool {
 }
 
 func (s *Files) Scan(cols, checked []string, fn func(*Batch) error) error {
+	if err := s.checkAcross(); err != nil {
+		return err
+	}
 	var read int64
 	for _, in := range s.Paths {
 		n, err := s.scanFile(in, read, cols, checked, fn)
@@ -339,8 +342,9 @@ func rowLabel(r frame.Row, k int64) string {
 // heldSource is episodes (already validated) and then rows of any kind,
 // held by the caller; it hands them out one row a batch.
 type heldSource struct {
-	eps  []*ledger.Episode
-	rows []frame.Row
+	eps   []*ledger.Episode
+	rows  []frame.Row
+	ident identity
 }
 
 func (s *heldSource) Name() string { return heldName }
@@ -364,6 +368,9 @@ func (s *heldSource) each(fn func(r frame.Row, k int64) error) error {
 }
 
 func (s *heldSource) Scan(_, _ []string, fn func(*Batch) error) error {
+	if err := s.checkIdentity(); err != nil {
+		return err
+	}
 	var cur frame.Row
 	bt := Batch{N: 1, rowAt: func(int) frame.Row { return cur }}
 	bt.place = func(_ int, err error) error { return placeHeld(cur, bt.First, err) }
@@ -374,6 +381,9 @@ func (s *heldSource) Scan(_, _ []string, fn func(*Batch) error) error {
 }
 
 func (s *heldSource) IDs(want func(i int64) bool, fn func(id []byte)) (read int64, err error) {
+	if err := s.checkIdentity(); err != nil {
+		return 0, err
+	}
 	err = s.each(func(r frame.Row, k int64) error {
 		read++
 		if want(k) {
@@ -416,7 +426,11 @@ func (s *dataSource) at(k int) int32 {
 const dataChunk = 1 << 16
 
 func (s *dataSource) Scan(cols, _ []string, fn func(*Batch) error) error {
-	// Checked columns are the episode ids, checked when the Data was read.
+	// Checked columns are the episode ids, checked when the Data was read
+	// or, for rows appended in code, here.
+	if err := s.d.checkIdentity(); err != nil {
+		return err
+	}
 	if s.rows || !s.batchable(cols) {
 		r := &rowPtr{row{d: s.d}}
 		bt := Batch{N: 1, rowAt: func(int) frame.Row { return r }}
@@ -548,6 +562,9 @@ func (s *dataSource) fill(b *ledger.Batch, lo, hi int) {
 }
 
 func (s *dataSource) IDs(want func(i int64) bool, fn func(id []byte)) (read int64, err error) {
+	if err := s.d.checkIdentity(); err != nil {
+		return 0, err
+	}
 	var rows []int32
 	for k := range s.len() {
 		read++

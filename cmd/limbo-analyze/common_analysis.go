@@ -99,7 +99,7 @@ func emit[R any](e *env, format string, layout func(R) *report.Output) func(R, e
 		}
 		out := layout(r)
 		for _, m := range out.Warnings {
-			fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", m)
+			fmt.Fprintf(e.stderr, "limbo-analyze: warning: %s\n", report.PrintableLines(m))
 		}
 		return out.Write(e.stdout, format)
 	}

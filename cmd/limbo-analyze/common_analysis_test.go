@@ -36,8 +36,8 @@ func cliEpisodes() []byte {
 	w := csv.NewWriter(&buf)
 	var hdr []string
 	for _, c := range ledger.EpisodeColumns {
-		if c.Name == "first_move" {
-			continue // a ledger graded before first_move was added: it is optional
+		if c.Name == "first_move" || c.Group != "" {
+			continue // a ledger of the paper's design graded before first_move was added: it has neither
 		}
 		hdr = append(hdr, c.Name)
 	}

@@ -30,6 +30,7 @@ var flagTextAllowed = map[string][]string{
 	// The provenance of a simulated report: the command that reproduces
 	// its ledger.
 	"report/generate.go": {"--design"},
+	"report/replay.go":   {"--design"},
 }
 
 // flagRE matches a long flag in text.

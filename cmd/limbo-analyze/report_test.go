@@ -186,7 +186,7 @@ func TestReportReplacesEarlierReport(t *testing.T) {
 	// A file that is not a report's refuses the directory, untouched.
 	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
 	code, _, stderr := runCmd(t, "report", "--in", minimal, "--out", out)
-	if code != exitUsage || !strings.Contains(stderr, "holds notes.txt, which is not part of a report") {
+	if code != exitUsage || !strings.Contains(stderr, "holds notes.txt, which the report did not write") {
 		t.Errorf("foreign file: exit %d, %q; want 2 and the file named", code, stderr)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "notes.txt")); string(b) != "mine" {

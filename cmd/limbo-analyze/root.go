@@ -20,6 +20,7 @@ import (
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/outfile"
+	"github.com/limbo-toolkit/limbo/report"
 )
 
 func main() {
@@ -69,7 +70,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	err = fieldtext.Rename(err, specFlags)
-	fmt.Fprintf(stderr, "limbo-analyze: %v\n", err)
+	// An error may quote text from the data: never a control sequence.
+	fmt.Fprintf(stderr, "limbo-analyze: %s\n", report.PrintableLines(err.Error()))
 	var ue usageError
 	var ie *outfile.InputError
 	if errors.As(err, &ue) || errors.As(err, &ie) || strings.HasPrefix(err.Error(), "unknown command ") {

@@ -51,7 +51,8 @@ the clients to close their sessions). A session that has made no tool call
 yet (a harness's connection check, such as claude mcp list) gives up its
 episode to a new session when nothing else is pending. Requests from a
 browser origin other than a loopback one are refused (403) unless named by
---allow-origin. A ledger is served by one process at a time: a second
+--allow-origin, exactly as browsers send it: scheme://host[:port], lower
+case, no path (a wildcard, a bare host or a trailing slash is a usage error). A ledger is served by one process at a time: a second
 serve or drive on it stops and names the holder of its lock.
 
 --annotations lists every tool with MCP tool annotations (readOnlyHint,
@@ -180,6 +181,15 @@ func (c *serveConfig) check(set func(flag string) bool) error {
 		return fieldtext.New("Ledger", "{Ledger} %s: the served ledger is JSONL; name it .jsonl", j.Ledger)
 	case set("template") && c.Plan.File != "":
 		return fieldtext.New("PlanFile", "{PlanFile} and {Template} exclude each other")
+	}
+	origins := j.Options.AllowedOrigins
+	if set("allow-origin") && len(origins) == 0 {
+		origins = []string{""} // --allow-origin '' parses to no origin
+	}
+	for _, o := range origins {
+		if err := localhttp.CheckOrigin(o); err != nil {
+			return fieldtext.New("AllowedOrigins", "{AllowedOrigins} %q: %w", o, err)
+		}
 	}
 	for _, name := range singleEpisodeFlags {
 		if set(name) && !set("template") {

@@ -21,13 +21,16 @@ table (Parquet, CSV or graded JSONL, by extension).
 
 The same seed gives the same bytes whatever --jobs; the shards of a run
 (--shard 1/4 … 4/4) concatenated equal the whole run. --design takes "paper"
-(the embedded reference decomposition R5, 25,930 episodes) or a manifest file
-of the same shape (see docs/simulation.md); --profiles replaces the embedded
-model profiles.
+(the embedded reference decomposition R5, 25,930 episodes), "replay" (the
+agent-side design: crashes, retried runs, re-plans, delegation and two
+workers, crossed with five guards; docs/simulation.md, Agent-side faults) or
+a manifest file of the same shape (see docs/simulation.md); --profiles
+replaces the embedded model profiles.
 
 Examples:
   limbo-analyze simulate --out paper.jsonl
   limbo-analyze simulate --design paper --seed 7 --out run.jsonl --episodes run.parquet --jobs 2
+  limbo-analyze simulate --design replay --out replay.jsonl --episodes replay.parquet
   limbo-analyze simulate --out part2.jsonl --shard 2/4
   limbo-analyze simulate --design my-grid.json --profiles my-models.json --out mine.jsonl`,
 		Args: cobra.NoArgs,
@@ -39,7 +42,7 @@ Examples:
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Design, "design", "paper", `experiment design: "paper" or a manifest file`)
+	f.StringVar(&o.Design, "design", "paper", `experiment design: "paper", "replay" or a manifest file`)
 	f.Uint64Var(&seed, "seed", 1, "run seed")
 	f.StringVar(&o.Out, "out", "", `raw ledger to write (JSONL; "-" for stdout)`)
 	f.StringVar(&o.Episodes, "episodes", "", "also write the graded episode table (.parquet, .csv or .jsonl)")

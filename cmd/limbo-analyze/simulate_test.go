@@ -119,7 +119,7 @@ func TestSimulateUsage(t *testing.T) {
 		{[]string{"simulate", "--out", "x.txt"}, exitUsage, "--out x.txt: the raw ledger is JSONL"},
 		{[]string{"simulate", "--out", "x.jsonl", "--episodes", "x.xlsx"}, exitUsage, "--episodes x.xlsx: want a .parquet, .csv or .jsonl name"},
 		{[]string{"simulate", "--out", "x.jsonl", "--episodes", "./x.jsonl"}, exitUsage, "--episodes and --out name the same file ./x.jsonl"},
-		{[]string{"simulate", "--out", filepath.Join(t.TempDir(), "x.jsonl"), "--design", "nope"}, exitFailure, "--design nope: not a built-in design (paper) and no such manifest file"},
+		{[]string{"simulate", "--out", filepath.Join(t.TempDir(), "x.jsonl"), "--design", "nope"}, exitFailure, "--design nope: not a built-in design (paper, replay) and no such manifest file"},
 		{[]string{"grade", "in.jsonl", "--out", "x.txt"}, exitUsage, "--out x.txt: name it .parquet, .csv or .jsonl"},
 		{[]string{"grade", "in.jsonl", "--out", "x.csv", "--format", "xls"}, exitUsage, `--format "xls": want parquet, csv or jsonl`},
 		{[]string{"report", "--out", "simulate_test.go"}, exitUsage, "--out simulate_test.go is a file; want a directory"},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/outfile"
 	"github.com/limbo-toolkit/limbo/report/view"
 )
 
@@ -43,8 +44,10 @@ episode table without calls (CSV, graded JSONL, Parquet alone) gives the list
 and the grades only, and the pages say so. Beyond --max-episodes the site
 keeps every k-th episode and says it is a sample.
 
---out writes the site atomically (a temporary directory, then renamed) and
-replaces DIR only if it is empty or an earlier view site. --serve listens on
+--out writes the site atomically (a temporary directory, then renamed) with a
+manifest of its files (.limbo-manifest), and replaces DIR only if it holds
+nothing but an earlier site's files; a DIR holding any other file, at any
+depth, is refused (exit 2) and left alone. --serve listens on
 the loopback interface unless --allow-remote is given (the pages show every
 argument the agents sent), answers serve's Host and Origin rules and gives the
 data files only to the site's own pages; stop it with Ctrl-C.
@@ -78,6 +81,10 @@ Examples:
 				if err := checkOutputs("view", []string{out}, ins); err != nil {
 					return err
 				}
+				var fe *outfile.ForeignError
+				if err := view.CheckOut(out); errors.As(err, &fe) {
+					return ownedError("view", err)
+				}
 			}
 			opt.Warn = func(p ledger.Problem) { fmt.Fprintf(e.stderr, "limbo-analyze: %v\n", p) }
 			return runView(cmd.Context(), e, args, opt, out, serve)
@@ -105,7 +112,10 @@ func runView(ctx context.Context, e *env, ledgers []string, opt view.Options, ou
 	}
 	if out != "" {
 		note, err := site.WriteNote(out)
-		if err != nil {
+		var fe *outfile.ForeignError
+		if errors.As(err, &fe) {
+			return ownedError("view", fe)
+		} else if err != nil {
 			return fmt.Errorf("view: %w", err)
 		}
 		fmt.Fprintln(e.stderr, note)

@@ -91,6 +91,46 @@ func CheckAddr(addr string, allowRemote bool) error {
 	return nil
 }
 
+// CheckOrigin checks an origin a user allows: what a browser sends in its
+// Origin header, scheme://host[:port] with scheme http or https, in lower
+// case, with nothing after the host and port (OriginAllowed compares it
+// exactly, so anything else would match no request). The error says what
+// is wrong, in words a command can put after the flag and the value.
+func CheckOrigin(origin string) error {
+	switch {
+	case origin == "":
+		return errors.New("empty; want scheme://host[:port], e.g. https://inspector.example")
+	case origin == "*" || strings.Contains(origin, "*"):
+		return errors.New("a wildcard matches nothing: list each origin, scheme://host[:port]")
+	case !strings.Contains(origin, "://"):
+		return errors.New("no scheme: want scheme://host[:port], e.g. https://" + origin)
+	}
+	u, err := url.Parse(origin)
+	switch {
+	case err != nil:
+		return fmt.Errorf("not an origin (%v): want scheme://host[:port]", err)
+	case u.Scheme != "http" && u.Scheme != "https" && !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
+		return fmt.Errorf("scheme %q: want http or https", u.Scheme)
+	case u.User != nil:
+		return errors.New("a user name has no place in an origin: want scheme://host[:port]")
+	case u.Hostname() == "":
+		return errors.New("no host: want scheme://host[:port]")
+	case u.Port() != "":
+		if n, err := strconv.ParseUint(u.Port(), 10, 16); err != nil || n == 0 {
+			return fmt.Errorf("port %q is not a number from 1 to 65535", u.Port())
+		}
+	}
+	switch {
+	case u.Path != "" || u.RawPath != "":
+		return fmt.Errorf("a path (%q) is never part of an origin: want %s://%s", u.Path, u.Scheme, u.Host)
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return fmt.Errorf("a query or fragment is never part of an origin: want %s://%s", u.Scheme, u.Host)
+	case origin != strings.ToLower(origin):
+		return fmt.Errorf("browsers send origins in lower case: want %s", strings.ToLower(origin))
+	}
+	return nil
+}
+
 // OriginAllowed accepts a loopback origin (a page served from this
 // machine) or one listed in allowed (scheme://host[:port], exactly). An
 // opaque origin ("null": a sandboxed frame, a file: page) is refused.

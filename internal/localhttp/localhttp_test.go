@@ -172,3 +172,31 @@ func TestSameOrigin(t *testing.T) {
 		}
 	}
 }
+
+// CheckOrigin takes what browsers send and refuses what would match no
+// request, saying why.
+func TestCheckOrigin(t *testing.T) {
+	for _, o := range []string{"https://inspector.example", "http://127.0.0.1:6274", "http://[::1]:8080", "http://localhost:3000"} {
+		if err := CheckOrigin(o); err != nil {
+			t.Errorf("CheckOrigin(%q) = %v, want nil", o, err)
+		}
+	}
+	for o, want := range map[string]string{
+		"":                              "empty",
+		"*":                             "wildcard",
+		"https://*.example":             "wildcard",
+		"evil.example.com":              "no scheme",
+		"https://inspector.example/":    "path",
+		"https://inspector.example/x":   "path",
+		"ftp://inspector.example":       "scheme",
+		"https://":                      "no host",
+		"https://u:p@inspector.example": "user",
+		"https://inspector.example:0":   "port",
+		"https://inspector.example#f":   "fragment",
+		"https://Inspector.example":     "lower case",
+	} {
+		if err := CheckOrigin(o); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckOrigin(%q) = %v, want an error saying %q", o, err, want)
+		}
+	}
+}

@@ -106,6 +106,7 @@ type column struct {
 	name     string // the column name, as in the table
 	kind     string // KindString, KindInt, KindFloat or KindBool
 	optional bool
+	sparse   bool   // Group set: a plain field, written only where the group is
 	field    string // the Go field holding it
 }
 
@@ -232,6 +233,15 @@ func (t *table) load(fset *token.FileSet, files []*ast.File) error {
 					return fmt.Errorf("%s: %s: Name must be a string literal", fset.Position(kv.Pos()), t.name)
 				}
 				c.name, _ = strconv.Unquote(b.Value)
+			case "Group":
+				// Any value but "" makes the column sparse; the table
+				// names groups by constant.
+				if b, ok := kv.Value.(*ast.BasicLit); ok && b.Kind == token.STRING {
+					v, _ := strconv.Unquote(b.Value)
+					c.sparse = v != ""
+				} else {
+					c.sparse = true
+				}
 			case "Kind", "Optional":
 				id, ok := kv.Value.(*ast.Ident)
 				if !ok {
@@ -250,14 +260,20 @@ func (t *table) load(fset *token.FileSet, files []*ast.File) error {
 		}
 		delete(fields, c.name)
 		want := map[string]string{"KindString": "string", "KindInt": "int64", "KindFloat": "float64", "KindBool": "bool"}[c.kind]
-		if c.optional && c.kind == "KindFloat" {
+		if c.sparse && !c.optional {
+			return fmt.Errorf("%s: %s: column %q has a Group, so it must be Optional", fset.Position(cl.Pos()), t.name, c.name)
+		}
+		if c.sparse && t.typ != "Episode" {
+			return fmt.Errorf("%s: %s: column %q: only episode columns can have a Group", fset.Position(cl.Pos()), t.name, c.name)
+		}
+		if c.optional && !c.sparse && c.kind == "KindFloat" {
 			want = "*" + want // a null is nil; an absent string is ""
 		}
 		if want == "" || f.typ != want {
-			return fmt.Errorf("%s: %s: column %q is %s (Optional %v), so %s.%s must be %s, not %s", fset.Position(cl.Pos()), t.name, c.name, c.kind, c.optional, t.typ, f.name, want, f.typ)
+			return fmt.Errorf("%s: %s: column %q is %s (Optional %v, sparse %v), so %s.%s must be %s, not %s", fset.Position(cl.Pos()), t.name, c.name, c.kind, c.optional, c.sparse, t.typ, f.name, want, f.typ)
 		}
-		if c.optional && c.kind != "KindFloat" && c.kind != "KindString" {
-			return fmt.Errorf("%s: %s: column %q: only float and string columns can be optional", fset.Position(cl.Pos()), t.name, c.name)
+		if c.optional && !c.sparse && c.kind != "KindFloat" && c.kind != "KindString" {
+			return fmt.Errorf("%s: %s: column %q: only float and string columns can be optional without a Group", fset.Position(cl.Pos()), t.name, c.name)
 		}
 		c.field = f.name
 		t.cols = append(t.cols, c)
@@ -299,7 +315,7 @@ func ledgerFile(tables []*table) ([]byte, error) {
 				fmt.Fprintf(&b, "case %d: // %s\n", i, c.name)
 			}
 			ptr := map[string]string{"KindString": "s", "KindInt": "i", "KindFloat": "f", "KindBool": "b"}[c.kind]
-			if c.optional && c.kind == "KindFloat" {
+			if c.optional && !c.sparse && c.kind == "KindFloat" {
 				ptr = "opt"
 			}
 			fmt.Fprintf(&b, "return fieldRef{%s: &%s.%s}\n", ptr, t.recv, c.field)
@@ -311,12 +327,16 @@ func ledgerFile(tables []*table) ([]byte, error) {
 		fmt.Fprintf(&b, "}\npanic(\"ledger: %scolumn index out of range\")\n}\n\n", what)
 	}
 	// The Parquet episode writer's inner loop, unrolled: its builders are
-	// by kind, in table order.
+	// by kind, in table order. Sparse columns, which a file may or may
+	// not have, are appended by the writer's own loop.
 	t := tables[0]
-	b.WriteString("// appendColumns appends e's schema columns to p's builders, which are\n// by kind in EpisodeColumns order.\n")
+	b.WriteString("// appendColumns appends e's schema columns but the sparse ones to p's\n// builders, which are by kind in EpisodeColumns order.\n")
 	b.WriteString("func (p *parquetEpisodeWriter) appendColumns(e *Episode) {\n")
 	n := map[string]int{}
 	for _, c := range t.cols {
+		if c.sparse {
+			continue
+		}
 		k := c.kind
 		if c.optional && c.kind == "KindFloat" {
 			k = "opt"

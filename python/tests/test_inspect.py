@@ -213,8 +213,14 @@ def test_gate_fails_on_a_regression(blind: tuple[Any, Path], verify: Path) -> No
     with pytest.raises(lt.LimboError) as e:
         lt.run(args)
     assert e.value.returncode == 1 and "gate failed" in e.value.message and "36 pairs" in e.value.message
-    ok = lt.run(["gate", "--in", str(verify / "ledger"), "--baseline", str(verify / "ledger"), "--margin", "0.05"])
+    # Identical runs pass only with enough pairs to exclude the margin:
+    # 36 do at 0.10 (Tango's interval needs 25), not at 0.05 (52).
+    same = ["gate", "--in", str(verify / "ledger"), "--baseline", str(verify / "ledger")]
+    ok = lt.run(same + ["--margin", "0.1"])
     assert ok.stdout.startswith("gate pass")
+    with pytest.raises(lt.LimboError) as e:
+        lt.run(same + ["--margin", "0.05"])
+    assert e.value.returncode == 1 and "36 pairs" in e.value.message
     with pytest.raises(lt.LimboError) as e:
         lt.run(args[:-1] + ["0"])
     assert e.value.returncode == 2 and "--margin" in e.value.message

@@ -632,26 +632,15 @@ func (s *Site) Size() (list, total int) {
 	return list, total
 }
 
-// Write writes the site to dir atomically (outfile.CreateDir: built beside
-// it, synced, swapped into place). An existing dir is replaced only if
-// it is empty or an earlier viewer site; nothing is half-written on error.
+// Write writes the site to dir atomically (outfile.CreateOwnedDir: built
+// beside it, synced, swapped into place), with a manifest of its files.
+// An existing dir is replaced only if it holds nothing but the files an
+// earlier site wrote (its manifest; without one, names a site writes);
+// otherwise Write refuses it with an *outfile.ForeignError naming what it
+// holds. Nothing is half-written on error.
 func (s *Site) Write(dir string) (err error) {
 	dir = filepath.Clean(dir)
-	if fi, err := os.Stat(dir); err == nil {
-		if !fi.IsDir() {
-			return fmt.Errorf("%s: exists and is not a directory", dir)
-		}
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			return fmt.Errorf("%s: %w", dir, err)
-		}
-		if len(ents) > 0 {
-			if _, err := os.Stat(filepath.Join(dir, markerFile)); err != nil {
-				return fmt.Errorf("%s: exists and is not a viewer site; refusing to overwrite it (choose a new or empty directory)", dir)
-			}
-		}
-	}
-	d, err := outfile.CreateDir(dir)
+	d, err := outfile.CreateOwnedDir(dir, owner)
 	if err != nil {
 		return err
 	}
@@ -666,6 +655,28 @@ func (s *Site) Write(dir string) (err error) {
 		}
 	}
 	return d.Commit()
+}
+
+// owner is a site directory's owner (Write).
+var owner = outfile.Owner{Tool: "the viewer", Legacy: siteFile}
+
+// CheckOut returns an *outfile.ForeignError when dir holds a file a site
+// did not write (nil when it holds none or does not exist): Write would
+// refuse it.
+func CheckOut(dir string) error { return outfile.CheckOwned(dir, owner) }
+
+// siteFile reports whether rel is the name of a file a site writes: its
+// marker, an asset, the list data or a chunk of timelines.
+func siteFile(rel string) bool {
+	if rel == markerFile || rel == "data/list.js" {
+		return true
+	}
+	if n, ok := strings.CutPrefix(rel, "data/chunk-"); ok {
+		n, ok = strings.CutSuffix(n, ".js")
+		return ok && n != "" && strings.Trim(n, "0123456789") == ""
+	}
+	_, err := fs.Stat(assets, "assets/"+rel)
+	return err == nil && !strings.Contains(rel, "..")
 }
 
 // contentTypes are the MIME types of the site's files.

@@ -355,7 +355,7 @@ func TestWrite(t *testing.T) {
 	}
 	other := t.TempDir()
 	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644)
-	if err := s.Write(other); err == nil || !strings.Contains(err.Error(), "not a viewer site") {
+	if err := s.Write(other); err == nil || !strings.Contains(err.Error(), "holds notes.txt, which the viewer did not write") {
 		t.Errorf("writing over a foreign directory: %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(other, "notes.txt")); string(b) != "mine" {

@@ -21,7 +21,7 @@ if [ ! -x /usr/bin/chromium ]; then
 	apt-get install -y chromium >/dev/null || { apt-get update >/dev/null && apt-get install -y chromium >/dev/null; }
 fi
 (cd "$tmp" && npm install --silent --no-audit --no-fund playwright-core >/dev/null)
-cp scripts/browser/check.mjs scripts/browser/served.mjs "$tmp/"
+cp scripts/browser/check.mjs scripts/browser/served.mjs scripts/browser/escape.mjs "$tmp/"
 
 go build -o "$tmp/limbo-analyze" ./cmd/limbo-analyze
 la="$tmp/limbo-analyze"
@@ -37,6 +37,18 @@ fault=timeout_late
 shots=${VIEW_SHOTS:-$tmp/shots}
 mkdir -p "$shots"
 (cd "$tmp" && node check.mjs "$tmp/site" "$tmp/paper.jsonl" "$tmp/rates.json" "$model" "$fault" "$shots")
+
+# Text from the ledger is shown escaped: a call whose arguments (JSON)
+# hold a newline, and whose key holds an OSC escape sequence ended by BEL.
+python3 - "$tmp/esc.jsonl" <<'PY'
+import json, sys
+line = json.loads(open("testdata/ledger/sample.jsonl").readline())
+line["calls"][0]["args"] = '{"text": "a",\n"n": 1}'
+line["calls"][0]["idempotency_key"] = "k\u001b]0;pwned\u0007"
+open(sys.argv[1], "w").write(json.dumps(line) + "\n")
+PY
+"$la" view "$tmp/esc.jsonl" --out "$tmp/esc-site"
+(cd "$tmp" && node escape.mjs "$tmp/esc-site" "$shots/escape.png")
 
 # Served: the address is on view's stderr ("serving N episodes at URL").
 "$la" view "$tmp/paper.jsonl" --serve 127.0.0.1:0 2> "$tmp/serve.log" &

@@ -29,8 +29,16 @@
   var weights = num.weight;
 
   // ---- helpers ----
+  // vis writes the control characters of text from the ledger (C0, DEL,
+  // C1) as visible escapes (\x1b, \n), as the command line's tables do.
+  function vis(s) {
+    return String(s).replace(/[\u0000-\u001f\u007f-\u009f]/g, function (c) {
+      var n = c.charCodeAt(0);
+      return { 10: '\\n', 13: '\\r', 9: '\\t' }[n] || '\\x' + (n < 16 ? '0' : '') + n.toString(16);
+    });
+  }
   function esc(s) {
-    return String(s).replace(/[&<>"']/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]; });
+    return vis(s).replace(/[&<>"']/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]; });
   }
   function val(name, i) { var d = dim[name]; return d ? d.levels[d.codes[i]] : ''; }
   function fmtInt(n) { return n.toLocaleString('en-US'); }
@@ -40,7 +48,7 @@
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
     for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
-    if (text != null) e.textContent = text;
+    if (text != null) e.textContent = vis(text);
     return e;
   }
 
@@ -374,7 +382,7 @@
     nav($('ep-prev'), prev); nav($('ep-next'), next);
     $('ep-back').href = hashOf(st, null, k >= 0 ? Math.floor(k / PAGE) + 1 : 1);
     $('ep-pos').textContent = k >= 0 ? 'episode ' + fmtInt(k + 1) + ' of ' + fmtInt(sel.length) + ' in the filtered list' : 'not in the filtered list';
-    $('ep-h').textContent = D.ids[i];
+    $('ep-h').textContent = vis(D.ids[i]);
     document.title = D.ids[i] + ' · LIMBO episodes';
     var fl = D.flags[i];
     var v = $('ep-verdict');
@@ -389,7 +397,7 @@
       } else if (!d) {
         $('reason').textContent = 'No calls or effects in the ledger for this episode: grades only.';
       } else {
-        $('reason').textContent = d.reason;
+        $('reason').textContent = vis(d.reason);
         var rep = d.report ? 'the agent reported “' + d.report.status + '”' + (d.report.uncertainties && d.report.uncertainties.length ? ', listing uncertainties: ' + d.report.uncertainties.join('; ') : ', with no uncertainty listed')
           : 'the agent ' + ((fl & FLAG.reported_success) ? 'reported success' : 'did not report success') + ' (the export does not carry the final report\'s text)';
         var verdict = (fl & FLAG.duplicated) ? 'duplicated' : (!(fl & FLAG.task_success) ? 'task failed' : ((fl & FLAG.eos) ? 'exactly once' : 'not exactly once'));
@@ -447,7 +455,7 @@
   window.addEventListener('hashchange', route);
 
   var m = D.meta;
-  $('source').textContent = m.files.join(', ') + ' · ' + fmtInt(m.shown) + ' episodes' + (m.shown < m.read ? ' (a sample of ' + fmtInt(m.read) + ')' : '') +
+  $('source').textContent = vis(m.files.join(', ')) + ' · ' + fmtInt(m.shown) + ' episodes' + (m.shown < m.read ? ' (a sample of ' + fmtInt(m.read) + ')' : '') +
     (m.timeline ? ' · ' + fmtInt(m.timeline) + ' with timelines' : ' · grades only');
   m.notes.forEach(function (n) { $('notes').appendChild(el('p', { role: 'note' }, n)); });
   route();

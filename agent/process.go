@@ -1,0 +1,373 @@
+package agent
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/limbo-toolkit/limbo/ledger"
+	"github.com/limbo-toolkit/limbo/sandbox"
+)
+
+// The agent's process, modelled (docs/simulation.md, Agent-side faults).
+// A harness runs the agent as a process whose steps it journals: a step's
+// result is written to the run's journal when the step is done, and a
+// process that dies is restarted from the journal's last checkpoint. The
+// agent-side faults (ledger.AgentFaults) strike the focal write, whatever
+// the service does to it, and what is sent again follows from the
+// process model, never from a draw of the outcome:
+//
+//	crash_resume  the process dies after the focal write was sent; before_journal: as it awaits
+//	              the answer, so the step's result is never journaled and the resumed process
+//	              sends the write again, with the journaled arguments; after_journal: in the
+//	              model turn after the step was journaled, so the resumed process goes on from
+//	              the next step
+//	run_retry     a later step fails once the focal step is journaled, and the harness retries
+//	              the whole run from the start, as a new run that writes every step anew
+//	replan        a failure after the focal step makes the agent re-plan: it issues the focal
+//	              write again, written anew, and goes on
+//	delegate      once the focal write is answered the task is handed to a sub-agent, a new run
+//	              that does not see the parent's history and writes the focal step and the
+//	              rest anew
+//	concurrent    two workers run the whole task, the second starting a few seconds after the
+//	              first and writing every step anew; both go through the same guard
+//
+// A write written anew follows the perturbation model (perturb.go): its
+// second synthesis repeats the first exactly or not, by a draw of the
+// world's. Client keys are the harness's step keys (run, plan, step): a
+// resumed process keeps its run's, a new run has its own.
+
+// Replay is the agent-side design of one episode.
+type Replay struct {
+	Fault  string // ledger.AgentFault*
+	Window string // crash_resume: ledger.WindowBeforeJournal or WindowAfterJournal
+	Guard  string // ledger.Guard*
+	// Focal is the index of the step the fault strikes: the world's focal
+	// write. It is the experimenter's, as the service fault is; the agent
+	// never sees it.
+	Focal   int
+	Perturb Perturbation
+	// A dead process (or a failed run) is started again RestartMinS to
+	// RestartMaxS after it stopped (the harness's heartbeat timeout and
+	// restart), uniform.
+	RestartMinS, RestartMaxS float64
+	// The second worker picks the task up SecondMinS to SecondMaxS after
+	// the first, uniform.
+	SecondMinS, SecondMaxS float64
+	// The guards' settings (ledger.GuardArms): derived keys' and client
+	// keys' TTL, and the action ledger's bound on in-flight time.
+	DerivedTTLS, KeysTTLS, InFlightBoundS float64
+	// Seed and World key the draws of the agent-side mechanics (the crash
+	// point, the restart, the second worker's start, each re-synthesis):
+	// the run seed and the world's pair key, so that every guard and every
+	// agent fault of one world share them.
+	Seed  uint64
+	World string
+	// Other are the behavioural draws of the episode's other agent: the
+	// sub-agent (delegate) or the second worker (concurrent).
+	Other *Draws
+
+	// observe, if set, is told each decision of a proxy's guard (tests).
+	observe func(proxyEvent)
+}
+
+// Slots of the agent-side world vector, drawn in this order.
+const (
+	rslotCrash   = iota // where in its window the process dies
+	rslotRestart        // how long until it is started again
+	rslotSecond         // when the second worker starts
+	nRSlots
+)
+
+// orchestrator is the harness of one episode.
+type orchestrator struct {
+	r     Replay
+	world *sandbox.World
+	task  *sandbox.Task
+	tools []sandbox.ToolSpec
+	p     Params
+	t     Timing
+	cond  Condition
+	d     *Draws
+
+	front Caller   // what the agents call: the guard in front of base
+	sched *workers // two workers at once (concurrent); nil otherwise
+	u     [nRSlots]float64
+
+	cur    *Agent // the agent running (one at a time but under concurrent)
+	fired  bool   // the fault has struck
+	diedAt float64
+
+	// The run's journal: the last step journaled and, per step, its
+	// receipt and arguments (what a hand-off needs).
+	journal  int
+	receipts []string
+	lastArgs []map[string]any
+	// synth counts each step's syntheses across processes, runs and
+	// workers: the first is the task's arguments, a later one may differ.
+	synth []int
+}
+
+// process is one process of a run: its run identity and plan, and whether
+// it writes anew the steps it sends (otherwise it sends the journaled or
+// the task's arguments).
+type process struct {
+	o       *orchestrator
+	run     int
+	plan    int
+	resynth bool
+}
+
+// stopProcess ends a process where it stands: its death, or its hand-over
+// of the task. The orchestrator recovers it; no other panic is recovered.
+type stopProcess struct{ why string }
+
+// agentMechanics are the agent-side faults' mechanics, keyed by the
+// catalogue's name; a fault without one cannot be simulated.
+var agentMechanics = map[string]func(o *orchestrator) ledger.FinalReport{
+	ledger.AgentFaultNone:        runOnce,
+	ledger.AgentFaultCrashResume: crashAndResume,
+	ledger.AgentFaultRunRetry:    retryRun,
+	ledger.AgentFaultReplan:      runOnce, // the re-plan is the process's own (process.journaled)
+	ledger.AgentFaultDelegate:    delegate,
+	ledger.AgentFaultConcurrent:  twoWorkers,
+}
+
+// CheckReplay reports whether r can be simulated: a known agent fault
+// with mechanics, a window exactly when the fault has windows, a known
+// guard, and the other agent's draws where the fault has one.
+func CheckReplay(r Replay) error {
+	f, ok := ledger.AgentFaultByName(r.Fault)
+	if !ok || agentMechanics[r.Fault] == nil {
+		return fmt.Errorf("agent fault %q: no mechanics (want one of %v)", r.Fault, ledger.AgentFaultNames.Values)
+	}
+	if len(f.Windows) > 0 != (r.Window != "") || r.Window != "" && !ledger.CrashWindows.Has(r.Window) {
+		return fmt.Errorf("agent fault %s: crash window %q (want one of %v for crash_resume, none otherwise)", r.Fault, r.Window, f.Windows)
+	}
+	if !ledger.GuardNames.Has(r.Guard) {
+		return fmt.Errorf("guard %q: want one of %v", r.Guard, ledger.GuardNames.Values)
+	}
+	if (r.Fault == ledger.AgentFaultDelegate || r.Fault == ledger.AgentFaultConcurrent) && r.Other == nil {
+		return fmt.Errorf("agent fault %s needs the other agent's draws", r.Fault)
+	}
+	return nil
+}
+
+// RunReplay plays one episode of the agent-side design in world: the
+// agent (propensities p, timing t, condition cond, draws d) performs task
+// under the fault r.Fault, through the guard r.Guard, and the final report
+// is returned (under concurrent, the first worker's; after a crash or a
+// hand-over, that of the process that finished the task).
+func RunReplay(world *sandbox.World, tools []sandbox.ToolSpec, contract string, p Params, t Timing, cond Condition, d *Draws, r Replay) (ledger.FinalReport, error) {
+	if err := CheckReplay(r); err != nil {
+		return ledger.FinalReport{}, err
+	}
+	task := world.Task()
+	o := &orchestrator{r: r, world: world, task: task, tools: tools, p: p, t: t, cond: cond, d: d, journal: -1}
+	o.synth = make([]int, len(task.Steps))
+	o.receipts = make([]string, len(task.Steps))
+	o.lastArgs = make([]map[string]any, len(task.Steps))
+	u := rand.New(rand.NewPCG(r.Seed, Hash64(r.World+"/agent-side")))
+	for i := range o.u {
+		o.u[i] = u.Float64()
+	}
+	var base Caller = world
+	if r.Fault == ledger.AgentFaultConcurrent {
+		o.sched = &workers{world: world}
+		base = o.sched
+	}
+	switch r.Guard {
+	case ledger.GuardNone:
+		o.front = base
+	case ledger.GuardPaper:
+		g := NewGuard(base, task.ID, contract)
+		g.Answered = func(tool string, args map[string]any) { world.Answered(tool, args, ledger.OutcomeGuardReplay) }
+		o.front = g
+	default:
+		px, err := newProxy(r.Guard, &o.r, base, world, task, contract, o.stepKey)
+		if err != nil {
+			return ledger.FinalReport{}, err
+		}
+		px.sched, px.observe = o.sched, r.observe
+		o.front = px
+	}
+	// A condition's middleware is the agent's own (a client library that
+	// retries), so it sits on the agent's side of the guard.
+	o.front = cond.Wrap(o.front, task.ID, contract)
+	return agentMechanics[r.Fault](o), nil
+}
+
+// stepKey is the harness's key of the step the running agent writes.
+func (o *orchestrator) stepKey() string {
+	a := o.cur
+	if o.sched != nil && o.sched.cur != nil {
+		a = o.sched.cur.agent
+	}
+	if a == nil || a.proc == nil {
+		return ""
+	}
+	return "run" + strconv.Itoa(a.proc.run) + "/plan" + strconv.Itoa(a.proc.plan) + "/step" + strconv.Itoa(a.cur)
+}
+
+// newAgent starts a process of run (0 for the first run) with draws d.
+func (o *orchestrator) newAgent(d *Draws, run int, resynth bool) *Agent {
+	a := New(o.p, o.t, o.cond, d)
+	a.proc = &process{o: o, run: run, resynth: resynth}
+	return a
+}
+
+// runProcess runs a until it finishes the task or stops (dies, or hands
+// the task over).
+func (o *orchestrator) runProcess(a *Agent) (rep ledger.FinalReport, stopped bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(stopProcess); !ok {
+				panic(r)
+			}
+			stopped = true
+		}
+	}()
+	o.cur = a
+	return a.Run(o.front, o.task, o.tools), false
+}
+
+// restart waits until a process that stopped at t is started again.
+func (o *orchestrator) restart(t float64) {
+	r := o.r.RestartMinS + o.u[rslotRestart]*(o.r.RestartMaxS-o.r.RestartMinS)
+	if dt := t + r - o.front.Now(); dt > 0 {
+		o.front.Advance(dt)
+	}
+}
+
+// resumed is a process of the run started from its journal.
+func (o *orchestrator) resumed(run int) *Agent {
+	a := o.newAgent(o.d, run, false)
+	a.from = o.journal + 1
+	if handoffs(o.task) {
+		a.receipt = append([]string(nil), o.receipts...)
+		a.lastArgs = append([]map[string]any(nil), o.lastArgs...)
+	}
+	return a
+}
+
+func runOnce(o *orchestrator) ledger.FinalReport {
+	rep, _ := o.runProcess(o.newAgent(o.d, 0, o.r.Fault == ledger.AgentFaultReplan))
+	return rep
+}
+
+func crashAndResume(o *orchestrator) ledger.FinalReport {
+	rep, stopped := o.runProcess(o.newAgent(o.d, 0, false))
+	if !stopped {
+		return rep // the agent stopped before the focal write
+	}
+	o.restart(o.diedAt)
+	rep, _ = o.runProcess(o.resumed(0))
+	return rep
+}
+
+func retryRun(o *orchestrator) ledger.FinalReport {
+	rep, stopped := o.runProcess(o.newAgent(o.d, 0, false))
+	if !stopped {
+		return rep
+	}
+	o.restart(o.diedAt)
+	// A retried run starts from nothing: no journal, new step keys.
+	o.journal = -1
+	clear(o.receipts)
+	clear(o.lastArgs)
+	rep, _ = o.runProcess(o.newAgent(o.d, 1, true))
+	return rep
+}
+
+func delegate(o *orchestrator) ledger.FinalReport {
+	rep, stopped := o.runProcess(o.newAgent(o.d, 0, false))
+	if !stopped {
+		return rep
+	}
+	// The sub-agent gets the task, not the history: it starts at the
+	// focal step with no receipt and writes every step anew.
+	sub := o.newAgent(o.r.Other, 1, true)
+	sub.from = o.r.Focal
+	rep, _ = o.runProcess(sub)
+	return rep
+}
+
+func twoWorkers(o *orchestrator) ledger.FinalReport {
+	var rep ledger.FinalReport
+	first := o.newAgent(o.d, 0, false)
+	second := o.newAgent(o.r.Other, 1, true)
+	now := o.world.Now()
+	o.sched.add(now, func() { rep = first.Run(o.front, o.task, o.tools) })
+	o.sched.add(now+o.r.SecondMinS+o.u[rslotSecond]*(o.r.SecondMaxS-o.r.SecondMinS), func() { second.Run(o.front, o.task, o.tools) })
+	o.sched.ws[0].agent, o.sched.ws[1].agent = first, second
+	o.sched.run()
+	return rep
+}
+
+// synthesize returns the arguments the process sends for step st, whose
+// task arguments (a copy) are args: a write sent before, written anew by a
+// process that writes anew, follows the perturbation model, keyed by the
+// step and how many times it was written; the first synthesis and a
+// journaled replay send args.
+func (p *process) synthesize(a *Agent, st *sandbox.Step, args map[string]any) map[string]any {
+	o := p.o
+	n := o.synth[st.Index]
+	o.synth[st.Index]++
+	if !p.resynth || n == 0 {
+		return args
+	}
+	r := rand.New(rand.NewPCG(o.r.Seed, Hash64(o.r.World+"/resynth/"+strconv.Itoa(st.Index)+"/"+strconv.Itoa(n))))
+	out, _ := o.r.Perturb.Resynthesize(st.Tool, args, r)
+	return out
+}
+
+// sent is told that step st's write, sent at t0, was answered with obs:
+// a crash before the journal, or the hand-over to a sub-agent, strikes
+// here, before the agent acts on the answer.
+func (p *process) sent(a *Agent, st *sandbox.Step, t0 float64, obs sandbox.Observation) {
+	o := p.o
+	if o.fired || st.Index != o.r.Focal {
+		return
+	}
+	switch {
+	case o.r.Fault == ledger.AgentFaultCrashResume && o.r.Window == ledger.WindowBeforeJournal:
+		// It dies while it awaits the answer, which dies with it.
+		o.fired, o.diedAt = true, t0+o.u[rslotCrash]*obs.LatencyS
+		panic(stopProcess{why: "crash"})
+	case o.r.Fault == ledger.AgentFaultDelegate:
+		o.fired = true
+		panic(stopProcess{why: "delegated"})
+	}
+}
+
+// journaled records that step i is done and strikes the faults that come
+// after the focal step's result is journaled; it reports whether the agent
+// re-plans and issues the step again.
+func (p *process) journaled(a *Agent, i int) bool {
+	o := p.o
+	o.journal = i
+	if a.receipt != nil {
+		o.receipts[i], o.lastArgs[i] = a.receipt[i], a.lastArgs[i]
+	}
+	if o.fired || i != o.r.Focal || o.sched != nil {
+		return false
+	}
+	switch o.r.Fault {
+	case ledger.AgentFaultCrashResume:
+		if o.r.Window != ledger.WindowAfterJournal {
+			return false
+		}
+		// It dies in the model turn after the journal write.
+		o.fired, o.diedAt = true, a.c.Now()+o.u[rslotCrash]*o.t.ThinkMaxS
+		panic(stopProcess{why: "crash"})
+	case ledger.AgentFaultRunRetry:
+		// The next step fails in its model turn.
+		o.fired, o.diedAt = true, a.c.Now()+o.u[rslotCrash]*o.t.ThinkMaxS
+		panic(stopProcess{why: "run failed"})
+	case ledger.AgentFaultReplan:
+		o.fired = true
+		p.plan++
+		return true
+	}
+	return false
+}
