@@ -53,6 +53,7 @@ type Store struct {
 	db            *sql.DB
 	w             *sql.Conn // the one writer
 	sel, put, del *sql.Stmt
+	begin, end    *sql.Stmt // BEGIN IMMEDIATE and COMMIT, prepared once
 
 	mu     sync.RWMutex // closed and sends on ops
 	closed bool
@@ -155,6 +156,12 @@ func (s *Store) open(ctx context.Context) error {
 		return err
 	}
 	if s.del, err = w.PrepareContext(ctx, deleteSQL); err != nil {
+		return err
+	}
+	if s.begin, err = w.PrepareContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	if s.end, err = w.PrepareContext(ctx, "COMMIT"); err != nil {
 		return err
 	}
 	return nil
@@ -350,7 +357,7 @@ func (s *Store) commit(batch []*op) {
 	held := s.held
 	err := s.apply(batch, errs, &held)
 	if err == nil {
-		_, err = s.w.ExecContext(context.Background(), "COMMIT")
+		_, err = s.end.ExecContext(context.Background())
 	}
 	if err != nil {
 		// Undo whatever is left of the transaction (nothing, if the
@@ -371,7 +378,7 @@ func (s *Store) commit(batch []*op) {
 
 func (s *Store) apply(batch []*op, errs []error, held *int) error {
 	bg := context.Background()
-	if _, err := s.w.ExecContext(bg, "BEGIN IMMEDIATE"); err != nil {
+	if _, err := s.begin.ExecContext(bg); err != nil {
 		return err
 	}
 	for i, o := range batch {
@@ -500,7 +507,7 @@ func (s *Store) Close() error {
 	s.mu.Unlock()
 	<-s.done
 	var errs []error
-	for _, st := range []*sql.Stmt{s.sel, s.put, s.del} {
+	for _, st := range []*sql.Stmt{s.sel, s.put, s.del, s.begin, s.end} {
 		errs = append(errs, st.Close())
 	}
 	_, err := s.w.ExecContext(context.Background(), "PRAGMA wal_checkpoint(TRUNCATE)")

@@ -44,6 +44,7 @@ type ToolSpec struct {
 
 	line   int            // of the tool's entry in the file (0: none)
 	fields map[string]int // line of each field given in the file
+	auto   bool           // made by Resolve for a tool the contract did not name
 }
 
 // VerifySpec is a read-back: after the session the proxy calls Tool with
@@ -331,7 +332,7 @@ func (c *Contract) Resolve(tools []*sdk.Tool) error {
 	for _, ut := range tools {
 		t := c.Tools[ut.Name]
 		if t == nil {
-			t = &ToolSpec{fields: map[string]int{}}
+			t = &ToolSpec{fields: map[string]int{}, auto: true}
 			c.Tools[ut.Name] = t
 		}
 		a := ut.Annotations

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,27 +76,36 @@ func mapOf(v any) map[string]any {
 	return m
 }
 
+// upstreamKeyScope is the namespace of the keys of tools whose upstream
+// honours the key itself (the contract's key): their guard reforwards an
+// unknown outcome (Proposition 2), and shares the store with the other.
+const upstreamKeyScope = "upstream-key"
+
 // guardMiddleware is the guard on the call path: it decides each guarded
 // call from its key's stored state (forward, wait, replay, refuse) and
 // records how a forwarded one ended, durably, before the agent is
-// answered.
-func (p *Proxy) guardMiddleware(g *guard.Guard) Middleware {
-	effects := map[string]guard.Effect{}
-	for name, t := range p.opts.Contract.Tools {
-		if !guarded(t) {
-			continue
-		}
-		arg, _ := keyArgOf(t)
-		e, err := guard.NewEffect(t.Effect, arg)
-		if err == nil {
-			effects[name] = e
+// answered. Under keys, a tool whose upstream honours the key (the
+// contract's key) is sent again when its outcome is unknown: the upstream
+// absorbs the copy (Proposition 2, guard.Config.ReforwardUnknown).
+func (p *Proxy) guardMiddleware(o *GuardOptions) (Middleware, error) {
+	g, err := guard.New(o.Config, o.Store)
+	if err != nil {
+		return nil, err
+	}
+	reforward := g
+	if o.Config.Policy == guard.Keys && !o.Config.ReforwardUnknown {
+		cfg := o.Config
+		cfg.ReforwardUnknown = true
+		if reforward, err = guard.New(cfg, o.Store); err != nil {
+			return nil, err
 		}
 	}
 	policy := g.Config().Policy
 	return func(next Handler) Handler {
 		return func(ctx context.Context, c *Call) Answer {
-			t := p.opts.Contract.Tools[c.Tool]
-			effect, ok := effects[c.Tool]
+			st := p.tools()
+			t := st.contract.Tools[c.Tool]
+			effect, ok := st.effects[c.Tool]
 			if !guarded(t) || !ok {
 				return next(ctx, c)
 			}
@@ -104,12 +114,16 @@ func (p *Proxy) guardMiddleware(g *guard.Guard) Middleware {
 				return Answer{Err: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}, Outcome: ledger.OutcomeHTTP400}
 			}
 			call := guard.Call{Tool: c.Tool, Fingerprint: fp}
+			gd := g
 			if policy == guard.Keys {
 				call.Key = c.Key
+				if t.Key != "" {
+					gd, call.Scope = reforward, upstreamKeyScope
+				}
 			}
-			return p.guardCall(ctx, g, call, c, next)
+			return p.guardCall(ctx, gd, call, c, next)
 		}
-	}
+	}, nil
 }
 
 // guardCall carries one guarded call through the guard's decisions.
@@ -211,8 +225,8 @@ func (p *Proxy) settle(ctx context.Context, g *guard.Guard, call guard.Call, c *
 // as a success).
 func guardEnd(a Answer) (guard.End, []byte) {
 	switch {
-	case a.Outcome == ledger.OutcomeOK && a.Result != nil && !a.Result.IsError:
-		b, err := json.Marshal(a.Result)
+	case a.Outcome == ledger.OutcomeOK && a.hasResult() && !a.isError():
+		b, err := a.resultJSON()
 		if err != nil {
 			return guard.Lost, nil
 		}
@@ -225,15 +239,17 @@ func guardEnd(a Answer) (guard.End, []byte) {
 
 // replayed is a stored answer given again without forwarding.
 func replayed(result []byte, isErr bool) Answer {
-	var res sdk.CallToolResult
-	if len(result) == 0 || json.Unmarshal(result, &res) != nil {
-		res = sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "already done: the first call with this key succeeded"}}}
+	a := Answer{Replayed: !isErr}
+	if t := bytes.TrimSpace(result); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		a.raw, a.rawErr = t, resultIsError(t)
+	} else {
+		a.Result = textResult("already done: the first call with this key succeeded", false)
 	}
-	outcome := ledger.OutcomeOK
-	if isErr || res.IsError {
-		outcome = ledger.OutcomeHTTP400
+	a.Outcome = ledger.OutcomeOK
+	if isErr || a.isError() {
+		a.Outcome = ledger.OutcomeHTTP400
 	}
-	return Answer{Result: &res, Outcome: outcome, Replayed: !isErr}
+	return a
 }
 
 // guardError is a refusal of the guard, in the form of serve's errors.

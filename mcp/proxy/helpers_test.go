@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,6 +25,10 @@ type store struct {
 	mu   sync.Mutex
 	rows []string
 	set  map[string]bool
+	srv  *sdk.Server // for tests that change its lists
+	// charge's deliveries by key, and the charges made (one per key)
+	delivered map[string]int
+	charges   []string
 }
 
 func (st *store) count(name string) int {
@@ -41,6 +46,7 @@ func (st *store) count(name string) int {
 func (st *store) server() *sdk.Server {
 	st.set = map[string]bool{}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "store", Version: "1.0"}, nil)
+	st.srv = srv
 	obj := func(props string, required ...string) json.RawMessage {
 		req, _ := json.Marshal(required)
 		return json.RawMessage(`{"type":"object","properties":{` + props + `},"required":` + string(req) + `}`)
@@ -109,6 +115,35 @@ func (st *store) server() *sdk.Server {
 			b, _ := json.Marshal(map[string]int{"n": st.count(name)})
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil
 		})
+	srv.AddTool(&sdk.Tool{Name: "charge", Description: "Charge a customer, once per key (the upstream honours the key).",
+		InputSchema: obj(`"customer":{"type":"string"},"amount":{"type":"integer"},"key":{"type":"string"}`, "customer", "amount", "key")},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			args := argsOf(req)
+			key, _ := args["key"].(string)
+			customer, _ := args["customer"].(string)
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			if st.delivered == nil {
+				st.delivered = map[string]int{}
+			}
+			if st.delivered[key]++; st.delivered[key] > 1 {
+				return text("charged " + customer + " (already, under key " + key + ")"), nil
+			}
+			st.charges = append(st.charges, customer)
+			return text("charged " + customer), nil
+		})
+	srv.AddTool(&sdk.Tool{Name: "steps", Description: "Report progress in three steps, then answer (after a pause: pause_ms).", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: obj(`"pause_ms":{"type":"integer"}`)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				for i := 1; i <= 3; i++ {
+					_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 3})
+				}
+			}
+			pause, _ := argsOf(req)["pause_ms"].(float64)
+			time.Sleep(time.Duration(pause) * time.Millisecond)
+			return text("done"), nil
+		})
 	srv.AddTool(&sdk.Tool{Name: "boom", Description: "Always fails.", InputSchema: obj(`"name":{"type":"string"}`)},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "boom"}}, IsError: true}, nil
@@ -125,11 +160,41 @@ func (st *store) server() *sdk.Server {
 }
 
 // connectStore starts the store in process and connects the proxy's
-// upstream client to it.
+// upstream client to it through the SDK's in-memory transports: calls go
+// through the SDK's client.
 func connectStore(t testing.TB) (*store, *Upstream) {
 	t.Helper()
-	st := &store{}
 	ct, stt := sdk.NewInMemoryTransports()
+	return connectStoreOver(t, ct, stt)
+}
+
+// connectStreamStore connects the store over a pair of byte streams, as
+// a command's stdio would be: calls take the fast path (rawLink), and the
+// proxy serves its session (startProxy) over streams too (rawServer).
+func connectStreamStore(t testing.TB) (*store, *Upstream) {
+	t.Helper()
+	ct, stt := streamTransports()
+	return connectStoreOver(t, ct, stt)
+}
+
+// streamTransports are two IOTransports over pipes, each reading what the
+// other writes.
+func streamTransports() (*sdk.IOTransport, *sdk.IOTransport) {
+	r1, w1 := io.Pipe()
+	r2, w2 := io.Pipe()
+	return &sdk.IOTransport{Reader: r1, Writer: w2}, &sdk.IOTransport{Reader: r2, Writer: w1}
+}
+
+// eachPath runs a test over the SDK's server and client (in-memory
+// transports) and over the fast paths (byte streams, as stdio).
+func eachPath(t *testing.T, f func(t *testing.T, connect func(testing.TB) (*store, *Upstream))) {
+	t.Run("sdk", func(t *testing.T) { f(t, connectStore) })
+	t.Run("fast", func(t *testing.T) { f(t, connectStreamStore) })
+}
+
+func connectStoreOver(t testing.TB, ct, stt sdk.Transport) (*store, *Upstream) {
+	t.Helper()
+	st := &store{}
 	ss, err := st.server().Connect(context.Background(), stt, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +218,9 @@ const storeContract = `tools:
     kind: write
     effect: [/rows/name]
     batch: /rows
+  charge:
+    key: key
+    effect: [/customer, /amount]
 `
 
 // fixture is a proxy over an upstream with a ledger, and a client
@@ -171,8 +239,16 @@ type graded struct {
 	ep  ledger.Episode
 }
 
-// startProxy serves one episode of ep over an in-memory transport.
+// startProxy serves one episode of ep over an in-memory transport, or,
+// when the upstream is reached over streams (connectStreamStore), over
+// streams as stdio would be.
 func startProxy(t testing.TB, up *Upstream, contract string, ep Episode, tweak func(*Options)) *fixture {
+	t.Helper()
+	return startProxyFor(t, up, contract, ep, tweak, sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil))
+}
+
+// startProxyFor is startProxy with the agent's client.
+func startProxyFor(t testing.TB, up *Upstream, contract string, ep Episode, tweak func(*Options), client *sdk.Client) *fixture {
 	t.Helper()
 	c, err := ParseContract("contract.yaml", []byte(contract))
 	if err != nil {
@@ -203,9 +279,13 @@ func startProxy(t testing.TB, up *Upstream, contract string, ep Episode, tweak f
 	if f.p, err = New(opts); err != nil {
 		t.Fatal(err)
 	}
-	ct, st := sdk.NewInMemoryTransports()
+	var ct, st sdk.Transport
+	if up.link != nil {
+		ct, st = streamTransports()
+	} else {
+		ct, st = sdk.NewInMemoryTransports()
+	}
 	go func() { f.served <- f.p.ServeStdio(context.Background(), st) }()
-	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil)
 	if f.cs, err = client.Connect(context.Background(), ct, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -223,6 +303,15 @@ func (f *fixture) close(t testing.TB) graded {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the proxy did not end the session")
+	}
+	if l := f.p.up.link; l != nil {
+		// Over streams the calls took the fast path, both ways.
+		l.mu.Lock()
+		sent := l.next
+		l.mu.Unlock()
+		if f.p.fastCalls.Load() == 0 || sent == 0 {
+			t.Errorf("over streams: %d calls answered by the fast path, %d forwarded by it", f.p.fastCalls.Load(), sent)
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -67,12 +67,12 @@ const tokenHeader = "X-Limbo-Proxy-Request"
 // applyTransport asks the HTTP layer to apply the call's transport fault
 // to its answer.
 func (p *Proxy) applyTransport(c *Call, _ *session) {
-	tok := c.header.Get(tokenHeader)
+	tok := c.from.header.Get(tokenHeader)
 	if tok == "" {
 		return
 	}
 	p.mu.Lock()
-	p.transport[tok] = transportFault{mode: c.fault, ss: c.ss}
+	p.transport[tok] = transportFault{mode: c.fault, ss: c.from.ss}
 	p.mu.Unlock()
 }
 

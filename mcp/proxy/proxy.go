@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -104,11 +105,20 @@ type Proxy struct {
 	// transport faults the HTTP layer applies, by request token
 	transport map[string]transportFault
 
-	rulesOnce  sync.Once
-	rulesCache *ledger.Rules
+	middleware Middleware // the guard's and Options.Middleware, composed
 
-	middleware Middleware      // the guard's and Options.Middleware, composed
-	keyAdded   map[string]bool // tools the keys guard added KeyArg to
+	state     atomic.Pointer[toolState] // the upstream's tools as now listed
+	fastCalls atomic.Int64              // calls answered by the fast path
+
+	// The upstream's prompts, resources and templates as served (the
+	// refreshes, which replace them, run one at a time).
+	prompts   []*sdk.Prompt
+	resources []*sdk.Resource
+	templates []*sdk.ResourceTemplate
+	relistMu  sync.Mutex
+	relist    map[string]bool // lists changed and not yet listed again
+	relisting bool
+	subs      subscriptions
 }
 
 // New builds the proxy's server over the upstream.
@@ -160,26 +170,20 @@ func New(opts Options) (*Proxy, error) {
 	}
 	p := &Proxy{opts: opts, up: opts.Upstream, sessions: map[*sdk.ServerSession]*session{}, done: make(chan struct{}), transport: map[string]transportFault{}}
 	p.ended = sync.NewCond(&p.mu)
-	p.keyAdded = map[string]bool{}
+	p.state.Store(p.newToolState(opts.Upstream.Tools, opts.Contract, nil))
 	if gopts := opts.Guard; gopts != nil {
-		g, err := guard.New(gopts.Config, gopts.Store)
+		mw, err := p.guardMiddleware(gopts)
 		if err != nil {
 			return nil, err
 		}
-		if gopts.Config.Policy == guard.Keys {
-			for name, t := range opts.Contract.Tools {
-				if _, added := keyArgOf(t); guarded(t) && added {
-					p.keyAdded[name] = true
-				}
-			}
-		}
-		p.middleware = p.guardMiddleware(g)
+		p.middleware = mw
 	}
 	if mw := opts.Middleware; mw != nil {
+		// It reads Answer.Result: the answers it gets are decoded.
 		if inner := p.middleware; inner != nil {
-			p.middleware = func(next Handler) Handler { return mw(inner(next)) }
+			p.middleware = func(next Handler) Handler { return mw(typedAnswers(inner(next))) }
 		} else {
-			p.middleware = mw
+			p.middleware = func(next Handler) Handler { return mw(typedAnswers(next)) }
 		}
 	}
 	if opts.Plan != nil {
@@ -197,7 +201,8 @@ func New(opts Options) (*Proxy, error) {
 		}
 		p.nextRep = max(opts.Single.Rep, 0)
 	}
-	p.srv = p.build()
+	p.build()
+	p.passThrough()
 	p.checkDone()
 	return p, nil
 }
@@ -290,8 +295,9 @@ func (p *Proxy) release(s *session, requeue bool, err error) {
 
 // build makes the SDK server that every session shares: the upstream's
 // tools (schemas, annotations, output schemas as listed), prompts,
-// resources and templates, each forwarded, and finish.
-func (p *Proxy) build() *sdk.Server {
+// resources and templates, each forwarded, and finish; what else passes
+// through (passthrough.go) is declared as the upstream declares it.
+func (p *Proxy) build() {
 	info := p.up.Info()
 	impl := &sdk.Implementation{Name: "limbo-proxy", Version: p.opts.Version}
 	if info.ServerInfo != nil {
@@ -299,43 +305,16 @@ func (p *Proxy) build() *sdk.Server {
 		si := *info.ServerInfo
 		impl = &si
 	}
-	caps := &sdk.ServerCapabilities{}
-	if len(p.up.Tools) > 0 || p.opts.Finish {
-		caps.Tools = &sdk.ToolCapabilities{}
-	}
-	if info.Capabilities != nil && info.Capabilities.Prompts != nil {
-		caps.Prompts = &sdk.PromptCapabilities{}
-	}
-	if info.Capabilities != nil && info.Capabilities.Resources != nil {
-		caps.Resources = &sdk.ResourceCapabilities{}
-	}
-	srv := sdk.NewServer(impl, &sdk.ServerOptions{
-		Instructions: info.Instructions,
-		// The lists are the upstream's at the start; they never change.
-		Capabilities:              caps,
+	opts := &sdk.ServerOptions{
+		Instructions:              info.Instructions,
 		SupportedProtocolVersions: legacyVersions(),
-	})
-	for _, t := range p.up.Tools {
-		tool := *t
-		if tool.InputSchema == nil {
-			tool.InputSchema = map[string]any{"type": "object"}
-		}
-		if p.keyAdded[t.Name] {
-			tool = *withKeyArg(&tool)
-		}
-		structured := tool.OutputSchema == nil
-		name := t.Name
-		srv.AddTool(&tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			s := p.sessionOf(req.Session)
-			if s == nil {
-				return textResult("the session has no episode (it ended)", true), nil
-			}
-			var hdr http.Header
-			if req.Extra != nil {
-				hdr = req.Extra.Header
-			}
-			return s.call(ctx, name, req.Params.Arguments, structured, hdr, req.Session)
-		})
+	}
+	p.serverOptions(info.Capabilities, opts)
+	srv := sdk.NewServer(impl, opts)
+	p.srv = srv
+	st := p.tools()
+	for _, t := range st.tools {
+		p.addTool(t, st)
 	}
 	if p.opts.Finish {
 		srv.AddTool(finish.Tool(false), func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -356,24 +335,24 @@ func (p *Proxy) build() *sdk.Server {
 			return finish.Result(finish.Accepted), nil
 		})
 	}
-	for _, pr := range p.up.Prompts {
-		srv.AddPrompt(pr, func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
-			return p.up.GetPrompt(ctx, req.Params)
-		})
+	p.prompts, p.resources, p.templates = p.up.Prompts, p.up.Resources, p.up.Templates
+	for _, pr := range p.prompts {
+		p.addPrompt(pr)
 	}
-	readResource := func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-		return p.up.ReadResource(ctx, req.Params)
+	for _, r := range p.resources {
+		srv.AddResource(r, p.readResource)
 	}
-	for _, r := range p.up.Resources {
-		srv.AddResource(r, readResource)
-	}
-	for _, t := range p.up.Templates {
-		srv.AddResourceTemplate(t, readResource)
+	for _, t := range p.templates {
+		srv.AddResourceTemplate(t, p.readResource)
 	}
 	// On initialize: bind the session to an episode, and end the episode
-	// when the session ends.
+	// when the session ends. A log level the agent sets is the
+	// upstream's too.
 	srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method == "logging/setLevel" {
+				p.forwardLogLevel(ctx, req)
+			}
 			if method != "initialize" {
 				return next(ctx, method, req)
 			}
@@ -392,7 +371,6 @@ func (p *Proxy) build() *sdk.Server {
 			return res, err
 		}
 	})
-	return srv
 }
 
 // legacyVersions are the protocol versions with an initialize handshake,
@@ -489,9 +467,18 @@ func (p *Proxy) ServeStdio(ctx context.Context, t sdk.Transport) error {
 	if p.Pending() == 0 {
 		return ErrNothingPending
 	}
+	var fast *rawServer
+	if it, ok := t.(*sdk.IOTransport); ok {
+		// A byte stream: the tool calls take the fast path (rawserve.go).
+		fast = newRawServer(ctx, p, it.Reader, it.Writer)
+		t = &sdk.IOTransport{Reader: fast, Writer: it.Writer, MaxLineLength: it.MaxLineLength}
+	}
 	ss, err := p.srv.Connect(ctx, t, nil)
 	if err != nil {
 		return err
+	}
+	if fast != nil {
+		fast.ss.Store(ss)
 	}
 	wait := make(chan error, 1)
 	go func() { wait <- ss.Wait() }()
@@ -519,10 +506,18 @@ func (p *Proxy) ServeStdio(ctx context.Context, t sdk.Transport) error {
 		s.end(endDisconnect, nil)
 	}
 	p.waitEnded()
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, sdk.ErrConnectionClosed) && !errors.Is(err, context.Canceled) {
+	if err != nil && !peerGone(err) {
 		return err
 	}
 	return p.Err()
+}
+
+// peerGone reports an error that says the client closed the session (its
+// end of the stream, while the proxy was still writing to it: a request
+// of its own, such as roots/list, or a log message).
+func peerGone(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE)
 }
 
 // waitEnded waits for the episodes taken to be recorded.

@@ -26,9 +26,10 @@ const noFocal = "-"
 func (s *session) record(reason string, rep *ledger.FinalReport) error {
 	s.mu.Lock()
 	calls := slices.Clone(s.calls)
-	effects := slices.Clone(s.effects)
+	execs := slices.Clone(s.effects)
 	focalTool, focalSeq, fired := s.focalTool, s.focalSeq, s.fired
 	s.mu.Unlock()
+	effects := s.p.effectsOf(execs)
 	if rep == nil {
 		// No report: the agent reported no success.
 		rep = &ledger.FinalReport{Status: ledger.StatusFailed, Uncertainties: []string{}}
@@ -99,13 +100,13 @@ func (s *session) design(focalTool string, fired bool) ledger.Episode {
 // read tool (assumed to read its own writes) and missing when it has none.
 func (p *Proxy) classOf(tool string) (class, readPath string) {
 	readPath = ledger.ReadNone
-	for _, t := range p.opts.Contract.Tools {
+	for _, t := range p.contract().Tools {
 		if t.Kind == ledger.KindRead {
 			readPath = ledger.ReadStrong
 			break
 		}
 	}
-	t := p.opts.Contract.Tools[tool]
+	t := p.contract().Tools[tool]
 	switch {
 	case t == nil || t.Kind != ledger.KindWrite:
 		return ledger.ClassMissing, readPath
@@ -130,7 +131,7 @@ func (s *session) verify(tool string, c ledger.Call) []ledger.Verify {
 // readBacks makes a write's read-backs (its contract's verify), one per
 // batch item: the count each found, or why not; nil without a verify.
 func (p *Proxy) readBacks(tool string, seq int64, rawArgs json.RawMessage) []ledger.Verify {
-	spec := p.opts.Contract.Tools[tool]
+	spec := p.contract().Tools[tool]
 	if spec == nil || spec.Verify == nil {
 		return nil
 	}

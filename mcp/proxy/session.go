@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -33,9 +34,16 @@ type Call struct {
 	// the keys guard added (the upstream does not know it).
 	upstreamArgs json.RawMessage
 
-	fault  string      // the fault mode applied to it ("" or none: none)
-	header http.Header // the HTTP request's (transport faults)
-	ss     *sdk.ServerSession
+	fault string // the fault mode applied to it ("" or none: none)
+	from  origin
+}
+
+// origin is where a call came from: the agent's session, the HTTP
+// request's header (transport faults), the agent's progress token.
+type origin struct {
+	header   http.Header
+	ss       *sdk.ServerSession
+	progress any // nil: the agent wants no progress notifications
 }
 
 // Answer is what a call gets.
@@ -46,6 +54,64 @@ type Answer struct {
 	// Replayed: answered without reaching the upstream (a guard's replay
 	// of a completed key), recorded as an absorbed effect.
 	Replayed bool
+
+	// raw is the result as JSON text, as the upstream sent it (the fast
+	// path), when Result is nil; rawErr is its isError. Options.Middleware
+	// sees Result set: the proxy decodes raw for it.
+	raw    json.RawMessage
+	rawErr bool
+}
+
+// hasResult reports whether the answer carries a result.
+func (a *Answer) hasResult() bool { return a.Result != nil || a.raw != nil }
+
+// isError is the result's isError.
+func (a *Answer) isError() bool {
+	if a.Result != nil {
+		return a.Result.IsError
+	}
+	return a.rawErr
+}
+
+// typed decodes a result that came as JSON text (for the SDK's server,
+// and for Options.Middleware).
+func (a *Answer) typed() error {
+	if a.Result != nil || a.raw == nil {
+		return nil
+	}
+	var res sdk.CallToolResult
+	if err := json.Unmarshal(a.raw, &res); err != nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the upstream's result does not decode: " + err.Error()}
+	}
+	a.Result, a.raw = &res, nil
+	return nil
+}
+
+// resultJSON is the result as JSON text: as the upstream sent it, or
+// encoded as the SDK's server encodes it.
+func (a *Answer) resultJSON() (json.RawMessage, error) {
+	if a.raw != nil {
+		return a.raw, nil
+	}
+	res := a.Result
+	if res.Content == nil {
+		cp := *res
+		cp.Content = []sdk.Content{} // as the SDK's server: no null
+		res = &cp
+	}
+	return json.Marshal(res)
+}
+
+// typedAnswers makes the answers of a handler carry decoded results, for
+// a middleware that reads Answer.Result.
+func typedAnswers(next Handler) Handler {
+	return func(ctx context.Context, c *Call) Answer {
+		a := next(ctx, c)
+		if err := a.typed(); err != nil {
+			return Answer{Err: err, Outcome: ledger.OutcomeHTTP500}
+		}
+		return a
+	}
 }
 
 // Handler answers a call.
@@ -74,9 +140,8 @@ type session struct {
 
 	mu        sync.Mutex
 	calls     []ledger.Call
-	effects   []ledger.Effect
+	effects   []execution // graded at the end (effects)
 	perTool   map[string]int
-	attempts  map[string]int64
 	focalTool string
 	focalSeq  int64
 	focalIDs  []string
@@ -85,6 +150,7 @@ type session struct {
 	ended     bool
 	reason    string
 	requests  int
+	busy      int // tool calls in flight
 
 	pending sync.WaitGroup // late and redelivered copies not yet delivered
 	flush   chan struct{}  // closed at the end: pending copies go at once
@@ -92,7 +158,7 @@ type session struct {
 }
 
 func (p *Proxy) newSession(ep Episode, idx int, ss *sdk.ServerSession) *session {
-	s := &session{p: p, ep: ep, planIndex: idx, start: time.Now(), perTool: map[string]int{}, attempts: map[string]int64{},
+	s := &session{p: p, ep: ep, planIndex: idx, start: time.Now(), perTool: map[string]int{},
 		flush: make(chan struct{}), done: make(chan struct{}), focalTool: ep.Tool}
 	switch ep.FaultMode {
 	case ledger.FaultTimeoutLate:
@@ -125,35 +191,54 @@ func (s *session) endedMsg() string {
 	return fmt.Sprintf("the episode has ended (%s); no further calls are accepted", s.reason)
 }
 
-// call records one tool call of the agent, decides whether it is the
+// call is a tool call through the SDK's server: run, with the result
+// decoded.
+func (s *session) call(ctx context.Context, tool string, raw json.RawMessage, structured bool, from origin) (*sdk.CallToolResult, error) {
+	a := s.run(ctx, tool, raw, structured, from)
+	if a.Err != nil {
+		return nil, a.Err
+	}
+	if err := a.typed(); err != nil {
+		return nil, err
+	}
+	return a.Result, nil
+}
+
+// run records one tool call of the agent, decides whether it is the
 // focal call, and passes it through the middleware to the fault injection
-// and the upstream.
-func (s *session) call(ctx context.Context, tool string, raw json.RawMessage, structured bool, hdr http.Header, ss *sdk.ServerSession) (*sdk.CallToolResult, error) {
+// and the upstream. The answer's result may be JSON text (Answer.raw).
+func (s *session) run(ctx context.Context, tool string, raw json.RawMessage, structured bool, from origin) Answer {
 	if len(raw) > s.p.opts.MaxArgBytes {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("arguments of %d bytes exceed the limit of %d", len(raw), s.p.opts.MaxArgBytes)}
+		return Answer{Err: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("arguments of %d bytes exceed the limit of %d", len(raw), s.p.opts.MaxArgBytes)}}
 	}
-	args, err := decodeObject(raw)
+	compactB, err := compactObject(raw)
 	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		return Answer{Err: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}}
 	}
-	spec := s.p.opts.Contract.Tools[tool]
-	rule := s.p.rules().Tools[tool]
+	compact := string(compactB)
+	st := s.p.tools()
+	spec := st.contract.Tools[tool]
+	rule := st.rules.Tools[tool]
 	key := ""
 	if karg := rule.Key; karg != "" {
-		key, _ = args[karg].(string)
+		if v := member(compactB, karg); len(v) > 0 && v[0] == '"' {
+			_ = json.Unmarshal(v, &key)
+		}
 	}
-	compact := compactJSON(raw)
-	upArgs := json.RawMessage(compact)
-	if _, has := args[KeyArg]; has && s.p.keyAdded[tool] {
+	upArgs := json.RawMessage(compactB)
+	if st.keyAdded[tool] && member(compactB, KeyArg) != nil {
+		// The keys guard's own argument: the upstream does not know it.
+		args, _ := decodeObject(compactB)
 		delete(args, KeyArg)
 		upArgs, _ = json.Marshal(args)
 	}
 	s.mu.Lock()
 	if s.ended {
 		defer s.mu.Unlock()
-		return textResult(s.endedMsg(), true), nil
+		return Answer{Result: textResult(s.endedMsg(), true)}
 	}
 	s.requests++
+	s.busy++
 	seq := int64(len(s.calls) + 1)
 	t0 := s.since()
 	s.perTool[tool]++
@@ -168,7 +253,7 @@ func (s *session) call(ctx context.Context, tool string, raw json.RawMessage, st
 	}
 	if focal {
 		s.focalSeq = seq
-		s.focalIDs, _ = s.p.rules().Identities(tool, compact)
+		s.focalIDs, _ = st.rules.Identities(tool, compact)
 		mode = s.ep.FaultMode
 		if mode == ledger.FaultNone || mode == ledger.FaultTimeoutPre || mode == ledger.FaultHTTP500Pre {
 			s.fired = true // applied as the call came in; nothing upstream to wait for
@@ -178,9 +263,9 @@ func (s *session) call(ctx context.Context, tool string, raw json.RawMessage, st
 	s.calls = append(s.calls, ledger.Call{Seq: seq, TS: t0, Tool: tool, Args: compact, IdempotencyKey: key})
 	s.mu.Unlock()
 
-	c := &Call{EpisodeID: s.ep.EpisodeID, Seq: seq, Tool: tool, Args: json.RawMessage(compact), Rule: rule, Key: key, upstreamArgs: upArgs, fault: mode, header: hdr, ss: ss}
+	c := &Call{EpisodeID: s.ep.EpisodeID, Seq: seq, Tool: tool, Args: json.RawMessage(compactB), Rule: rule, Key: key, upstreamArgs: upArgs, fault: mode, from: from}
 	a := s.handler(ctx, c)
-	if a.Result != nil && a.Result.IsError && a.Outcome == "" {
+	if a.hasResult() && a.isError() && a.Outcome == "" {
 		a.Outcome = ledger.OutcomeHTTP400
 	}
 	if a.Outcome == "" {
@@ -196,16 +281,14 @@ func (s *session) call(ctx context.Context, tool string, raw json.RawMessage, st
 		}
 	}
 	s.mu.Lock()
+	s.busy--
 	s.calls[idx].Outcome = a.Outcome
 	s.calls[idx].LatencyS = math.Round((s.since()-t0)*1e6) / 1e6
 	if a.Replayed && rule.Kind == ledger.KindWrite {
 		s.recordLocked(c, ledger.SourceAgent, t0, true, -1)
 	}
 	s.mu.Unlock()
-	if a.Err != nil {
-		return nil, a.Err
-	}
-	return a.Result, nil
+	return a
 }
 
 // isFaultText tells a fault's answer (faultResult) from an upstream's.
@@ -244,15 +327,15 @@ func (s *session) forward(ctx context.Context, c *Call) Answer {
 		if !ok {
 			break // no batch to cut: forwarded whole, the fault not fired
 		}
-		res, err := s.upstream(c.Tool, args)
-		if ok := s.executed(c, res, err, ledger.SourcePartial, now, n); ok {
+		r := s.upstream(c, args, true)
+		if ok := s.executed(c, r, ledger.SourcePartial, now, n); ok {
 			s.setFired(true)
 			return http500()
 		}
-		return s.answer(res, err)
+		return s.answer(r)
 	}
-	res, err := s.upstream(c.Tool, c.upstreamArgs)
-	ok := s.executed(c, res, err, ledger.SourceAgent, now, -1)
+	r := s.upstream(c, c.upstreamArgs, true)
+	ok := s.executed(c, r, ledger.SourceAgent, now, -1)
 	switch c.fault {
 	case ledger.FaultTimeoutPost:
 		if ok {
@@ -281,13 +364,20 @@ func (s *session) forward(ctx context.Context, c *Call) Answer {
 			s.p.applyTransport(c, s)
 			// The answer never reaches the agent, which sees what the
 			// catalogue says (no response: a timeout).
-			a := s.answer(res, err)
+			a := s.answer(r)
 			m, _ := ledger.FaultByName(c.fault)
 			a.Outcome = m.Observed
 			return a
 		}
 	}
-	return s.answer(res, err)
+	return s.answer(r)
+}
+
+// inFlight is the number of the session's tool calls in flight.
+func (s *session) inFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.busy
 }
 
 func (s *session) setFired(ok bool) {
@@ -299,22 +389,41 @@ func (s *session) setFired(ok bool) {
 	s.mu.Unlock()
 }
 
-// upstream forwards a call, bounded by the call timeout; it does not end
-// with the agent's request (a late or dropped answer still commits).
-func (s *session) upstream(tool string, args json.RawMessage) (*sdk.CallToolResult, error) {
+// upstream forwards a call with these arguments, bounded by the call
+// timeout; it does not end with the agent's request (a late or dropped
+// answer still commits). The upstream's progress notifications reach the
+// agent when it asked for them and awaits this answer (live).
+func (s *session) upstream(c *Call, args json.RawMessage, live bool) upReply {
 	ctx, cancel := context.WithTimeout(context.Background(), s.p.opts.CallTimeout)
 	defer cancel()
-	return s.p.up.CallTool(ctx, tool, args)
+	token := ""
+	if live && c.from.progress != nil && c.from.ss != nil {
+		ss, theirs := c.from.ss, c.from.progress
+		token = s.p.up.trackProgress(func(ctx context.Context, p *sdk.ProgressNotificationParams) {
+			cp := *p
+			cp.ProgressToken = theirs
+			_ = ss.NotifyProgress(ctx, &cp)
+		})
+		defer s.p.up.untrackProgress(token)
+	}
+	return s.p.up.call(ctx, c.Tool, args, token)
 }
 
 // answer is the agent's answer to a forwarded call: the upstream's
 // result, its JSON-RPC error, or for a failed upstream an HTTP 500.
-func (s *session) answer(res *sdk.CallToolResult, err error) Answer {
+func (s *session) answer(r upReply) Answer {
+	outcome := ledger.OutcomeOK
+	if r.isErr {
+		outcome = ledger.OutcomeHTTP400
+	}
+	err := r.err
 	switch {
-	case err == nil && res.IsError:
-		return Answer{Result: res, Outcome: ledger.OutcomeHTTP400}
+	case err == nil && r.raw != nil:
+		return Answer{raw: r.raw, rawErr: r.isErr, Outcome: outcome}
+	case err == nil && r.res != nil:
+		return Answer{Result: r.res, Outcome: outcome}
 	case err == nil:
-		return Answer{Result: res, Outcome: ledger.OutcomeOK}
+		err = errors.New("no result")
 	}
 	var we *jsonrpc.Error
 	if errors.As(err, &we) {
@@ -326,8 +435,8 @@ func (s *session) answer(res *sdk.CallToolResult, err error) Answer {
 // executed records the effects of a forwarded write that the upstream
 // carried out (answered without error): one, or one per forwarded batch
 // item (items < 0: the batch whole). It reports whether it was executed.
-func (s *session) executed(c *Call, res *sdk.CallToolResult, err error, source string, issued float64, items int) bool {
-	if err != nil || res == nil || res.IsError {
+func (s *session) executed(c *Call, r upReply, source string, issued float64, items int) bool {
+	if !r.ok() {
 		return false
 	}
 	if c.Rule.Kind != ledger.KindWrite {
@@ -339,37 +448,65 @@ func (s *session) executed(c *Call, res *sdk.CallToolResult, err error, source s
 	return true
 }
 
-// recordLocked appends the effects of one execution of c: one per batch
-// item (the first limit of them; limit < 0: all), or one.
+// execution is one execution of a write by the upstream, as it happened;
+// its effects (one per batch item) are worked out when the episode is
+// recorded, off the call path.
+type execution struct {
+	c                 *Call
+	source            string
+	issued, committed float64
+	absorbed          bool
+	limit             int      // the first limit items (< 0: all)
+	focalIDs          []string // the focal call's effects as known when it ran
+}
+
+// recordLocked notes one execution of c: one effect per batch item (the
+// first limit of them; limit < 0: all), or one.
 func (s *session) recordLocked(c *Call, source string, issued float64, absorbed bool, limit int) {
-	ids, _ := s.p.rules().Identities(c.Tool, string(c.Args))
-	if len(ids) == 0 {
-		ids = []string{""}
+	s.effects = append(s.effects, execution{c: c, source: source, issued: issued, committed: s.since(), absorbed: absorbed, limit: limit, focalIDs: s.focalIDs})
+}
+
+// effectsOf are the ledger's effects of the executions, in order: each
+// one's logical effects, numbered by attempt.
+func (p *Proxy) effectsOf(execs []execution) []ledger.Effect {
+	type ided struct {
+		ids   []string
+		batch bool
 	}
-	focal := map[string]bool{}
-	for _, id := range s.focalIDs {
-		focal[id] = true
-	}
-	batch := c.Rule.Batch != "" && len(ids) > 0 && s.isBatchCall(c)
-	now := s.since()
-	for i, id := range ids {
-		if limit >= 0 && i >= limit {
-			break
+	byCall := map[*Call]ided{}
+	attempts := map[string]int64{}
+	var out []ledger.Effect
+	for _, x := range execs {
+		c := x.c
+		e, seen := byCall[c]
+		if !seen {
+			e.ids, _ = p.rules().Identities(c.Tool, string(c.Args))
+			if len(e.ids) == 0 {
+				e.ids = []string{""}
+			}
+			e.batch = c.Rule.Batch != "" && isBatchCall(c)
+			byCall[c] = e
 		}
-		res := ""
-		if batch {
-			res = strconv.Itoa(i)
+		for i, id := range e.ids {
+			if x.limit >= 0 && i >= x.limit {
+				break
+			}
+			res := ""
+			if e.batch {
+				res = strconv.Itoa(i)
+			}
+			attempts[id]++
+			out = append(out, ledger.Effect{
+				Seq: c.Seq, Service: p.opts.Service, Tool: c.Tool, ResourceID: res, IdempotencyKey: c.Key,
+				Attempt: attempts[id], IssuedAtS: x.issued, CommittedAtS: x.committed, Source: x.source, Absorbed: x.absorbed, Focal: slices.Contains(x.focalIDs, id),
+			})
 		}
-		s.attempts[id]++
-		s.effects = append(s.effects, ledger.Effect{
-			Seq: c.Seq, Service: s.p.opts.Service, Tool: c.Tool, ResourceID: res, IdempotencyKey: c.Key,
-			Attempt: s.attempts[id], IssuedAtS: issued, CommittedAtS: now, Source: source, Absorbed: absorbed, Focal: focal[id],
-		})
 	}
+	return out
 }
 
 // isBatchCall reports whether the call's arguments hold the batch's array.
-func (s *session) isBatchCall(c *Call) bool {
+func isBatchCall(c *Call) bool {
 	p, err := jsonptr.Parse(c.Rule.Batch)
 	if err != nil {
 		return false
@@ -421,30 +558,13 @@ func (s *session) later(c *Call, d time.Duration, source string, issued float64,
 		case <-s.flush:
 			t.Stop()
 		}
-		res, err := s.upstream(c.Tool, args)
-		ok := s.executed(c, res, err, source, issued, -1)
+		r := s.upstream(c, args, false)
+		ok := s.executed(c, r, source, issued, -1)
 		if source == ledger.SourceRedelivery {
-			ok = err == nil // the copy was delivered, whatever the upstream made of it
+			ok = r.err == nil // the copy was delivered, whatever the upstream made of it
 		}
 		done(ok)
 	}()
-}
-
-// rules are the contract as grading rules (the identities of effects).
-// The key argument the keys guard adds to a tool is its rule's key, which
-// the upstream does not honour (the guard absorbs repeats; its replays
-// are recorded as absorbed effects).
-func (p *Proxy) rules() *ledger.Rules {
-	p.rulesOnce.Do(func() {
-		r := p.opts.Contract.Rules()
-		for name := range p.keyAdded {
-			t := r.Tools[name]
-			t.Key, t.KeyHonoured = KeyArg, false
-			r.Tools[name] = t
-		}
-		p.rulesCache = r
-	})
-	return p.rulesCache
 }
 
 // decodeObject decodes a call's arguments: a JSON object, or nothing.
@@ -464,6 +584,24 @@ func decodeObject(raw json.RawMessage) (map[string]any, error) {
 		m = map[string]any{}
 	}
 	return m, nil
+}
+
+// compactObject is a call's arguments as JSON text without insignificant
+// space: a JSON object ("{}" for none or null), or an error.
+func compactObject(raw json.RawMessage) ([]byte, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return []byte("{}"), nil
+	}
+	if t[0] != '{' {
+		return nil, errors.New("arguments must be a JSON object")
+	}
+	var b bytes.Buffer
+	b.Grow(len(t))
+	if err := json.Compact(&b, t); err != nil {
+		return nil, fmt.Errorf("invalid arguments: %v", err)
+	}
+	return b.Bytes(), nil
 }
 
 // compactJSON is the arguments' JSON text without insignificant space

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -62,6 +63,21 @@ type Upstream struct {
 
 	rec *Recorder // records every answer (--record)
 	rep *replay   // answers from a recording instead (--replay)
+
+	// link is the fast path to an upstream over a byte stream (a command,
+	// or an IOTransport): tool calls as JSON text, past the SDK's client.
+	link *rawLink
+
+	client *sdk.Client
+	roots  rootSet // offered to the upstream (on mu)
+	// ev receives what the upstream sends on its own (passthrough.go);
+	// until the proxy sets it, notifications are dropped and requests
+	// refused.
+	ev atomic.Pointer[events]
+	// progress routes the upstream's progress notifications, by the
+	// proxy's token, to the agent that asked (passthrough.go).
+	progress  sync.Map
+	progressN atomic.Uint64
 }
 
 // UpstreamError is a failure of the upstream server itself (it exited, did
@@ -100,14 +116,18 @@ func Connect(ctx context.Context, spec UpstreamSpec) (*Upstream, error) {
 		}
 	case spec.Transport != nil:
 		t, what = spec.Transport, "the in-process server"
+		if st, ok := t.(*sdk.IOTransport); ok {
+			u.link = newRawLink(st.Reader, st.Writer)
+			u.link.progress = u.routeRawProgress
+			t = &sdk.IOTransport{Reader: u.link, Writer: u.link.w, MaxLineLength: st.MaxLineLength}
+		}
 	case spec.URL != "":
 		t = &sdk.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: &http.Client{}, DisableStandaloneSSE: true, MaxRetries: -1}
 	default:
 		return nil, &UpstreamError{errors.New("no command and no URL")}
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "limbo-proxy", Version: spec.Version}, &sdk.ClientOptions{
-		Capabilities: &sdk.ClientCapabilities{}, // no roots, sampling or elicitation to offer
-	})
+	client := sdk.NewClient(&sdk.Implementation{Name: "limbo-proxy", Version: spec.Version}, u.clientOptions())
+	u.client = client
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cs, err := connect(sctx, client, t)
@@ -182,7 +202,9 @@ func (u *Upstream) start(spec UpstreamSpec) (sdk.Transport, error) {
 		u.mu.Unlock()
 		close(u.exited)
 	}()
-	return &sdk.IOTransport{Reader: outR, Writer: inW}, nil
+	u.link = newRawLink(outR, inW)
+	u.link.progress = u.routeRawProgress
+	return &sdk.IOTransport{Reader: u.link, Writer: u.link.w}, nil
 }
 
 // hasExited reports whether the child has exited, waiting up to d for it.
@@ -229,39 +251,69 @@ func (u *Upstream) list(ctx context.Context) error {
 	if caps == nil {
 		caps = &sdk.ServerCapabilities{}
 	}
+	var err error
 	if caps.Tools != nil {
-		for t, err := range u.session.Tools(ctx, nil) {
-			if err != nil {
-				return fmt.Errorf("tools/list: %v", err)
-			}
-			u.Tools = append(u.Tools, t)
+		if u.Tools, err = u.listTools(ctx); err != nil {
+			return err
 		}
 	}
 	if caps.Prompts != nil {
-		for p, err := range u.session.Prompts(ctx, nil) {
-			if err != nil {
-				return fmt.Errorf("prompts/list: %v", err)
-			}
-			u.Prompts = append(u.Prompts, p)
+		if u.Prompts, err = u.listPrompts(ctx); err != nil {
+			return err
 		}
 	}
 	if caps.Resources != nil {
-		for r, err := range u.session.Resources(ctx, nil) {
-			if err != nil {
-				return fmt.Errorf("resources/list: %v", err)
-			}
-			u.Resources = append(u.Resources, r)
-		}
-		for r, err := range u.session.ResourceTemplates(ctx, nil) {
-			if err != nil {
-				// Servers with resources but no templates may not know
-				// the method: no templates.
-				break
-			}
-			u.Templates = append(u.Templates, r)
+		if u.Resources, u.Templates, err = u.listResources(ctx); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// listTools reads the upstream's tools, every page.
+func (u *Upstream) listTools(ctx context.Context) ([]*sdk.Tool, error) {
+	var out []*sdk.Tool
+	for t, err := range u.session.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("tools/list: %v", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// listPrompts reads the upstream's prompts, every page.
+func (u *Upstream) listPrompts(ctx context.Context) ([]*sdk.Prompt, error) {
+	var out []*sdk.Prompt
+	for p, err := range u.session.Prompts(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("prompts/list: %v", err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// listResources reads the upstream's resources and resource templates,
+// every page.
+func (u *Upstream) listResources(ctx context.Context) ([]*sdk.Resource, []*sdk.ResourceTemplate, error) {
+	var rs []*sdk.Resource
+	for r, err := range u.session.Resources(ctx, nil) {
+		if err != nil {
+			return nil, nil, fmt.Errorf("resources/list: %v", err)
+		}
+		rs = append(rs, r)
+	}
+	var ts []*sdk.ResourceTemplate
+	for t, err := range u.session.ResourceTemplates(ctx, nil) {
+		if err != nil {
+			// Servers with resources but no templates may not know the
+			// method: no templates.
+			break
+		}
+		ts = append(ts, t)
+	}
+	return rs, ts, nil
 }
 
 // Info is the upstream's initialize result.
@@ -342,16 +394,71 @@ func (u *Upstream) CallTool(ctx context.Context, name string, args json.RawMessa
 	if u.rep != nil {
 		return u.rep.callTool(ctx, name, args)
 	}
+	return u.callTool(ctx, name, args, "")
+}
+
+// callTool forwards a call through the SDK's client, with a progress
+// token of the proxy's ("": none).
+func (u *Upstream) callTool(ctx context.Context, name string, args json.RawMessage, progress string) (*sdk.CallToolResult, error) {
 	var a any = args
 	if len(args) == 0 {
 		a = map[string]any{}
 	}
-	res, err := u.session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: a})
+	params := &sdk.CallToolParams{Name: name, Arguments: a}
+	if progress != "" {
+		params.Meta = sdk.Meta{"progressToken": progress}
+	}
+	res, err := u.session.CallTool(ctx, params)
 	if u.rec != nil {
 		u.rec.call(name, args, res, err)
 	}
 	return res, err
 }
+
+// upReply is the upstream's answer to a forwarded call: the result as
+// JSON text when it came by the fast path, or decoded (the SDK's client, a
+// replay), or the error.
+type upReply struct {
+	raw   json.RawMessage
+	res   *sdk.CallToolResult
+	isErr bool  // the result's isError
+	err   error // a JSON-RPC error (*jsonrpc.Error) or a failure
+}
+
+// ok reports whether the upstream answered with a result that is not an
+// error: the call was executed.
+func (r upReply) ok() bool { return r.err == nil && (r.raw != nil || r.res != nil) && !r.isErr }
+
+// call forwards one tool call, with a progress token of the proxy's
+// ("": none): by the fast path when there is one and nothing needs the
+// typed result (a recording, a replay), else through the SDK's client.
+func (u *Upstream) call(ctx context.Context, name string, args json.RawMessage, progress string) upReply {
+	if u.link == nil || u.rec != nil || u.rep != nil {
+		var res *sdk.CallToolResult
+		var err error
+		if u.rep != nil {
+			res, err = u.rep.callTool(ctx, name, args)
+		} else {
+			res, err = u.callTool(ctx, name, args, progress)
+		}
+		r := upReply{res: res, err: err}
+		if err == nil && res != nil {
+			r.isErr = res.IsError
+		}
+		return r
+	}
+	rr := u.link.call(ctx, toolParams(name, args, progress))
+	switch {
+	case rr.rpcErr != nil:
+		return upReply{err: rr.rpcErr}
+	case rr.err != nil:
+		return upReply{err: rr.err}
+	}
+	return upReply{raw: rr.result, isErr: resultIsError(rr.result)}
+}
+
+// resultIsError reads a result's isError.
+func resultIsError(result []byte) bool { return string(member(result, "isError")) == "true" }
 
 // oneLine keeps the first line of an error's text.
 func oneLine(err error) string {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the real MCP servers the proxy's tests run against, pinned:
-# @modelcontextprotocol/server-memory and server-filesystem from npm
+# @modelcontextprotocol/server-memory, server-filesystem and server-everything
+# (the protocol's reference server: list changes, completion, logging,
+# subscriptions, sampling, elicitation, roots) from npm
 # (package-lock.json: npm ci) and mcp-server-sqlite from PyPI into a venv
 # (requirements.txt: every dependency pinned; it starts only with mcp 1.x).
 #
@@ -11,6 +13,7 @@
 #
 #   LIMBO_MCP_MEMORY      the memory server's executable
 #   LIMBO_MCP_FILESYSTEM  the filesystem server's executable
+#   LIMBO_MCP_EVERYTHING  the everything server's executable
 #   LIMBO_MCP_SQLITE      the SQLite server's executable
 #
 # Needs Node 20 with npm and Python >= 3.10 with venv. Nothing is fetched
@@ -39,9 +42,10 @@ mkdir -p "$(dirname "$envfile")"
 cat >"$envfile" <<EOF
 export LIMBO_MCP_MEMORY=$dir/npm/node_modules/.bin/mcp-server-memory
 export LIMBO_MCP_FILESYSTEM=$dir/npm/node_modules/.bin/mcp-server-filesystem
+export LIMBO_MCP_EVERYTHING=$dir/npm/node_modules/.bin/mcp-server-everything
 export LIMBO_MCP_SQLITE=$dir/venv/bin/mcp-server-sqlite
 EOF
-for v in mcp-server-memory mcp-server-filesystem; do
+for v in mcp-server-memory mcp-server-filesystem mcp-server-everything; do
 	[ -x "$dir/npm/node_modules/.bin/$v" ] || { echo "mcp servers: $v missing after install" >&2; exit 1; }
 done
 [ -x "$dir/venv/bin/mcp-server-sqlite" ] || { echo "mcp servers: mcp-server-sqlite missing after install" >&2; exit 1; }
