@@ -33,7 +33,9 @@ func newProxyCmd(e *env) *cobra.Command {
 after -- spoken to over stdio (its stderr passed through, or to
 --upstream-stderr), or a streamable-HTTP endpoint (--upstream URL). The
 upstream's tools (schemas and annotations), prompts and resources pass
-through. The proxy serves one session over stdio, or streamable HTTP on
+through as they change, and so do progress, completion, subscriptions,
+logging and the upstream's sampling, elicitation and roots requests
+(docs/proxy.md, What passes through). The proxy serves one session over stdio, or streamable HTTP on
 --http ADDR (loopback only, the Host and Origin rules of serve). One MCP
 session is one episode; all sessions share the one upstream connection.
 
@@ -66,7 +68,9 @@ replays a completed key's result (a repeat in flight waits, or with
 --in-flight reject is refused; the key with other arguments is refused);
 derived keys calls by a hash of their effect (--key-ttl). An answer the proxy
 never learned is settled by the contract's read-back, never replayed as a
-success (--verify-after: the bound on a request's time in flight).
+success (--verify-after: the bound on a request's time in flight); under
+keys, a tool whose contract names the upstream's own key is sent again
+with that key instead, for the upstream absorbs the copy.
 
 --record FILE writes the upstream's answers of the run; --replay FILE serves a
 run from such a recording without contacting the upstream (a call it does not
