@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -239,7 +240,7 @@ func (u *Upstream) setRoots(roots []*sdk.Root) {
 		}
 	}
 	slices.Sort(gone)
-	slices.SortFunc(added, func(a, b *sdk.Root) int { return compareStrings(a.URI, b.URI) })
+	slices.SortFunc(added, func(a, b *sdk.Root) int { return strings.Compare(a.URI, b.URI) })
 	if len(gone) > 0 {
 		u.client.RemoveRoots(gone...)
 	}
@@ -247,16 +248,6 @@ func (u *Upstream) setRoots(roots []*sdk.Root) {
 		u.client.AddRoots(added...)
 	}
 	u.roots = want
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // passThrough routes the upstream's unasked messages to the agents.

@@ -314,3 +314,28 @@ func TestProgress(t *testing.T) {
 		f.close(t)
 	})
 }
+
+// TestRelist: a changed list is served again item by item: what is new
+// or changed is added, what is gone is removed, in one sorted call, and
+// what is unchanged is left alone.
+func TestRelist(t *testing.T) {
+	type item struct{ Name, Text string }
+	name := func(x item) string { return x.Name }
+	for _, c := range []struct {
+		was, now    []item
+		added, gone []string
+	}{
+		{nil, nil, nil, nil},
+		{[]item{{"a", "1"}}, []item{{"a", "1"}}, nil, nil},
+		{[]item{{"a", "1"}, {"b", "1"}, {"c", "1"}, {"e", "1"}}, []item{{"a", "1"}, {"b", "2"}, {"d", "1"}}, []string{"b", "d"}, []string{"c", "e"}},
+		{nil, []item{{"z", ""}, {"y", ""}}, []string{"z", "y"}, nil},
+		{[]item{{"z", ""}, {"y", ""}}, nil, nil, []string{"y", "z"}},
+	} {
+		var added, gone []string
+		removes := 0
+		relist(c.was, c.now, name, func(x item) { added = append(added, x.Name) }, func(names ...string) { removes++; gone = names })
+		if !slices.Equal(added, c.added) || !slices.Equal(gone, c.gone) || removes > 1 {
+			t.Errorf("%v -> %v: added %v, removed %v (%d calls); want %v and %v", c.was, c.now, added, gone, removes, c.added, c.gone)
+		}
+	}
+}

@@ -186,20 +186,27 @@ func (p *Proxy) refreshPrompts(ctx context.Context) {
 		p.logf("the upstream's prompts changed, but listing them failed (%v)", err)
 		return
 	}
-	before := map[string]*sdk.Prompt{}
-	for _, pr := range p.prompts {
-		before[pr.Name] = pr
+	relist(p.prompts, prompts, func(pr *sdk.Prompt) string { return pr.Name }, p.addPrompt, p.srv.RemovePrompts)
+	p.prompts = prompts
+}
+
+// relist serves a list that changed from was to now: each item new or
+// changed is added again (add), and the names of those gone are removed
+// at once, sorted (remove).
+func relist[T any](was, now []T, name func(T) string, add func(T), remove func(...string)) {
+	before := map[string]T{}
+	for _, x := range was {
+		before[name(x)] = x
 	}
-	for _, pr := range prompts {
-		if b, ok := before[pr.Name]; !ok || !sameJSON(b, pr) {
-			p.addPrompt(pr)
+	for _, x := range now {
+		if b, ok := before[name(x)]; !ok || !sameJSON(b, x) {
+			add(x)
 		}
-		delete(before, pr.Name)
+		delete(before, name(x))
 	}
 	if len(before) > 0 {
-		p.srv.RemovePrompts(slices.Sorted(maps.Keys(before))...)
+		remove(slices.Sorted(maps.Keys(before))...)
 	}
-	p.prompts = prompts
 }
 
 // refreshResources follows a change of the upstream's resources and
@@ -210,32 +217,10 @@ func (p *Proxy) refreshResources(ctx context.Context) {
 		p.logf("the upstream's resources changed, but listing them failed (%v)", err)
 		return
 	}
-	before := map[string]*sdk.Resource{}
-	for _, r := range p.resources {
-		before[r.URI] = r
-	}
-	for _, r := range resources {
-		if b, ok := before[r.URI]; !ok || !sameJSON(b, r) {
-			p.srv.AddResource(r, p.readResource)
-		}
-		delete(before, r.URI)
-	}
-	if len(before) > 0 {
-		p.srv.RemoveResources(slices.Sorted(maps.Keys(before))...)
-	}
-	beforeT := map[string]*sdk.ResourceTemplate{}
-	for _, t := range p.templates {
-		beforeT[t.URITemplate] = t
-	}
-	for _, t := range templates {
-		if b, ok := beforeT[t.URITemplate]; !ok || !sameJSON(b, t) {
-			p.srv.AddResourceTemplate(t, p.readResource)
-		}
-		delete(beforeT, t.URITemplate)
-	}
-	if len(beforeT) > 0 {
-		p.srv.RemoveResourceTemplates(slices.Sorted(maps.Keys(beforeT))...)
-	}
+	relist(p.resources, resources, func(r *sdk.Resource) string { return r.URI },
+		func(r *sdk.Resource) { p.srv.AddResource(r, p.readResource) }, p.srv.RemoveResources)
+	relist(p.templates, templates, func(t *sdk.ResourceTemplate) string { return t.URITemplate },
+		func(t *sdk.ResourceTemplate) { p.srv.AddResourceTemplate(t, p.readResource) }, p.srv.RemoveResourceTemplates)
 	p.resources, p.templates = resources, templates
 }
 
