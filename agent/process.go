@@ -109,10 +109,12 @@ type orchestrator struct {
 	synth []int
 
 	// Storage of an episode's small parts, allocated with it: the
-	// processes (two at most: a first and a resumed, retried, delegated
-	// or second one), the synthesis counts of a task of up to eight
-	// steps, and the stream of a re-synthesis, seeded afresh for each.
+	// processes and their agents (two at most: a first and a resumed,
+	// retried, delegated or second one), the synthesis counts of a task
+	// of up to eight steps, and the stream of a re-synthesis, seeded
+	// afresh for each.
 	procs   [2]process
+	agents  [2]Agent
 	nprocs  int
 	synthN  [8]int
 	resynth rand.PCG
@@ -227,14 +229,16 @@ func (o *orchestrator) stepKey() string {
 
 // newAgent starts a process of run (0 for the first run) with draws d.
 func (o *orchestrator) newAgent(d *Draws, run int, resynth bool) *Agent {
-	a := New(o.p, o.t, o.cond, d)
-	pr := &process{}
-	if o.nprocs < len(o.procs) {
-		pr = &o.procs[o.nprocs]
+	var a *Agent
+	var pr *process
+	if n := o.nprocs; n < len(o.procs) {
+		a, pr = &o.agents[n], &o.procs[n]
 		o.nprocs++
+	} else {
+		a, pr = new(Agent), new(process)
 	}
+	*a = Agent{P: o.p, T: o.t, Cond: o.cond, D: d, proc: pr}
 	*pr = process{o: o, run: run, resynth: resynth}
-	a.proc = pr
 	return a
 }
 
