@@ -149,10 +149,14 @@ var (
 type Guard struct {
 	cfg   Config
 	store Store
+	// mem is store when it is a MemoryStore, called directly: a
+	// transition's function passed to it stays on the stack, where one
+	// passed through the interface escapes (two allocations a call).
+	mem *MemoryStore
 
 	mu   sync.Mutex
 	live map[Ticket]struct{}
-	keys map[string]*keyWaiters
+	keys map[string]keyWaiters
 }
 
 // keyWaiters tracks the live attempts of one key and wakes Await callers
@@ -178,7 +182,8 @@ func New(cfg Config, store Store) (*Guard, error) {
 	if store == nil && cfg.Policy != None {
 		return nil, fmt.Errorf("guard: policy %s needs a store", cfg.Policy)
 	}
-	return &Guard{cfg: cfg, store: store, live: map[Ticket]struct{}{}, keys: map[string]*keyWaiters{}}, nil
+	mem, _ := store.(*MemoryStore)
+	return &Guard{cfg: cfg, store: store, mem: mem, live: map[Ticket]struct{}{}, keys: map[string]keyWaiters{}}, nil
 }
 
 // Config returns the guard's configuration.
@@ -228,18 +233,38 @@ func (g *Guard) Begin(ctx context.Context, c Call, now time.Time) (Decision, err
 }
 
 func (g *Guard) begin(ctx context.Context, key string, c Call, now time.Time) (Decision, error) {
+	// (The same function either way, written twice so that the
+	// MemoryStore's keeps its Decision on the stack.)
+	if m := g.mem; m != nil {
+		var d Decision
+		err := m.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+			return g.beginIn(&d, key, c, cur, found, held, now)
+		})
+		return g.begun(d, key, err)
+	}
 	var d Decision
 	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-		var next Record
-		var change Change
-		d, next, change = g.decide(key, c, cur, found, held, now)
-		if d.Outcome == Forward {
-			// Registered inside the update, so that a repeat deciding
-			// right after sees the attempt live and its Await blocks.
-			g.register(d.Ticket)
-		}
-		return next, change
+		return g.beginIn(&d, key, c, cur, found, held, now)
 	})
+	return g.begun(d, key, err)
+}
+
+// beginIn is Begin's transition of the key's record: the decision (into
+// d) and the record to store.
+func (g *Guard) beginIn(d *Decision, key string, c Call, cur Record, found bool, held int, now time.Time) (Record, Change) {
+	var next Record
+	var change Change
+	*d, next, change = g.decide(key, c, cur, found, held, now)
+	if d.Outcome == Forward {
+		// Registered inside the update, so that a repeat deciding
+		// right after sees the attempt live and its Await blocks.
+		g.register(d.Ticket)
+	}
+	return next, change
+}
+
+// begun is Begin's answer once the store has applied its transition.
+func (g *Guard) begun(d Decision, key string, err error) (Decision, error) {
 	if err != nil {
 		if d.Outcome == Forward {
 			g.unregister(d.Ticket, 0, nil)
@@ -254,11 +279,8 @@ func (g *Guard) register(t Ticket) {
 	defer g.mu.Unlock()
 	g.live[t] = struct{}{}
 	w := g.keys[t.key]
-	if w == nil {
-		w = &keyWaiters{}
-		g.keys[t.key] = w
-	}
 	w.live++
+	g.keys[t.key] = w
 }
 
 func (g *Guard) unregister(t Ticket, end End, result []byte) {
@@ -276,6 +298,8 @@ func (g *Guard) unregister(t Ticket, end End, result []byte) {
 	}
 	if w.live--; w.live == 0 {
 		delete(g.keys, t.key)
+	} else {
+		g.keys[t.key] = w
 	}
 }
 
@@ -294,11 +318,11 @@ func (g *Guard) isLive(t Ticket) bool {
 func (g *Guard) Await(ctx context.Context, c Call) (End, []byte, error) {
 	key := g.Key(c)
 	g.mu.Lock()
-	w := g.keys[key]
 	var r *round
-	if w != nil {
+	if w, ok := g.keys[key]; ok {
 		if w.round == nil {
 			w.round = &round{done: make(chan struct{})}
+			g.keys[key] = w
 		}
 		r = w.round
 	}
@@ -328,13 +352,23 @@ func (g *Guard) Finish(ctx context.Context, t Ticket, end End, result []byte, no
 	if !g.isLive(t) {
 		return fmt.Errorf("%w: %s attempt %d", ErrStaleTicket, t.key, t.attempt)
 	}
-	var ferr error
-	err := g.store.Update(ctx, t.key, func(cur Record, found bool, _ int) (Record, Change) {
-		var next Record
-		var change Change
-		next, change, ferr = g.finish(t, cur, found, end, result, now)
-		return next, change
-	})
+	var err, ferr error
+	if m := g.mem; m != nil {
+		// (As in begin: the MemoryStore's function stays on the stack.)
+		var merr error
+		err = m.Update(ctx, t.key, func(cur Record, found bool, _ int) (next Record, change Change) {
+			next, change, merr = g.finish(t, cur, found, end, result, now)
+			return next, change
+		})
+		ferr = merr
+	} else {
+		var serr error
+		err = g.store.Update(ctx, t.key, func(cur Record, found bool, _ int) (next Record, change Change) {
+			next, change, serr = g.finish(t, cur, found, end, result, now)
+			return next, change
+		})
+		ferr = serr
+	}
 	if err != nil {
 		return fmt.Errorf("guard: %s: %w", t.key, err)
 	}
