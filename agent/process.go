@@ -224,8 +224,29 @@ func (o *orchestrator) stepKey() string {
 	if a == nil || a.proc == nil {
 		return ""
 	}
-	return "run" + strconv.Itoa(a.proc.run) + "/plan" + strconv.Itoa(a.proc.plan) + "/step" + strconv.Itoa(a.cur)
+	if r, pl, st := a.proc.run, a.proc.plan, a.cur; r < len(stepKeys) && pl < len(stepKeys[r]) && st < len(stepKeys[r][pl]) {
+		return stepKeys[r][pl][st]
+	}
+	return makeStepKey(a.proc.run, a.proc.plan, a.cur)
 }
+
+func makeStepKey(run, plan, step int) string {
+	return "run" + strconv.Itoa(run) + "/plan" + strconv.Itoa(plan) + "/step" + strconv.Itoa(step)
+}
+
+// stepKeys are the step keys of an episode's runs (two at most), plans
+// (a re-plan makes a second) and steps (a task has up to eight), made
+// once rather than on every keyed call.
+var stepKeys = func() (k [2][2][8]string) {
+	for r := range k {
+		for pl := range k[r] {
+			for st := range k[r][pl] {
+				k[r][pl][st] = makeStepKey(r, pl, st)
+			}
+		}
+	}
+	return k
+}()
 
 // newAgent starts a process of run (0 for the first run) with draws d.
 func (o *orchestrator) newAgent(d *Draws, run int, resynth bool) *Agent {
