@@ -283,6 +283,8 @@ func (g *Guard) register(t Ticket) {
 	g.keys[t.key] = w
 }
 
+// unregister ends a live attempt, waking its key's Await callers with a
+// copy of result (made only when some wait).
 func (g *Guard) unregister(t Ticket, end End, result []byte) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -292,7 +294,7 @@ func (g *Guard) unregister(t Ticket, end End, result []byte) {
 	delete(g.live, t)
 	w := g.keys[t.key]
 	if r := w.round; r != nil {
-		r.end, r.result = end, result
+		r.end, r.result = end, slices.Clone(result)
 		close(r.done)
 		w.round = nil
 	}
@@ -375,7 +377,7 @@ func (g *Guard) Finish(ctx context.Context, t Ticket, end End, result []byte, no
 	if ferr != nil {
 		return ferr
 	}
-	g.unregister(t, end, slices.Clone(result))
+	g.unregister(t, end, result)
 	return nil
 }
 
