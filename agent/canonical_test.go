@@ -24,7 +24,7 @@ func TestCanonicalMatchesEncodingJSON(t *testing.T) {
 		nil,
 		{},
 		{"a": "x", "idempotency_key": "k1"},
-		{"b": 1.0, "a": -0.0, "c": 1e21, "d": 1e-7, "e": 123456789.125, "f": 1e20, "g": 5e-324, "h": -1.5e-9},
+		{"b": 1.0, "a": math.Copysign(0, -1), "c": 1e21, "d": 1e-7, "e": 123456789.125, "f": 1e20, "g": 5e-324, "h": -1.5e-9},
 		{"n": nil, "t": true, "f": false, "i": 7, "j": int64(-9)},
 		{"rows": []any{map[string]any{"id": "r1", "v": 2.5}, map[string]any{"id": "r2"}}, "table": "orders"},
 		{"nested": map[string]any{"idempotency_key": "kept below the top", "": "empty key"}},
