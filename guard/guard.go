@@ -395,31 +395,50 @@ func (g *Guard) Resolve(ctx context.Context, c Call, executed bool, result []byt
 	if key == "" {
 		return Decision{}, fmt.Errorf("%w: the call is not guarded", ErrNotUnknown)
 	}
-	var (
-		d    Decision
-		rerr error
-	)
+	// (As in begin: the MemoryStore's function stays on the stack.)
+	if m := g.mem; m != nil {
+		var d Decision
+		var rerr error
+		err := m.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+			return g.resolveIn(&d, &rerr, key, c, cur, found, held, executed, result, now)
+		})
+		return g.resolved(d, key, err, rerr)
+	}
+	var d Decision
+	var rerr error
 	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-		next, change, err := g.resolve(cur, found, executed, result, now)
-		if err != nil {
-			rerr = err
-			return cur, Keep
-		}
-		present := change != Delete
-		if !present {
-			held-- // the slot is reused, not added
-		}
-		var decided Record
-		var dchange Change
-		d, decided, dchange = g.decide(key, c, next, present, held, now)
-		if d.Outcome == Forward {
-			g.register(d.Ticket)
-		}
-		if dchange == Put {
-			return decided, Put
-		}
-		return next, change
+		return g.resolveIn(&d, &rerr, key, c, cur, found, held, executed, result, now)
 	})
+	return g.resolved(d, key, err, rerr)
+}
+
+// resolveIn is Resolve's transition of the key's record: the finding
+// applied and the call decided again (into d), or the finding's error
+// (into rerr) and no change.
+func (g *Guard) resolveIn(d *Decision, rerr *error, key string, c Call, cur Record, found bool, held int, executed bool, result []byte, now time.Time) (Record, Change) {
+	next, change, err := g.resolve(cur, found, executed, result, now)
+	if err != nil {
+		*rerr = err
+		return cur, Keep
+	}
+	present := change != Delete
+	if !present {
+		held-- // the slot is reused, not added
+	}
+	var decided Record
+	var dchange Change
+	*d, decided, dchange = g.decide(key, c, next, present, held, now)
+	if d.Outcome == Forward {
+		g.register(d.Ticket)
+	}
+	if dchange == Put {
+		return decided, Put
+	}
+	return next, change
+}
+
+// resolved is Resolve's answer once the store has applied its transition.
+func (g *Guard) resolved(d Decision, key string, err, rerr error) (Decision, error) {
 	if err != nil {
 		if d.Outcome == Forward {
 			g.unregister(d.Ticket, 0, nil)
@@ -442,20 +461,21 @@ func (g *Guard) Issue(ctx context.Context, c Call, n int, now time.Time) error {
 		return fmt.Errorf("guard: Issue of %d authorisations", n)
 	}
 	key := g.Key(c)
-	var ierr error
-	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-		if !found {
-			if g.cfg.Capacity > 0 && held >= g.cfg.Capacity {
-				ierr = ErrCapacity
-				return cur, Keep
-			}
-			cur = Record{Key: key, Tool: c.Tool, Fingerprint: c.Fingerprint}
-		}
-		cur.Issued += n
-		cur.Updated = now
-		cur.State = ledgerState(cur)
-		return cur, Put
-	})
+	var err, ierr error
+	if m := g.mem; m != nil {
+		// (As in begin: the MemoryStore's function stays on the stack.)
+		var merr error
+		err = m.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+			return g.issueIn(&merr, key, c, n, cur, found, held, now)
+		})
+		ierr = merr
+	} else {
+		var serr error
+		err = g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+			return g.issueIn(&serr, key, c, n, cur, found, held, now)
+		})
+		ierr = serr
+	}
 	if err != nil {
 		return fmt.Errorf("guard: %s: %w", key, err)
 	}
@@ -463,6 +483,22 @@ func (g *Guard) Issue(ctx context.Context, c Call, n int, now time.Time) error {
 		return fmt.Errorf("%w: %s", ierr, key)
 	}
 	return nil
+}
+
+// issueIn is Issue's transition of the key's record: n more
+// authorisations, or ErrCapacity (into ierr) and no change.
+func (g *Guard) issueIn(ierr *error, key string, c Call, n int, cur Record, found bool, held int, now time.Time) (Record, Change) {
+	if !found {
+		if g.cfg.Capacity > 0 && held >= g.cfg.Capacity {
+			*ierr = ErrCapacity
+			return cur, Keep
+		}
+		cur = Record{Key: key, Tool: c.Tool, Fingerprint: c.Fingerprint}
+	}
+	cur.Issued += n
+	cur.Updated = now
+	cur.State = ledgerState(cur)
+	return cur, Put
 }
 
 // Get returns the stored record of a call's key.
