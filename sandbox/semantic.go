@@ -102,7 +102,8 @@ func (t *Task) ActionOf(tool string, args map[string]any) int {
 	if !ok {
 		return -1
 	}
-	ids := identities(ti, args)
+	var idsN [1]string // a write's one identity (a batch's rows have more)
+	ids := appendIdentities(idsN[:0], ti, args)
 	for i := range t.Steps {
 		s := &t.Steps[i]
 		if s.tool == ti && len(ids) > 0 && subset(ids, s.ids) {
