@@ -5,6 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"maps"
+	"math"
+	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/limbo-toolkit/limbo/sandbox"
@@ -76,8 +79,15 @@ func (g *Guard) Now() float64 { return g.Next.Now() }
 func (g *Guard) Advance(dt float64) { g.Next.Advance(dt) }
 
 // Canonical returns the canonical JSON of a write's arguments without its
-// idempotency key (encoding/json sorts map keys).
+// idempotency key: encoding/json's bytes (map keys sorted, HTML
+// characters escaped). Arguments are JSON values, which appendJSON
+// writes itself without reflection; anything else, and any string it
+// would have to escape, goes to encoding/json.
 func Canonical(args map[string]any) string {
+	var buf [256]byte
+	if b, ok := appendJSONObject(buf[:0], args, keyArg); ok {
+		return string(b)
+	}
 	if _, ok := args[keyArg]; ok {
 		args = maps.Clone(args)
 		delete(args, keyArg)
@@ -87,6 +97,109 @@ func Canonical(args map[string]any) string {
 		return ""
 	}
 	return string(b)
+}
+
+// appendJSONObject appends m as encoding/json writes it, without the
+// member skip; ok is false when a value is one it leaves to
+// encoding/json.
+func appendJSONObject(b []byte, m map[string]any, skip string) ([]byte, bool) {
+	if m == nil {
+		return append(b, "null"...), true
+	}
+	var keysN [16]string
+	keys := keysN[:0]
+	for k := range m {
+		if skip == "" || k != skip {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok = appendJSONString(b, k); !ok {
+			return b, false
+		}
+		b = append(b, ':')
+		if b, ok = appendJSON(b, m[k]); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+// appendJSON appends v as encoding/json writes it; ok is false for what
+// it leaves to encoding/json.
+func appendJSON(b []byte, v any) ([]byte, bool) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case string:
+		return appendJSONString(b, x)
+	case bool:
+		return strconv.AppendBool(b, x), true
+	case float64:
+		return appendJSONFloat(b, x)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), true
+	case int64:
+		return strconv.AppendInt(b, x, 10), true
+	case map[string]any:
+		return appendJSONObject(b, x, "")
+	case []any:
+		if x == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			if b, ok = appendJSON(b, e); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	}
+	return b, false
+}
+
+// appendJSONString appends a string that needs no escape under
+// encoding/json (printable ASCII but '"', '\\', '<', '>' and '&');
+// ok is false for any other.
+func appendJSONString(b []byte, s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return b, false
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"'), true
+}
+
+// appendJSONFloat appends a float64 as encoding/json does: the shortest
+// form, in exponent form below 1e-6 and from 1e21, with a one-digit
+// exponent's leading zero dropped; ok is false for NaN and the
+// infinities, which it refuses.
+func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b, false
+	}
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return b, true
 }
 
 // GuardKey is the key the guard derives for a write: a hash of (task, tool,

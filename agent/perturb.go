@@ -63,7 +63,8 @@ var rowTools = map[string]bool{"data_insert": true, "data_insert_many": true, "d
 // the arguments are repeated exactly). args is not modified.
 func (m Perturbation) Resynthesize(tool string, args map[string]any, r *rand.Rand) (out map[string]any, kind string) {
 	u := r.Float64()
-	kinds := perturbKinds(tool, args)
+	var kindsN [3]string
+	kinds := perturbKinds(kindsN[:0], tool, args)
 	if u >= m.Rate || len(kinds) == 0 {
 		return args, ""
 	}
@@ -88,9 +89,8 @@ func (m Perturbation) Resynthesize(tool string, args map[string]any, r *rand.Ran
 	return out, kind
 }
 
-// perturbKinds lists the perturbations a write admits.
-func perturbKinds(tool string, args map[string]any) []string {
-	var out []string
+// perturbKinds appends to out the perturbations a write admits.
+func perturbKinds(out []string, tool string, args map[string]any) []string {
 	if fs := textFields[tool]; len(fs) > 0 {
 		if s, _ := args[fs[0]].(string); s != "" {
 			out = append(out, "reworded")
@@ -101,17 +101,18 @@ func perturbKinds(tool string, args map[string]any) []string {
 			out = append(out, "amount")
 		}
 	}
-	if rowTools[tool] && len(renamable(tool, args)) > 0 {
+	var fs [8]string
+	if rowTools[tool] && len(renamable(fs[:0], tool, args)) > 0 {
 		out = append(out, "renamed")
 	}
 	return out
 }
 
-// renamable lists, sorted by the rename table's order, the fields of the
-// write's (first) row that a model may rename: not the primary key.
-func renamable(tool string, args map[string]any) []string {
+// renamable appends to out, sorted by the rename table's order, the
+// fields of the write's (first) row that a model may rename: not the
+// primary key.
+func renamable(out []string, tool string, args map[string]any) []string {
 	row := firstRow(tool, args)
-	var out []string
 	for _, f := range []string{"qty", "email", "region", "status", "source", "sku", "name", "customer_id"} {
 		if _, ok := row[f]; ok {
 			out = append(out, f)
@@ -137,7 +138,8 @@ func firstRow(tool string, args map[string]any) map[string]any {
 // renameField renames one optional field in every row of the write (a
 // model that names a field otherwise does so for each row).
 func renameField(tool string, args map[string]any, pick float64) {
-	fs := renamable(tool, args)
+	var fsN [8]string
+	fs := renamable(fsN[:0], tool, args)
 	f := fs[min(int(pick*float64(len(fs))), len(fs)-1)]
 	to := renames[f]
 	rename := func(r map[string]any) map[string]any {

@@ -109,10 +109,12 @@ type orchestrator struct {
 	synth []int
 
 	// Storage of an episode's small parts, allocated with it: the
-	// processes (two at most: a first and a resumed, retried, delegated
-	// or second one), the synthesis counts of a task of up to eight
-	// steps, and the stream of a re-synthesis, seeded afresh for each.
+	// processes and their agents (two at most: a first and a resumed,
+	// retried, delegated or second one), the synthesis counts of a task
+	// of up to eight steps, and the stream of a re-synthesis, seeded
+	// afresh for each.
 	procs   [2]process
+	agents  [2]Agent
 	nprocs  int
 	synthN  [8]int
 	resynth rand.PCG
@@ -222,19 +224,42 @@ func (o *orchestrator) stepKey() string {
 	if a == nil || a.proc == nil {
 		return ""
 	}
-	return "run" + strconv.Itoa(a.proc.run) + "/plan" + strconv.Itoa(a.proc.plan) + "/step" + strconv.Itoa(a.cur)
+	if r, pl, st := a.proc.run, a.proc.plan, a.cur; r < len(stepKeys) && pl < len(stepKeys[r]) && st < len(stepKeys[r][pl]) {
+		return stepKeys[r][pl][st]
+	}
+	return makeStepKey(a.proc.run, a.proc.plan, a.cur)
 }
+
+func makeStepKey(run, plan, step int) string {
+	return "run" + strconv.Itoa(run) + "/plan" + strconv.Itoa(plan) + "/step" + strconv.Itoa(step)
+}
+
+// stepKeys are the step keys of an episode's runs (two at most), plans
+// (a re-plan makes a second) and steps (a task has up to eight), made
+// once rather than on every keyed call.
+var stepKeys = func() (k [2][2][8]string) {
+	for r := range k {
+		for pl := range k[r] {
+			for st := range k[r][pl] {
+				k[r][pl][st] = makeStepKey(r, pl, st)
+			}
+		}
+	}
+	return k
+}()
 
 // newAgent starts a process of run (0 for the first run) with draws d.
 func (o *orchestrator) newAgent(d *Draws, run int, resynth bool) *Agent {
-	a := New(o.p, o.t, o.cond, d)
-	pr := &process{}
-	if o.nprocs < len(o.procs) {
-		pr = &o.procs[o.nprocs]
+	var a *Agent
+	var pr *process
+	if n := o.nprocs; n < len(o.procs) {
+		a, pr = &o.agents[n], &o.procs[n]
 		o.nprocs++
+	} else {
+		a, pr = new(Agent), new(process)
 	}
+	*a = Agent{P: o.p, T: o.t, Cond: o.cond, D: d, proc: pr}
 	*pr = process{o: o, run: run, resynth: resynth}
-	a.proc = pr
 	return a
 }
 

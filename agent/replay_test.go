@@ -76,7 +76,7 @@ func TestPerturbation(t *testing.T) {
 					}
 				}
 			}
-			varies := len(perturbKinds(st.Tool, st.Args)) > 0
+			varies := len(perturbKinds(nil, st.Tool, st.Args)) > 0
 			rate := float64(changed) / float64(n)
 			switch {
 			case !varies && changed > 0:
@@ -84,7 +84,7 @@ func TestPerturbation(t *testing.T) {
 			case varies && math.Abs(rate-0.31) > 4*math.Sqrt(0.31*0.69/float64(n)):
 				t.Errorf("%s step %d (%s): rate %.3f, want 0.31", task.ID, i, st.Tool, rate)
 			}
-			if varies && len(kinds) != len(perturbKinds(st.Tool, st.Args)) {
+			if varies && len(kinds) != len(perturbKinds(nil, st.Tool, st.Args)) {
 				t.Errorf("%s step %d: kinds drawn %v", task.ID, i, kinds)
 			}
 		}

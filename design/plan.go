@@ -50,22 +50,27 @@ func (e *Episode) PairKey() string {
 // pair key, unique within a plan and stable for a manifest; an episode of
 // the agent-side design adds its guard and its agent fault (with the crash
 // window) before the pair key.
-func (e *Episode) ID() string {
-	if e.AgentFault == "" {
-		return e.WorldID()
+func (e *Episode) ID() string { return e.id(e.PairKey()) }
+
+// id is ID given the episode's pair key.
+func (e *Episode) id(pk string) string {
+	switch {
+	case e.AgentFault == "":
+		return e.worldID(pk)
+	case e.Window != "":
+		return e.Experiment + "/" + e.Harness + "/" + e.Contract + "/" + e.Condition + "/" + e.Cue + "/" + e.Guard + "/" + e.AgentFault + ":" + e.Window + "/" + pk
 	}
-	fault := e.AgentFault
-	if e.Window != "" {
-		fault += ":" + e.Window
-	}
-	return e.Experiment + "/" + e.Harness + "/" + e.Contract + "/" + e.Condition + "/" + e.Cue + "/" + e.Guard + "/" + fault + "/" + e.PairKey()
+	return e.Experiment + "/" + e.Harness + "/" + e.Contract + "/" + e.Condition + "/" + e.Cue + "/" + e.Guard + "/" + e.AgentFault + "/" + pk
 }
 
 // WorldID is the episode id without the agent-side design's segments:
 // the id of every guard and agent fault of one world and arm, which key
 // the draws they share.
-func (e *Episode) WorldID() string {
-	return e.Experiment + "/" + e.Harness + "/" + e.Contract + "/" + e.Condition + "/" + e.Cue + "/" + e.PairKey()
+func (e *Episode) WorldID() string { return e.worldID(e.PairKey()) }
+
+// worldID is WorldID given the episode's pair key.
+func (e *Episode) worldID(pk string) string {
+	return e.Experiment + "/" + e.Harness + "/" + e.Contract + "/" + e.Condition + "/" + e.Cue + "/" + pk
 }
 
 // group is one (cell, contract, condition, cue) of a block over its worlds.

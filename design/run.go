@@ -2,7 +2,6 @@ package design
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -240,7 +239,9 @@ func Run(sim *Simulator, o RunOptions) error {
 }
 
 // Chunk is a contiguous run of episodes [Lo, Hi) simulated by one worker:
-// their raw JSONL lines and, when grading, their graded rows.
+// their raw JSONL lines and, when grading, their graded rows. Buf is valid
+// until the chunk's emit returns: its storage then holds a later chunk's
+// lines.
 type Chunk struct {
 	Lo, Hi int
 	Buf    []byte
@@ -275,7 +276,8 @@ func Episodes(designArg string, seed uint64, jobs int, fn func(*ledger.Episode) 
 // Generate simulates episodes [lo, hi) with jobs workers and passes chunks
 // to emit strictly in design order (a reorder buffer of at most 2·jobs
 // chunks keeps memory bounded). Episode bytes depend only on the index, so
-// the output is the same for any jobs.
+// the output is the same for any jobs. A chunk's Buf is reused once emit
+// returns: emit copies what it keeps.
 func Generate(sim *Simulator, lo, hi, jobs int, grade bool, emit func(*Chunk) error) error {
 	return generate(sim, lo, hi, jobs, true, grade, emit)
 }
@@ -288,6 +290,10 @@ func generate(sim *Simulator, lo, hi, jobs int, raw, grade bool, emit func(*Chun
 	}
 	queue := make(chan *Chunk, 2*jobs)
 	work := make(chan *Chunk)
+	// The raw lines' buffers, handed back once emitted: at most the
+	// reorder buffer's and the workers' chunks hold one at a time, so
+	// after the first few no chunk allocates its lines' storage.
+	free := make(chan []byte, 3*jobs)
 	var stop atomic.Bool
 	go func() {
 		for a := lo; a < hi; a += chunkSize {
@@ -303,18 +309,17 @@ func generate(sim *Simulator, lo, hi, jobs int, raw, grade bool, emit func(*Chun
 	}()
 	for range jobs {
 		go func() {
-			var buf bytes.Buffer
-			var rw *ledger.RawWriter
-			if raw {
-				rw = ledger.NewRawWriter(&buf)
-			}
 			for c := range work {
 				if !stop.Load() {
-					buf.Reset()
-					c.err = simulateChunk(sim, c, rw, grade)
 					if raw {
-						c.Buf = bytes.Clone(buf.Bytes())
+						select {
+						case b := <-free:
+							c.Buf = b[:0]
+						default:
+							c.Buf = []byte{}
+						}
 					}
+					c.err = simulateChunk(sim, c, raw, grade)
 				}
 				close(c.done)
 			}
@@ -331,6 +336,13 @@ func generate(sim *Simulator, lo, hi, jobs int, raw, grade bool, emit func(*Chun
 		} else {
 			first = emit(c)
 		}
+		if c.Buf != nil {
+			select {
+			case free <- c.Buf:
+			default:
+			}
+			c.Buf = nil
+		}
 		if first != nil {
 			stop.Store(true)
 		}
@@ -338,26 +350,24 @@ func generate(sim *Simulator, lo, hi, jobs int, raw, grade bool, emit func(*Chun
 	return first
 }
 
-// simulateChunk plays the episodes of c, writing their raw lines to rw
-// (unless nil) and, when grading, keeping their graded rows.
-func simulateChunk(sim *Simulator, c *Chunk, rw *ledger.RawWriter, grade bool) error {
+// simulateChunk plays the episodes of c, appending their raw lines to
+// c.Buf when raw is set and, when grading, keeping their graded rows.
+func simulateChunk(sim *Simulator, c *Chunk, raw, grade bool) error {
 	if grade {
 		c.Eps = make([]ledger.Episode, 0, c.Hi-c.Lo)
 	}
 	for i := c.Lo; i < c.Hi; i++ {
-		raw, err := sim.Episode(i)
+		r, err := sim.Episode(i)
 		if err != nil {
 			return err
 		}
-		if rw != nil {
-			if err := rw.Write(raw); err != nil {
-				return fmt.Errorf("episode %d: %w", i, err)
-			}
+		if raw {
+			c.Buf = ledger.AppendRaw(c.Buf, r)
 		}
 		if grade {
-			ep, err := sandbox.Grade(raw)
+			ep, err := sandbox.Grade(r)
 			if err != nil {
-				return fmt.Errorf("episode %d (%s): grade: %w", i, raw.EpisodeID, err)
+				return fmt.Errorf("episode %d (%s): grade: %w", i, r.EpisodeID, err)
 			}
 			c.Eps = append(c.Eps, ep)
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 func TestParseShard(t *testing.T) {
@@ -164,4 +166,38 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Chunks' buffers are handed back and reused once emitted: over many
+// chunks, on several workers, every chunk's lines are its own, the same
+// as one worker's and as each episode's line written alone.
+func TestGenerateReusesBuffers(t *testing.T) {
+	sim, err := LoadSimulator("paper", "", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 12 * chunkSize
+	run := func(jobs int) []byte {
+		var out []byte
+		if err := Generate(sim, 0, n, jobs, false, func(c *Chunk) error {
+			out = append(out, c.Buf...)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	var want []byte
+	for i := range n {
+		raw, err := sim.Episode(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = ledger.AppendRaw(want, raw)
+	}
+	for _, jobs := range []int{1, 3} {
+		if got := run(jobs); !bytes.Equal(got, want) {
+			t.Errorf("%d workers: the chunks' lines differ from the episodes' own", jobs)
+		}
+	}
 }

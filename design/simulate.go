@@ -92,7 +92,7 @@ func (s *Simulator) Episode(i int) (*ledger.RawEpisode, error) {
 		return nil, pe.err
 	}
 	pk := ep.PairKey()
-	id := ep.ID()
+	id := ep.id(pk)
 	w := ep.World
 	spec := sandbox.Spec{
 		Task:           w.Task,
@@ -122,9 +122,9 @@ func (s *Simulator) Episode(i int) (*ledger.RawEpisode, error) {
 		// Every guard and agent fault of a world shares its draws: the
 		// arms differ by their mechanics alone (docs/simulation.md, Seeds
 		// and common random numbers).
-		wid := ep.WorldID()
+		wid := ep.worldID(pk)
 		d := agent.NewDraws(s.Seed, pk, wid, s.Profiles.Noise)
-		r := s.replay(&ep)
+		r := s.replay(&ep, pk)
 		if ep.AgentFault == ledger.AgentFaultDelegate || ep.AgentFault == ledger.AgentFaultConcurrent {
 			r.Other = agent.NewDraws(s.Seed, pk+"/other", wid+"/other", s.Profiles.Noise)
 		}
@@ -144,10 +144,10 @@ func (s *Simulator) Episode(i int) (*ledger.RawEpisode, error) {
 	return raw, nil
 }
 
-// replay is the agent-side design of episode ep.
-func (s *Simulator) replay(ep *Episode) agent.Replay {
+// replay is the agent-side design of episode ep, whose pair key is pk.
+func (s *Simulator) replay(ep *Episode, pk string) agent.Replay {
 	r := agent.Replay{Fault: ep.AgentFault, Window: ep.Window, Guard: ep.Guard, Focal: ep.World.FocalIndex,
-		Seed: s.Seed, World: ep.PairKey()}
+		Seed: s.Seed, World: pk}
 	if c := s.Plan.Manifest.Replay; c != nil {
 		r.Perturb = agent.Perturbation{Rate: c.PerturbRate}
 		r.RestartMinS, r.RestartMaxS = c.RestartS[0], c.RestartS[1]

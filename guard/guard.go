@@ -149,10 +149,14 @@ var (
 type Guard struct {
 	cfg   Config
 	store Store
+	// mem is store when it is a MemoryStore, called directly: a
+	// transition's function passed to it stays on the stack, where one
+	// passed through the interface escapes (two allocations a call).
+	mem *MemoryStore
 
 	mu   sync.Mutex
 	live map[Ticket]struct{}
-	keys map[string]*keyWaiters
+	keys map[string]keyWaiters
 }
 
 // keyWaiters tracks the live attempts of one key and wakes Await callers
@@ -178,7 +182,8 @@ func New(cfg Config, store Store) (*Guard, error) {
 	if store == nil && cfg.Policy != None {
 		return nil, fmt.Errorf("guard: policy %s needs a store", cfg.Policy)
 	}
-	return &Guard{cfg: cfg, store: store, live: map[Ticket]struct{}{}, keys: map[string]*keyWaiters{}}, nil
+	mem, _ := store.(*MemoryStore)
+	return &Guard{cfg: cfg, store: store, mem: mem, live: map[Ticket]struct{}{}, keys: map[string]keyWaiters{}}, nil
 }
 
 // Config returns the guard's configuration.
@@ -228,18 +233,38 @@ func (g *Guard) Begin(ctx context.Context, c Call, now time.Time) (Decision, err
 }
 
 func (g *Guard) begin(ctx context.Context, key string, c Call, now time.Time) (Decision, error) {
+	// (The same function either way, written twice so that the
+	// MemoryStore's keeps its Decision on the stack.)
+	if m := g.mem; m != nil {
+		var d Decision
+		err := m.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+			return g.beginIn(&d, key, c, cur, found, held, now)
+		})
+		return g.begun(d, key, err)
+	}
 	var d Decision
 	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-		var next Record
-		var change Change
-		d, next, change = g.decide(key, c, cur, found, held, now)
-		if d.Outcome == Forward {
-			// Registered inside the update, so that a repeat deciding
-			// right after sees the attempt live and its Await blocks.
-			g.register(d.Ticket)
-		}
-		return next, change
+		return g.beginIn(&d, key, c, cur, found, held, now)
 	})
+	return g.begun(d, key, err)
+}
+
+// beginIn is Begin's transition of the key's record: the decision (into
+// d) and the record to store.
+func (g *Guard) beginIn(d *Decision, key string, c Call, cur Record, found bool, held int, now time.Time) (Record, Change) {
+	var next Record
+	var change Change
+	*d, next, change = g.decide(key, c, cur, found, held, now)
+	if d.Outcome == Forward {
+		// Registered inside the update, so that a repeat deciding
+		// right after sees the attempt live and its Await blocks.
+		g.register(d.Ticket)
+	}
+	return next, change
+}
+
+// begun is Begin's answer once the store has applied its transition.
+func (g *Guard) begun(d Decision, key string, err error) (Decision, error) {
 	if err != nil {
 		if d.Outcome == Forward {
 			g.unregister(d.Ticket, 0, nil)
@@ -254,13 +279,12 @@ func (g *Guard) register(t Ticket) {
 	defer g.mu.Unlock()
 	g.live[t] = struct{}{}
 	w := g.keys[t.key]
-	if w == nil {
-		w = &keyWaiters{}
-		g.keys[t.key] = w
-	}
 	w.live++
+	g.keys[t.key] = w
 }
 
+// unregister ends a live attempt, waking its key's Await callers with a
+// copy of result (made only when some wait).
 func (g *Guard) unregister(t Ticket, end End, result []byte) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -270,12 +294,14 @@ func (g *Guard) unregister(t Ticket, end End, result []byte) {
 	delete(g.live, t)
 	w := g.keys[t.key]
 	if r := w.round; r != nil {
-		r.end, r.result = end, result
+		r.end, r.result = end, slices.Clone(result)
 		close(r.done)
 		w.round = nil
 	}
 	if w.live--; w.live == 0 {
 		delete(g.keys, t.key)
+	} else {
+		g.keys[t.key] = w
 	}
 }
 
@@ -294,11 +320,11 @@ func (g *Guard) isLive(t Ticket) bool {
 func (g *Guard) Await(ctx context.Context, c Call) (End, []byte, error) {
 	key := g.Key(c)
 	g.mu.Lock()
-	w := g.keys[key]
 	var r *round
-	if w != nil {
+	if w, ok := g.keys[key]; ok {
 		if w.round == nil {
 			w.round = &round{done: make(chan struct{})}
+			g.keys[key] = w
 		}
 		r = w.round
 	}
@@ -328,20 +354,30 @@ func (g *Guard) Finish(ctx context.Context, t Ticket, end End, result []byte, no
 	if !g.isLive(t) {
 		return fmt.Errorf("%w: %s attempt %d", ErrStaleTicket, t.key, t.attempt)
 	}
-	var ferr error
-	err := g.store.Update(ctx, t.key, func(cur Record, found bool, _ int) (Record, Change) {
-		var next Record
-		var change Change
-		next, change, ferr = g.finish(t, cur, found, end, result, now)
-		return next, change
-	})
+	var err, ferr error
+	if m := g.mem; m != nil {
+		// (As in begin: the MemoryStore's function stays on the stack.)
+		var merr error
+		err = m.Update(ctx, t.key, func(cur Record, found bool, _ int) (next Record, change Change) {
+			next, change, merr = g.finish(t, cur, found, end, result, now)
+			return next, change
+		})
+		ferr = merr
+	} else {
+		var serr error
+		err = g.store.Update(ctx, t.key, func(cur Record, found bool, _ int) (next Record, change Change) {
+			next, change, serr = g.finish(t, cur, found, end, result, now)
+			return next, change
+		})
+		ferr = serr
+	}
 	if err != nil {
 		return fmt.Errorf("guard: %s: %w", t.key, err)
 	}
 	if ferr != nil {
 		return ferr
 	}
-	g.unregister(t, end, slices.Clone(result))
+	g.unregister(t, end, result)
 	return nil
 }
 
@@ -359,31 +395,50 @@ func (g *Guard) Resolve(ctx context.Context, c Call, executed bool, result []byt
 	if key == "" {
 		return Decision{}, fmt.Errorf("%w: the call is not guarded", ErrNotUnknown)
 	}
-	var (
-		d    Decision
-		rerr error
-	)
+	// (As in begin: the MemoryStore's function stays on the stack.)
+	if m := g.mem; m != nil {
+		var d Decision
+		var rerr error
+		err := m.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+			return g.resolveIn(&d, &rerr, key, c, cur, found, held, executed, result, now)
+		})
+		return g.resolved(d, key, err, rerr)
+	}
+	var d Decision
+	var rerr error
 	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-		next, change, err := g.resolve(cur, found, executed, result, now)
-		if err != nil {
-			rerr = err
-			return cur, Keep
-		}
-		present := change != Delete
-		if !present {
-			held-- // the slot is reused, not added
-		}
-		var decided Record
-		var dchange Change
-		d, decided, dchange = g.decide(key, c, next, present, held, now)
-		if d.Outcome == Forward {
-			g.register(d.Ticket)
-		}
-		if dchange == Put {
-			return decided, Put
-		}
-		return next, change
+		return g.resolveIn(&d, &rerr, key, c, cur, found, held, executed, result, now)
 	})
+	return g.resolved(d, key, err, rerr)
+}
+
+// resolveIn is Resolve's transition of the key's record: the finding
+// applied and the call decided again (into d), or the finding's error
+// (into rerr) and no change.
+func (g *Guard) resolveIn(d *Decision, rerr *error, key string, c Call, cur Record, found bool, held int, executed bool, result []byte, now time.Time) (Record, Change) {
+	next, change, err := g.resolve(cur, found, executed, result, now)
+	if err != nil {
+		*rerr = err
+		return cur, Keep
+	}
+	present := change != Delete
+	if !present {
+		held-- // the slot is reused, not added
+	}
+	var decided Record
+	var dchange Change
+	*d, decided, dchange = g.decide(key, c, next, present, held, now)
+	if d.Outcome == Forward {
+		g.register(d.Ticket)
+	}
+	if dchange == Put {
+		return decided, Put
+	}
+	return next, change
+}
+
+// resolved is Resolve's answer once the store has applied its transition.
+func (g *Guard) resolved(d Decision, key string, err, rerr error) (Decision, error) {
 	if err != nil {
 		if d.Outcome == Forward {
 			g.unregister(d.Ticket, 0, nil)
@@ -406,20 +461,21 @@ func (g *Guard) Issue(ctx context.Context, c Call, n int, now time.Time) error {
 		return fmt.Errorf("guard: Issue of %d authorisations", n)
 	}
 	key := g.Key(c)
-	var ierr error
-	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-		if !found {
-			if g.cfg.Capacity > 0 && held >= g.cfg.Capacity {
-				ierr = ErrCapacity
-				return cur, Keep
-			}
-			cur = Record{Key: key, Tool: c.Tool, Fingerprint: c.Fingerprint}
-		}
-		cur.Issued += n
-		cur.Updated = now
-		cur.State = ledgerState(cur)
-		return cur, Put
-	})
+	var err, ierr error
+	if m := g.mem; m != nil {
+		// (As in begin: the MemoryStore's function stays on the stack.)
+		var merr error
+		err = m.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+			return g.issueIn(&merr, key, c, n, cur, found, held, now)
+		})
+		ierr = merr
+	} else {
+		var serr error
+		err = g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+			return g.issueIn(&serr, key, c, n, cur, found, held, now)
+		})
+		ierr = serr
+	}
 	if err != nil {
 		return fmt.Errorf("guard: %s: %w", key, err)
 	}
@@ -427,6 +483,22 @@ func (g *Guard) Issue(ctx context.Context, c Call, n int, now time.Time) error {
 		return fmt.Errorf("%w: %s", ierr, key)
 	}
 	return nil
+}
+
+// issueIn is Issue's transition of the key's record: n more
+// authorisations, or ErrCapacity (into ierr) and no change.
+func (g *Guard) issueIn(ierr *error, key string, c Call, n int, cur Record, found bool, held int, now time.Time) (Record, Change) {
+	if !found {
+		if g.cfg.Capacity > 0 && held >= g.cfg.Capacity {
+			*ierr = ErrCapacity
+			return cur, Keep
+		}
+		cur = Record{Key: key, Tool: c.Tool, Fingerprint: c.Fingerprint}
+	}
+	cur.Issued += n
+	cur.Updated = now
+	cur.State = ledgerState(cur)
+	return cur, Put
 }
 
 // Get returns the stored record of a call's key.

@@ -142,6 +142,10 @@ type MemoryStore struct {
 	// update.
 	recs   map[string]*Record
 	closed bool
+	// Storage of the first records, allocated with the store (a
+	// simulated episode's guard holds a few).
+	recsN [4]Record
+	nrecs int
 }
 
 // NewMemoryStore returns an empty MemoryStore.
@@ -167,7 +171,12 @@ func (m *MemoryStore) Update(ctx context.Context, key string, fn UpdateFunc) err
 	case Put:
 		next.Key = key
 		if p == nil {
-			p = new(Record)
+			if m.nrecs < len(m.recsN) {
+				p = &m.recsN[m.nrecs]
+				m.nrecs++
+			} else {
+				p = new(Record)
+			}
 			m.recs[key] = p
 		}
 		*p = next.clone()

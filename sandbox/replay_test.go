@@ -106,6 +106,12 @@ func TestSimilarity(t *testing.T) {
 		{"", "", 1},
 		{"a b", "", 0},
 		{"Weekly digest, week 19", "Weekly Digest – Week 19", 1},
+		// Words are a set: repeats and case count once.
+		{"go go GO now", "go now now", 1},
+		{"Ünïcode café", "ünïcode CAFÉ latte", 2.0 / 3},
+		{"a\xffb", "a b", 1}, // invalid UTF-8 separates words
+		// More words than a set's stack storage.
+		{strings.Repeat("w ", 5) + "a b c d e f g h i j k l m n o p q r s t u v w x y z 1 2 3 4 5 6 7 8 9", "a b c d e f g h i j k l m n o p q r s t u v w x y z 1 2 3 4 5 6 7 8 9 0", 35.0 / 36},
 	} {
 		if got := Similarity(c.a, c.b); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("Similarity(%q, %q) = %v, want %v", c.a, c.b, got, c.want)

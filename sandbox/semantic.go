@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -42,12 +43,11 @@ func fuzzyText(tool int, args map[string]any) (target, text string, ok bool) {
 	return "", "", false
 }
 
-// words returns the set of words of s: maximal runs of letters and digits,
-// lower-cased.
-func words(s string) map[string]bool {
-	out := map[string]bool{}
+// appendWords appends the set of words of s to dst, sorted: maximal runs
+// of letters and digits, lower-cased, each once.
+func appendWords(dst []string, s string) []string {
 	start := -1
-	for i, r := range s + " " {
+	for i, r := range s {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if start < 0 {
 				start = i
@@ -55,24 +55,37 @@ func words(s string) map[string]bool {
 			continue
 		}
 		if start >= 0 {
-			out[strings.ToLower(s[start:i])] = true
+			dst = append(dst, strings.ToLower(s[start:i]))
 			start = -1
 		}
 	}
-	return out
+	if start >= 0 {
+		dst = append(dst, strings.ToLower(s[start:]))
+	}
+	slices.Sort(dst)
+	return slices.Compact(dst)
 }
 
 // Similarity is the Jaccard index of the word sets of a and b (1 when
-// both have none).
+// both have none). The sets are sorted slices, merged: a text's words
+// fit on the stack, where sets as maps were made on the heap.
 func Similarity(a, b string) float64 {
-	wa, wb := words(a), words(b)
+	var bufA, bufB [32]string
+	wa, wb := appendWords(bufA[:0], a), appendWords(bufB[:0], b)
 	if len(wa) == 0 && len(wb) == 0 {
 		return 1
 	}
 	both := 0
-	for w := range wa {
-		if wb[w] {
+	for i, j := 0, 0; i < len(wa) && j < len(wb); {
+		switch {
+		case wa[i] < wb[j]:
+			i++
+		case wa[i] > wb[j]:
+			j++
+		default:
 			both++
+			i++
+			j++
 		}
 	}
 	return float64(both) / float64(len(wa)+len(wb)-both)
@@ -89,7 +102,8 @@ func (t *Task) ActionOf(tool string, args map[string]any) int {
 	if !ok {
 		return -1
 	}
-	ids := identities(ti, args)
+	var idsN [1]string // a write's one identity (a batch's rows have more)
+	ids := appendIdentities(idsN[:0], ti, args)
 	for i := range t.Steps {
 		s := &t.Steps[i]
 		if s.tool == ti && len(ids) > 0 && subset(ids, s.ids) {
