@@ -199,17 +199,38 @@ func (g *Guard) Config() Config { return g.cfg }
 //
 // The scope's length makes the key unambiguous whatever the scope holds.
 func (g *Guard) Key(c Call) string {
+	var buf [keyBuf]byte
+	kb, ok := g.appendKey(buf[:0], c)
+	if !ok {
+		return ""
+	}
+	return string(kb)
+}
+
+// keyBuf is the room on the stack for a store key: a MemoryStore finds
+// a key it holds without a string made of it.
+const keyBuf = 192
+
+// appendKey appends the store key of a call to b; ok is false when the
+// call is not guarded.
+func (g *Guard) appendKey(b []byte, c Call) (_ []byte, ok bool) {
 	id := c.Fingerprint
 	switch g.cfg.Policy {
 	case None:
-		return ""
+		return b, false
 	case Keys:
 		if c.Key == "" {
-			return ""
+			return b, false
 		}
 		id = c.Key
 	}
-	return g.cfg.Policy.String() + ":" + strconv.Itoa(len(c.Scope)) + ":" + c.Scope + ":" + id
+	b = append(b, g.cfg.Policy.String()...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(len(c.Scope)), 10)
+	b = append(b, ':')
+	b = append(b, c.Scope...)
+	b = append(b, ':')
+	return append(b, id...), true
 }
 
 // Begin decides what to do with a call at time now. A Forward's attempt is
@@ -217,36 +238,40 @@ func (g *Guard) Key(c Call) string {
 // other decision reads only recorded state. An error from the store means
 // nothing was decided and the call must not be forwarded.
 func (g *Guard) Begin(ctx context.Context, c Call, now time.Time) (Decision, error) {
-	key := g.Key(c)
-	if key == "" {
+	var buf [keyBuf]byte
+	kb, ok := g.appendKey(buf[:0], c)
+	if !ok {
 		return Decision{Outcome: Forward}, nil
 	}
-	d, err := g.begin(ctx, key, c, now)
+	d, err := g.begin(ctx, kb, c, now)
 	if err == nil && d.Outcome == AtCapacity && g.cfg.Capacity > 0 {
 		// Expired records are not protecting anything: purge them and
 		// try once more before refusing.
 		if n, perr := g.store.Purge(ctx, now); perr == nil && n > 0 {
-			d, err = g.begin(ctx, key, c, now)
+			d, err = g.begin(ctx, kb, c, now)
 		}
 	}
 	return d, err
 }
 
-func (g *Guard) begin(ctx context.Context, key string, c Call, now time.Time) (Decision, error) {
-	// (The same function either way, written twice so that the
-	// MemoryStore's keeps its Decision on the stack.)
+func (g *Guard) begin(ctx context.Context, kb []byte, c Call, now time.Time) (Decision, error) {
+	// (The same transition either way, written twice so that the
+	// MemoryStore's keeps its Decision on the stack, and makes no key
+	// of kb that the store holds already.)
 	if m := g.mem; m != nil {
 		var d Decision
-		err := m.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+		err := m.update(ctx, "", kb, func(key string, cur Record, found bool, held int) (Record, Change) {
 			return g.beginIn(&d, key, c, cur, found, held, now)
 		})
-		return g.begun(d, key, err)
+		d.Result = slices.Clone(d.Result) // the store's own
+		return g.begun(d, kb, err)
 	}
+	key := string(kb)
 	var d Decision
 	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
 		return g.beginIn(&d, key, c, cur, found, held, now)
 	})
-	return g.begun(d, key, err)
+	return g.begun(d, kb, err)
 }
 
 // beginIn is Begin's transition of the key's record: the decision (into
@@ -264,12 +289,12 @@ func (g *Guard) beginIn(d *Decision, key string, c Call, cur Record, found bool,
 }
 
 // begun is Begin's answer once the store has applied its transition.
-func (g *Guard) begun(d Decision, key string, err error) (Decision, error) {
+func (g *Guard) begun(d Decision, kb []byte, err error) (Decision, error) {
 	if err != nil {
 		if d.Outcome == Forward {
 			g.unregister(d.Ticket, 0, nil)
 		}
-		return Decision{}, fmt.Errorf("guard: %s: %w", key, err)
+		return Decision{}, fmt.Errorf("guard: %s: %w", string(kb), err)
 	}
 	return d, nil
 }
@@ -318,13 +343,14 @@ func (g *Guard) isLive(t Ticket) bool {
 // On Succeeded the caller may answer with the result, which is the
 // original's answer to the same call; otherwise it asks again (Begin).
 func (g *Guard) Await(ctx context.Context, c Call) (End, []byte, error) {
-	key := g.Key(c)
+	var buf [keyBuf]byte
+	kb, _ := g.appendKey(buf[:0], c)
 	g.mu.Lock()
 	var r *round
-	if w, ok := g.keys[key]; ok {
+	if w, ok := g.keys[string(kb)]; ok {
 		if w.round == nil {
 			w.round = &round{done: make(chan struct{})}
-			g.keys[key] = w
+			g.keys[string(kb)] = w
 		}
 		r = w.round
 	}
@@ -358,7 +384,7 @@ func (g *Guard) Finish(ctx context.Context, t Ticket, end End, result []byte, no
 	if m := g.mem; m != nil {
 		// (As in begin: the MemoryStore's function stays on the stack.)
 		var merr error
-		err = m.Update(ctx, t.key, func(cur Record, found bool, _ int) (next Record, change Change) {
+		err = m.update(ctx, t.key, nil, func(_ string, cur Record, found bool, _ int) (next Record, change Change) {
 			next, change, merr = g.finish(t, cur, found, end, result, now)
 			return next, change
 		})
@@ -391,25 +417,28 @@ func (g *Guard) Finish(ctx context.Context, t Ticket, end End, result []byte, no
 // passed since the attempt was sent returns ErrTooEarly; a key whose
 // outcome is not unknown, ErrNotUnknown. A Forward must be finished.
 func (g *Guard) Resolve(ctx context.Context, c Call, executed bool, result []byte, now time.Time) (Decision, error) {
-	key := g.Key(c)
-	if key == "" {
+	var buf [keyBuf]byte
+	kb, ok := g.appendKey(buf[:0], c)
+	if !ok {
 		return Decision{}, fmt.Errorf("%w: the call is not guarded", ErrNotUnknown)
 	}
 	// (As in begin: the MemoryStore's function stays on the stack.)
 	if m := g.mem; m != nil {
 		var d Decision
 		var rerr error
-		err := m.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+		err := m.update(ctx, "", kb, func(key string, cur Record, found bool, held int) (Record, Change) {
 			return g.resolveIn(&d, &rerr, key, c, cur, found, held, executed, result, now)
 		})
-		return g.resolved(d, key, err, rerr)
+		d.Result = slices.Clone(d.Result) // the store's own
+		return g.resolved(d, kb, err, rerr)
 	}
+	key := string(kb)
 	var d Decision
 	var rerr error
 	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
 		return g.resolveIn(&d, &rerr, key, c, cur, found, held, executed, result, now)
 	})
-	return g.resolved(d, key, err, rerr)
+	return g.resolved(d, kb, err, rerr)
 }
 
 // resolveIn is Resolve's transition of the key's record: the finding
@@ -438,15 +467,15 @@ func (g *Guard) resolveIn(d *Decision, rerr *error, key string, c Call, cur Reco
 }
 
 // resolved is Resolve's answer once the store has applied its transition.
-func (g *Guard) resolved(d Decision, key string, err, rerr error) (Decision, error) {
+func (g *Guard) resolved(d Decision, kb []byte, err, rerr error) (Decision, error) {
 	if err != nil {
 		if d.Outcome == Forward {
 			g.unregister(d.Ticket, 0, nil)
 		}
-		return Decision{}, fmt.Errorf("guard: %s: %w", key, err)
+		return Decision{}, fmt.Errorf("guard: %s: %w", string(kb), err)
 	}
 	if rerr != nil {
-		return Decision{}, fmt.Errorf("%w: %s", rerr, key)
+		return Decision{}, fmt.Errorf("%w: %s", rerr, string(kb))
 	}
 	return d, nil
 }
@@ -460,16 +489,18 @@ func (g *Guard) Issue(ctx context.Context, c Call, n int, now time.Time) error {
 	if n <= 0 {
 		return fmt.Errorf("guard: Issue of %d authorisations", n)
 	}
-	key := g.Key(c)
+	var buf [keyBuf]byte
+	kb, _ := g.appendKey(buf[:0], c)
 	var err, ierr error
 	if m := g.mem; m != nil {
 		// (As in begin: the MemoryStore's function stays on the stack.)
 		var merr error
-		err = m.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+		err = m.update(ctx, "", kb, func(key string, cur Record, found bool, held int) (Record, Change) {
 			return g.issueIn(&merr, key, c, n, cur, found, held, now)
 		})
 		ierr = merr
 	} else {
+		key := string(kb)
 		var serr error
 		err = g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
 			return g.issueIn(&serr, key, c, n, cur, found, held, now)
@@ -477,10 +508,10 @@ func (g *Guard) Issue(ctx context.Context, c Call, n int, now time.Time) error {
 		ierr = serr
 	}
 	if err != nil {
-		return fmt.Errorf("guard: %s: %w", key, err)
+		return fmt.Errorf("guard: %s: %w", string(kb), err)
 	}
 	if ierr != nil {
-		return fmt.Errorf("%w: %s", ierr, key)
+		return fmt.Errorf("%w: %s", ierr, string(kb))
 	}
 	return nil
 }

@@ -186,6 +186,70 @@ func (m *MemoryStore) Update(ctx context.Context, key string, fn UpdateFunc) err
 	return nil
 }
 
+// transition is a transition of this package's (a Guard's), given the
+// key as the store holds it. Unlike an UpdateFunc it may be handed the
+// stored record's slices themselves: the transitions never change a
+// record's slices in place (they copy what they change), and keep no
+// reference to them past the call.
+type transition func(key string, cur Record, found bool, held int) (Record, Change)
+
+// update is Update for a Guard over this store, without the copies that
+// Update makes for an UpdateFunc it does not know: fn reads the stored
+// record, the key it is given is the stored one (key, or kb's string
+// made only for a new key when key is ""), and of what fn returns only a
+// Result that is not the stored one is copied (the caller's answer, which
+// the caller may change). A Result fn hands on out of the stored record
+// is the store's: the Guard copies it before it leaves the package.
+func (m *MemoryStore) update(ctx context.Context, key string, kb []byte, fn transition) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	var p *Record
+	if key != "" {
+		p = m.recs[key]
+	} else {
+		p = m.recs[string(kb)]
+	}
+	var cur Record
+	if p != nil {
+		cur, key = *p, p.Key
+	} else if key == "" {
+		key = string(kb)
+	}
+	next, change := fn(key, cur, p != nil, len(m.recs))
+	switch change {
+	case Put:
+		next.Key = key
+		if p == nil {
+			if m.nrecs < len(m.recsN) {
+				p = &m.recsN[m.nrecs]
+				m.nrecs++
+			} else {
+				p = new(Record)
+			}
+			m.recs[key] = p
+		}
+		if !sameSlice(next.Result, cur.Result) {
+			next.Result = slices.Clone(next.Result)
+		}
+		*p = next
+	case Delete:
+		delete(m.recs, key)
+	}
+	return nil
+}
+
+// sameSlice reports whether a and b are the same slice (one array, one
+// length).
+func sameSlice(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // Get implements Store.
 func (m *MemoryStore) Get(ctx context.Context, key string) (Record, bool, error) {
 	if err := ctx.Err(); err != nil {
