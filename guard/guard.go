@@ -260,8 +260,8 @@ func (g *Guard) begin(ctx context.Context, kb []byte, c Call, now time.Time) (De
 	// of kb that the store holds already.)
 	if m := g.mem; m != nil {
 		var d Decision
-		err := m.update(ctx, "", kb, func(key string, cur Record, found bool, held int) (Record, Change) {
-			return g.beginIn(&d, key, c, cur, found, held, now)
+		err := m.update(ctx, "", kb, func(key string, rec *Record, found bool, held int) Change {
+			return g.beginIn(&d, key, c, rec, found, held, now)
 		})
 		d.Result = slices.Clone(d.Result) // the store's own
 		return g.begun(d, kb, err)
@@ -269,23 +269,22 @@ func (g *Guard) begin(ctx context.Context, kb []byte, c Call, now time.Time) (De
 	key := string(kb)
 	var d Decision
 	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-		return g.beginIn(&d, key, c, cur, found, held, now)
+		change := g.beginIn(&d, key, c, &cur, found, held, now)
+		return cur, change
 	})
 	return g.begun(d, kb, err)
 }
 
 // beginIn is Begin's transition of the key's record: the decision (into
-// d) and the record to store.
-func (g *Guard) beginIn(d *Decision, key string, c Call, cur Record, found bool, held int, now time.Time) (Record, Change) {
-	var next Record
-	var change Change
-	*d, next, change = g.decide(key, c, cur, found, held, now)
+// d) and the record to store (rec, changed in place; see decide).
+func (g *Guard) beginIn(d *Decision, key string, c Call, rec *Record, found bool, held int, now time.Time) Change {
+	change := g.decide(d, key, c, rec, found, held, now)
 	if d.Outcome == Forward {
 		// Registered inside the update, so that a repeat deciding
 		// right after sees the attempt live and its Await blocks.
 		g.register(d.Ticket)
 	}
-	return next, change
+	return change
 }
 
 // begun is Begin's answer once the store has applied its transition.
@@ -384,16 +383,16 @@ func (g *Guard) Finish(ctx context.Context, t Ticket, end End, result []byte, no
 	if m := g.mem; m != nil {
 		// (As in begin: the MemoryStore's function stays on the stack.)
 		var merr error
-		err = m.update(ctx, t.key, nil, func(_ string, cur Record, found bool, _ int) (next Record, change Change) {
-			next, change, merr = g.finish(t, cur, found, end, result, now)
-			return next, change
+		err = m.update(ctx, t.key, nil, func(_ string, rec *Record, found bool, _ int) (change Change) {
+			change, merr = g.finish(t, rec, found, end, result, now)
+			return change
 		})
 		ferr = merr
 	} else {
 		var serr error
 		err = g.store.Update(ctx, t.key, func(cur Record, found bool, _ int) (next Record, change Change) {
-			next, change, serr = g.finish(t, cur, found, end, result, now)
-			return next, change
+			change, serr = g.finish(t, &cur, found, end, result, now)
+			return cur, change
 		})
 		ferr = serr
 	}
@@ -426,8 +425,8 @@ func (g *Guard) Resolve(ctx context.Context, c Call, executed bool, result []byt
 	if m := g.mem; m != nil {
 		var d Decision
 		var rerr error
-		err := m.update(ctx, "", kb, func(key string, cur Record, found bool, held int) (Record, Change) {
-			return g.resolveIn(&d, &rerr, key, c, cur, found, held, executed, result, now)
+		err := m.update(ctx, "", kb, func(key string, rec *Record, found bool, held int) Change {
+			return g.resolveIn(&d, &rerr, key, c, rec, found, held, executed, result, now)
 		})
 		d.Result = slices.Clone(d.Result) // the store's own
 		return g.resolved(d, kb, err, rerr)
@@ -436,34 +435,34 @@ func (g *Guard) Resolve(ctx context.Context, c Call, executed bool, result []byt
 	var d Decision
 	var rerr error
 	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-		return g.resolveIn(&d, &rerr, key, c, cur, found, held, executed, result, now)
+		change := g.resolveIn(&d, &rerr, key, c, &cur, found, held, executed, result, now)
+		return cur, change
 	})
 	return g.resolved(d, kb, err, rerr)
 }
 
 // resolveIn is Resolve's transition of the key's record: the finding
 // applied and the call decided again (into d), or the finding's error
-// (into rerr) and no change.
-func (g *Guard) resolveIn(d *Decision, rerr *error, key string, c Call, cur Record, found bool, held int, executed bool, result []byte, now time.Time) (Record, Change) {
-	next, change, err := g.resolve(cur, found, executed, result, now)
+// (into rerr) and no change. rec is changed in place (see decide).
+func (g *Guard) resolveIn(d *Decision, rerr *error, key string, c Call, rec *Record, found bool, held int, executed bool, result []byte, now time.Time) Change {
+	change, err := g.resolve(rec, found, executed, result, now)
 	if err != nil {
 		*rerr = err
-		return cur, Keep
+		return Keep
 	}
 	present := change != Delete
 	if !present {
 		held-- // the slot is reused, not added
 	}
-	var decided Record
-	var dchange Change
-	*d, decided, dchange = g.decide(key, c, next, present, held, now)
+	// decide changes rec only when it stores it; otherwise the finding's
+	// change stands.
+	if g.decide(d, key, c, rec, present, held, now) == Put {
+		change = Put
+	}
 	if d.Outcome == Forward {
 		g.register(d.Ticket)
 	}
-	if dchange == Put {
-		return decided, Put
-	}
-	return next, change
+	return change
 }
 
 // resolved is Resolve's answer once the store has applied its transition.
@@ -495,15 +494,16 @@ func (g *Guard) Issue(ctx context.Context, c Call, n int, now time.Time) error {
 	if m := g.mem; m != nil {
 		// (As in begin: the MemoryStore's function stays on the stack.)
 		var merr error
-		err = m.update(ctx, "", kb, func(key string, cur Record, found bool, held int) (Record, Change) {
-			return g.issueIn(&merr, key, c, n, cur, found, held, now)
+		err = m.update(ctx, "", kb, func(key string, rec *Record, found bool, held int) Change {
+			return g.issueIn(&merr, key, c, n, rec, found, held, now)
 		})
 		ierr = merr
 	} else {
 		key := string(kb)
 		var serr error
 		err = g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-			return g.issueIn(&serr, key, c, n, cur, found, held, now)
+			change := g.issueIn(&serr, key, c, n, &cur, found, held, now)
+			return cur, change
 		})
 		ierr = serr
 	}
@@ -516,20 +516,20 @@ func (g *Guard) Issue(ctx context.Context, c Call, n int, now time.Time) error {
 	return nil
 }
 
-// issueIn is Issue's transition of the key's record: n more
-// authorisations, or ErrCapacity (into ierr) and no change.
-func (g *Guard) issueIn(ierr *error, key string, c Call, n int, cur Record, found bool, held int, now time.Time) (Record, Change) {
+// issueIn is Issue's transition of the key's record (rec, changed in
+// place): n more authorisations, or ErrCapacity (into ierr) and no change.
+func (g *Guard) issueIn(ierr *error, key string, c Call, n int, rec *Record, found bool, held int, now time.Time) Change {
 	if !found {
 		if g.cfg.Capacity > 0 && held >= g.cfg.Capacity {
 			*ierr = ErrCapacity
-			return cur, Keep
+			return Keep
 		}
-		cur = Record{Key: key, Tool: c.Tool, Fingerprint: c.Fingerprint}
+		*rec = Record{Key: key, Tool: c.Tool, Fingerprint: c.Fingerprint}
 	}
-	cur.Issued += n
-	cur.Updated = now
-	cur.State = ledgerState(cur)
-	return cur, Put
+	rec.Issued += n
+	rec.Updated = now
+	rec.State = ledgerState(rec)
+	return Put
 }
 
 // Get returns the stored record of a call's key.

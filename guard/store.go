@@ -41,7 +41,7 @@ func (r Record) Prepared() int { return r.count(false) }
 // Unresolved is the number of the ledger's attempts whose outcome was lost.
 func (r Record) Unresolved() int { return r.count(true) }
 
-func (r Record) count(lost bool) int {
+func (r *Record) count(lost bool) int {
 	n := 0
 	for _, a := range r.Pending {
 		if a.Lost == lost {
@@ -115,7 +115,7 @@ func Restarted(r Record) (Record, bool) {
 		for i := range r.Pending {
 			r.Pending[i].Lost = true
 		}
-		r.State = ledgerState(r)
+		r.State = ledgerState(&r)
 		return r, true
 	case r.State == StateInFlight:
 		r.State = StateUnknown
@@ -128,7 +128,9 @@ func Restarted(r Record) (Record, bool) {
 // Expired reports whether r no longer protects its key at now, so that a
 // store may purge it. Records in flight or unknown never expire: their
 // outcome is still to be learned.
-func (r Record) Expired(now time.Time) bool {
+func (r Record) Expired(now time.Time) bool { return r.expired(now) }
+
+func (r *Record) expired(now time.Time) bool {
 	return !r.Expires.IsZero() && !now.Before(r.Expires) && r.State != StateInFlight && r.State != StateUnknown && len(r.Pending) == 0
 }
 
@@ -186,20 +188,22 @@ func (m *MemoryStore) Update(ctx context.Context, key string, fn UpdateFunc) err
 	return nil
 }
 
-// transition is a transition of this package's (a Guard's), given the
-// key as the store holds it. Unlike an UpdateFunc it may be handed the
-// stored record's slices themselves: the transitions never change a
-// record's slices in place (they copy what they change), and keep no
-// reference to them past the call.
-type transition func(key string, cur Record, found bool, held int) (Record, Change)
+// transition is a transition of this package's (a Guard's): it changes
+// rec, a key's record, in place to the record to store, given the key as
+// the store holds it. It changes rec only when it returns Put, and never
+// changes rec's slices in place (it copies what it changes), so that rec
+// may be a store's own record; it keeps no reference to them past the
+// call.
+type transition func(key string, rec *Record, found bool, held int) Change
 
 // update is Update for a Guard over this store, without the copies that
-// Update makes for an UpdateFunc it does not know: fn reads the stored
-// record, the key it is given is the stored one (key, or kb's string
-// made only for a new key when key is ""), and of what fn returns only a
-// Result that is not the stored one is copied (the caller's answer, which
-// the caller may change). A Result fn hands on out of the stored record
-// is the store's: the Guard copies it before it leaves the package.
+// Update makes for an UpdateFunc it does not know: fn changes the stored
+// record itself, the key it is given is the stored one (key, or kb's
+// string made only for a new key when key is ""), and only a Result fn
+// puts in that is not the stored one is copied (the caller's answer,
+// which the caller may change). A Result fn hands on out of the stored
+// record is the store's: the Guard copies it before it leaves the
+// package.
 func (m *MemoryStore) update(ctx context.Context, key string, kb []byte, fn transition) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -215,32 +219,41 @@ func (m *MemoryStore) update(ctx context.Context, key string, kb []byte, fn tran
 	} else {
 		p = m.recs[string(kb)]
 	}
-	var cur Record
 	if p != nil {
-		cur, key = *p, p.Key
-	} else if key == "" {
+		key = p.Key
+		result := p.Result
+		switch fn(key, p, true, len(m.recs)) {
+		case Put:
+			p.Key = key
+			if !sameSlice(p.Result, result) {
+				p.Result = slices.Clone(p.Result)
+			}
+		case Delete:
+			delete(m.recs, key)
+		}
+		return nil
+	}
+	if key == "" {
 		key = string(kb)
 	}
-	next, change := fn(key, cur, p != nil, len(m.recs))
-	switch change {
-	case Put:
-		next.Key = key
-		if p == nil {
-			if m.nrecs < len(m.recsN) {
-				p = &m.recsN[m.nrecs]
-				m.nrecs++
-			} else {
-				p = new(Record)
-			}
-			m.recs[key] = p
-		}
-		if !sameSlice(next.Result, cur.Result) {
-			next.Result = slices.Clone(next.Result)
-		}
-		*p = next
-	case Delete:
-		delete(m.recs, key)
+	// The new record is made in its slot (a slot is used once, so it
+	// is zero), and the slot taken only if fn stores it.
+	slot := m.nrecs < len(m.recsN)
+	if slot {
+		p = &m.recsN[m.nrecs]
+	} else {
+		p = new(Record)
 	}
+	if fn(key, p, false, len(m.recs)) != Put {
+		*p = Record{}
+		return nil
+	}
+	if slot {
+		m.nrecs++
+	}
+	p.Key = key
+	p.Result = slices.Clone(p.Result)
+	m.recs[key] = p
 	return nil
 }
 
