@@ -74,7 +74,7 @@ func (g *Guard) orphaned(key string, rec *Record, now time.Time) bool {
 	if g.cfg.Policy == Ledger || len(rec.Pending) > 0 {
 		changed := false
 		for i, a := range rec.Pending {
-			if _, live := g.live[Ticket{key: key, attempt: a.N}]; !a.Lost && !live {
+			if !a.Lost && !g.liveLocked(key, a.N) {
 				if !changed {
 					rec.Pending = slices.Clone(rec.Pending)
 					changed = true
@@ -88,7 +88,7 @@ func (g *Guard) orphaned(key string, rec *Record, now time.Time) bool {
 		}
 		return changed
 	}
-	if _, live := g.live[Ticket{key: key, attempt: rec.Attempt}]; live {
+	if g.liveLocked(key, rec.Attempt) {
 		return false
 	}
 	*rec, _ = Restarted(*rec)

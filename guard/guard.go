@@ -154,16 +154,29 @@ type Guard struct {
 	// passed through the interface escapes (two allocations a call).
 	mem *MemoryStore
 
-	mu   sync.Mutex
-	live map[Ticket]struct{}
+	mu sync.Mutex
+	// keys holds the keys with live attempts (one map, not one of
+	// tickets beside it: a simulated episode makes a guard).
 	keys map[string]keyWaiters
 }
 
 // keyWaiters tracks the live attempts of one key and wakes Await callers
 // when one ends.
 type keyWaiters struct {
-	live  int
-	round *round // the Await callers of the next end; made by the first
+	first uint64   // a live attempt's number (attempts count from 1)
+	more  []uint64 // the others' (a ledger's action may have several)
+	round *round   // the Await callers of the next end; made by the first
+}
+
+// has reports whether attempt n is live.
+func (w *keyWaiters) has(n uint64) bool {
+	return n != 0 && (w.first == n || slices.Contains(w.more, n))
+}
+
+// liveLocked reports whether attempt n of key is live; g.mu is held.
+func (g *Guard) liveLocked(key string, n uint64) bool {
+	w, ok := g.keys[key]
+	return ok && w.has(n)
 }
 
 // round is one wake-up of a key's Await callers: the end of an attempt.
@@ -183,7 +196,7 @@ func New(cfg Config, store Store) (*Guard, error) {
 		return nil, fmt.Errorf("guard: policy %s needs a store", cfg.Policy)
 	}
 	mem, _ := store.(*MemoryStore)
-	return &Guard{cfg: cfg, store: store, mem: mem, live: map[Ticket]struct{}{}, keys: map[string]keyWaiters{}}, nil
+	return &Guard{cfg: cfg, store: store, mem: mem, keys: map[string]keyWaiters{}}, nil
 }
 
 // Config returns the guard's configuration.
@@ -301,9 +314,12 @@ func (g *Guard) begun(d Decision, kb []byte, err error) (Decision, error) {
 func (g *Guard) register(t Ticket) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.live[t] = struct{}{}
 	w := g.keys[t.key]
-	w.live++
+	if w.first == 0 {
+		w.first = t.attempt
+	} else {
+		w.more = append(w.more, t.attempt)
+	}
 	g.keys[t.key] = w
 }
 
@@ -312,17 +328,25 @@ func (g *Guard) register(t Ticket) {
 func (g *Guard) unregister(t Ticket, end End, result []byte) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if _, ok := g.live[t]; !ok {
+	w, ok := g.keys[t.key]
+	if !ok || !w.has(t.attempt) {
 		return
 	}
-	delete(g.live, t)
-	w := g.keys[t.key]
+	if w.first == t.attempt {
+		w.first = 0
+		if n := len(w.more); n > 0 {
+			w.first, w.more = w.more[n-1], w.more[:n-1]
+		}
+	} else {
+		i := slices.Index(w.more, t.attempt)
+		w.more = slices.Delete(w.more, i, i+1)
+	}
 	if r := w.round; r != nil {
 		r.end, r.result = end, slices.Clone(result)
 		close(r.done)
 		w.round = nil
 	}
-	if w.live--; w.live == 0 {
+	if w.first == 0 {
 		delete(g.keys, t.key)
 	} else {
 		g.keys[t.key] = w
@@ -332,8 +356,7 @@ func (g *Guard) unregister(t Ticket, end End, result []byte) {
 func (g *Guard) isLive(t Ticket) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	_, ok := g.live[t]
-	return ok
+	return g.liveLocked(t.key, t.attempt)
 }
 
 // Await is what a caller told to Wait does: it returns when the next
