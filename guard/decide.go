@@ -8,9 +8,10 @@ import (
 // decide is the policies' decision: from a key's record rec (and the
 // number of records held) at now, the outcome (into d) and the change to
 // make. rec becomes the record to store when the change is Put, and is
-// left as it was otherwise; its slices are never changed in place
-// (copied when changed), so that rec may be a store's own record. It
-// depends on nothing but its arguments and the guard's live attempts.
+// left as it was otherwise. Its Pending may be changed in place: it is
+// the guard's to change (a MemoryStore's own record, or a copy made for
+// the transition), and no Decision refers to it. It depends on nothing
+// but its arguments and the guard's live attempts.
 func (g *Guard) decide(d *Decision, key string, c Call, rec *Record, found bool, held int, now time.Time) Change {
 	*d = Decision{Key: key}
 	if found && rec.expired(now) {
@@ -75,11 +76,8 @@ func (g *Guard) orphaned(key string, rec *Record, now time.Time) bool {
 		changed := false
 		for i, a := range rec.Pending {
 			if !a.Lost && !g.liveLocked(key, a.N) {
-				if !changed {
-					rec.Pending = slices.Clone(rec.Pending)
-					changed = true
-				}
 				rec.Pending[i].Lost = true
+				changed = true
 			}
 		}
 		if changed {
@@ -128,7 +126,7 @@ func (g *Guard) decideLedger(d *Decision, c Call, rec *Record, found bool, now t
 	}
 	if rec.Issued-rec.Committed-len(rec.Pending) > 0 {
 		rec.Attempt++
-		rec.Pending = append(slices.Clone(rec.Pending), Attempt{N: rec.Attempt, Sent: now})
+		rec.Pending = append(rec.Pending, Attempt{N: rec.Attempt, Sent: now})
 		rec.Began, rec.Updated = now, now
 		rec.State = ledgerState(rec)
 		d.Outcome = Forward
@@ -182,7 +180,6 @@ func (g *Guard) finish(t Ticket, rec *Record, found bool, end End, result []byte
 		if !found || i < 0 {
 			return Keep, ErrStaleTicket
 		}
-		rec.Pending = slices.Clone(rec.Pending)
 		switch end {
 		case Succeeded:
 			rec.Committed++
@@ -245,7 +242,7 @@ func (g *Guard) resolve(rec *Record, found, executed bool, result []byte, now ti
 		if !executed && g.cfg.VerifyAfter > 0 && now.Before(rec.Pending[i].Sent.Add(g.cfg.VerifyAfter)) {
 			return Keep, ErrTooEarly
 		}
-		rec.Pending = slices.Delete(slices.Clone(rec.Pending), i, i+1)
+		rec.Pending = slices.Delete(rec.Pending, i, i+1)
 		if executed {
 			rec.Committed++
 			rec.Result = result

@@ -282,6 +282,7 @@ func (g *Guard) begin(ctx context.Context, kb []byte, c Call, now time.Time) (De
 	key := string(kb)
 	var d Decision
 	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+		cur.Pending = slices.Clone(cur.Pending) // a transition may change it in place
 		change := g.beginIn(&d, key, c, &cur, found, held, now)
 		return cur, change
 	})
@@ -414,6 +415,7 @@ func (g *Guard) Finish(ctx context.Context, t Ticket, end End, result []byte, no
 	} else {
 		var serr error
 		err = g.store.Update(ctx, t.key, func(cur Record, found bool, _ int) (next Record, change Change) {
+			cur.Pending = slices.Clone(cur.Pending) // a transition may change it in place
 			change, serr = g.finish(t, &cur, found, end, result, now)
 			return cur, change
 		})
@@ -458,6 +460,7 @@ func (g *Guard) Resolve(ctx context.Context, c Call, executed bool, result []byt
 	var d Decision
 	var rerr error
 	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
+		cur.Pending = slices.Clone(cur.Pending) // a transition may change it in place
 		change := g.resolveIn(&d, &rerr, key, c, &cur, found, held, executed, result, now)
 		return cur, change
 	})

@@ -190,10 +190,9 @@ func (m *MemoryStore) Update(ctx context.Context, key string, fn UpdateFunc) err
 
 // transition is a transition of this package's (a Guard's): it changes
 // rec, a key's record, in place to the record to store, given the key as
-// the store holds it. It changes rec only when it returns Put, and never
-// changes rec's slices in place (it copies what it changes), so that rec
-// may be a store's own record; it keeps no reference to them past the
-// call.
+// the store holds it. It changes rec only when it returns Put (then
+// perhaps rec.Pending in place too), never changes rec.Result in place,
+// and keeps no reference to rec past the call but the Result it hands on.
 type transition func(key string, rec *Record, found bool, held int) Change
 
 // update is Update for a Guard over this store, without the copies that
