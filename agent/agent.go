@@ -190,15 +190,26 @@ func (a *Agent) newKey() string {
 
 func (a *Agent) write(st *sandbox.Step) {
 	spec := a.spec(st.Tool)
-	args := maps.Clone(st.Args)
+	// The task's arguments, shared by every episode of its world: sent
+	// as they are (no one changes a call's arguments: a layer that adds
+	// to them, like the paper's guard, adds to its copy) and copied only
+	// to add a receipt or a key here.
+	args := st.Args
 	if a.proc != nil {
 		args = a.proc.synthesize(a, st, args)
+	}
+	copied := false
+	add := func(k string, v any) {
+		if !copied {
+			args, copied = maps.Clone(args), true
+		}
+		args[k] = v
 	}
 	for _, n := range st.Needs {
 		// Quote the earlier write's receipt, as the instruction asks
 		// (haveReceipts made sure it is held); the sandbox rejects the
 		// write without it.
-		args["receipt"] = a.receipt[n]
+		add("receipt", a.receipt[n])
 	}
 	key := ""
 	if spec.KeyHonouredFor(args) {
@@ -211,7 +222,7 @@ func (a *Agent) write(st *sandbox.Step) {
 		}
 		if a.D.u(slotKey) < k {
 			key = a.newKey()
-			args[keyArg] = key
+			add(keyArg, key)
 		}
 	}
 	a.think()

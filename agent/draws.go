@@ -37,6 +37,7 @@ type Draws struct {
 	world [nSlots]float64
 	ep    *rand.Rand
 	noise float64
+	epSrc rand.PCG // ep's source, allocated with the draws
 }
 
 // Hash64 is FNV-1a over s, the key-to-seed map of every stream.
@@ -56,11 +57,15 @@ func hashMore(h uint64, s string) uint64 {
 // the episode stream instead of its world slot.
 func NewDraws(seed uint64, worldKey, episodeKey string, noise float64) *Draws {
 	d := &Draws{noise: noise}
-	w := rand.New(rand.NewPCG(seed, Hash64(worldKey)))
+	// The world stream is used up here, read as rand.Rand's Float64
+	// reads it (a Rand would take it to the heap).
+	var w rand.PCG
+	w.Seed(seed, Hash64(worldKey))
 	for i := range d.world {
-		d.world[i] = w.Float64()
+		d.world[i] = float64(w.Uint64()<<11>>11) / (1 << 53)
 	}
-	d.ep = rand.New(rand.NewPCG(seed^0x9e3779b97f4a7c15, Hash64(episodeKey)))
+	d.epSrc.Seed(seed^0x9e3779b97f4a7c15, Hash64(episodeKey))
+	d.ep = rand.New(&d.epSrc)
 	return d
 }
 

@@ -352,7 +352,7 @@ func twoWorkers(o *orchestrator) ledger.FinalReport {
 }
 
 // synthesize returns the arguments the process sends for step st, whose
-// task arguments (a copy) are args: a write sent before, written anew by a
+// task arguments are args (returned as they are, or a changed copy): a write sent before, written anew by a
 // process that writes anew, follows the perturbation model, keyed by the
 // step and how many times it was written; the first synthesis and a
 // journaled replay send args.

@@ -2,6 +2,7 @@ package design
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/limbo-toolkit/limbo/agent"
@@ -20,8 +21,12 @@ type Simulator struct {
 
 	mu     sync.Mutex
 	params map[cellKey]paramsOrErr
-	tools  map[string][]sandbox.ToolSpec // by contract and oracles: the world's tool list is static
+	tools  map[toolsKey][]sandbox.ToolSpec // the world's tool list is static
 }
+
+// toolsKey is what a world's tool list depends on: its contract and its
+// oracle tools (joined by NUL).
+type toolsKey struct{ contract, oracles string }
 
 type cellKey struct{ model, harness, condition, cue string }
 
@@ -34,7 +39,7 @@ type paramsOrErr struct {
 // NewSimulator returns a simulator of plan with the given profiles and run
 // seed.
 func NewSimulator(plan *Plan, prof *agent.Profiles, seed uint64) *Simulator {
-	return &Simulator{Plan: plan, Profiles: prof, Seed: seed, params: map[cellKey]paramsOrErr{}, tools: map[string][]sandbox.ToolSpec{}}
+	return &Simulator{Plan: plan, Profiles: prof, Seed: seed, params: map[cellKey]paramsOrErr{}, tools: map[toolsKey][]sandbox.ToolSpec{}}
 }
 
 // Check resolves every cell's profile and condition up front, so that a
@@ -160,7 +165,7 @@ func (s *Simulator) replay(ep *Episode, pk string) agent.Replay {
 // toolsOf returns the world's tool list, computed once per contract and
 // condition (it depends on nothing else).
 func (s *Simulator) toolsOf(w *sandbox.World, contract string, c agent.Condition) []sandbox.ToolSpec {
-	k := contract + "|" + fmt.Sprint(c.Oracles())
+	k := toolsKey{contract, strings.Join(c.Oracles(), "\x00")}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.tools[k]

@@ -5,93 +5,97 @@ import (
 	"time"
 )
 
-// decide is the policies' decision: from a key's record (and the number
-// of records held) at now, the outcome and the record to store. It is a
-// pure function of its arguments.
-func (g *Guard) decide(key string, c Call, cur Record, found bool, held int, now time.Time) (Decision, Record, Change) {
-	d := Decision{Key: key}
-	if found && cur.Expired(now) {
+// decide is the policies' decision: from a key's record rec (and the
+// number of records held) at now, the outcome (into d) and the change to
+// make. rec becomes the record to store when the change is Put, and is
+// left as it was otherwise. Its Pending may be changed in place: it is
+// the guard's to change (a MemoryStore's own record, or a copy made for
+// the transition), and no Decision refers to it. It depends on nothing
+// but its arguments and the guard's live attempts.
+func (g *Guard) decide(d *Decision, key string, c Call, rec *Record, found bool, held int, now time.Time) Change {
+	*d = Decision{Key: key}
+	if found && rec.expired(now) {
 		found = false // an expired record is overwritten, in its own slot
 	} else if !found && g.cfg.Capacity > 0 && held >= g.cfg.Capacity && !(g.cfg.Policy == Ledger && !g.cfg.IssueOnFirstCall) {
 		d.Outcome = AtCapacity
-		return d, cur, Keep
+		return Keep
 	}
 	if found {
 		// Attempts recorded in flight that this guard is not running were
 		// sent by a process that died, or by a Begin whose store reported
 		// an error after writing: their outcome is unknown.
-		if r, changed := g.orphaned(key, cur, now); changed {
-			d, next, _ := g.decide(key, c, r, true, held, now)
-			return d, next, Put
+		if g.orphaned(key, rec, now) {
+			g.decide(d, key, c, rec, true, held, now)
+			return Put
 		}
 	}
 	if g.cfg.Policy == Ledger {
-		return g.decideLedger(d, c, cur, found, now)
+		return g.decideLedger(d, c, rec, found, now)
 	}
 	if !found {
-		return g.forward(d, c, Record{Attempt: cur.Attempt}, now)
+		*rec = Record{Attempt: rec.Attempt}
+		return g.forward(d, c, rec, now)
 	}
-	if g.cfg.Policy == Keys && cur.Fingerprint != c.Fingerprint {
+	if g.cfg.Policy == Keys && rec.Fingerprint != c.Fingerprint {
 		d.Outcome = Conflict
-		return d, cur, Keep
+		return Keep
 	}
-	switch cur.State {
+	switch rec.State {
 	case StateInFlight:
-		return g.inFlight(d, cur), cur, Keep
+		g.inFlight(d, rec)
+		return Keep
 	case StateSucceeded:
-		d.Outcome, d.Result = Replay, cur.Result
+		d.Outcome, d.Result = Replay, rec.Result
 	case StateFailed:
-		d.Outcome, d.Result = ReplayError, cur.Result
+		d.Outcome, d.Result = ReplayError, rec.Result
 	case StateUnknown:
 		if g.cfg.ReforwardUnknown {
 			d.Reforward = true
-			return g.forward(d, c, cur, now)
+			return g.forward(d, c, rec, now)
 		}
-		d.Outcome, d.Since, d.VerifyAt = UnknownOutcome, cur.Began, cur.Began.Add(g.cfg.VerifyAfter)
+		d.Outcome, d.Since, d.VerifyAt = UnknownOutcome, rec.Began, rec.Began.Add(g.cfg.VerifyAfter)
 	default:
 		// A record this policy does not write (a ledger's under another
 		// policy cannot share its key); treat it as unknown rather than
 		// guess.
-		d.Outcome, d.Since, d.VerifyAt = UnknownOutcome, cur.Began, cur.Began.Add(g.cfg.VerifyAfter)
+		d.Outcome, d.Since, d.VerifyAt = UnknownOutcome, rec.Began, rec.Began.Add(g.cfg.VerifyAfter)
 	}
-	return d, cur, Keep
+	return Keep
 }
 
-// orphaned returns cur with its attempts in flight that no live ticket of
-// this guard holds turned unknown, and whether there were any.
-func (g *Guard) orphaned(key string, cur Record, now time.Time) (Record, bool) {
-	if cur.State != StateInFlight {
-		return cur, false
+// orphaned turns rec's attempts in flight that no live ticket of this
+// guard holds unknown, and reports whether there were any (rec is
+// unchanged when there were none).
+func (g *Guard) orphaned(key string, rec *Record, now time.Time) bool {
+	if rec.State != StateInFlight {
+		return false
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.cfg.Policy == Ledger || len(cur.Pending) > 0 {
+	if g.cfg.Policy == Ledger || len(rec.Pending) > 0 {
 		changed := false
-		for i, a := range cur.Pending {
-			if _, live := g.live[Ticket{key: key, attempt: a.N}]; !a.Lost && !live {
-				if !changed {
-					cur.Pending = slices.Clone(cur.Pending)
-					changed = true
-				}
-				cur.Pending[i].Lost = true
+		for i, a := range rec.Pending {
+			if !a.Lost && !g.liveLocked(key, a.N) {
+				rec.Pending[i].Lost = true
+				changed = true
 			}
 		}
 		if changed {
-			cur.Updated = now
-			cur.State = ledgerState(cur)
+			rec.Updated = now
+			rec.State = ledgerState(rec)
 		}
-		return cur, changed
+		return changed
 	}
-	if _, live := g.live[Ticket{key: key, attempt: cur.Attempt}]; live {
-		return cur, false
+	if g.liveLocked(key, rec.Attempt) {
+		return false
 	}
-	r, _ := Restarted(cur)
-	r.Updated = now
-	return r, true
+	*rec, _ = Restarted(*rec)
+	rec.Updated = now
+	return true
 }
 
 // forward starts a new attempt on rec.
-func (g *Guard) forward(d Decision, c Call, rec Record, now time.Time) (Decision, Record, Change) {
+func (g *Guard) forward(d *Decision, c Call, rec *Record, now time.Time) Change {
 	rec.Tool, rec.Fingerprint = c.Tool, c.Fingerprint
 	rec.State = StateInFlight
 	rec.Attempt++
@@ -99,49 +103,48 @@ func (g *Guard) forward(d Decision, c Call, rec Record, now time.Time) (Decision
 	rec.Expires, rec.Result = time.Time{}, nil
 	d.Outcome = Forward
 	d.Ticket = Ticket{key: d.Key, attempt: rec.Attempt}
-	return d, rec, Put
+	return Put
 }
 
-func (g *Guard) inFlight(d Decision, cur Record) Decision {
-	d.Outcome, d.Since = Wait, cur.Began
+func (g *Guard) inFlight(d *Decision, rec *Record) {
+	d.Outcome, d.Since = Wait, rec.Began
 	if g.cfg.InFlight == InFlightRefuse {
 		d.Outcome = RefuseInFlight
 	}
-	return d
 }
 
 // decideLedger spends the action's authorisations: an attempt is prepared
 // while one is left; otherwise a repeat waits for one in flight, is told to
 // verify the oldest lost one, or is refused as consumed.
-func (g *Guard) decideLedger(d Decision, c Call, cur Record, found bool, now time.Time) (Decision, Record, Change) {
+func (g *Guard) decideLedger(d *Decision, c Call, rec *Record, found bool, now time.Time) Change {
 	if !found {
 		if !g.cfg.IssueOnFirstCall {
 			d.Outcome = Unauthorised
-			return d, cur, Keep
+			return Keep
 		}
-		cur = Record{Tool: c.Tool, Fingerprint: c.Fingerprint, Issued: 1, Updated: now}
+		*rec = Record{Tool: c.Tool, Fingerprint: c.Fingerprint, Issued: 1, Updated: now}
 	}
-	if cur.Issued-cur.Committed-len(cur.Pending) > 0 {
-		cur.Attempt++
-		cur.Pending = append(slices.Clone(cur.Pending), Attempt{N: cur.Attempt, Sent: now})
-		cur.Began, cur.Updated = now, now
-		cur.State = ledgerState(cur)
+	if rec.Issued-rec.Committed-len(rec.Pending) > 0 {
+		rec.Attempt++
+		rec.Pending = append(rec.Pending, Attempt{N: rec.Attempt, Sent: now})
+		rec.Began, rec.Updated = now, now
+		rec.State = ledgerState(rec)
 		d.Outcome = Forward
-		d.Ticket = Ticket{key: d.Key, attempt: cur.Attempt}
-		return d, cur, Put
+		d.Ticket = Ticket{key: d.Key, attempt: rec.Attempt}
+		return Put
 	}
-	if i := oldest(cur.Pending, false); i >= 0 {
-		d = g.inFlight(d, cur)
-		d.Since = cur.Pending[i].Sent
-		return d, cur, Keep
+	if i := oldest(rec.Pending, false); i >= 0 {
+		g.inFlight(d, rec)
+		d.Since = rec.Pending[i].Sent
+		return Keep
 	}
-	if i := oldest(cur.Pending, true); i >= 0 {
-		d.Outcome, d.Since = UnknownOutcome, cur.Pending[i].Sent
+	if i := oldest(rec.Pending, true); i >= 0 {
+		d.Outcome, d.Since = UnknownOutcome, rec.Pending[i].Sent
 		d.VerifyAt = d.Since.Add(g.cfg.VerifyAfter)
-		return d, cur, Keep
+		return Keep
 	}
-	d.Outcome, d.Result = Consumed, cur.Result
-	return d, cur, Keep
+	d.Outcome, d.Result = Consumed, rec.Result
+	return Keep
 }
 
 // oldest returns the index of the first attempt in flight (lost false) or
@@ -157,11 +160,11 @@ func oldest(p []Attempt, lost bool) int {
 
 // ledgerState summarises a ledger record as one state, for people reading
 // the store.
-func ledgerState(r Record) State {
+func ledgerState(r *Record) State {
 	switch {
-	case r.Prepared() > 0:
+	case r.count(false) > 0:
 		return StateInFlight
-	case r.Unresolved() > 0:
+	case r.count(true) > 0:
 		return StateUnknown
 	case r.Committed >= r.Issued:
 		return StateConsumed
@@ -169,53 +172,55 @@ func ledgerState(r Record) State {
 	return StateIssued
 }
 
-// finish applies an attempt's end to its key's record.
-func (g *Guard) finish(t Ticket, cur Record, found bool, end End, result []byte, now time.Time) (Record, Change, error) {
+// finish applies an attempt's end to its key's record rec (in place, as
+// decide changes it), or returns an error and leaves rec as it was.
+func (g *Guard) finish(t Ticket, rec *Record, found bool, end End, result []byte, now time.Time) (Change, error) {
 	if g.cfg.Policy == Ledger {
-		i := slices.IndexFunc(cur.Pending, func(a Attempt) bool { return a.N == t.attempt && !a.Lost })
+		i := slices.IndexFunc(rec.Pending, func(a Attempt) bool { return a.N == t.attempt && !a.Lost })
 		if !found || i < 0 {
-			return cur, Keep, ErrStaleTicket
+			return Keep, ErrStaleTicket
 		}
-		cur.Pending = slices.Clone(cur.Pending)
 		switch end {
 		case Succeeded:
-			cur.Committed++
-			cur.Result = result
-			cur.Pending = slices.Delete(cur.Pending, i, i+1)
+			rec.Committed++
+			rec.Result = result
+			rec.Pending = slices.Delete(rec.Pending, i, i+1)
 		case Lost:
-			cur.Pending[i].Lost = true
+			rec.Pending[i].Lost = true
 		default:
 			// Failed and NotSent hand the authorisation back: nothing ran.
-			cur.Pending = slices.Delete(cur.Pending, i, i+1)
+			rec.Pending = slices.Delete(rec.Pending, i, i+1)
 		}
-		cur.Updated = now
-		cur.State = ledgerState(cur)
-		return cur, Put, nil
+		rec.Updated = now
+		rec.State = ledgerState(rec)
+		return Put, nil
 	}
-	if !found || cur.State != StateInFlight || cur.Attempt != t.attempt {
-		return cur, Keep, ErrStaleTicket
+	if !found || rec.State != StateInFlight || rec.Attempt != t.attempt {
+		return Keep, ErrStaleTicket
 	}
-	cur.Updated = now
 	switch end {
 	case Succeeded:
 		if g.cfg.Policy == Verify {
-			return cur, Delete, nil // the read-back guard remembers only lost outcomes
+			return Delete, nil // the read-back guard remembers only lost outcomes
 		}
-		cur.State, cur.Result = StateSucceeded, result
-		cur.Expires = g.expiry(cur.Began)
-		return cur, Put, nil
+		rec.Updated = now
+		rec.State, rec.Result = StateSucceeded, result
+		rec.Expires = g.expiry(rec.Began)
+		return Put, nil
 	case Failed:
 		if !g.cfg.CacheErrors {
-			return cur, Delete, nil
+			return Delete, nil
 		}
-		cur.State, cur.Result = StateFailed, result
-		cur.Expires = g.expiry(cur.Began)
-		return cur, Put, nil
+		rec.Updated = now
+		rec.State, rec.Result = StateFailed, result
+		rec.Expires = g.expiry(rec.Began)
+		return Put, nil
 	case Lost:
-		cur.State = StateUnknown
-		return cur, Put, nil
+		rec.Updated = now
+		rec.State = StateUnknown
+		return Put, nil
 	}
-	return cur, Delete, nil // NotSent
+	return Delete, nil // NotSent
 }
 
 func (g *Guard) expiry(began time.Time) time.Time {
@@ -225,37 +230,38 @@ func (g *Guard) expiry(began time.Time) time.Time {
 	return began.Add(g.cfg.TTL)
 }
 
-// resolve applies a verification's finding to an unknown key.
-func (g *Guard) resolve(cur Record, found, executed bool, result []byte, now time.Time) (Record, Change, error) {
+// resolve applies a verification's finding to an unknown key's record
+// rec (in place), or returns an error and leaves rec as it was.
+func (g *Guard) resolve(rec *Record, found, executed bool, result []byte, now time.Time) (Change, error) {
 	if g.cfg.Policy == Ledger {
 		// The oldest lost attempt: the one an UnknownOutcome names.
-		i := oldest(cur.Pending, true)
+		i := oldest(rec.Pending, true)
 		if !found || i < 0 {
-			return cur, Keep, ErrNotUnknown
+			return Keep, ErrNotUnknown
 		}
-		if !executed && g.cfg.VerifyAfter > 0 && now.Before(cur.Pending[i].Sent.Add(g.cfg.VerifyAfter)) {
-			return cur, Keep, ErrTooEarly
+		if !executed && g.cfg.VerifyAfter > 0 && now.Before(rec.Pending[i].Sent.Add(g.cfg.VerifyAfter)) {
+			return Keep, ErrTooEarly
 		}
-		cur.Pending = slices.Delete(slices.Clone(cur.Pending), i, i+1)
+		rec.Pending = slices.Delete(rec.Pending, i, i+1)
 		if executed {
-			cur.Committed++
-			cur.Result = result
+			rec.Committed++
+			rec.Result = result
 		}
-		cur.Updated = now
-		cur.State = ledgerState(cur)
-		return cur, Put, nil
+		rec.Updated = now
+		rec.State = ledgerState(rec)
+		return Put, nil
 	}
-	if !found || cur.State != StateUnknown {
-		return cur, Keep, ErrNotUnknown
+	if !found || rec.State != StateUnknown {
+		return Keep, ErrNotUnknown
 	}
-	if !executed && g.cfg.VerifyAfter > 0 && now.Before(cur.Began.Add(g.cfg.VerifyAfter)) {
-		return cur, Keep, ErrTooEarly
+	if !executed && g.cfg.VerifyAfter > 0 && now.Before(rec.Began.Add(g.cfg.VerifyAfter)) {
+		return Keep, ErrTooEarly
 	}
-	cur.Updated = now
+	rec.Updated = now
 	if !executed {
-		return cur, Delete, nil
+		return Delete, nil
 	}
-	cur.State, cur.Result = StateSucceeded, result
-	cur.Expires = g.expiry(cur.Began)
-	return cur, Put, nil
+	rec.State, rec.Result = StateSucceeded, result
+	rec.Expires = g.expiry(rec.Began)
+	return Put, nil
 }

@@ -154,16 +154,29 @@ type Guard struct {
 	// passed through the interface escapes (two allocations a call).
 	mem *MemoryStore
 
-	mu   sync.Mutex
-	live map[Ticket]struct{}
+	mu sync.Mutex
+	// keys holds the keys with live attempts (one map, not one of
+	// tickets beside it: a simulated episode makes a guard).
 	keys map[string]keyWaiters
 }
 
 // keyWaiters tracks the live attempts of one key and wakes Await callers
 // when one ends.
 type keyWaiters struct {
-	live  int
-	round *round // the Await callers of the next end; made by the first
+	first uint64   // a live attempt's number (attempts count from 1)
+	more  []uint64 // the others' (a ledger's action may have several)
+	round *round   // the Await callers of the next end; made by the first
+}
+
+// has reports whether attempt n is live.
+func (w *keyWaiters) has(n uint64) bool {
+	return n != 0 && (w.first == n || slices.Contains(w.more, n))
+}
+
+// liveLocked reports whether attempt n of key is live; g.mu is held.
+func (g *Guard) liveLocked(key string, n uint64) bool {
+	w, ok := g.keys[key]
+	return ok && w.has(n)
 }
 
 // round is one wake-up of a key's Await callers: the end of an attempt.
@@ -183,7 +196,7 @@ func New(cfg Config, store Store) (*Guard, error) {
 		return nil, fmt.Errorf("guard: policy %s needs a store", cfg.Policy)
 	}
 	mem, _ := store.(*MemoryStore)
-	return &Guard{cfg: cfg, store: store, mem: mem, live: map[Ticket]struct{}{}, keys: map[string]keyWaiters{}}, nil
+	return &Guard{cfg: cfg, store: store, mem: mem, keys: map[string]keyWaiters{}}, nil
 }
 
 // Config returns the guard's configuration.
@@ -199,17 +212,38 @@ func (g *Guard) Config() Config { return g.cfg }
 //
 // The scope's length makes the key unambiguous whatever the scope holds.
 func (g *Guard) Key(c Call) string {
+	var buf [keyBuf]byte
+	kb, ok := g.appendKey(buf[:0], c)
+	if !ok {
+		return ""
+	}
+	return string(kb)
+}
+
+// keyBuf is the room on the stack for a store key: a MemoryStore finds
+// a key it holds without a string made of it.
+const keyBuf = 192
+
+// appendKey appends the store key of a call to b; ok is false when the
+// call is not guarded.
+func (g *Guard) appendKey(b []byte, c Call) (_ []byte, ok bool) {
 	id := c.Fingerprint
 	switch g.cfg.Policy {
 	case None:
-		return ""
+		return b, false
 	case Keys:
 		if c.Key == "" {
-			return ""
+			return b, false
 		}
 		id = c.Key
 	}
-	return g.cfg.Policy.String() + ":" + strconv.Itoa(len(c.Scope)) + ":" + c.Scope + ":" + id
+	b = append(b, g.cfg.Policy.String()...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(len(c.Scope)), 10)
+	b = append(b, ':')
+	b = append(b, c.Scope...)
+	b = append(b, ':')
+	return append(b, id...), true
 }
 
 // Begin decides what to do with a call at time now. A Forward's attempt is
@@ -217,59 +251,63 @@ func (g *Guard) Key(c Call) string {
 // other decision reads only recorded state. An error from the store means
 // nothing was decided and the call must not be forwarded.
 func (g *Guard) Begin(ctx context.Context, c Call, now time.Time) (Decision, error) {
-	key := g.Key(c)
-	if key == "" {
+	var buf [keyBuf]byte
+	kb, ok := g.appendKey(buf[:0], c)
+	if !ok {
 		return Decision{Outcome: Forward}, nil
 	}
-	d, err := g.begin(ctx, key, c, now)
+	d, err := g.begin(ctx, kb, c, now)
 	if err == nil && d.Outcome == AtCapacity && g.cfg.Capacity > 0 {
 		// Expired records are not protecting anything: purge them and
 		// try once more before refusing.
 		if n, perr := g.store.Purge(ctx, now); perr == nil && n > 0 {
-			d, err = g.begin(ctx, key, c, now)
+			d, err = g.begin(ctx, kb, c, now)
 		}
 	}
 	return d, err
 }
 
-func (g *Guard) begin(ctx context.Context, key string, c Call, now time.Time) (Decision, error) {
-	// (The same function either way, written twice so that the
-	// MemoryStore's keeps its Decision on the stack.)
+func (g *Guard) begin(ctx context.Context, kb []byte, c Call, now time.Time) (Decision, error) {
+	// (The same transition either way, written twice so that the
+	// MemoryStore's keeps its Decision on the stack, and makes no key
+	// of kb that the store holds already.)
 	if m := g.mem; m != nil {
 		var d Decision
-		err := m.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-			return g.beginIn(&d, key, c, cur, found, held, now)
+		err := m.update(ctx, "", kb, func(key string, rec *Record, found bool, held int) Change {
+			return g.beginIn(&d, key, c, rec, found, held, now)
 		})
-		return g.begun(d, key, err)
+		d.Result = slices.Clone(d.Result) // the store's own
+		return g.begun(d, kb, err)
 	}
+	key := string(kb)
 	var d Decision
 	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-		return g.beginIn(&d, key, c, cur, found, held, now)
+		cur.Pending = slices.Clone(cur.Pending) // a transition may change it in place
+		change := g.beginIn(&d, key, c, &cur, found, held, now)
+		return cur, change
 	})
-	return g.begun(d, key, err)
+	return g.begun(d, kb, err)
 }
 
 // beginIn is Begin's transition of the key's record: the decision (into
-// d) and the record to store.
-func (g *Guard) beginIn(d *Decision, key string, c Call, cur Record, found bool, held int, now time.Time) (Record, Change) {
-	var next Record
-	var change Change
-	*d, next, change = g.decide(key, c, cur, found, held, now)
+// d) and the record to store (rec, changed in place; see decide).
+func (g *Guard) beginIn(d *Decision, key string, c Call, rec *Record, found bool, held int, now time.Time) Change {
+	change := g.decide(d, key, c, rec, found, held, now)
 	if d.Outcome == Forward {
 		// Registered inside the update, so that a repeat deciding
 		// right after sees the attempt live and its Await blocks.
 		g.register(d.Ticket)
 	}
-	return next, change
+	return change
 }
 
 // begun is Begin's answer once the store has applied its transition.
-func (g *Guard) begun(d Decision, key string, err error) (Decision, error) {
+func (g *Guard) begun(d Decision, kb []byte, err error) (Decision, error) {
 	if err != nil {
 		if d.Outcome == Forward {
 			g.unregister(d.Ticket, 0, nil)
 		}
-		return Decision{}, fmt.Errorf("guard: %s: %w", key, err)
+		return Decision{}, fmt.Errorf("guard: %s: %w", string(kb), err)
 	}
 	return d, nil
 }
@@ -277,9 +315,12 @@ func (g *Guard) begun(d Decision, key string, err error) (Decision, error) {
 func (g *Guard) register(t Ticket) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.live[t] = struct{}{}
 	w := g.keys[t.key]
-	w.live++
+	if w.first == 0 {
+		w.first = t.attempt
+	} else {
+		w.more = append(w.more, t.attempt)
+	}
 	g.keys[t.key] = w
 }
 
@@ -288,17 +329,25 @@ func (g *Guard) register(t Ticket) {
 func (g *Guard) unregister(t Ticket, end End, result []byte) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if _, ok := g.live[t]; !ok {
+	w, ok := g.keys[t.key]
+	if !ok || !w.has(t.attempt) {
 		return
 	}
-	delete(g.live, t)
-	w := g.keys[t.key]
+	if w.first == t.attempt {
+		w.first = 0
+		if n := len(w.more); n > 0 {
+			w.first, w.more = w.more[n-1], w.more[:n-1]
+		}
+	} else {
+		i := slices.Index(w.more, t.attempt)
+		w.more = slices.Delete(w.more, i, i+1)
+	}
 	if r := w.round; r != nil {
 		r.end, r.result = end, slices.Clone(result)
 		close(r.done)
 		w.round = nil
 	}
-	if w.live--; w.live == 0 {
+	if w.first == 0 {
 		delete(g.keys, t.key)
 	} else {
 		g.keys[t.key] = w
@@ -308,8 +357,7 @@ func (g *Guard) unregister(t Ticket, end End, result []byte) {
 func (g *Guard) isLive(t Ticket) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	_, ok := g.live[t]
-	return ok
+	return g.liveLocked(t.key, t.attempt)
 }
 
 // Await is what a caller told to Wait does: it returns when the next
@@ -318,13 +366,14 @@ func (g *Guard) isLive(t Ticket) bool {
 // On Succeeded the caller may answer with the result, which is the
 // original's answer to the same call; otherwise it asks again (Begin).
 func (g *Guard) Await(ctx context.Context, c Call) (End, []byte, error) {
-	key := g.Key(c)
+	var buf [keyBuf]byte
+	kb, _ := g.appendKey(buf[:0], c)
 	g.mu.Lock()
 	var r *round
-	if w, ok := g.keys[key]; ok {
+	if w, ok := g.keys[string(kb)]; ok {
 		if w.round == nil {
 			w.round = &round{done: make(chan struct{})}
-			g.keys[key] = w
+			g.keys[string(kb)] = w
 		}
 		r = w.round
 	}
@@ -358,16 +407,17 @@ func (g *Guard) Finish(ctx context.Context, t Ticket, end End, result []byte, no
 	if m := g.mem; m != nil {
 		// (As in begin: the MemoryStore's function stays on the stack.)
 		var merr error
-		err = m.Update(ctx, t.key, func(cur Record, found bool, _ int) (next Record, change Change) {
-			next, change, merr = g.finish(t, cur, found, end, result, now)
-			return next, change
+		err = m.update(ctx, t.key, nil, func(_ string, rec *Record, found bool, _ int) (change Change) {
+			change, merr = g.finish(t, rec, found, end, result, now)
+			return change
 		})
 		ferr = merr
 	} else {
 		var serr error
 		err = g.store.Update(ctx, t.key, func(cur Record, found bool, _ int) (next Record, change Change) {
-			next, change, serr = g.finish(t, cur, found, end, result, now)
-			return next, change
+			cur.Pending = slices.Clone(cur.Pending) // a transition may change it in place
+			change, serr = g.finish(t, &cur, found, end, result, now)
+			return cur, change
 		})
 		ferr = serr
 	}
@@ -391,62 +441,66 @@ func (g *Guard) Finish(ctx context.Context, t Ticket, end End, result []byte, no
 // passed since the attempt was sent returns ErrTooEarly; a key whose
 // outcome is not unknown, ErrNotUnknown. A Forward must be finished.
 func (g *Guard) Resolve(ctx context.Context, c Call, executed bool, result []byte, now time.Time) (Decision, error) {
-	key := g.Key(c)
-	if key == "" {
+	var buf [keyBuf]byte
+	kb, ok := g.appendKey(buf[:0], c)
+	if !ok {
 		return Decision{}, fmt.Errorf("%w: the call is not guarded", ErrNotUnknown)
 	}
 	// (As in begin: the MemoryStore's function stays on the stack.)
 	if m := g.mem; m != nil {
 		var d Decision
 		var rerr error
-		err := m.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-			return g.resolveIn(&d, &rerr, key, c, cur, found, held, executed, result, now)
+		err := m.update(ctx, "", kb, func(key string, rec *Record, found bool, held int) Change {
+			return g.resolveIn(&d, &rerr, key, c, rec, found, held, executed, result, now)
 		})
-		return g.resolved(d, key, err, rerr)
+		d.Result = slices.Clone(d.Result) // the store's own
+		return g.resolved(d, kb, err, rerr)
 	}
+	key := string(kb)
 	var d Decision
 	var rerr error
 	err := g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-		return g.resolveIn(&d, &rerr, key, c, cur, found, held, executed, result, now)
+		cur.Pending = slices.Clone(cur.Pending) // a transition may change it in place
+		change := g.resolveIn(&d, &rerr, key, c, &cur, found, held, executed, result, now)
+		return cur, change
 	})
-	return g.resolved(d, key, err, rerr)
+	return g.resolved(d, kb, err, rerr)
 }
 
 // resolveIn is Resolve's transition of the key's record: the finding
 // applied and the call decided again (into d), or the finding's error
-// (into rerr) and no change.
-func (g *Guard) resolveIn(d *Decision, rerr *error, key string, c Call, cur Record, found bool, held int, executed bool, result []byte, now time.Time) (Record, Change) {
-	next, change, err := g.resolve(cur, found, executed, result, now)
+// (into rerr) and no change. rec is changed in place (see decide).
+func (g *Guard) resolveIn(d *Decision, rerr *error, key string, c Call, rec *Record, found bool, held int, executed bool, result []byte, now time.Time) Change {
+	change, err := g.resolve(rec, found, executed, result, now)
 	if err != nil {
 		*rerr = err
-		return cur, Keep
+		return Keep
 	}
 	present := change != Delete
 	if !present {
 		held-- // the slot is reused, not added
 	}
-	var decided Record
-	var dchange Change
-	*d, decided, dchange = g.decide(key, c, next, present, held, now)
+	// decide changes rec only when it stores it; otherwise the finding's
+	// change stands.
+	if g.decide(d, key, c, rec, present, held, now) == Put {
+		change = Put
+	}
 	if d.Outcome == Forward {
 		g.register(d.Ticket)
 	}
-	if dchange == Put {
-		return decided, Put
-	}
-	return next, change
+	return change
 }
 
 // resolved is Resolve's answer once the store has applied its transition.
-func (g *Guard) resolved(d Decision, key string, err, rerr error) (Decision, error) {
+func (g *Guard) resolved(d Decision, kb []byte, err, rerr error) (Decision, error) {
 	if err != nil {
 		if d.Outcome == Forward {
 			g.unregister(d.Ticket, 0, nil)
 		}
-		return Decision{}, fmt.Errorf("guard: %s: %w", key, err)
+		return Decision{}, fmt.Errorf("guard: %s: %w", string(kb), err)
 	}
 	if rerr != nil {
-		return Decision{}, fmt.Errorf("%w: %s", rerr, key)
+		return Decision{}, fmt.Errorf("%w: %s", rerr, string(kb))
 	}
 	return d, nil
 }
@@ -460,45 +514,48 @@ func (g *Guard) Issue(ctx context.Context, c Call, n int, now time.Time) error {
 	if n <= 0 {
 		return fmt.Errorf("guard: Issue of %d authorisations", n)
 	}
-	key := g.Key(c)
+	var buf [keyBuf]byte
+	kb, _ := g.appendKey(buf[:0], c)
 	var err, ierr error
 	if m := g.mem; m != nil {
 		// (As in begin: the MemoryStore's function stays on the stack.)
 		var merr error
-		err = m.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-			return g.issueIn(&merr, key, c, n, cur, found, held, now)
+		err = m.update(ctx, "", kb, func(key string, rec *Record, found bool, held int) Change {
+			return g.issueIn(&merr, key, c, n, rec, found, held, now)
 		})
 		ierr = merr
 	} else {
+		key := string(kb)
 		var serr error
 		err = g.store.Update(ctx, key, func(cur Record, found bool, held int) (Record, Change) {
-			return g.issueIn(&serr, key, c, n, cur, found, held, now)
+			change := g.issueIn(&serr, key, c, n, &cur, found, held, now)
+			return cur, change
 		})
 		ierr = serr
 	}
 	if err != nil {
-		return fmt.Errorf("guard: %s: %w", key, err)
+		return fmt.Errorf("guard: %s: %w", string(kb), err)
 	}
 	if ierr != nil {
-		return fmt.Errorf("%w: %s", ierr, key)
+		return fmt.Errorf("%w: %s", ierr, string(kb))
 	}
 	return nil
 }
 
-// issueIn is Issue's transition of the key's record: n more
-// authorisations, or ErrCapacity (into ierr) and no change.
-func (g *Guard) issueIn(ierr *error, key string, c Call, n int, cur Record, found bool, held int, now time.Time) (Record, Change) {
+// issueIn is Issue's transition of the key's record (rec, changed in
+// place): n more authorisations, or ErrCapacity (into ierr) and no change.
+func (g *Guard) issueIn(ierr *error, key string, c Call, n int, rec *Record, found bool, held int, now time.Time) Change {
 	if !found {
 		if g.cfg.Capacity > 0 && held >= g.cfg.Capacity {
 			*ierr = ErrCapacity
-			return cur, Keep
+			return Keep
 		}
-		cur = Record{Key: key, Tool: c.Tool, Fingerprint: c.Fingerprint}
+		*rec = Record{Key: key, Tool: c.Tool, Fingerprint: c.Fingerprint}
 	}
-	cur.Issued += n
-	cur.Updated = now
-	cur.State = ledgerState(cur)
-	return cur, Put
+	rec.Issued += n
+	rec.Updated = now
+	rec.State = ledgerState(rec)
+	return Put
 }
 
 // Get returns the stored record of a call's key.

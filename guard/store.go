@@ -41,7 +41,7 @@ func (r Record) Prepared() int { return r.count(false) }
 // Unresolved is the number of the ledger's attempts whose outcome was lost.
 func (r Record) Unresolved() int { return r.count(true) }
 
-func (r Record) count(lost bool) int {
+func (r *Record) count(lost bool) int {
 	n := 0
 	for _, a := range r.Pending {
 		if a.Lost == lost {
@@ -115,7 +115,7 @@ func Restarted(r Record) (Record, bool) {
 		for i := range r.Pending {
 			r.Pending[i].Lost = true
 		}
-		r.State = ledgerState(r)
+		r.State = ledgerState(&r)
 		return r, true
 	case r.State == StateInFlight:
 		r.State = StateUnknown
@@ -128,7 +128,9 @@ func Restarted(r Record) (Record, bool) {
 // Expired reports whether r no longer protects its key at now, so that a
 // store may purge it. Records in flight or unknown never expire: their
 // outcome is still to be learned.
-func (r Record) Expired(now time.Time) bool {
+func (r Record) Expired(now time.Time) bool { return r.expired(now) }
+
+func (r *Record) expired(now time.Time) bool {
 	return !r.Expires.IsZero() && !now.Before(r.Expires) && r.State != StateInFlight && r.State != StateUnknown && len(r.Pending) == 0
 }
 
@@ -184,6 +186,80 @@ func (m *MemoryStore) Update(ctx context.Context, key string, fn UpdateFunc) err
 		delete(m.recs, key)
 	}
 	return nil
+}
+
+// transition is a transition of this package's (a Guard's): it changes
+// rec, a key's record, in place to the record to store, given the key as
+// the store holds it. It changes rec only when it returns Put (then
+// perhaps rec.Pending in place too), never changes rec.Result in place,
+// and keeps no reference to rec past the call but the Result it hands on.
+type transition func(key string, rec *Record, found bool, held int) Change
+
+// update is Update for a Guard over this store, without the copies that
+// Update makes for an UpdateFunc it does not know: fn changes the stored
+// record itself, the key it is given is the stored one (key, or kb's
+// string made only for a new key when key is ""), and only a Result fn
+// puts in that is not the stored one is copied (the caller's answer,
+// which the caller may change). A Result fn hands on out of the stored
+// record is the store's: the Guard copies it before it leaves the
+// package.
+func (m *MemoryStore) update(ctx context.Context, key string, kb []byte, fn transition) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	var p *Record
+	if key != "" {
+		p = m.recs[key]
+	} else {
+		p = m.recs[string(kb)]
+	}
+	if p != nil {
+		key = p.Key
+		result := p.Result
+		switch fn(key, p, true, len(m.recs)) {
+		case Put:
+			p.Key = key
+			if !sameSlice(p.Result, result) {
+				p.Result = slices.Clone(p.Result)
+			}
+		case Delete:
+			delete(m.recs, key)
+		}
+		return nil
+	}
+	if key == "" {
+		key = string(kb)
+	}
+	// The new record is made in its slot (a slot is used once, so it
+	// is zero), and the slot taken only if fn stores it.
+	slot := m.nrecs < len(m.recsN)
+	if slot {
+		p = &m.recsN[m.nrecs]
+	} else {
+		p = new(Record)
+	}
+	if fn(key, p, false, len(m.recs)) != Put {
+		*p = Record{}
+		return nil
+	}
+	if slot {
+		m.nrecs++
+	}
+	p.Key = key
+	p.Result = slices.Clone(p.Result)
+	m.recs[key] = p
+	return nil
+}
+
+// sameSlice reports whether a and b are the same slice (one array, one
+// length).
+func sameSlice(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // Get implements Store.

@@ -1,6 +1,8 @@
 package guard_test
 
 import (
+	"context"
+	"strconv"
 	"testing"
 
 	"github.com/limbo-toolkit/limbo/guard"
@@ -15,3 +17,71 @@ func openMemory(t *testing.T) (guard.Store, func() guard.Store) {
 func TestDecisionsMemory(t *testing.T) { guardtest.Decisions(t, openMemory) }
 
 func TestMemoryStore(t *testing.T) { guardtest.Store(t, openMemory) }
+
+// opaque hides a MemoryStore's type, so that a Guard goes through the
+// Store interface as with any other store.
+type opaque struct{ guard.Store }
+
+// The answers a guard stores and hands out are its own copies, whether it
+// calls a MemoryStore directly (handing its transitions the stored
+// record, not a copy) or through the interface: a caller changing the
+// answer it finished with, or one it was replayed, changes no later
+// answer.
+func TestAnswersAreCopies(t *testing.T) {
+	ctx := context.Background()
+	for _, via := range []string{"direct", "interface"} {
+		for _, cfg := range []guard.Config{{Policy: guard.Keys}, {Policy: guard.Ledger, IssueOnFirstCall: true}, {Policy: guard.Derived}} {
+			t.Run(via+"/"+cfg.Policy.String(), func(t *testing.T) {
+				var s guard.Store = guard.NewMemoryStore()
+				if via == "interface" {
+					s = opaque{s}
+				}
+				g, err := guard.New(cfg, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := guard.Replay
+				if cfg.Policy == guard.Ledger {
+					want = guard.Consumed
+				}
+				// One call finished, one settled by a read-back.
+				for i, settle := range []bool{false, true} {
+					c := guard.Call{Tool: "charge", Fingerprint: "f" + strconv.Itoa(i), Key: "k" + strconv.Itoa(i)}
+					d, err := g.Begin(ctx, c, guardtest.At(0))
+					if err != nil || d.Outcome != guard.Forward {
+						t.Fatal(d.Outcome, err)
+					}
+					answer := []byte("answer")
+					end := guard.Succeeded
+					if settle {
+						end = guard.Lost
+					}
+					if err := g.Finish(ctx, d.Ticket, end, answer, guardtest.At(1)); err != nil {
+						t.Fatal(err)
+					}
+					if settle {
+						if d, err = g.Begin(ctx, c, guardtest.At(2)); err != nil || d.Outcome != guard.UnknownOutcome {
+							t.Fatal(d.Outcome, err)
+						}
+						d, err := g.Resolve(ctx, c, true, answer, guardtest.At(3))
+						if err != nil || d.Outcome != want || string(d.Result) != "answer" {
+							t.Fatalf("resolved: %s %q %v", d.Outcome, d.Result, err)
+						}
+						copy(d.Result, "XXXXXX")
+					}
+					copy(answer, "YYYYYY")
+					for range 2 {
+						d, err := g.Begin(ctx, c, guardtest.At(4))
+						if err != nil || d.Outcome != want || string(d.Result) != "answer" {
+							t.Fatalf("repeat: %s %q %v, want %s \"answer\"", d.Outcome, d.Result, err, want)
+						}
+						copy(d.Result, "ZZZZZZ")
+					}
+					if r, _, err := g.Get(ctx, c); err != nil || string(r.Result) != "answer" {
+						t.Fatalf("stored %q %v", r.Result, err)
+					}
+				}
+			})
+		}
+	}
+}
