@@ -152,14 +152,25 @@ type DriveTally struct {
 // and written before the first episode, so that the plan's identity is on
 // disk whenever an episode is; it is removed again with a ledger that
 // received none. Nothing pending is success.
+//
+// A job of Episodes (another server's, the proxy's) has no shards and no
+// plan of serve's to check the ledger against: its pending episodes are
+// those the ledger lacks.
 func RunDrive(ctx context.Context, j DriveJob) (t DriveTally, err error) {
 	var meta *ShardMeta
+	if j.Episodes != nil && j.Shard != "" {
+		return t, fieldtext.New("Shard", "{Shard} is for serve's plans, not for another server's episodes")
+	}
 	if j.Shard != "" {
 		if j.Plan, meta, err = ShardPlan(j.Plan, j.Shard, j.Toolkit); err != nil {
 			return t, err
 		}
 	}
-	t.Total = j.Plan.Len()
+	var eps Driven = j.Episodes
+	if eps == nil {
+		eps = planDriven{p: j.Plan}
+	}
+	t.Total = eps.Len()
 	if j.LogDir != "" {
 		if err := os.MkdirAll(j.LogDir, 0o755); err != nil {
 			return t, err
@@ -187,8 +198,10 @@ func RunDrive(ctx context.Context, j DriveJob) (t DriveTally, err error) {
 			return t, err
 		}
 	}
-	if err := CheckLedger(out, j.Plan, meta != nil); err != nil {
-		return t, err
+	if j.Episodes == nil {
+		if err := CheckLedger(out, j.Plan, meta != nil); err != nil {
+			return t, err
+		}
 	}
 	if meta != nil {
 		if err := meta.Write(j.Ledger); err != nil {
@@ -196,8 +209,8 @@ func RunDrive(ctx context.Context, j DriveJob) (t DriveTally, err error) {
 		}
 		wroteMeta = true
 	}
-	for i := range j.Plan.Episodes {
-		if !out.Has(j.Plan.Episodes[i].EpisodeID) {
+	for i := range t.Total {
+		if !out.Has(eps.EpisodeID(i)) {
 			t.Pending++
 		}
 	}

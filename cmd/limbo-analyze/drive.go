@@ -86,7 +86,7 @@ Examples:
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
 			if o.Proxy.On {
-				if err := o.Proxy.check(cmd, args, &o.Job); err != nil {
+				if err := o.Proxy.check(cmd, args); err != nil {
 					return usageError{err}
 				}
 				return o.Proxy.drive(ctx, e, o.Plan.File, o.Job, o.Server)
@@ -158,27 +158,34 @@ func (c *driveConfig) check() error {
 	return nil
 }
 
-// drive loads the plan and drives its pending episodes into the ledger
-// (RunDrive), each with a stdio server run as `Server serve` with the
-// limits, and a progress bar on a terminal.
+// drive loads the plan and drives its pending episodes into the ledger,
+// each with a stdio server run as `Server serve` with the limits.
 func (c *driveConfig) drive(ctx context.Context, e *env) error {
-	const name = "limbo-analyze drive"
 	plan, err := c.Plan.Load()
 	if err != nil {
 		return err
 	}
-	exe := c.Server
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
+	j := c.Job
+	j.Plan, j.ServerArgs = plan, c.Limits.Args()
+	if c.Raw {
+		j.ServerArgs = append(j.ServerArgs, "--raw")
+	}
+	return runDrive(ctx, e, j, c.Server, "serve")
+}
+
+// runDrive drives j (mcp.RunDrive) with the server command `server sub`
+// (server "": this executable), a progress bar on a terminal, and a
+// closing line on what the ledger now holds.
+func runDrive(ctx context.Context, e *env, j mcp.DriveJob, server, sub string) error {
+	const name = "limbo-analyze drive"
+	if server == "" {
+		exe, err := os.Executable()
+		if err != nil {
 			return fieldtext.New("Server", "locating the server executable: %w (pass {Server})", err)
 		}
+		server = exe
 	}
-	serverArgs := c.Limits.Args()
-	if c.Raw {
-		serverArgs = append(serverArgs, "--raw")
-	}
-	j := c.Job
-	j.Plan, j.Server, j.ServerArgs, j.Toolkit = plan, []string{exe, "serve"}, serverArgs, version
+	j.Server, j.Toolkit = []string{server, sub}, version
 	j.Warn = func(msg string) { fmt.Fprintln(e.stderr, name+":", msg) }
 	var finish func()
 	j.Start, j.Progress, finish = driveProgress(e, name)
@@ -207,7 +214,7 @@ type driveProxy struct {
 
 // check validates drive --proxy's own flags and takes the upstream
 // command after --.
-func (p *driveProxy) check(cmd *cobra.Command, args []string, j *mcp.DriveJob) error {
+func (p *driveProxy) check(cmd *cobra.Command, args []string) error {
 	before, after := args, []string(nil)
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 		before, after = args[:dash], args[dash:]
@@ -219,8 +226,6 @@ func (p *driveProxy) check(cmd *cobra.Command, args []string, j *mcp.DriveJob) e
 		return errors.New("drive: --proxy needs the upstream: its command after -- or --upstream URL")
 	case len(after) > 0 && p.URL != "":
 		return errors.New("drive: --upstream and a command after -- exclude each other")
-	case j.Shard != "":
-		return errors.New("drive: --shard is for serve's plans, not with --proxy")
 	}
 	p.Command = after
 	return nil
@@ -229,7 +234,6 @@ func (p *driveProxy) check(cmd *cobra.Command, args []string, j *mcp.DriveJob) e
 // drive reads the proxy plan and drives its pending episodes into the
 // ledger, one proxy (server's proxy command) per episode.
 func (p *driveProxy) drive(ctx context.Context, e *env, planFile string, j mcp.DriveJob, server string) error {
-	const name = "limbo-analyze drive"
 	if planFile == "" {
 		return usagef("drive: --proxy needs --plan: a proxy plan (task, tool, fault_mode, rep of each episode; docs/proxy.md)")
 	}
@@ -237,60 +241,18 @@ func (p *driveProxy) drive(ctx context.Context, e *env, planFile string, j mcp.D
 	if err != nil {
 		return err
 	}
-	exe := server
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return fmt.Errorf("locating the proxy executable: %w (pass --server)", err)
-		}
-	}
-	if j.LogDir != "" {
-		if err := os.MkdirAll(j.LogDir, 0o755); err != nil {
-			return err
-		}
-	}
-	out, err := mcp.OpenLedger(j.Ledger, func(msg string) { fmt.Fprintln(e.stderr, name+":", msg) })
-	if err != nil {
-		return err
-	}
-	defer out.Close()
 	var args []string
 	if p.Contract != "" {
 		args = append(args, "--contract", p.Contract)
 	}
-	args = append(args, p.Flags...)
 	upstream := append([]string{"--"}, p.Command...)
 	if p.URL != "" {
 		upstream = []string{"--upstream", p.URL}
 	}
-	o := j.DriveOptions
-	o.Episodes = &proxy.DrivePlan{Episodes: eps, Args: args, Upstream: upstream, Prompt: p.Prompt}
-	o.Out, o.Server = out, []string{exe, "proxy"}
-	start, progress, finish := driveProgress(e, name)
-	o.Progress = progress
-	pending := 0
-	for i := range eps {
-		if !out.Has(eps[i].EpisodeID) {
-			pending++
-		}
-	}
-	if pending > 0 {
-		start(pending)
-	}
-	recorded, failed, err := mcp.Drive(ctx, o)
-	finish()
-	switch {
-	case pending > recorded:
-		fmt.Fprintf(e.stderr, "%s: %d episodes recorded in %s, %d failed, %d of %d still pending\n", name, recorded, j.Ledger, failed, pending-recorded, len(eps))
-	case err == nil:
-		fmt.Fprintf(e.stderr, "%s: all %d episodes of the plan are in %s\n", name, len(eps), j.Ledger)
-	}
-	if err == nil && failed > 0 {
-		err = fmt.Errorf("%d episodes failed (run drive again to retry them)", failed)
-	}
-	return err
+	j.Episodes = &proxy.DrivePlan{Episodes: eps, Args: append(args, p.Flags...), Upstream: upstream, Prompt: p.Prompt}
+	return runDrive(ctx, e, j, server, "proxy")
 }
 
-// driveProgress reports a drive's episodes: a progress bar on a terminal,
 // a line per failed or warned episode.
 func driveProgress(e *env, name string) (start func(pending int), progress func(mcp.DriveEvent), finish func()) {
 	var bar *progressbar.ProgressBar

@@ -4,24 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"os"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/guard"
-	"github.com/limbo-toolkit/limbo/guard/sqlitestore"
 	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
-	"github.com/limbo-toolkit/limbo/mcp/ledgerfile"
 	"github.com/limbo-toolkit/limbo/mcp/proxy"
-	"github.com/limbo-toolkit/limbo/mcp/stdioguard"
 )
 
 func newProxyCmd(e *env) *cobra.Command {
@@ -110,7 +104,7 @@ Examples:
 	}
 	f := c.Flags()
 	f.StringVar(&o.URL, "upstream", "", "streamable-HTTP endpoint of the upstream (instead of a command after --)")
-	f.StringVar(&o.UpstreamStderr, "upstream-stderr", "", "append the upstream command's stderr to this file (default: this process's stderr)")
+	f.StringVar(&o.UpstreamStderrFile, "upstream-stderr", "", "append the upstream command's stderr to this file (default: this process's stderr)")
 	f.DurationVar(&o.StartTimeout, "start-timeout", proxy.DefaultStartTimeout, "time the upstream has to answer initialize")
 	f.DurationVar(&o.CallTimeout, "call-timeout", proxy.DefaultCallTimeout, "time a forwarded call may take")
 	f.StringVar(&o.ContractFile, "contract", "", "contract file (YAML): which tools write, what identifies their effects")
@@ -134,12 +128,12 @@ Examples:
 	f.StringVar(&o.Service, "service", "", "service label (default: the upstream's name)")
 	f.StringVar(&o.Guard, "guard", "", "put a guard in front of the non-idempotent writes: keys (the agent's idempotency_key) or derived (a hash of the effect)")
 	f.StringVar(&o.State, "state", "", "with --guard: the SQLite file that keeps the keys (durable across restarts)")
-	f.StringVar(&o.InFlight, "in-flight", "wait", "with --guard: a repeat while the original is in flight waits for it, or is refused retryably (reject)")
+	f.StringVar(&o.InFlightFlag, "in-flight", "wait", "with --guard: a repeat while the original is in flight waits for it, or is refused retryably (reject)")
 	f.DurationVar(&o.KeyTTL, "key-ttl", 0, "with --guard: how long a completed key protects (0: for ever)")
 	f.DurationVar(&o.VerifyAfter, "verify-after", 0, "with --guard: the bound on the time a request stays in flight (docs/guard.md, Proposition 1)")
 	f.StringVar(&o.Record, "record", "", "record the upstream's answers of the run in this file")
 	f.StringVar(&o.Replay, "replay", "", "serve the upstream's answers from this recording, without contacting it")
-	f.StringVar(&o.ReplayMiss, "replay-miss", string(proxy.MissError), "a call the recording does not hold: error, or live (forwarded to the upstream)")
+	f.StringVar((*string)(&o.ReplayMiss), "replay-miss", string(proxy.MissError), "a call the recording does not hold: error, or live (forwarded to the upstream)")
 	f.StringVar(&o.Addr, "http", "", "serve streamable HTTP on this address instead of stdio (loopback)")
 	f.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a non-loopback --http address")
 	f.StringSliceVar(&o.HTTP.AllowedOrigins, "allow-origin", nil, "browser origin (scheme://host:port) accepted besides loopback ones; repeatable")
@@ -147,45 +141,24 @@ Examples:
 	return c
 }
 
-// proxyConfig is a proxy run as a command line describes it.
+// proxyConfig is a proxy run as a command line describes it: the
+// library's Job, and the flags that are not yet its fields.
 type proxyConfig struct {
-	Command          []string
-	URL              string
-	UpstreamStderr   string
-	StartTimeout     time.Duration
-	CallTimeout      time.Duration
-	ContractFile     string
-	PrintContract    bool
-	PlanFile         string
-	One              proxy.Episode
-	LateDelayS       float64
-	TailScale        float64
-	RedeliveryDelayS float64
-	Seed             uint64
-	Ledger           string
-	Finish           bool
-	Service          string
-	Guard            string
-	State            string
-	InFlight         string
-	KeyTTL           time.Duration
-	VerifyAfter      time.Duration
-	Record           string
-	Replay           string
-	ReplayMiss       string
-	Addr             string
-	AllowRemote      bool
-	HTTP             proxy.HTTPOptions
+	proxy.Job
+	UpstreamStderrFile string
+	LateDelayS         float64
+	RedeliveryDelayS   float64
+	InFlightFlag       string
 }
 
 // check validates the flags together, before anything starts.
 func (c *proxyConfig) check(set func(string) bool) error {
 	switch {
-	case c.ReplayMiss != string(proxy.MissError) && c.ReplayMiss != string(proxy.MissLive):
+	case c.ReplayMiss != proxy.MissError && c.ReplayMiss != proxy.MissLive:
 		return fmt.Errorf("proxy: --replay-miss %q: want error or live", c.ReplayMiss)
 	case c.Replay != "" && c.Record != "":
 		return errors.New("proxy: --record and --replay exclude each other")
-	case c.Replay != "" && c.ReplayMiss == string(proxy.MissLive) && len(c.Command) == 0 && c.URL == "":
+	case c.Replay != "" && c.ReplayMiss == proxy.MissLive && len(c.Command) == 0 && c.URL == "":
 		return errors.New("proxy: --replay-miss live needs the upstream: its command after -- or --upstream URL")
 	case c.Replay == "" && len(c.Command) == 0 && c.URL == "":
 		return errors.New("proxy: no upstream: give its command after -- or --upstream URL (or --replay FILE)")
@@ -209,8 +182,8 @@ func (c *proxyConfig) check(set func(string) bool) error {
 		return errors.New("proxy: --guard needs --state FILE, the SQLite file that keeps its keys")
 	case c.Guard == "" && (set("state") || set("in-flight") || set("key-ttl") || set("verify-after")):
 		return errors.New("proxy: --state, --in-flight, --key-ttl and --verify-after go with --guard")
-	case c.InFlight != "wait" && c.InFlight != "reject":
-		return fmt.Errorf("proxy: --in-flight %q: want wait or reject", c.InFlight)
+	case c.InFlightFlag != "wait" && c.InFlightFlag != "reject":
+		return fmt.Errorf("proxy: --in-flight %q: want wait or reject", c.InFlightFlag)
 	case c.KeyTTL < 0 || c.VerifyAfter < 0:
 		return errors.New("proxy: --key-ttl and --verify-after must not be negative")
 	}
@@ -227,64 +200,24 @@ func (c *proxyConfig) check(set func(string) bool) error {
 	return nil
 }
 
-// run connects the upstream, completes the contract and serves.
+// run is the library's proxy.Run with the flags' values and this
+// process's streams; a contract or options that do not fit the upstream
+// are usage errors (exit 2).
 func (c *proxyConfig) run(ctx context.Context, e *env) error {
-	// The upstream's stderr (copied in by os/exec when it is not a file)
-	// and the proxy's messages share one stream: one write at a time.
-	e = &env{stdin: e.stdin, stdout: e.stdout, stderr: &lockedWriter{w: e.stderr}}
-	var contract *proxy.Contract
-	if c.ContractFile != "" {
-		var err error
-		if contract, err = proxy.ReadContract(c.ContractFile); err != nil {
-			return c.contractErr(err)
-		}
-	} else {
-		contract = &proxy.Contract{Tools: map[string]*proxy.ToolSpec{}}
+	j := c.Job
+	j.LateDelay, j.RedeliveryDelay = secondsDuration(c.LateDelayS), secondsDuration(c.RedeliveryDelayS)
+	if c.InFlightFlag == "reject" {
+		j.InFlight = guard.InFlightRefuse
 	}
-	var plan []proxy.Episode
-	if c.PlanFile != "" {
-		var err error
-		if plan, err = proxy.ReadPlan(c.PlanFile, c.Addr != "", c.contractLabel()); err != nil {
-			return err
-		}
-	}
-	var stderr io.Writer = e.stderr
-	if c.UpstreamStderr != "" {
-		f, err := os.OpenFile(c.UpstreamStderr, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	j.Version, j.Stderr = version, e.stderr
+	j.Stdin, j.Stdout = mcp.StdioStreams(e.stdin, e.stdout)
+	if c.UpstreamStderrFile != "" {
+		f, err := os.OpenFile(c.UpstreamStderrFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			return usageError{fmt.Errorf("proxy: --upstream-stderr: %v", err)}
 		}
 		defer f.Close()
-		stderr = f
-	}
-	up, err := c.upstream(ctx, stderr)
-	if err != nil {
-		return err
-	}
-	defer up.Close()
-	if err := contract.Resolve(up.Tools); err != nil {
-		return c.contractErr(err)
-	}
-	if c.PrintContract {
-		name := up.Name()
-		if info := up.Info(); info.ServerInfo != nil && info.ServerInfo.Version != "" {
-			name += " " + info.ServerInfo.Version
-		}
-		_, err := e.stdout.Write(contract.Marshal(up.Tools, name))
-		return err
-	}
-	var l *ledgerfile.Ledger
-	if c.Ledger != "" {
-		if l, err = ledgerfile.Open(c.Ledger, func(msg string) { fmt.Fprintln(e.stderr, "limbo-analyze proxy:", msg) }); err != nil {
-			return err
-		}
-		defer l.Close()
-	}
-	opts := proxy.Options{
-		ContractLabel: c.contractLabel(),
-		Upstream:      up, Contract: contract, Plan: plan, Single: c.One, HTTP: c.Addr != "", Ledger: l, Finish: c.Finish,
-		Service: c.Service, Seed: c.Seed, LateDelay: secondsDuration(c.LateDelayS), TailScale: c.TailScale,
-		RedeliveryDelay: redeliveryDelay(c.RedeliveryDelayS), CallTimeout: c.CallTimeout, Log: e.stderr, Version: version,
+		j.UpstreamStderr = f
 	}
 	if os.Getenv("GOGC") == "" {
 		// The SDK allocates a 32 KiB buffer per message on either side of
@@ -292,122 +225,13 @@ func (c *proxyConfig) run(ctx context.Context, e *env) error {
 		// MiB of heap (as serve does over HTTP).
 		debug.SetGCPercent(400)
 	}
-	if c.Guard != "" {
-		g, closeStore, err := c.guardOptions(ctx)
-		if err != nil {
-			return err
-		}
-		defer closeStore()
-		opts.Guard = g
-	}
-	p, err := proxy.New(opts)
-	if err != nil {
-		return usageError{fmt.Errorf("proxy: %w", err)}
-	}
-	if plan != nil && p.Pending() == 0 {
-		fmt.Fprintf(e.stderr, "limbo-analyze proxy: all %d episodes of the plan are already in %s; nothing to serve\n", len(plan), c.Ledger)
-		return nil
-	}
-	var rec *proxy.Recorder
-	if c.Record != "" {
-		if rec, err = proxy.CreateRecording(c.Record, up); err != nil {
-			return err
-		}
-	}
-	if c.Addr == "" {
-		in, out := mcp.StdioStreams(e.stdin, e.stdout)
-		err = p.ServeStdio(ctx, stdioguard.Transport(in, out, 1<<20))
-	} else {
-		err = p.ServeHTTP(ctx, c.Addr, c.AllowRemote, c.HTTP, func(a net.Addr) {
-			fmt.Fprintf(e.stderr, "limbo-analyze proxy: MCP streamable HTTP on http://%s/ in front of %s\n", a, up.Name())
-		})
-	}
-	if rec != nil {
-		if cerr := rec.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if missed := up.Missed(); err == nil && len(missed) > 0 && c.ReplayMiss == string(proxy.MissError) {
-		err = fmt.Errorf("proxy: --replay %s: %d calls had no recorded answer, the first: %s", c.Replay, len(missed), missed[0])
-	}
-	return err
-}
-
-// upstream connects the upstream, or opens the replay (with the live
-// upstream behind it when a miss goes live).
-func (c *proxyConfig) upstream(ctx context.Context, stderr io.Writer) (*proxy.Upstream, error) {
-	var live *proxy.Upstream
-	if c.Replay == "" || c.ReplayMiss == string(proxy.MissLive) {
-		var err error
-		live, err = proxy.Connect(ctx, proxy.UpstreamSpec{Command: c.Command, URL: c.URL, Stderr: stderr, StartTimeout: c.StartTimeout, Version: version})
-		if err != nil {
-			return nil, err
-		}
-		if c.Replay == "" {
-			return live, nil
-		}
-	}
-	up, err := proxy.OpenReplay(c.Replay, proxy.ReplayMiss(c.ReplayMiss), live)
-	if err != nil && live != nil {
-		live.Close()
-	}
-	return up, err
-}
-
-// contractLabel is the ledger's contract of the run: keys-everywhere when
-// the keys guard gives every write a key.
-func (c *proxyConfig) contractLabel() string {
-	if c.Guard == "keys" {
-		return ledger.ContractKeysEverywhere
-	}
-	return ledger.ContractNative
-}
-
-// guardOptions opens the guard's store and configures its policy.
-func (c *proxyConfig) guardOptions(ctx context.Context) (*proxy.GuardOptions, func(), error) {
-	policy, err := guard.ParsePolicy(c.Guard)
-	if err != nil {
-		return nil, nil, usageError{err}
-	}
-	cfg := guard.Config{Policy: policy, TTL: c.KeyTTL, VerifyAfter: c.VerifyAfter}
-	if c.InFlight == "reject" {
-		cfg.InFlight = guard.InFlightRefuse
-	}
-	st, err := sqlitestore.Open(ctx, c.State)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &proxy.GuardOptions{Config: cfg, Store: st}, func() { st.Close() }, nil
-}
-
-// contractErr makes a contract's problems usage errors (exit 2).
-func (c *proxyConfig) contractErr(err error) error {
+	err := proxy.Run(ctx, j)
 	var ce *proxy.ContractError
-	if errors.As(err, &ce) {
+	var se *proxy.SetupError
+	if errors.As(err, &ce) || errors.As(err, &se) {
 		return usageError{err}
 	}
 	return err
 }
 
 func secondsDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-
-// redeliveryDelay is --redelivery-delay as proxy.Options takes it (0: at
-// once, which Options spells negative).
-func redeliveryDelay(s float64) time.Duration {
-	if s == 0 {
-		return -1
-	}
-	return secondsDuration(s)
-}
-
-// lockedWriter serializes the writes of several goroutines to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}

@@ -26,7 +26,7 @@ var specFlags = map[string]string{
 	// simulate, merge, serve and drive.
 	"Out": "--out", "Shard": "--shard", "Episodes": "--episodes", "Design": "--design",
 	"Transport": "--transport", "Addr": "--addr", "AllowRemote": "--allow-remote", "AllowedOrigins": "--allow-origin", "Ledger": "--ledger", "PlanFile": "--plan",
-	"Template": "--template", "FaultMode": "--fault", "Contract": "--contract", "Harness": "--harness", "Parallel": "--parallel",
+	"Template": "--template", "Replay": "--replay", "FaultMode": "--fault", "Contract": "--contract", "Harness": "--harness", "Parallel": "--parallel",
 	"Timeout": "--timeout", "Grace": "--grace", "Server": "--server",
 	"ThinkS": "--think-s", "MaxCalls": "--max-calls", "MaxTimeS": "--max-time-s", "MaxArgBytes": "--max-arg-bytes",
 }
