@@ -2,16 +2,13 @@ package main
 
 import (
 	"fmt"
-	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/ledger"
-	"github.com/limbo-toolkit/limbo/outfile"
 	"github.com/limbo-toolkit/limbo/report/interop"
 )
 
@@ -84,7 +81,8 @@ Examples:
 				if err := checkOutputs("export", []string{out}, ledger.Files(in)); err != nil {
 					return err
 				}
-				return runExportInspect(e, in, out, o.Read)
+				defer limitWarnings(e, &o.Read)()
+				return interop.ExportInspectLog(in, out, o.Read, version)
 			case "hf-dataset":
 				if o.Format != "" || len(o.PartitionBy) > 0 {
 					return usagef("export: --to hf-dataset takes neither --format nor --partition-by")
@@ -95,7 +93,8 @@ Examples:
 				if err := checkOutputs("export", []string{out}, ledger.Files(in)); err != nil {
 					return err
 				}
-				return runExportHF(e, in, out, o)
+				defer limitWarnings(e, &o.Read)()
+				return interop.ExportHFDataset(in, out, o)
 			default:
 				return usagef("export: --to %q: want ledger, inspect-log or hf-dataset", to)
 			}
@@ -134,73 +133,8 @@ Examples:
 	return cmd
 }
 
-// runExportInspect writes the ledger at in as an Inspect log at out.
-func runExportInspect(e *env, in, out string, opt ledger.ReadOptions) error {
-	wl := ledger.NewWarnLimiter(e.stderr)
-	defer wl.Flush()
-	opt.Warn = wl.Warn
-	eps, err := interop.Read(in, opt)
-	if err != nil {
-		return err
-	}
-	f, err := outfile.Create(out)
-	if err != nil {
-		return err
-	}
-	if err := interop.WriteInspectLog(f, eps, interop.InspectOptions{Source: in, ToolkitVersion: version}); err != nil {
-		f.Abort()
-		return fmt.Errorf("%s: %w", out, err)
-	}
-	return f.Close()
-}
-
-// runExportHF writes the ledger at in as a Hugging Face dataset folder
-// out, built in a staging directory and put in place whole.
-func runExportHF(e *env, in, out string, o ledger.ExportOptions) error {
-	wl := ledger.NewWarnLimiter(e.stderr)
-	defer wl.Flush()
-	o.Read.Warn = wl.Warn
-	d, err := outfile.CreateDir(out)
-	if err != nil {
-		return err
-	}
-	fail := func(err error) error { d.Abort(); return err }
-	eps := filepath.Join(d.Path(), filepath.FromSlash(interop.EpisodesFile))
-	st, err := ledger.Export(in, eps, o)
-	if err != nil {
-		return fail(err)
-	}
-	var rows []ledger.Episode
-	extra := map[string]bool{}
-	if err := ledger.ReadEpisodes(eps, ledger.ReadOptions{}, func(ep *ledger.Episode) error {
-		for k := range ep.Extra {
-			extra[k] = true
-		}
-		rows = append(rows, *ep)
-		return nil
-	}); err != nil {
-		return fail(err)
-	}
-	card := interop.CardOptions{Source: in, ToolkitVersion: version, Episodes: len(rows), Levels: interop.Levels(rows),
-		Extra: slices.Sorted(maps.Keys(extra)), Calls: st.Nested, Effects: st.Nested}
-	f, err := os.Create(filepath.Join(d.Path(), "README.md"))
-	if err != nil {
-		return fail(err)
-	}
-	if err := interop.WriteCard(f, card); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	return d.Commit()
-}
-
 func runExport(e *env, in, out string, o ledger.ExportOptions) error {
-	wl := ledger.NewWarnLimiter(e.stderr)
-	defer wl.Flush()
-	o.Read.Warn = wl.Warn
+	defer limitWarnings(e, &o.Read)()
 	st, err := ledger.Export(in, out, o)
 	if err != nil {
 		return err
@@ -209,4 +143,12 @@ func runExport(e *env, in, out string, o ledger.ExportOptions) error {
 		fmt.Fprintln(e.stderr, n)
 	}
 	return nil
+}
+
+// limitWarnings sends the reader's warnings to stderr through a limiter;
+// the function it returns flushes it.
+func limitWarnings(e *env, opt *ledger.ReadOptions) (flush func()) {
+	wl := ledger.NewWarnLimiter(e.stderr)
+	opt.Warn = wl.Warn
+	return wl.Flush
 }

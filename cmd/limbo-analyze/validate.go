@@ -66,9 +66,7 @@ Examples:
 // runValidate checks the ledger files read with opt, with a summary of
 // each in format if asked.
 func runValidate(e *env, files []string, opt ledger.ReadOptions, summary bool, format string) error {
-	wl := ledger.NewWarnLimiter(e.stderr)
-	defer wl.Flush()
-	opt.Warn = wl.Warn
+	defer limitWarnings(e, &opt)()
 	return ledger.CheckFiles(files, opt, summary, func(err error) { fmt.Fprintln(e.stdout, fieldtext.Rename(err, specFlags)) },
 		func(path string, c ledger.FileCheck) error {
 			fmt.Fprintf(e.stderr, "%s: %d %s, no errors\n", path, c.Rows, ledger.Plural(c.Rows, "episode", "episodes"))
