@@ -43,10 +43,12 @@ type rawReply struct {
 	err    error
 }
 
-// syncWriter serializes whole-message writes of the SDK and the link.
+// syncWriter serializes whole writes to w of several goroutines: the
+// SDK's and the link's messages, the proxy's and the upstream's stderr
+// lines. Close closes w if it is an io.Closer.
 type syncWriter struct {
 	mu sync.Mutex
-	w  io.WriteCloser
+	w  io.Writer
 }
 
 func (s *syncWriter) Write(p []byte) (int, error) {
@@ -55,7 +57,12 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-func (s *syncWriter) Close() error { return s.w.Close() }
+func (s *syncWriter) Close() error {
+	if c, ok := s.w.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
 
 // rawLink is the upstream's stream shared by the SDK's client and the
 // proxy's fast path. Read is called by the SDK's reading goroutine only.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/limbo-toolkit/limbo/guard"
@@ -82,7 +81,7 @@ func (j *Job) ContractLabel() string {
 func Run(ctx context.Context, j Job) error {
 	// The upstream's stderr (copied in by os/exec when it is not a file)
 	// and the proxy's messages share one stream: one write at a time.
-	log := &lockedWriter{w: j.Stderr}
+	log := &syncWriter{w: j.Stderr}
 	contract := &Contract{Tools: map[string]*ToolSpec{}}
 	if j.ContractFile != "" {
 		var err error
@@ -197,16 +196,4 @@ func (j *Job) upstream(ctx context.Context, stderr io.Writer) (*Upstream, error)
 		live.Close()
 	}
 	return up, err
-}
-
-// lockedWriter serializes the writes of several goroutines to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
