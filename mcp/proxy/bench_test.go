@@ -37,9 +37,9 @@ var (
 // proxy as the process a harness starts.
 func cliBin(b testing.TB) string {
 	b.Helper()
-	upstreamBin(b)
+	dir := bins.Dir(b)
 	cliOnce.Do(func() {
-		cliPath = filepath.Join(binDir, "limbo-analyze")
+		cliPath = filepath.Join(dir, "limbo-analyze")
 		if out, err := exec.Command("go", "build", "-o", cliPath, "../../cmd/limbo-analyze").CombinedOutput(); err != nil {
 			cliErr = fmt.Errorf("go build limbo-analyze: %v\n%s", err, out)
 		}

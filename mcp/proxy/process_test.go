@@ -3,50 +3,32 @@ package proxy
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp/ledgerfile"
 )
 
-var (
-	binOnce sync.Once
-	binDir  string
-	binErr  error
-)
+// bins holds the upstream the process-level tests build once.
+var bins = testfile.Bins{Prefix: "limbo-proxy-bin-", Pkgs: []string{"./testdata/upstream"}}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	bins.Remove()
 	os.Exit(code)
 }
 
 // upstreamBin builds testdata/upstream once.
 func upstreamBin(t testing.TB) string {
 	t.Helper()
-	binOnce.Do(func() {
-		if binDir, binErr = os.MkdirTemp("", "limbo-proxy-bin-"); binErr != nil {
-			return
-		}
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "upstream"), "./testdata/upstream").CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build ./testdata/upstream: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return filepath.Join(binDir, "upstream")
+	return filepath.Join(bins.Dir(t), "upstream")
 }
 
 // TestUpstreamStart: an upstream that exits, hangs on start or speaks
