@@ -91,13 +91,7 @@ func TestUpstreamDies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct, st := sdk.NewInMemoryTransports()
-	served := make(chan error, 1)
-	go func() { served <- p.ServeStdio(context.Background(), st) }()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "0"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, served := serveInMemory(t, p)
 	callText(t, cs, "insert", map[string]any{"name": "a"})
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "crash", Arguments: map[string]any{}})
 	if err == nil && !(res.IsError && strings.Contains(resultText(res), `"outcome":"http500"`)) {
