@@ -219,22 +219,23 @@ func loadData(job Job) (*table.Data, Meta, error) {
 		opt.Columns = nil
 	}
 	return load(dataSource{In: job.In, Read: opt, ReadDone: job.ReadDone, Seed: job.Seed, Simulate: job.Simulate,
-		Design: "paper", Missing: "report: no ledger (Job.In) and no simulation (Job.Simulate)"}, job.Meta)
+		Simulated: "the paper design, simulated (limbo-analyze simulate --design paper)",
+		Missing:   "report: no ledger (Job.In) and no simulation (Job.Simulate)"}, job.Meta)
 }
 
 // dataSource is where a report's episodes come from: the ledger In, read
-// with Read, or else Simulate's run of Design with Seed.
+// with Read, or else Simulate's run with Seed.
 type dataSource struct {
-	In       string
-	Read     ledger.ReadOptions
-	ReadDone func()
-	Seed     uint64
-	Simulate func(seed uint64) (*table.Data, error)
-	Design   string // the simulated design's name, for Meta.Source
-	Missing  string // the error when there is neither a ledger nor a simulation
+	In        string
+	Read      ledger.ReadOptions
+	ReadDone  func()
+	Seed      uint64
+	Simulate  func(seed uint64) (*table.Data, error)
+	Simulated string // Meta.Source of a simulation: the design and the command that simulates it
+	Missing   string // the error when there is neither a ledger nor a simulation
 }
 
-// load reads src.In, or simulates src.Design, and fills in meta's Source,
+// load reads src.In, or runs src.Simulate, and fills in meta's Source,
 // Seed and Episodes: the paper report and the replay report alike.
 func load(src dataSource, meta Meta) (*table.Data, Meta, error) {
 	if src.In == "" {
@@ -245,7 +246,7 @@ func load(src dataSource, meta Meta) (*table.Data, Meta, error) {
 		if err != nil {
 			return nil, meta, fmt.Errorf("simulate: %w", err)
 		}
-		meta.Source = fmt.Sprintf("the %s design, simulated (limbo-analyze simulate --design %s)", src.Design, src.Design)
+		meta.Source = src.Simulated
 		meta.Seed = strconv.FormatUint(src.Seed, 10)
 		meta.Episodes = d.Len()
 		return d, meta, nil

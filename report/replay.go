@@ -128,7 +128,8 @@ const replayCaption = "Duplicates, suppressed work and work lost to a replayed e
 // loadReplay reads job.In, or simulates the replay design.
 func loadReplay(job ReplayJob) (*table.Data, Meta, error) {
 	return load(dataSource{In: job.In, Read: job.Read, ReadDone: job.ReadDone, Seed: job.Seed, Simulate: job.Simulate,
-		Design: "replay", Missing: "report: no ledger and no simulation of the replay design"}, job.Meta)
+		Simulated: "the replay design, simulated (limbo-analyze simulate --design replay)",
+		Missing:   "report: no ledger and no simulation of the replay design"}, job.Meta)
 }
 
 // replayMarkdown writes report.md of the replay study.
