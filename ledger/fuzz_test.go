@@ -29,18 +29,7 @@ func fuzzRoundTrip(t *testing.T, ext string, data []byte) {
 	}
 	for _, outExt := range []string{ext, ".parquet"} {
 		out := filepath.Join(dir, "out"+outExt)
-		w, err := CreateEpisodes(out, "", extra)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range first {
-			if err := w.Write(e); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
+		writeEpisodes(t, out, first, extra)
 		var second []*Episode
 		if err := ReadEpisodes(out, opt, func(e *Episode) error { second = append(second, e); return nil }); err != nil {
 			t.Fatalf("reading back %s: %v", outExt, err)

@@ -62,18 +62,7 @@ func TestSparseGroups(t *testing.T) {
 			}
 
 			with := filepath.Join(dir, "replay."+format)
-			w, err := CreateEpisodesWith(with, "", nil, WriteOptions{Groups: []string{GroupReplay}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range replay {
-				if err := w.Write(e); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
+			writeEpisodesWith(t, with, replay, nil, WriteOptions{Groups: []string{GroupReplay}})
 			if g, err := GroupsOf(with, ""); err != nil || !slices.Equal(g, []string{GroupReplay}) {
 				t.Errorf("GroupsOf(replay) = %v, %v; want [replay]", g, err)
 			}

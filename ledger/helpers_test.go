@@ -110,7 +110,14 @@ func writeFile(t testing.TB, name, content string) string {
 
 func writeEpisodes(t testing.TB, path string, eps []*Episode, extra []string) {
 	t.Helper()
-	w, err := CreateEpisodes(path, "", extra)
+	writeEpisodesWith(t, path, eps, extra, WriteOptions{})
+}
+
+// writeEpisodesWith writes eps to path with the settings o, failing t on
+// any error.
+func writeEpisodesWith(t testing.TB, path string, eps []*Episode, extra []string, o WriteOptions) {
+	t.Helper()
+	w, err := CreateEpisodesWith(path, "", extra, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,18 +149,7 @@ func TestRoundTrip(t *testing.T) {
 func TestParquetMetadataAndColumns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.parquet")
 	eps := []*Episode{synthEpisode(1), synthEpisode(2), synthEpisode(3)}
-	w, err := CreateEpisodesWith(path, "", nil, WriteOptions{ToolkitVersion: "9.9.9-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range eps {
-		if err := w.Write(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeEpisodesWith(t, path, eps, nil, WriteOptions{ToolkitVersion: "9.9.9-test"})
 	p, err := openPQ(path)
 	if err != nil {
 		t.Fatal(err)

@@ -9,55 +9,35 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
-	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp/internal/scripted"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
 
-// binDir holds the binaries the process-level tests build once.
-var (
-	binOnce sync.Once
-	binDir  string
-	binErr  error
-)
+// bins holds the test server (testdata/serve) and the scripted harness
+// (testdata/harness), which the process-level tests build once.
+var bins = testfile.Bins{Prefix: "limbo-mcp-bin-", Pkgs: []string{"./testdata/serve", "./testdata/harness"}}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	bins.Remove()
 	os.Exit(code)
 }
 
-// buildBins builds the test server (testdata/serve) and the scripted
-// harness (testdata/harness).
+// buildBins builds the test server and the scripted harness once and
+// returns their directory.
 func buildBins(t testing.TB) string {
 	t.Helper()
-	binOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "limbo-mcp-bin-")
-		if binErr != nil {
-			return
-		}
-		// One go build for both: the link steps run in parallel.
-		out, err := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./testdata/serve", "./testdata/harness").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build ./testdata/serve ./testdata/harness: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binDir
+	return bins.Dir(t)
 }
 
 // reference plays the policy on an in-process world with the same

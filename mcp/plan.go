@@ -214,17 +214,9 @@ func (e *Episode) Label(ep *ledger.Episode) {
 	ep.PairKey = e.PairKey()
 }
 
-// fieldError is a problem with one field of one planned episode.
-type fieldError struct {
-	field string
-	msg   string
-}
-
-func (f *fieldError) Error() string { return f.field + ": " + f.msg }
-
-func fieldErr(field, format string, args ...any) error {
-	return &fieldError{field, fmt.Sprintf(format, args...)}
-}
+// fieldErr is a problem with one field of one planned episode (ParsePlan
+// names it).
+var fieldErr = planjson.FieldErr
 
 // sandboxModes are the fault modes the sandbox injects (the proxy's
 // transport faults are not among them).
@@ -273,23 +265,14 @@ func ParsePlan(name string, data []byte) (*Plan, error) {
 		return ledger.Problem{File: name, Line: planjson.Line(data, off), Field: field, Msg: msg}
 	}
 	p := &Plan{}
-	seen := map[string]int{}
-	err := planjson.Parse(data, perr, func(i int, start int64, e Episode) error {
-		task, err := e.Normalize()
-		if err != nil {
-			var fe *fieldError
-			if errors.As(err, &fe) {
-				return perr(start, fmt.Sprintf("episodes[%d].%s", i, fe.field), fe.msg)
-			}
-			return perr(start, fmt.Sprintf("episodes[%d]", i), err.Error())
-		}
-		if j, dup := seen[e.EpisodeID]; dup {
-			return perr(start, fmt.Sprintf("episodes[%d].episode_id", i), fmt.Sprintf("duplicate episode id %q (also episodes[%d])", e.EpisodeID, j))
-		}
-		seen[e.EpisodeID] = i
+	var task *sandbox.Task
+	err := planjson.Episodes(data, perr, func(e *Episode) (string, error) {
+		var err error
+		task, err = e.Normalize()
+		return e.EpisodeID, err
+	}, func(e Episode) {
 		p.Episodes = append(p.Episodes, e)
 		p.tasks = append(p.tasks, task)
-		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -629,39 +629,20 @@ func IsLoopback(addr string) bool { return localhttp.IsLoopback(addr) }
 // episode is recorded. Unless allowRemote, addr must be a loopback
 // address. ready, if set, gets the bound address (for port 0).
 func (s *Server) ServeHTTP(ctx context.Context, addr string, allowRemote bool, ready func(net.Addr)) error {
-	if err := localhttp.CheckAddr(addr, allowRemote); err != nil {
-		return fmt.Errorf("address %w", err)
-	}
-	ln, err := net.Listen("tcp", addr)
+	// Bodies must arrive within opts.BodyTimeout (set per request by the
+	// handler, which lifts it before answering so that SSE streams live on).
+	err := localhttp.Serve(ctx, addr, allowRemote, s.Handler(), ready, func(served <-chan error) error {
+		select {
+		case <-ctx.Done():
+		case <-s.Done():
+			localhttp.Linger(ctx, s.opts.FinishGrace, s.liveSessions)
+		case err := <-served:
+			return err
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	// Headers must arrive within ReadHeaderTimeout and bodies within
-	// opts.BodyTimeout (set per request by the handler, which lifts it before
-	// answering so that SSE streams live on); idle keep-alive connections
-	// are closed after IdleTimeout.
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	if ready != nil {
-		ready(ln.Addr())
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-	case <-s.Done():
-		// Every episode is recorded; the clients may still close their
-		// sessions (DELETE). Answer them for a short while.
-		deadline := time.Now().Add(s.opts.FinishGrace)
-		for s.liveSessions() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
-			time.Sleep(20 * time.Millisecond)
-		}
-	case err := <-errc:
-		return err
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		hs.Close()
 	}
 	return s.Err()
 }

@@ -155,6 +155,30 @@ func (p heatCells) Plot(c draw.Canvas, plt *plot.Plot) {
 	}
 }
 
+// heatPlot is a plot of the heat map h: a cell per row and column, the
+// columns' labels under it and the rows' on its left, without axis lines
+// (Figure 2 and the replay figure's panels).
+func heatPlot(title, xLabel string, h HeatMap) *plot.Plot {
+	nr := len(h.Rows)
+	p := newPlot(title, xLabel, "")
+	p.Add(heatCells{h})
+	p.X.Min, p.X.Max = -0.5, float64(len(h.Columns))-0.5
+	p.Y.Min, p.Y.Max = -0.5, float64(nr)+0.4
+	var xt, yt []plot.Tick
+	for j, l := range h.Columns {
+		xt = append(xt, plot.Tick{Value: float64(j), Label: l})
+	}
+	for i, l := range h.Rows {
+		yt = append(yt, plot.Tick{Value: float64(nr - 1 - i), Label: l})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(xt)
+	p.Y.Tick.Marker = plot.ConstantTicks(yt)
+	p.X.LineStyle.Width, p.Y.LineStyle.Width = 0, 0
+	p.X.Tick.Length, p.Y.Tick.Length = 0, 0
+	p.X.Padding, p.Y.Padding = 0, 0
+	return p
+}
+
 // figure2 is the heat map at column width.
 func figure2(h HeatMap) figure {
 	nr := len(h.Rows)
@@ -166,22 +190,7 @@ func figure2(h HeatMap) figure {
 		w = pageWidth
 	}
 	return figure{name: "figure2", w: w, h: hgt, draw: func(c draw.Canvas) {
-		p := newPlot("", "fault mode", "")
-		p.Add(heatCells{h})
-		p.X.Min, p.X.Max = -0.5, float64(len(h.Columns))-0.5
-		p.Y.Min, p.Y.Max = -0.5, float64(nr)+0.4
-		var xt, yt []plot.Tick
-		for j, l := range h.Columns {
-			xt = append(xt, plot.Tick{Value: float64(j), Label: l})
-		}
-		for i, l := range h.Rows {
-			yt = append(yt, plot.Tick{Value: float64(nr - 1 - i), Label: l})
-		}
-		p.X.Tick.Marker = plot.ConstantTicks(xt)
-		p.Y.Tick.Marker = plot.ConstantTicks(yt)
-		p.X.LineStyle.Width, p.Y.LineStyle.Width = 0, 0
-		p.X.Tick.Length, p.Y.Tick.Length = 0, 0
-		p.X.Padding, p.Y.Padding = 0, 0
+		p := heatPlot("", "fault mode", h)
 		p.Title.Text = "Duplicate rate (%)"
 		p.Draw(c)
 	}}

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/limbo-toolkit/limbo/analysis/paper"
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -93,22 +92,7 @@ func replayFigure(d ReplayPanels) figure {
 		c = draw.Crop(c, 3, 0, 0, 0) // the longest arm label keeps its first letter
 		tiles := draw.Tiles{Rows: len(d.Maps), Cols: 1, PadY: 14}
 		for k, h := range d.Maps {
-			p := newPlot(d.Titles[k], "", "")
-			p.Add(heatCells{h})
-			p.X.Min, p.X.Max = -0.5, float64(len(h.Columns))-0.5
-			p.Y.Min, p.Y.Max = -0.5, float64(nr)+0.4
-			var xt, yt []plot.Tick
-			for j, l := range h.Columns {
-				xt = append(xt, plot.Tick{Value: float64(j), Label: l})
-			}
-			for i, l := range h.Rows {
-				yt = append(yt, plot.Tick{Value: float64(nr - 1 - i), Label: l})
-			}
-			p.X.Tick.Marker = plot.ConstantTicks(xt)
-			p.Y.Tick.Marker = plot.ConstantTicks(yt)
-			p.X.LineStyle.Width, p.Y.LineStyle.Width = 0, 0
-			p.X.Tick.Length, p.Y.Tick.Length = 0, 0
-			p.X.Padding, p.Y.Padding = 0, 0
+			p := heatPlot(d.Titles[k], "", h)
 			p.Draw(tiles.At(c, 0, k))
 		}
 	}}

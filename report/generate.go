@@ -211,20 +211,6 @@ func generate(job Job, figures *plots.Renderer, u *outfile.Unit, d *table.Data, 
 // loadData reads job.In, or simulates the paper design, and completes the
 // report's metadata.
 func loadData(job Job) (*table.Data, Meta, error) {
-	meta := job.Meta
-	if job.In == "" {
-		if job.Simulate == nil {
-			return nil, meta, errors.New("report: no ledger (Job.In) and no simulation (Job.Simulate)")
-		}
-		d, err := job.Simulate(job.Seed)
-		if err != nil {
-			return nil, meta, fmt.Errorf("simulate: %w", err)
-		}
-		meta.Source = "the paper design, simulated (limbo-analyze simulate --design paper)"
-		meta.Seed = strconv.FormatUint(job.Seed, 10)
-		meta.Episodes = d.Len()
-		return d, meta, nil
-	}
 	opt := job.Read
 	// Only the columns the tables and figures use: a user's ledger that
 	// lacks some gets the tables it can support, with warnings.
@@ -232,15 +218,48 @@ func loadData(job Job) (*table.Data, Meta, error) {
 	if job.Extra != nil {
 		opt.Columns = nil
 	}
-	d, err := paper.ReadData(job.In, opt)
-	if job.ReadDone != nil {
-		job.ReadDone()
+	return load(dataSource{In: job.In, Read: opt, ReadDone: job.ReadDone, Seed: job.Seed, Simulate: job.Simulate,
+		Simulated: "the paper design, simulated (limbo-analyze simulate --design paper)",
+		Missing:   "report: no ledger (Job.In) and no simulation (Job.Simulate)"}, job.Meta)
+}
+
+// dataSource is where a report's episodes come from: the ledger In, read
+// with Read, or else Simulate's run with Seed.
+type dataSource struct {
+	In        string
+	Read      ledger.ReadOptions
+	ReadDone  func()
+	Seed      uint64
+	Simulate  func(seed uint64) (*table.Data, error)
+	Simulated string // Meta.Source of a simulation: the design and the command that simulates it
+	Missing   string // the error when there is neither a ledger nor a simulation
+}
+
+// load reads src.In, or runs src.Simulate, and fills in meta's Source,
+// Seed and Episodes: the paper report and the replay report alike.
+func load(src dataSource, meta Meta) (*table.Data, Meta, error) {
+	if src.In == "" {
+		if src.Simulate == nil {
+			return nil, meta, errors.New(src.Missing)
+		}
+		d, err := src.Simulate(src.Seed)
+		if err != nil {
+			return nil, meta, fmt.Errorf("simulate: %w", err)
+		}
+		meta.Source = src.Simulated
+		meta.Seed = strconv.FormatUint(src.Seed, 10)
+		meta.Episodes = d.Len()
+		return d, meta, nil
+	}
+	d, err := paper.ReadData(src.In, src.Read)
+	if src.ReadDone != nil {
+		src.ReadDone()
 	}
 	if err != nil {
 		return nil, meta, err
 	}
-	meta.Source = job.In
-	meta.Seed = paper.RunSeed(job.In, d)
+	meta.Source = src.In
+	meta.Seed = paper.RunSeed(src.In, d)
 	meta.Episodes = d.Len()
 	return d, meta, nil
 }

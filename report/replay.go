@@ -2,14 +2,11 @@ package report
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 
-	"github.com/limbo-toolkit/limbo/analysis/paper"
 	"github.com/limbo-toolkit/limbo/analysis/prereg"
 	"github.com/limbo-toolkit/limbo/analysis/replay"
 	"github.com/limbo-toolkit/limbo/analysis/table"
@@ -130,56 +127,21 @@ const replayCaption = "Duplicates, suppressed work and work lost to a replayed e
 
 // loadReplay reads job.In, or simulates the replay design.
 func loadReplay(job ReplayJob) (*table.Data, Meta, error) {
-	meta := job.Meta
-	if job.In == "" {
-		if job.Simulate == nil {
-			return nil, meta, errors.New("report: no ledger and no simulation of the replay design")
-		}
-		d, err := job.Simulate(job.Seed)
-		if err != nil {
-			return nil, meta, fmt.Errorf("simulate: %w", err)
-		}
-		meta.Source = "the replay design, simulated (limbo-analyze simulate --design replay)"
-		meta.Seed = strconv.FormatUint(job.Seed, 10)
-		meta.Episodes = d.Len()
-		return d, meta, nil
-	}
-	d, err := paper.ReadData(job.In, job.Read)
-	if job.ReadDone != nil {
-		job.ReadDone()
-	}
-	if err != nil {
-		return nil, meta, err
-	}
-	meta.Source = job.In
-	meta.Seed = paper.RunSeed(job.In, d)
-	meta.Episodes = d.Len()
-	return d, meta, nil
+	return load(dataSource{In: job.In, Read: job.Read, ReadDone: job.ReadDone, Seed: job.Seed, Simulate: job.Simulate,
+		Simulated: "the replay design, simulated (limbo-analyze simulate --design replay)",
+		Missing:   "report: no ledger and no simulation of the replay design"}, job.Meta)
 }
 
 // replayMarkdown writes report.md of the replay study.
 func replayMarkdown(w io.Writer, res *replay.Results, pres *prereg.Result, meta Meta, figs []Figure) error {
 	var b strings.Builder
-	b.WriteString("# LIMBO agent-side replay report\n\n")
-	fmt.Fprintf(&b, "- Source: %s\n", meta.Source)
-	if meta.Seed != "" {
-		fmt.Fprintf(&b, "- Seed: %s\n", meta.Seed)
-	}
-	fmt.Fprintf(&b, "- Episodes: %d\n- limbo-analyze %s, ledger schema %s, %s\n\n", meta.Episodes, meta.Toolkit, meta.Schema, meta.Go)
-	for _, warn := range res.Warnings {
-		fmt.Fprintf(&b, "> Warning: %s\n\n", warn)
-	}
+	markdownHead(&b, "LIMBO agent-side replay report", meta, res.Warnings)
 	for _, t := range res.Tables {
 		fmt.Fprintf(&b, "## %s\n\n%s\n\n", t.Title, t.Caption)
 		markdownBody(&b, t)
 		b.WriteString("\n")
 	}
-	if len(figs) > 0 {
-		b.WriteString("## Figure\n\n")
-		for _, f := range figs {
-			fmt.Fprintf(&b, "![%s](figures/%s)\n\n%s\n\n", f.Name, f.Name, f.Caption)
-		}
-	}
+	markdownFigures(&b, "Figure", figs)
 	b.WriteString("## Hypotheses (the embedded preregistration, prereg.md)\n\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err

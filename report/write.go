@@ -52,29 +52,42 @@ func MarkdownReport(w io.Writer, res *paper.Results, meta Meta, figs []Figure) e
 	return markdownReport(w, res, compareAll(res), meta, figs)
 }
 
+// markdownHead writes a report's title, the run's provenance and its
+// warnings (the paper's report and the replay report alike).
+func markdownHead(b *strings.Builder, title string, meta Meta, warnings []string) {
+	fmt.Fprintf(b, "# %s\n\n", title)
+	fmt.Fprintf(b, "- Source: %s\n", meta.Source)
+	if meta.Seed != "" {
+		fmt.Fprintf(b, "- Seed: %s\n", meta.Seed)
+	}
+	fmt.Fprintf(b, "- Episodes: %d\n- limbo-analyze %s, ledger schema %s, %s\n\n", meta.Episodes, meta.Toolkit, meta.Schema, meta.Go)
+	for _, warn := range warnings {
+		fmt.Fprintf(b, "> Warning: %s\n\n", warn)
+	}
+}
+
+// markdownFigures writes the figures, each linked as figures/NAME with its
+// caption, under the heading given (nothing when there are none).
+func markdownFigures(b *strings.Builder, heading string, figs []Figure) {
+	if len(figs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## %s\n\n", heading)
+	for _, f := range figs {
+		fmt.Fprintf(b, "![%s](figures/%s)\n\n%s\n\n", f.Name, f.Name, f.Caption)
+	}
+}
+
 // markdownReport is MarkdownReport with the tables' comparisons made.
 func markdownReport(w io.Writer, res *paper.Results, cmp comparisons, meta Meta, figs []Figure) error {
 	var b strings.Builder
-	b.WriteString("# LIMBO reproduction report\n\n")
-	fmt.Fprintf(&b, "- Source: %s\n", meta.Source)
-	if meta.Seed != "" {
-		fmt.Fprintf(&b, "- Seed: %s\n", meta.Seed)
-	}
-	fmt.Fprintf(&b, "- Episodes: %d\n- limbo-analyze %s, ledger schema %s, %s\n\n", meta.Episodes, meta.Toolkit, meta.Schema, meta.Go)
-	for _, warn := range res.Warnings {
-		fmt.Fprintf(&b, "> Warning: %s\n\n", warn)
-	}
+	markdownHead(&b, "LIMBO reproduction report", meta, res.Warnings)
 	for _, t := range res.Tables {
 		fmt.Fprintf(&b, "## Table %d — %s\n\n%s\n\n", t.Number, t.Title, t.Caption)
 		markdownBody(&b, t)
 		b.WriteString("\n")
 	}
-	if len(figs) > 0 {
-		b.WriteString("## Figures\n\n")
-		for _, f := range figs {
-			fmt.Fprintf(&b, "![%s](figures/%s)\n\n%s\n\n", f.Name, f.Name, f.Caption)
-		}
-	}
+	markdownFigures(&b, "Figures", figs)
 	b.WriteString("## Hypotheses\n\n")
 	markdownHypotheses(&b, res.Hypotheses)
 	b.WriteString("\n## Paper vs run\n\n")

@@ -83,3 +83,39 @@ func Parse[T any](data []byte, fail Fail, each func(i int, off int64, e T) error
 	}
 	return nil
 }
+
+// FieldError is a problem with one field of a planned episode; Episodes
+// locates it as episodes[i].Field.
+type FieldError struct{ Field, Msg string }
+
+func (f *FieldError) Error() string { return f.Field + ": " + f.Msg }
+
+// FieldErr makes a *FieldError with a formatted message.
+func FieldErr(field, format string, a ...any) error {
+	return &FieldError{field, fmt.Sprintf(format, a...)}
+}
+
+// Episodes is Parse with the checks every plan reader makes: check
+// normalizes an episode and returns its id (an error that is a
+// *FieldError names the field, any other the episode), an id an earlier
+// episode has is an error, and keep gets each episode that passes, in
+// order.
+func Episodes[T any](data []byte, fail Fail, check func(e *T) (id string, err error), keep func(e T)) error {
+	seen := map[string]int{}
+	return Parse(data, fail, func(i int, start int64, e T) error {
+		id, err := check(&e)
+		if err != nil {
+			var fe *FieldError
+			if errors.As(err, &fe) {
+				return fail(start, fmt.Sprintf("episodes[%d].%s", i, fe.Field), fe.Msg)
+			}
+			return fail(start, fmt.Sprintf("episodes[%d]", i), err.Error())
+		}
+		if j, dup := seen[id]; dup {
+			return fail(start, fmt.Sprintf("episodes[%d].episode_id", i), fmt.Sprintf("duplicate episode id %q (also episodes[%d])", id, j))
+		}
+		seen[id] = i
+		keep(e)
+		return nil
+	})
+}

@@ -75,3 +75,44 @@ func FuzzParse(f *testing.F) {
 		_, _ = parse(s) // never panics
 	})
 }
+
+// TestEpisodes: check's field error is located at its episode's field, any
+// other error at the episode, a repeated id at the later episode, and keep
+// sees only the episodes that passed.
+func TestEpisodes(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		kept int
+		want string
+	}{
+		{"[\n {\"name\":\"a\"},\n {\"name\":\"b\"}\n]", 2, ""},
+		{"[\n {\"name\":\"a\"},\n {\"name\":\"b\",\"n\":-1}\n]", 1, "3: episodes[1].n: -1 is negative"},
+		{"[\n {\"name\":\"a\",\"n\":7}\n]", 0, "2: episodes[0]: seven"},
+		{"[\n {\"name\":\"a\"},\n {\"name\":\"b\"},\n {\"name\":\"a\"}\n]", 2, `4: episodes[2].episode_id: duplicate episode id "a" (also episodes[0])`},
+	} {
+		data := []byte(c.in)
+		fail := func(off int64, field, msg string) error { return &problem{Line(data, off), field, msg} }
+		var kept []ep
+		err := Episodes(data, fail, func(e *ep) (string, error) {
+			switch {
+			case e.N < 0:
+				return "", FieldErr("n", "%d is negative", e.N)
+			case e.N == 7:
+				return "", errors.New("seven")
+			}
+			return e.Name, nil
+		}, func(e ep) { kept = append(kept, e) })
+		if len(kept) != c.kept {
+			t.Errorf("%q: kept %v, want %d", c.in, kept, c.kept)
+		}
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", c.in, err)
+			}
+			continue
+		}
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q: error %v, want %q", c.in, err, c.want)
+		}
+	}
+}

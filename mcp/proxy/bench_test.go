@@ -37,9 +37,9 @@ var (
 // proxy as the process a harness starts.
 func cliBin(b testing.TB) string {
 	b.Helper()
-	upstreamBin(b)
+	dir := bins.Dir(b)
 	cliOnce.Do(func() {
-		cliPath = filepath.Join(binDir, "limbo-analyze")
+		cliPath = filepath.Join(dir, "limbo-analyze")
 		if out, err := exec.Command("go", "build", "-o", cliPath, "../../cmd/limbo-analyze").CombinedOutput(); err != nil {
 			cliErr = fmt.Errorf("go build limbo-analyze: %v\n%s", err, out)
 		}
@@ -292,6 +292,29 @@ func BenchmarkInProcessDirect(b *testing.B) {
 	}
 }
 
+// keyedWrites makes b.N inserts, each with its own idempotency key, over
+// the sessions at once, each taking the next write as it comes free.
+func keyedWrites(ctx context.Context, b *testing.B, css []*sdk.ClientSession) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, cs := range css {
+		wg.Go(func() {
+			for {
+				n := next.Add(1)
+				if n > int64(b.N) {
+					return
+				}
+				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "insert", Arguments: map[string]any{"name": "a", "idempotency_key": fmt.Sprint("k", n)}})
+				if err != nil || res.IsError {
+					b.Errorf("write %d: %v %v", n, err, res)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // BenchmarkGuardKeyedWrites: keyed writes through the keys guard over the
 // durable SQLite store, from 32 sessions at once (each write's two
 // transitions committed before its answer, concurrent ones in one
@@ -319,30 +342,11 @@ func BenchmarkGuardKeyedWrites(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	var next atomic.Int64
 	before := st.Stats()
 	start := time.Now()
 	cpu := testfile.CPUSeconds()
 	b.ResetTimer()
-	var wg sync.WaitGroup
-	for _, cs := range css {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				n := next.Add(1)
-				if n > int64(b.N) {
-					return
-				}
-				res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "insert", Arguments: map[string]any{"name": "a", "idempotency_key": fmt.Sprint("k", n)}})
-				if err != nil || res.IsError {
-					b.Errorf("write %d: %v %v", n, err, res)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	keyedWrites(context.Background(), b, css)
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "writes/s")
 	if c := testfile.CPUSeconds(); c > 0 {
@@ -405,29 +409,12 @@ func BenchmarkGuardKeyedWritesHTTP(b *testing.B) {
 		defer css[i].Close()
 	}
 	upPid := childOf(cmd.Process.Pid)
-	var next atomic.Int64
 	proxy0, _ := procCPU(cmd.Process.Pid)
 	up0, _ := procCPU(upPid)
 	self0 := testfile.CPUSeconds()
 	start := time.Now()
 	b.ResetTimer()
-	var wg sync.WaitGroup
-	for _, cs := range css {
-		wg.Go(func() {
-			for {
-				n := next.Add(1)
-				if n > int64(b.N) {
-					return
-				}
-				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "insert", Arguments: map[string]any{"name": "a", "idempotency_key": fmt.Sprint("k", n)}})
-				if err != nil || res.IsError {
-					b.Errorf("write %d: %v %v", n, err, res)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	keyedWrites(ctx, b, css)
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "writes/s")
 	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }

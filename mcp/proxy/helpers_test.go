@@ -292,6 +292,21 @@ func startProxyFor(t testing.TB, up *Upstream, contract string, ep Episode, twea
 	return f
 }
 
+// serveInMemory serves p as over stdio, on an in-memory transport, and
+// connects a client: its session, and the channel ServeStdio's result
+// comes on.
+func serveInMemory(t testing.TB, p *Proxy) (*sdk.ClientSession, <-chan error) {
+	t.Helper()
+	ct, st := sdk.NewInMemoryTransports()
+	served := make(chan error, 1)
+	go func() { served <- p.ServeStdio(context.Background(), st) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "0"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, served
+}
+
 // close ends the client's session and returns the episode recorded.
 func (f *fixture) close(t testing.TB) graded {
 	t.Helper()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -183,36 +182,21 @@ func (b *bufferedResponse) copyTo(w http.ResponseWriter) {
 // fails. ready, if set, gets the bound address.
 func (p *Proxy) ServeHTTP(ctx context.Context, addr string, allowRemote bool, o HTTPOptions, ready func(net.Addr)) error {
 	o = o.withDefaults()
-	if err := localhttp.CheckAddr(addr, allowRemote); err != nil {
-		return fmt.Errorf("address %w", err)
-	}
-	ln, err := net.Listen("tcp", addr)
+	var upErr error
+	err := localhttp.Serve(ctx, addr, allowRemote, p.Handler(o), ready, func(served <-chan error) error {
+		select {
+		case <-ctx.Done():
+		case <-p.Done():
+			localhttp.Linger(ctx, o.FinishGrace, p.liveSessions)
+		case <-p.up.Done():
+			upErr = p.up.Err()
+		case err := <-served:
+			return err
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	hs := &http.Server{Handler: p.Handler(o), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	if ready != nil {
-		ready(ln.Addr())
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	var upErr error
-	select {
-	case <-ctx.Done():
-	case <-p.Done():
-		deadline := time.Now().Add(o.FinishGrace)
-		for p.liveSessions() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
-			time.Sleep(20 * time.Millisecond)
-		}
-	case <-p.up.Done():
-		upErr = p.up.Err()
-	case err := <-errc:
-		return err
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		hs.Close()
 	}
 	// Sessions still open end as disconnects and are recorded.
 	p.endAll(endDisconnect)

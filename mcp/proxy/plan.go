@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -111,13 +110,8 @@ func (e *Episode) Key(contract string) string {
 	return e.Experiment + "/" + e.Harness + "/" + contract + "/" + e.Condition + "/" + ledger.CueDefault + "/" + e.PairKey()
 }
 
-type fieldError struct{ field, msg string }
-
-func (f *fieldError) Error() string { return f.field + ": " + f.msg }
-
-func fieldErr(field, format string, a ...any) error {
-	return &fieldError{field, fmt.Sprintf(format, a...)}
-}
+// fieldErr is a problem with one field of an episode (ParsePlan names it).
+var fieldErr = planjson.FieldErr
 
 // ReadPlan reads a plan file: {"episodes": [...]} or a bare JSON array
 // of episodes, unknown fields refused. Errors name the file, the line of
@@ -137,25 +131,15 @@ func ParsePlan(name string, data []byte, http bool, contract string) ([]Episode,
 		return ledger.Problem{File: name, Line: planjson.Line(data, off), Field: field, Msg: msg}
 	}
 	var eps []Episode
-	seen := map[string]int{}
-	err := planjson.Parse(data, perr, func(i int, start int64, e Episode) error {
+	err := planjson.Episodes(data, perr, func(e *Episode) (string, error) {
 		if err := e.Normalize(http); err != nil {
-			var fe *fieldError
-			if errors.As(err, &fe) {
-				return perr(start, fmt.Sprintf("episodes[%d].%s", i, fe.field), fe.msg)
-			}
-			return perr(start, fmt.Sprintf("episodes[%d]", i), err.Error())
+			return "", err
 		}
 		if e.EpisodeID == "" {
 			e.EpisodeID = e.Key(contract)
 		}
-		if j, dup := seen[e.EpisodeID]; dup {
-			return perr(start, fmt.Sprintf("episodes[%d].episode_id", i), fmt.Sprintf("duplicate episode id %q (also episodes[%d])", e.EpisodeID, j))
-		}
-		seen[e.EpisodeID] = i
-		eps = append(eps, e)
-		return nil
-	})
+		return e.EpisodeID, nil
+	}, func(e Episode) { eps = append(eps, e) })
 	if err != nil {
 		return nil, err
 	}

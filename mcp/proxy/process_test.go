@@ -3,50 +3,32 @@ package proxy
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/limbo-toolkit/limbo/internal/testfile"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp/ledgerfile"
 )
 
-var (
-	binOnce sync.Once
-	binDir  string
-	binErr  error
-)
+// bins holds the upstream the process-level tests build once.
+var bins = testfile.Bins{Prefix: "limbo-proxy-bin-", Pkgs: []string{"./testdata/upstream"}}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	bins.Remove()
 	os.Exit(code)
 }
 
 // upstreamBin builds testdata/upstream once.
 func upstreamBin(t testing.TB) string {
 	t.Helper()
-	binOnce.Do(func() {
-		if binDir, binErr = os.MkdirTemp("", "limbo-proxy-bin-"); binErr != nil {
-			return
-		}
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "upstream"), "./testdata/upstream").CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build ./testdata/upstream: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return filepath.Join(binDir, "upstream")
+	return filepath.Join(bins.Dir(t), "upstream")
 }
 
 // TestUpstreamStart: an upstream that exits, hangs on start or speaks
@@ -109,13 +91,7 @@ func TestUpstreamDies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct, st := sdk.NewInMemoryTransports()
-	served := make(chan error, 1)
-	go func() { served <- p.ServeStdio(context.Background(), st) }()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "0"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, served := serveInMemory(t, p)
 	callText(t, cs, "insert", map[string]any{"name": "a"})
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "crash", Arguments: map[string]any{}})
 	if err == nil && !(res.IsError && strings.Contains(resultText(res), `"outcome":"http500"`)) {

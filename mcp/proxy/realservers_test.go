@@ -284,13 +284,7 @@ func TestRealServerLedger(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ct, st := sdk.NewInMemoryTransports()
-		served := make(chan error, 1)
-		go func() { served <- p.ServeStdio(context.Background(), st) }()
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "0"}, nil).Connect(context.Background(), ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs, served := serveInMemory(t, p)
 		blindRetry(t, cs, "create_entities", map[string]any{"entities": []any{map[string]any{"name": "Ada", "entityType": "person", "observations": []any{}}}})
 		cs.Close()
 		if err := <-served; err != nil {
