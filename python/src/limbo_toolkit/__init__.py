@@ -15,10 +15,47 @@
 from ._binary import SCHEMA_VERSION, BinaryNotFound, IncompatibleBinary, LimboError, binary_version, find_binary, run
 from ._io import read_calls, read_effects, read_episodes
 from ._warn import CATEGORIES as WARNING_CATEGORIES
-from ._warn import *  # noqa: F403  LimboWarning, LedgerWarning and the categories (_warn.__all__)
-from ._warn import __all__ as _warning_names
+from ._warn import (
+    MissingRowsWarning,
+    UnweightedWarning,
+    ZeroWeightWarning,
+    SmallSampleWarning,
+    UndefinedWarning,
+    IccUndefinedWarning,
+    UnmatchedWarning,
+    NoPairsWarning,
+    ZeroDifferencesWarning,
+    DroppedTermWarning,
+    SeparationWarning,
+    FewClustersWarning,
+    SingularWarning,
+    NotConvergedWarning,
+    FallbackWarning,
+    FitWarning,
+    AdjustedWarning,
+    LedgerWarning,
+    LimboWarning,
+)
 
 __version__ = "0.1.0"
-__all__ = ["SCHEMA_VERSION", "WARNING_CATEGORIES", "BinaryNotFound", "IncompatibleBinary", "LimboError",
-           "__version__", "binary_version", "find_binary", "read_calls", "read_effects", "read_episodes", "run",
-           *_warning_names]
+__all__ = ["SCHEMA_VERSION", "WARNING_CATEGORIES", "BinaryNotFound", "IncompatibleBinary", "LedgerWarning", "LimboError",
+           "LimboWarning", "__version__", "binary_version", "find_binary", "read_calls", "read_effects", "read_episodes",
+           "run",
+           "MissingRowsWarning",
+           "UnweightedWarning",
+           "ZeroWeightWarning",
+           "SmallSampleWarning",
+           "UndefinedWarning",
+           "IccUndefinedWarning",
+           "UnmatchedWarning",
+           "NoPairsWarning",
+           "ZeroDifferencesWarning",
+           "DroppedTermWarning",
+           "SeparationWarning",
+           "FewClustersWarning",
+           "SingularWarning",
+           "NotConvergedWarning",
+           "FallbackWarning",
+           "FitWarning",
+           "AdjustedWarning",
+           ]

@@ -157,11 +157,6 @@ CATEGORIES: dict[str, type[LimboWarning]] = {c.code: c for c in (
 )}
 
 
-#: What ``from limbo_toolkit._warn import *`` gives the package: the base
-#: classes and every category (listed once, in CATEGORIES).
-__all__ = ["LimboWarning", "LedgerWarning", *(c.__name__ for c in CATEGORIES.values())]
-
-
 def category(code: str) -> type[LimboWarning]:
     """The category of a warning code (LimboWarning for one this package
     does not know: a newer binary's)."""
