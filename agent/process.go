@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 
+	"github.com/limbo-toolkit/limbo/guard"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
@@ -175,7 +177,9 @@ func RunReplay(world *sandbox.World, tools []sandbox.ToolSpec, contract string, 
 		return ledger.FinalReport{}, err
 	}
 	task := world.Task()
-	o := &orchestrator{r: r, world: world, task: task, tools: tools, p: p, t: t, cond: cond, d: d, journal: -1}
+	st := episodes.Get().(*episodeState)
+	o := &st.o
+	*o = orchestrator{r: r, world: world, task: task, tools: tools, p: p, t: t, cond: cond, d: d, journal: -1}
 	if n := len(task.Steps); n > len(o.synthN) {
 		o.synth = make([]int, n)
 	} else {
@@ -191,7 +195,8 @@ func RunReplay(world *sandbox.World, tools []sandbox.ToolSpec, contract string, 
 	}
 	var base Caller = world
 	if r.Fault == ledger.AgentFaultConcurrent {
-		o.sched = &workers{world: world}
+		st.sched = workers{world: world}
+		o.sched = &st.sched
 		base = o.sched
 	}
 	switch r.Guard {
@@ -202,8 +207,8 @@ func RunReplay(world *sandbox.World, tools []sandbox.ToolSpec, contract string, 
 		g.Answered = func(tool string, args map[string]any) { world.Answered(tool, args, ledger.OutcomeGuardReplay) }
 		o.front = g
 	default:
-		px, err := newProxy(r.Guard, &o.r, base, world, task, contract, o.stepKey)
-		if err != nil {
+		px := &st.px
+		if err := px.init(r.Guard, &o.r, base, world, task, contract, o.stepKey, &st.guard, &st.store); err != nil {
 			return ledger.FinalReport{}, err
 		}
 		px.sched, px.observe = o.sched, r.observe
@@ -212,8 +217,29 @@ func RunReplay(world *sandbox.World, tools []sandbox.ToolSpec, contract string, 
 	// A condition's middleware is the agent's own (a client library that
 	// retries), so it sits on the agent's side of the guard.
 	o.front = cond.Wrap(o.front, task.ID, contract)
-	return agentMechanics[r.Fault](o), nil
+	rep := agentMechanics[r.Fault](o)
+	episodes.Put(st)
+	return rep, nil
 }
+
+// episodeState is the storage of one agent-side episode: its harness, the
+// guard's proxy, the guard and its store, and the workers' schedule. A
+// design simulates tens of thousands of episodes, so a finished episode's
+// storage serves the next one (episodes) instead of being allocated afresh
+// and collected. Each part is set afresh before an episode uses it
+// (orchestrator, proxy.init, Guard.Reset, MemoryStore.Reset, workers), so
+// nothing of one episode reaches the next; what a pooled state still
+// points to until then is freed with it at a garbage collection. (An
+// episode that panics does not return its storage.)
+type episodeState struct {
+	o     orchestrator
+	px    proxy
+	guard guard.Guard
+	store guard.MemoryStore
+	sched workers
+}
+
+var episodes = sync.Pool{New: func() any { return new(episodeState) }}
 
 // stepKey is the harness's key of the step the running agent writes.
 func (o *orchestrator) stepKey() string {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/limbo-toolkit/limbo/guard"
 	"github.com/limbo-toolkit/limbo/ledger"
@@ -52,6 +53,10 @@ type proxy struct {
 	resultsN [4]sandbox.Observation
 	knownN   [4]execution
 	fpsN     [4]string
+
+	// memo remembers the facts of the last calls' arguments (facts).
+	memo         [8]argFacts
+	nmemo, nextM int
 }
 
 // execution is a write the proxy knows executed: its call and when it
@@ -96,29 +101,29 @@ func (e errUnknownArm) Error() string { return "agent: no proxy for guard " + st
 
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
 
-// newProxy returns the proxy of arm in front of next, for one episode of
-// task. Under the action ledger the task's confirmation issues one
-// authorisation per required write, to its logical action.
-func newProxy(arm string, r *Replay, next Caller, world *sandbox.World, task *sandbox.Task, contract string, stepKey func() string) (*proxy, error) {
+// init makes p the proxy of arm in front of next, for one episode of task,
+// applying g (reset) over store (emptied). Under the action ledger the task's confirmation
+// issues one authorisation per required write, to its logical action.
+func (p *proxy) init(arm string, r *Replay, next Caller, world *sandbox.World, task *sandbox.Task, contract string, stepKey func() string, g *guard.Guard, store *guard.MemoryStore) error {
 	cfg, err := guardConfig(arm, r)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	g, err := guard.New(cfg, guard.NewMemoryStore())
-	if err != nil {
-		return nil, err
+	store.Reset()
+	if err := g.Reset(cfg, store); err != nil {
+		return err
 	}
-	p := &proxy{arm: arm, g: g, next: next, world: world, task: task, specs: catalogue(contract), stepKey: stepKey}
+	*p = proxy{arm: arm, g: g, next: next, world: world, task: task, specs: catalogue(contract), stepKey: stepKey}
 	p.results, p.known, p.fps = p.resultsN[:0], p.knownN[:0], p.fpsN[:0]
 	if arm == ledger.GuardLedger {
 		for i := range task.Steps {
 			c := guard.Call{Tool: task.Steps[i].Tool, Fingerprint: task.ActionKey(i), Scope: task.ID}
 			if err := g.Issue(context.Background(), c, 1, vt(next.Now())); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // Now is the world's clock.
@@ -135,7 +140,7 @@ func (p *proxy) call(tool string, args map[string]any) guard.Call {
 	c := guard.Call{Tool: tool, Scope: p.task.ID}
 	switch p.arm {
 	case ledger.GuardLedger:
-		if i := p.task.ActionOf(tool, args); i >= 0 {
+		if i := p.actionOf(tool, args); i >= 0 {
 			c.Fingerprint = p.task.ActionKey(i)
 		} else {
 			c.Fingerprint = "no action:" + tool // no authorisation covers it
@@ -153,6 +158,60 @@ func (p *proxy) call(tool string, args map[string]any) guard.Call {
 // numbers by value), without the hash a deployed guard stores instead of
 // them.
 func (p *proxy) fingerprint(tool string, args map[string]any) string {
+	m := p.facts(tool, args)
+	if m.fp == "" {
+		m.fp = p.makeFingerprint(tool, args)
+	}
+	return m.fp
+}
+
+// actionOf is sandbox.Task.ActionOf, remembered.
+func (p *proxy) actionOf(tool string, args map[string]any) int {
+	m := p.facts(tool, args)
+	if m.step == stepUnknown {
+		m.step = p.task.ActionOf(tool, args)
+	}
+	return m.step
+}
+
+// argFacts is what the proxy worked out about the arguments of a call:
+// they are known by their map, since nobody changes a call's arguments
+// once sent (a layer that adds to them adds to its copy; see
+// Agent.write) and an agent sends one map again when it retries or reads
+// back, so a repeat is recognised without working the canonical form or
+// the step match out again.
+type argFacts struct {
+	args unsafe.Pointer // the map
+	tool string
+	step int    // ActionOf, or stepUnknown
+	fp   string // the fingerprint, or "" until made
+}
+
+const stepUnknown = -2
+
+// facts returns the facts remembered of args (a new, empty entry the
+// first time, which replaces the oldest when the memory is full).
+func (p *proxy) facts(tool string, args map[string]any) *argFacts {
+	id := *(*unsafe.Pointer)(unsafe.Pointer(&args)) // a map value is a pointer
+	for i := range p.memo[:p.nmemo] {
+		if m := &p.memo[i]; m.args == id && m.tool == tool {
+			return m
+		}
+	}
+	var m *argFacts
+	if p.nmemo < len(p.memo) {
+		m = &p.memo[p.nmemo]
+		p.nmemo++
+	} else {
+		m = &p.memo[p.nextM]
+		p.nextM = (p.nextM + 1) % len(p.memo)
+	}
+	*m = argFacts{args: id, tool: tool, step: stepUnknown}
+	return m
+}
+
+// makeFingerprint makes fingerprint's string.
+func (p *proxy) makeFingerprint(tool string, args map[string]any) string {
 	var buf [256]byte
 	b := append(buf[:0], tool...)
 	b = append(b, 0)
@@ -334,7 +393,7 @@ func (p *proxy) settle(ctx context.Context, tool string, args map[string]any, c 
 // a read-back is matched against: the step's, so that a reworded write is
 // found by the action it is.
 func (p *proxy) action(tool string, args map[string]any) (string, map[string]any) {
-	if i := p.task.ActionOf(tool, args); i >= 0 {
+	if i := p.actionOf(tool, args); i >= 0 {
 		return p.task.ActionKey(i), p.task.Steps[i].Args
 	}
 	return "write:" + tool + "\x00" + Canonical(args), args

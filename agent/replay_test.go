@@ -350,3 +350,39 @@ func TestFingerprintsAgree(t *testing.T) {
 		}
 	}
 }
+
+// An episode's storage is reused by the next (episodeState): an episode
+// comes out the same whatever ran before it, each fault and guard after
+// every other one.
+func TestEpisodeStorageReused(t *testing.T) {
+	type arm struct{ fault, window, guard string }
+	var arms []arm
+	for _, f := range []string{ledger.AgentFaultCrashResume, ledger.AgentFaultRunRetry, ledger.AgentFaultReplan, ledger.AgentFaultDelegate, ledger.AgentFaultConcurrent} {
+		w := ""
+		if f == ledger.AgentFaultCrashResume {
+			w = ledger.WindowBeforeJournal
+		}
+		for _, g := range []string{ledger.GuardNone, ledger.GuardPaper, ledger.GuardDerived, ledger.GuardKeys, ledger.GuardLedger} {
+			arms = append(arms, arm{f, w, g})
+		}
+	}
+	play := func(a arm) string {
+		_, raw := playReplay(t, "gpt-4.1", "T03", 1, "timeout_late", replayDefaults(a.fault, a.window, a.guard, 1))
+		return string(ledger.AppendRaw(nil, raw))
+	}
+	alone := make([]string, len(arms))
+	for i, a := range arms {
+		alone[i] = play(a)
+	}
+	for i, a := range arms {
+		for j, b := range arms {
+			if i == j {
+				continue
+			}
+			play(b)
+			if got := play(a); got != alone[i] {
+				t.Fatalf("%v after %v differs from %v in order:\n%s\n%s", a, b, a, got, alone[i])
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/limbo-toolkit/limbo/agent"
 	"github.com/limbo-toolkit/limbo/internal/testfile"
 )
 
@@ -68,36 +69,92 @@ func BenchmarkEpisode(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			n := sim.Plan.Len()
-			calls := 0
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			cpu := testfile.CPUSeconds()
-			b.ResetTimer()
-			for b.Loop() {
-				calls = 0
-				if err := Generate(sim, 0, n, 1, false, func(c *Chunk) error {
-					calls += bytes.Count(c.Buf, []byte(`"t_s":`)) // a call's time; effects have none
-					_, err := io.Discard.Write(c.Buf)
-					return err
-				}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			cpu = testfile.CPUSeconds() - cpu
-			runtime.ReadMemStats(&after)
-			eps := float64(b.N * n)
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/eps, "ns/episode")
-			if cpu > 0 {
-				// The process's CPU time (the garbage collector's
-				// included), which a shared machine inflates less than
-				// the wall time.
-				b.ReportMetric(cpu*1e9/eps, "cpu-ns/episode")
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls), "ns/call")
-			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/eps, "allocs/episode")
-			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/eps, "B/episode")
+			benchEpisodes(b, sim)
 		})
 	}
+}
+
+// BenchmarkReplayArm times the replay design one arm at a time, as
+// BenchmarkEpisode times a design: each agent fault through every guard
+// (fault=…), and each guard under no agent fault (guard=…). The arm
+// fault=none/guard=none plays the paper's worlds with the paper's work
+// (its episodes make as many calls as the paper design's), so against
+// BenchmarkEpisode/paper it is what the agent-side machinery costs; the
+// other arms add the calls their fault or guard makes.
+func BenchmarkReplayArm(b *testing.B) {
+	base, err := Load("replay")
+	if err != nil {
+		b.Fatal(err)
+	}
+	type arm struct{ name, fault, guard string }
+	var arms []arm
+	for _, f := range base.Experiments[0].Blocks[0].AgentFaults {
+		arms = append(arms, arm{"fault=" + f, f, ""})
+	}
+	for _, g := range base.Experiments[0].Blocks[0].Guards {
+		arms = append(arms, arm{"fault=none/guard=" + g, "none", g})
+	}
+	for _, a := range arms {
+		b.Run(a.name, func(b *testing.B) {
+			m, err := Load("replay")
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range m.Experiments {
+				for j := range m.Experiments[i].Blocks {
+					bl := &m.Experiments[i].Blocks[j]
+					bl.AgentFaults = []string{a.fault}
+					if a.guard != "" {
+						bl.Guards = []string{a.guard}
+					}
+				}
+			}
+			plan, err := Compile(m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchEpisodes(b, NewSimulator(plan, agent.DefaultProfiles(), 1))
+		})
+	}
+}
+
+// benchEpisodes times sim's whole design, single-threaded, with calls and
+// effects encoded: ns/episode, the process's CPU time an episode
+// (cpu-ns/episode), the time of a call (ns/call), the calls an episode
+// makes, and an episode's heap allocations and bytes.
+func benchEpisodes(b *testing.B, sim *Simulator) {
+	n := sim.Plan.Len()
+	// The calls are counted once, before the clock starts: the count is
+	// the design's, and counting inside the timed loop would time the
+	// benchmark's own scan of the output.
+	calls := 0
+	if err := Generate(sim, 0, n, 1, false, func(c *Chunk) error {
+		calls += bytes.Count(c.Buf, []byte(`"t_s":`)) // a call's time; effects have none
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cpu := testfile.CPUSeconds()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := Generate(sim, 0, n, 1, false, func(c *Chunk) error { _, err := io.Discard.Write(c.Buf); return err }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	cpu = testfile.CPUSeconds() - cpu
+	runtime.ReadMemStats(&after)
+	eps := float64(b.N * n)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/eps, "ns/episode")
+	if cpu > 0 {
+		// The process's CPU time (the garbage collector's included),
+		// which a shared machine inflates less than the wall time.
+		b.ReportMetric(cpu*1e9/eps, "cpu-ns/episode")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls), "ns/call")
+	b.ReportMetric(float64(calls)/float64(n), "calls/episode")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/eps, "allocs/episode")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/eps, "B/episode")
 }

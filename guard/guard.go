@@ -189,14 +189,34 @@ type round struct {
 // New returns a guard applying cfg over store (store may be nil under
 // policy None).
 func New(cfg Config, store Store) (*Guard, error) {
-	if err := cfg.validate(); err != nil {
+	g := new(Guard)
+	if err := g.Reset(cfg, store); err != nil {
 		return nil, err
 	}
-	if store == nil && cfg.Policy != None {
-		return nil, fmt.Errorf("guard: policy %s needs a store", cfg.Policy)
+	return g, nil
+}
+
+// Reset makes g a guard applying cfg over store, as New does, forgetting
+// its live attempts but keeping its storage: a simulation that makes a
+// guard per episode reuses one. No call may be in progress on g. On an
+// error g is unchanged.
+func (g *Guard) Reset(cfg Config, store Store) error {
+	if err := cfg.validate(); err != nil {
+		return err
 	}
+	if store == nil && cfg.Policy != None {
+		return fmt.Errorf("guard: policy %s needs a store", cfg.Policy)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	mem, _ := store.(*MemoryStore)
-	return &Guard{cfg: cfg, store: store, mem: mem, keys: map[string]keyWaiters{}}, nil
+	g.cfg, g.store, g.mem = cfg, store, mem
+	if g.keys == nil {
+		g.keys = map[string]keyWaiters{}
+	} else {
+		clear(g.keys)
+	}
+	return nil
 }
 
 // Config returns the guard's configuration.

@@ -2,6 +2,7 @@ package guard_test
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -83,5 +84,59 @@ func TestAnswersAreCopies(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A store that is Reset holds nothing and is open again, and serves a
+// guard as a new one does: more records than its preallocated storage,
+// then reset, then the same decisions as on a fresh store.
+func TestMemoryStoreReset(t *testing.T) {
+	ctx := context.Background()
+	decide := func(s *guard.MemoryStore) []guard.Outcome {
+		g, err := guard.New(guard.Config{Policy: guard.Keys}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []guard.Outcome
+		for i := range 6 {
+			c := guard.Call{Tool: "charge", Fingerprint: "f", Key: "k" + strconv.Itoa(i%3)}
+			d, err := g.Begin(ctx, c, guardtest.At(float64(i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, d.Outcome)
+			if d.Outcome == guard.Forward {
+				if err := g.Finish(ctx, d.Ticket, guard.Succeeded, []byte("ok"), guardtest.At(float64(i))); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return out
+	}
+	fresh := decide(guard.NewMemoryStore())
+	s := guard.NewMemoryStore()
+	for i := range 9 {
+		k := "x" + strconv.Itoa(i)
+		if err := s.Update(ctx, k, func(r guard.Record, _ bool, _ int) (guard.Record, guard.Change) { return r, guard.Put }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s.Reset()
+	if n := s.Len(); n != 0 {
+		t.Fatalf("after Reset the store holds %d records", n)
+	}
+	if _, ok, err := s.Get(ctx, "x0"); ok || err != nil {
+		t.Fatalf("after Reset: Get found %v, err %v", ok, err)
+	}
+	if got := decide(s); !slices.Equal(got, fresh) {
+		t.Fatalf("decisions on a reset store %v, on a new one %v", got, fresh)
+	}
+	var zero guard.MemoryStore // a zero store is usable once Reset
+	zero.Reset()
+	if got := decide(&zero); !slices.Equal(got, fresh) {
+		t.Fatalf("decisions on a reset zero store %v, on a new one %v", got, fresh)
 	}
 }
