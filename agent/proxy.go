@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"math"
+	"reflect"
 	"strconv"
 	"time"
 	"unsafe"
@@ -102,8 +103,9 @@ func (e errUnknownArm) Error() string { return "agent: no proxy for guard " + st
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
 
 // init makes p the proxy of arm in front of next, for one episode of task,
-// applying g (reset) over store (emptied). Under the action ledger the task's confirmation
-// issues one authorisation per required write, to its logical action.
+// applying g (reset) over store (emptied). Under the action ledger the
+// task's confirmation issues one authorisation per required write, to its
+// logical action.
 func (p *proxy) init(arm string, r *Replay, next Caller, world *sandbox.World, task *sandbox.Task, contract string, stepKey func() string, g *guard.Guard, store *guard.MemoryStore) error {
 	cfg, err := guardConfig(arm, r)
 	if err != nil {
@@ -192,7 +194,7 @@ const stepUnknown = -2
 // facts returns the facts remembered of args (a new, empty entry the
 // first time, which replaces the oldest when the memory is full).
 func (p *proxy) facts(tool string, args map[string]any) *argFacts {
-	id := *(*unsafe.Pointer)(unsafe.Pointer(&args)) // a map value is a pointer
+	id := reflect.ValueOf(args).UnsafePointer() // the map's identity
 	for i := range p.memo[:p.nmemo] {
 		if m := &p.memo[i]; m.args == id && m.tool == tool {
 			return m
