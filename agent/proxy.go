@@ -34,9 +34,6 @@ type proxy struct {
 	// results holds the answers the store refers to: a record's Result is
 	// an index into it.
 	results []sandbox.Observation
-	// fps are the fingerprints made so far: a repeat (the guard's whole
-	// business) reuses its first's string instead of making one.
-	fps []string
 	// known lists the executions the proxy has learned of (a success it
 	// forwarded, a verification that found one), with when they were
 	// sent: a read-back shows an attempt it never heard back from executed
@@ -53,7 +50,6 @@ type proxy struct {
 	// allocated with the proxy.
 	resultsN [4]sandbox.Observation
 	knownN   [4]execution
-	fpsN     [4]string
 
 	// memo remembers the facts of the last calls' arguments (facts).
 	memo         [8]argFacts
@@ -116,7 +112,7 @@ func (p *proxy) init(arm string, r *Replay, next Caller, world *sandbox.World, t
 		return err
 	}
 	*p = proxy{arm: arm, g: g, next: next, world: world, task: task, specs: catalogue(contract), stepKey: stepKey}
-	p.results, p.known, p.fps = p.resultsN[:0], p.knownN[:0], p.fpsN[:0]
+	p.results, p.known = p.resultsN[:0], p.knownN[:0]
 	if arm == ledger.GuardLedger {
 		for i := range task.Steps {
 			c := guard.Call{Tool: task.Steps[i].Tool, Fingerprint: task.ActionKey(i), Scope: task.ID}
@@ -162,7 +158,7 @@ func (p *proxy) call(tool string, args map[string]any) guard.Call {
 func (p *proxy) fingerprint(tool string, args map[string]any) string {
 	m := p.facts(tool, args)
 	if m.fp == "" {
-		m.fp = p.makeFingerprint(tool, args)
+		m.fp = makeFingerprint(tool, args)
 	}
 	return m.fp
 }
@@ -213,19 +209,11 @@ func (p *proxy) facts(tool string, args map[string]any) *argFacts {
 }
 
 // makeFingerprint makes fingerprint's string.
-func (p *proxy) makeFingerprint(tool string, args map[string]any) string {
+func makeFingerprint(tool string, args map[string]any) string {
 	var buf [256]byte
 	b := append(buf[:0], tool...)
 	b = append(b, 0)
-	b = sandbox.AppendCanonicalArgs(b, tool, args)
-	for _, f := range p.fps {
-		if f == string(b) {
-			return f
-		}
-	}
-	f := string(b)
-	p.fps = append(p.fps, f)
-	return f
+	return string(sandbox.AppendCanonicalArgs(b, tool, args))
 }
 
 // maxDecisions bounds the decisions on one call (a wait ended by an
