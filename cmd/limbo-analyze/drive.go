@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -215,13 +214,10 @@ type driveProxy struct {
 // check validates drive --proxy's own flags and takes the upstream
 // command after --.
 func (p *driveProxy) check(cmd *cobra.Command, args []string) error {
-	before, after := args, []string(nil)
-	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-		before, after = args[:dash], args[dash:]
-	}
+	after, err := upstreamCommand(cmd, args, "drive")
 	switch {
-	case len(before) > 0:
-		return fmt.Errorf("drive: the upstream command goes after -- (got %q before it)", strings.Join(before, " "))
+	case err != nil:
+		return err
 	case len(after) == 0 && p.URL == "":
 		return errors.New("drive: --proxy needs the upstream: its command after -- or --upstream URL")
 	case len(after) > 0 && p.URL != "":

@@ -88,15 +88,11 @@ Examples:
     --upstream http://127.0.0.1:9000/mcp`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			before, after := args, []string(nil)
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				before, after = args[:dash], args[dash:]
+			var err error
+			if o.Command, err = upstreamCommand(cmd, args, "proxy"); err == nil {
+				err = o.check(cmd.Flags().Changed)
 			}
-			if len(before) > 0 {
-				return usagef("proxy: the upstream command goes after -- (got %q before it)", strings.Join(before, " "))
-			}
-			o.Command = after
-			if err := o.check(cmd.Flags().Changed); err != nil {
+			if err != nil {
 				return usageError{err}
 			}
 			ctx, stop := signalContext(cmd.Context())
@@ -141,6 +137,19 @@ Examples:
 	f.StringSliceVar(&o.HTTP.AllowedOrigins, "allow-origin", nil, "browser origin (scheme://host:port) accepted besides loopback ones; repeatable")
 	f.DurationVar(&o.HTTP.IdleTimeout, "idle-timeout", 10*time.Minute, "close an HTTP session idle this long")
 	return c
+}
+
+// upstreamCommand is the upstream's command after -- of name (proxy,
+// drive --proxy); an argument before -- is an error.
+func upstreamCommand(cmd *cobra.Command, args []string, name string) ([]string, error) {
+	before, after := args, []string(nil)
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		before, after = args[:dash], args[dash:]
+	}
+	if len(before) > 0 {
+		return nil, fmt.Errorf("%s: the upstream command goes after -- (got %q before it)", name, strings.Join(before, " "))
+	}
+	return after, nil
 }
 
 // proxyConfig is a proxy run as a command line describes it: the
