@@ -135,6 +135,32 @@ type DriveJob struct {
 	Start func(pending int)
 }
 
+// Check validates a job as a command gives it, every option explicit:
+// the harness, a JSONL ledger (named by its flag's field Out), from 1 to
+// 256 harnesses at once, a positive Timeout and Grace, and a well-formed
+// Shard. RunDrive does not call it, for it reads a zero Parallel, Timeout
+// or Grace as the default.
+func (j *DriveJob) Check() error {
+	switch {
+	case j.Harness == "":
+		return fieldtext.New("Harness", "{Harness} is required")
+	case j.Ledger == "":
+		return fieldtext.New("Out", "{Out} is required")
+	case !ledger.IsJSONLName(j.Ledger):
+		return fieldtext.New("Out", "{Out} %s: the driven ledger is JSONL; name it .jsonl", j.Ledger)
+	case j.Parallel < 1 || j.Parallel > 256:
+		return fieldtext.New("Parallel", "{Parallel} must be 1–256, got %d", j.Parallel)
+	case j.Timeout <= 0 || j.Grace <= 0:
+		return fieldtext.New("Timeout", "{Timeout} and {Grace} must be positive")
+	}
+	if j.Shard != "" {
+		if _, _, err := design.ParseShard(j.Shard); err != nil {
+			return fieldtext.New("Shard", "{Shard}: %w", err)
+		}
+	}
+	return nil
+}
+
 // DriveTally counts a drive's episodes.
 type DriveTally struct {
 	Total    int // episodes of the (shard's) plan
