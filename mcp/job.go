@@ -14,6 +14,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
+	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
@@ -271,6 +272,27 @@ type ServeJob struct {
 	Warn      func(string)              // the ledger's repair messages
 	Listening func(net.Addr, int)       // over HTTP: the address and the pending count
 	Done      func(total int, l string) // nothing pending: every episode is already in the ledger
+}
+
+// Check validates a job before anything is opened: over HTTP the listen
+// address (loopback unless AllowRemote), a JSONL Ledger if one is named,
+// the allowed origins and the limits. RunServe does not call it; whether a
+// ledger is needed at all is the caller's (PrintTask needs none).
+func (j *ServeJob) Check() error {
+	if j.HTTP {
+		if err := localhttp.CheckListen(j.Addr, j.AllowRemote); err != nil {
+			return err
+		}
+	}
+	if j.Ledger != "" && !ledger.IsJSONLName(j.Ledger) {
+		return fieldtext.New("Ledger", "{Ledger} %s: the served ledger is JSONL; name it .jsonl", j.Ledger)
+	}
+	for _, o := range j.Options.AllowedOrigins {
+		if err := localhttp.CheckOrigin(o); err != nil {
+			return fieldtext.New("AllowedOrigins", "{AllowedOrigins} %q: %w", o, err)
+		}
+	}
+	return j.Options.Limits.Check()
 }
 
 // RunServe serves the job under the ledger's lock. Nothing pending is

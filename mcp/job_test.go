@@ -35,3 +35,35 @@ func TestDriveJobCheck(t *testing.T) {
 		})
 	}
 }
+
+// Check names the first field of a serve job that cannot run.
+func TestServeJobCheck(t *testing.T) {
+	ok := ServeJob{Addr: "127.0.0.1:8765", Ledger: "run.jsonl"}
+	tests := []struct {
+		name string
+		edit func(*ServeJob)
+		err  string
+	}{
+		{"defaults", func(*ServeJob) {}, ""},
+		{"remote addr", func(j *ServeJob) { j.HTTP, j.Addr = true, "0.0.0.0:80" }, "Addr 0.0.0.0:80 is not a loopback address; pass AllowRemote to bind it"},
+		{"remote allowed", func(j *ServeJob) { j.HTTP, j.Addr, j.AllowRemote = true, "0.0.0.0:80", true }, ""},
+		{"malformed addr", func(j *ServeJob) { j.HTTP, j.Addr, j.AllowRemote = true, "localhost", true }, `Addr "localhost": the port is missing`},
+		{"stdio has no addr", func(j *ServeJob) { j.Addr = "0.0.0.0:80" }, ""},
+		{"no ledger", func(j *ServeJob) { j.Ledger = "" }, ""},
+		{"csv ledger", func(j *ServeJob) { j.Ledger = "run.csv" }, "Ledger run.csv: the served ledger is JSONL; name it .jsonl"},
+		{"origin", func(j *ServeJob) { j.Options.AllowedOrigins = []string{"http://localhost:3000"} }, ""},
+		{"empty origin", func(j *ServeJob) { j.Options.AllowedOrigins = []string{""} }, `AllowedOrigins "": `},
+		{"origin with path", func(j *ServeJob) { j.Options.AllowedOrigins = []string{"http://a.example/x"} }, `AllowedOrigins "http://a.example/x": `},
+		{"negative limits", func(j *ServeJob) { j.Options.Limits.MaxCalls = -1 }, "ThinkS, MaxCalls, MaxTimeS and MaxArgBytes must not be negative"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			j := ok
+			tc.edit(&j)
+			err := j.Check()
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)) {
+				t.Errorf("Check() = %v, want %q", err, tc.err)
+			}
+		})
+	}
+}
