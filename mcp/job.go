@@ -14,6 +14,7 @@ import (
 
 	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
+	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/sandbox"
 )
@@ -135,6 +136,32 @@ type DriveJob struct {
 	Start func(pending int)
 }
 
+// Check validates a job as a command gives it, every option explicit:
+// the harness, a JSONL ledger (named by its flag's field Out), from 1 to
+// 256 harnesses at once, a positive Timeout and Grace, and a well-formed
+// Shard. RunDrive does not call it, for it reads a zero Parallel, Timeout
+// or Grace as the default.
+func (j *DriveJob) Check() error {
+	switch {
+	case j.Harness == "":
+		return fieldtext.New("Harness", "{Harness} is required")
+	case j.Ledger == "":
+		return fieldtext.New("Out", "{Out} is required")
+	case !ledger.IsJSONLName(j.Ledger):
+		return fieldtext.New("Out", "{Out} %s: the driven ledger is JSONL; name it .jsonl", j.Ledger)
+	case j.Parallel < 1 || j.Parallel > 256:
+		return fieldtext.New("Parallel", "{Parallel} must be 1–256, got %d", j.Parallel)
+	case j.Timeout <= 0 || j.Grace <= 0:
+		return fieldtext.New("Timeout", "{Timeout} and {Grace} must be positive")
+	}
+	if j.Shard != "" {
+		if _, _, err := design.ParseShard(j.Shard); err != nil {
+			return fieldtext.New("Shard", "{Shard}: %w", err)
+		}
+	}
+	return nil
+}
+
 // DriveTally counts a drive's episodes.
 type DriveTally struct {
 	Total    int // episodes of the (shard's) plan
@@ -245,6 +272,27 @@ type ServeJob struct {
 	Warn      func(string)              // the ledger's repair messages
 	Listening func(net.Addr, int)       // over HTTP: the address and the pending count
 	Done      func(total int, l string) // nothing pending: every episode is already in the ledger
+}
+
+// Check validates a job before anything is opened: over HTTP the listen
+// address (loopback unless AllowRemote), a JSONL Ledger if one is named,
+// the allowed origins and the limits. RunServe does not call it; whether a
+// ledger is needed at all is the caller's (PrintTask needs none).
+func (j *ServeJob) Check() error {
+	if j.HTTP {
+		if err := localhttp.CheckListen(j.Addr, j.AllowRemote); err != nil {
+			return err
+		}
+	}
+	if j.Ledger != "" && !ledger.IsJSONLName(j.Ledger) {
+		return fieldtext.New("Ledger", "{Ledger} %s: the served ledger is JSONL; name it .jsonl", j.Ledger)
+	}
+	for _, o := range j.Options.AllowedOrigins {
+		if err := localhttp.CheckOrigin(o); err != nil {
+			return fieldtext.New("AllowedOrigins", "{AllowedOrigins} %q: %w", o, err)
+		}
+	}
+	return j.Options.Limits.Check()
 }
 
 // RunServe serves the job under the ledger's lock. Nothing pending is

@@ -5,15 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/limbo-toolkit/limbo/design"
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
-	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
 	"github.com/limbo-toolkit/limbo/mcp/proxy"
 )
@@ -134,28 +131,10 @@ type driveConfig struct {
 
 // check validates the configuration; every error is a usage error.
 func (c *driveConfig) check() error {
-	j := &c.Job
-	switch {
-	case j.Harness == "":
-		return fieldtext.New("Harness", "{Harness} is required")
-	case j.Ledger == "":
-		return fieldtext.New("Out", "{Out} is required")
-	case !ledger.IsJSONLName(j.Ledger):
-		return fieldtext.New("Out", "{Out} %s: the driven ledger is JSONL; name it .jsonl", j.Ledger)
-	case j.Parallel < 1 || j.Parallel > 256:
-		return fieldtext.New("Parallel", "{Parallel} must be 1–256, got %d", j.Parallel)
-	case j.Timeout <= 0 || j.Grace <= 0:
-		return fieldtext.New("Timeout", "{Timeout} and {Grace} must be positive")
-	}
-	if err := c.Limits.Check(); err != nil {
+	if err := c.Job.Check(); err != nil {
 		return err
 	}
-	if j.Shard != "" {
-		if _, _, err := design.ParseShard(j.Shard); err != nil {
-			return fieldtext.New("Shard", "{Shard}: %w", err)
-		}
-	}
-	return nil
+	return c.Limits.Check()
 }
 
 // drive loads the plan and drives its pending episodes into the ledger,
@@ -215,13 +194,10 @@ type driveProxy struct {
 // check validates drive --proxy's own flags and takes the upstream
 // command after --.
 func (p *driveProxy) check(cmd *cobra.Command, args []string) error {
-	before, after := args, []string(nil)
-	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-		before, after = args[:dash], args[dash:]
-	}
+	after, err := upstreamCommand(cmd, args, "drive")
 	switch {
-	case len(before) > 0:
-		return fmt.Errorf("drive: the upstream command goes after -- (got %q before it)", strings.Join(before, " "))
+	case err != nil:
+		return err
 	case len(after) == 0 && p.URL == "":
 		return errors.New("drive: --proxy needs the upstream: its command after -- or --upstream URL")
 	case len(after) > 0 && p.URL != "":
@@ -237,19 +213,10 @@ func (p *driveProxy) drive(ctx context.Context, e *env, planFile string, j mcp.D
 	if planFile == "" {
 		return usagef("drive: --proxy needs --plan: a proxy plan (task, tool, fault_mode, rep of each episode; docs/proxy.md)")
 	}
-	eps, err := proxy.ReadPlan(planFile, false, ledger.ContractNative)
-	if err != nil {
+	var err error
+	if j.Episodes, err = proxy.NewDrivePlan(planFile, p.Contract, p.Flags, p.Command, p.URL, p.Prompt); err != nil {
 		return err
 	}
-	var args []string
-	if p.Contract != "" {
-		args = append(args, "--contract", p.Contract)
-	}
-	upstream := append([]string{"--"}, p.Command...)
-	if p.URL != "" {
-		upstream = []string{"--upstream", p.URL}
-	}
-	j.Episodes = &proxy.DrivePlan{Episodes: eps, Args: append(args, p.Flags...), Upstream: upstream, Prompt: p.Prompt}
 	return runDrive(ctx, e, j, server, "proxy")
 }
 

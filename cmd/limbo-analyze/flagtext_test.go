@@ -26,7 +26,7 @@ var flagTextAllowed = map[string][]string{
 	"mcp/drive.go": {"--transport", "--plan", "--ledger"},
 	"mcp/job.go":   {"--think-s", "--max-calls", "--max-time-s", "--max-arg-bytes"},
 	// The proxy command line that drive --proxy starts for each episode.
-	"mcp/proxy/drive.go": {"--plan", "--ledger"},
+	"mcp/proxy/drive.go": {"--plan", "--ledger", "--contract", "--upstream"},
 	// The provenance of a simulated report: the command that reproduces
 	// its ledger.
 	"report/generate.go": {"--design"},

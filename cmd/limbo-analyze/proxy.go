@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -12,7 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/guard"
-	"github.com/limbo-toolkit/limbo/internal/localhttp"
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
+	"github.com/limbo-toolkit/limbo/internal/planjson"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
 	"github.com/limbo-toolkit/limbo/mcp/proxy"
@@ -86,15 +88,11 @@ Examples:
     --upstream http://127.0.0.1:9000/mcp`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			before, after := args, []string(nil)
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				before, after = args[:dash], args[dash:]
+			var err error
+			if o.Command, err = upstreamCommand(cmd, args, "proxy"); err == nil {
+				err = o.check(cmd.Flags().Changed)
 			}
-			if len(before) > 0 {
-				return usagef("proxy: the upstream command goes after -- (got %q before it)", strings.Join(before, " "))
-			}
-			o.Command = after
-			if err := o.check(cmd.Flags().Changed); err != nil {
+			if err != nil {
 				return usageError{err}
 			}
 			ctx, stop := signalContext(cmd.Context())
@@ -141,6 +139,19 @@ Examples:
 	return c
 }
 
+// upstreamCommand is the upstream's command after -- of name (proxy,
+// drive --proxy); an argument before -- is an error.
+func upstreamCommand(cmd *cobra.Command, args []string, name string) ([]string, error) {
+	before, after := args, []string(nil)
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		before, after = args[:dash], args[dash:]
+	}
+	if len(before) > 0 {
+		return nil, fmt.Errorf("%s: the upstream command goes after -- (got %q before it)", name, strings.Join(before, " "))
+	}
+	return after, nil
+}
+
 // proxyConfig is a proxy run as a command line describes it: the
 // library's Job, and the flags that are not yet its fields.
 type proxyConfig struct {
@@ -151,64 +162,48 @@ type proxyConfig struct {
 	InFlightFlag       string
 }
 
-// check validates the flags together, before anything starts.
+// check validates the flags together, before anything starts: those
+// that only the command has or that depend on which flags were given,
+// then the job (proxy.Job.Check).
 func (c *proxyConfig) check(set func(string) bool) error {
 	switch {
-	case c.ReplayMiss != proxy.MissError && c.ReplayMiss != proxy.MissLive:
-		return fmt.Errorf("proxy: --replay-miss %q: want error or live", c.ReplayMiss)
-	case c.Replay != "" && c.Record != "":
-		return errors.New("proxy: --record and --replay exclude each other")
-	case c.Replay != "" && c.ReplayMiss == proxy.MissLive && len(c.Command) == 0 && c.URL == "":
-		return errors.New("proxy: --replay-miss live needs the upstream: its command after -- or --upstream URL")
-	case c.Replay == "" && len(c.Command) == 0 && c.URL == "":
-		return errors.New("proxy: no upstream: give its command after -- or --upstream URL (or --replay FILE)")
-	case len(c.Command) > 0 && c.URL != "":
-		return errors.New("proxy: --upstream and a command after -- exclude each other")
-	case c.Addr != "" && localhttp.CheckAddr(c.Addr, true) != nil:
-		return fmt.Errorf("proxy: --http %w", localhttp.CheckAddr(c.Addr, true))
-	case c.Addr != "" && localhttp.CheckAddr(c.Addr, c.AllowRemote) != nil:
-		return fmt.Errorf("proxy: --http %s is not a loopback address; pass --allow-remote to bind it", c.Addr)
-	case c.Ledger != "" && !ledger.IsJSONLName(c.Ledger):
-		return fmt.Errorf("proxy: --ledger %s: the ledger is JSONL; name it .jsonl", c.Ledger)
 	case c.PlanFile != "" && (set("fault") || set("tool") || set("occurrence") || set("rep")):
 		return errors.New("proxy: --plan and --fault, --tool, --occurrence, --rep exclude each other")
-	case !(c.LateDelayS > 0) || !(c.RedeliveryDelayS >= 0) || !(c.TailScale > 0):
+	case !(c.LateDelayS > 0) || !(c.RedeliveryDelayS >= 0):
 		return errors.New("proxy: --late-delay and --tail-scale must be positive, --redelivery-delay not negative")
-	case c.StartTimeout <= 0 || c.CallTimeout <= 0:
-		return errors.New("proxy: --start-timeout and --call-timeout must be positive")
-	case c.Guard != "" && c.Guard != "keys" && c.Guard != "derived":
-		return fmt.Errorf("proxy: --guard %q: want keys or derived", c.Guard)
-	case c.Guard != "" && c.State == "":
-		return errors.New("proxy: --guard needs --state FILE, the SQLite file that keeps its keys")
 	case c.Guard == "" && (set("state") || set("in-flight") || set("key-ttl") || set("verify-after")):
 		return errors.New("proxy: --state, --in-flight, --key-ttl and --verify-after go with --guard")
 	case c.InFlightFlag != "wait" && c.InFlightFlag != "reject":
 		return fmt.Errorf("proxy: --in-flight %q: want wait or reject", c.InFlightFlag)
-	case c.KeyTTL < 0 || c.VerifyAfter < 0:
-		return errors.New("proxy: --key-ttl and --verify-after must not be negative")
+	}
+	c.LateDelay, c.RedeliveryDelay = secondsDuration(c.LateDelayS), secondsDuration(c.RedeliveryDelayS)
+	if c.InFlightFlag == "reject" {
+		c.InFlight = guard.InFlightRefuse
 	}
 	if c.Guard != "" && !set("condition") {
 		// The guarded arm of a world: its own condition, so that its
 		// episodes pair with the baseline's (same pair key), not collide.
 		c.One.Condition = "guard-" + c.Guard
 	}
-	if c.PlanFile == "" && !c.PrintContract {
-		if err := c.One.Normalize(c.Addr != ""); err != nil {
-			return fmt.Errorf("proxy: --%s", strings.Replace(err.Error(), "fault_mode", "fault", 1))
-		}
+	err := c.Job.Check()
+	if fe := (*planjson.FieldError)(nil); errors.As(err, &fe) {
+		return fmt.Errorf("proxy: --%s: %s", strings.Replace(fe.Field, "fault_mode", "fault", 1), fe.Msg)
 	}
-	return nil
+	return fieldtext.Rename(err, proxyFlags)
 }
+
+// proxyFlags are specFlags but for Addr, which the proxy's --http sets.
+var proxyFlags = func() map[string]string {
+	m := maps.Clone(specFlags)
+	m["Addr"] = "--http"
+	return m
+}()
 
 // run is the library's proxy.Run with the flags' values and this
 // process's streams; a contract or options that do not fit the upstream
 // are usage errors (exit 2).
 func (c *proxyConfig) run(ctx context.Context, e *env) error {
 	j := c.Job
-	j.LateDelay, j.RedeliveryDelay = secondsDuration(c.LateDelayS), secondsDuration(c.RedeliveryDelayS)
-	if c.InFlightFlag == "reject" {
-		j.InFlight = guard.InFlightRefuse
-	}
 	j.Version, j.Stderr = version, e.stderr
 	j.Stdin, j.Stdout = mcp.StdioStreams(e.stdin, e.stdout)
 	if c.UpstreamStderrFile != "" {

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limbo-toolkit/limbo/internal/fieldtext"
-	"github.com/limbo-toolkit/limbo/internal/localhttp"
 	"github.com/limbo-toolkit/limbo/ledger"
 	"github.com/limbo-toolkit/limbo/mcp"
 )
@@ -168,28 +167,17 @@ var singleEpisodeFlags = []string{"instance", "focal-index", "fault", "contract"
 // returns is a usage error, phrased in terms of the flags.
 func (c *serveConfig) check(set func(flag string) bool) error {
 	j := &c.Job
+	j.HTTP = c.Transport == "http"
+	if set("allow-origin") && len(j.Options.AllowedOrigins) == 0 {
+		j.Options.AllowedOrigins = []string{""} // --allow-origin '' parses to no origin; Check refuses it
+	}
 	switch {
 	case c.Transport != "stdio" && c.Transport != "http":
 		return fieldtext.New("Transport", "{Transport} must be stdio or http, got %q", c.Transport)
-	case c.Transport == "http" && localhttp.CheckAddr(j.Addr, true) != nil:
-		return fieldtext.New("Addr", "{Addr} %w", localhttp.CheckAddr(j.Addr, true)) // malformed, whatever the host
-	case c.Transport == "http" && localhttp.CheckAddr(j.Addr, j.AllowRemote) != nil:
-		return fieldtext.New("Addr", "{Addr} %s is not a loopback address; pass {AllowRemote} to bind it", j.Addr)
 	case j.Ledger == "" && !j.PrintTask && !c.PrintPlan:
 		return fieldtext.New("Ledger", "{Ledger} is required")
-	case j.Ledger != "" && !ledger.IsJSONLName(j.Ledger):
-		return fieldtext.New("Ledger", "{Ledger} %s: the served ledger is JSONL; name it .jsonl", j.Ledger)
 	case set("template") && c.Plan.File != "":
 		return fieldtext.New("PlanFile", "{PlanFile} and {Template} exclude each other")
-	}
-	origins := j.Options.AllowedOrigins
-	if set("allow-origin") && len(origins) == 0 {
-		origins = []string{""} // --allow-origin '' parses to no origin
-	}
-	for _, o := range origins {
-		if err := localhttp.CheckOrigin(o); err != nil {
-			return fieldtext.New("AllowedOrigins", "{AllowedOrigins} %q: %w", o, err)
-		}
 	}
 	for _, name := range singleEpisodeFlags {
 		if set(name) && !set("template") {
@@ -203,7 +191,7 @@ func (c *serveConfig) check(set func(flag string) bool) error {
 			return err
 		}
 	}
-	return j.Options.Limits.Check()
+	return j.Check()
 }
 
 // serve loads the plan and serves it (RunServe), prints the plan

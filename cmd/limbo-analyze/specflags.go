@@ -28,5 +28,9 @@ var specFlags = map[string]string{
 	"Transport": "--transport", "Addr": "--addr", "AllowRemote": "--allow-remote", "AllowedOrigins": "--allow-origin", "Ledger": "--ledger", "PlanFile": "--plan",
 	"Template": "--template", "Replay": "--replay", "FaultMode": "--fault", "Contract": "--contract", "Harness": "--harness", "Parallel": "--parallel",
 	"Timeout": "--timeout", "Grace": "--grace", "Server": "--server",
+	// proxy (its Addr is --http: proxyFlags).
+	"ReplayMiss": "--replay-miss", "Record": "--record", "URL": "--upstream", "LateDelay": "--late-delay", "TailScale": "--tail-scale",
+	"RedeliveryDelay": "--redelivery-delay", "StartTimeout": "--start-timeout", "CallTimeout": "--call-timeout",
+	"Guard": "--guard", "State": "--state", "KeyTTL": "--key-ttl", "VerifyAfter": "--verify-after",
 	"ThinkS": "--think-s", "MaxCalls": "--max-calls", "MaxTimeS": "--max-time-s", "MaxArgBytes": "--max-arg-bytes",
 }

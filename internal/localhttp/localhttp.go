@@ -28,6 +28,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 )
 
 // IsLoopbackHost reports whether host (no port; an IPv6 address with or
@@ -87,6 +89,24 @@ func CheckAddr(addr string, allowRemote bool) error {
 			what = "an empty host listens on every interface, not a loopback address (127.0.0.1, ::1, localhost)"
 		}
 		return &AddrError{Addr: addr, Reason: what, NotLoopback: true}
+	}
+	return nil
+}
+
+// CheckListen is CheckAddr in the words of a configuration whose fields
+// Addr and AllowRemote hold the address and the permission (serve's, the
+// proxy's): "{Addr} <what CheckAddr says>" for a malformed address, and
+// "{Addr} ADDR is not a loopback address; pass {AllowRemote} to bind it"
+// for a remote one, as fieldtext errors that a command renames to its
+// flags.
+func CheckListen(addr string, allowRemote bool) error {
+	err := CheckAddr(addr, allowRemote)
+	var ae *AddrError
+	switch {
+	case errors.As(err, &ae) && ae.NotLoopback:
+		return fieldtext.New("Addr", "{Addr} %s is not a loopback address; pass {AllowRemote} to bind it", addr)
+	case err != nil:
+		return fieldtext.New("Addr", "{Addr} %w", err)
 	}
 	return nil
 }

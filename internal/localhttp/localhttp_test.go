@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/limbo-toolkit/limbo/internal/fieldtext"
 )
 
 func TestIsLoopback(t *testing.T) {
@@ -68,6 +70,37 @@ func TestCheckAddr(t *testing.T) {
 		err := CheckAddr(tt.addr, tt.remote)
 		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
 			t.Errorf("CheckAddr(%q, %v) = %v, want %q", tt.addr, tt.remote, err, tt.want)
+		}
+	}
+}
+
+// CheckListen words CheckAddr's verdict by the fields Addr and
+// AllowRemote, and a caller's names replace them.
+func TestCheckListen(t *testing.T) {
+	names := map[string]string{"Addr": "--http", "AllowRemote": "--allow-remote"}
+	for _, tt := range []struct {
+		addr          string
+		remote        bool
+		want, renamed string // "" for accepted
+	}{
+		{"127.0.0.1:8080", false, "", ""},
+		{"0.0.0.0:80", true, "", ""},
+		{"0.0.0.0:80", false, "Addr 0.0.0.0:80 is not a loopback address; pass AllowRemote to bind it",
+			"--http 0.0.0.0:80 is not a loopback address; pass --allow-remote to bind it"},
+		{"127.0.0.1", false, `Addr "127.0.0.1": the port is missing`, `--http "127.0.0.1": the port is missing`},
+		{"127.0.0.1:99999", true, `Addr "127.0.0.1:99999": port "99999" is not a number`, `--http "127.0.0.1:99999": port`},
+	} {
+		err := CheckListen(tt.addr, tt.remote)
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("CheckListen(%q, %v) = %v, want nil", tt.addr, tt.remote, err)
+			}
+			continue
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("CheckListen(%q, %v) = %v, want %q", tt.addr, tt.remote, err, tt.want)
+		} else if got := fieldtext.Rename(err, names).Error(); !strings.HasPrefix(got, tt.renamed) {
+			t.Errorf("CheckListen(%q, %v) renamed %q, want %q", tt.addr, tt.remote, got, tt.renamed)
 		}
 	}
 }

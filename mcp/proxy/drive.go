@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/limbo-toolkit/limbo/ledger"
 )
 
 // DrivePlan is a proxy plan as drive works through it (it implements
@@ -20,6 +22,26 @@ type DrivePlan struct {
 	Upstream []string
 	// Prompt is the task text of the episodes without their own.
 	Prompt string
+}
+
+// NewDrivePlan reads a proxy plan file for drive: every proxy with the
+// contract file (if any) and flags, in front of the upstream command, or
+// of url when there is none; prompt is the task text of the episodes
+// without their own.
+func NewDrivePlan(planFile, contract string, flags, command []string, url, prompt string) (*DrivePlan, error) {
+	eps, err := ReadPlan(planFile, false, ledger.ContractNative)
+	if err != nil {
+		return nil, err
+	}
+	var args []string
+	if contract != "" {
+		args = append(args, "--contract", contract)
+	}
+	upstream := append([]string{"--"}, command...)
+	if url != "" {
+		upstream = []string{"--upstream", url}
+	}
+	return &DrivePlan{Episodes: eps, Args: append(args, flags...), Upstream: upstream, Prompt: prompt}, nil
 }
 
 // Len is the number of episodes.

@@ -77,8 +77,12 @@ func (j *Job) ContractLabel() string {
 
 // Run connects the upstream (or opens the replay), fits the contract to
 // its tools and serves until the session (stdio) or the plan (HTTP) ends,
-// or ctx is done. A contract that does not fit is a *ContractError.
+// or ctx is done. A contract that does not fit is a *ContractError, a job
+// that Check refuses a *SetupError.
 func Run(ctx context.Context, j Job) error {
+	if err := j.Check(); err != nil {
+		return err
+	}
 	// The upstream's stderr (copied in by os/exec when it is not a file)
 	// and the proxy's messages share one stream: one write at a time.
 	log := &syncWriter{w: j.Stderr}
