@@ -59,6 +59,11 @@ type BootstrapSpec struct {
 	Jobs       int        // parallel workers; 0 = GOMAXPROCS
 }
 
+// Check validates the spec as every analysis that bootstraps does (an
+// error is a *SpecError naming the field), for a caller that hands it on
+// to code that does not check it itself, such as the paper's tables.
+func (b BootstrapSpec) Check() error { return b.check() }
+
 // check validates the spec and fills in the defaults.
 func (b *BootstrapSpec) check() error {
 	if b.Replicates < 0 {

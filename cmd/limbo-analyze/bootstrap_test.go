@@ -72,6 +72,8 @@ func TestBootstrapCLI(t *testing.T) {
 		{args: []string{"paired", "--in", "DATA", "--outcome", "eos", "--arm", "condition", "--base", "vanilla", "--pair-by", "pair_key", "--cluster", "task"}, exit: 2, stderr: []string{"--cluster applies with --bootstrap N"}},
 		{args: []string{"shapley", "--in", clustered, "--formula", "duplicated ~ condition", "--bootstrap", "-1", "--cluster", "task"}, exit: 2, stderr: []string{"--bootstrap -1: want a number of bootstrap replicates"}},
 		{args: []string{"tables", "--in", "DATA", "--table", "3", "--bootstrap", "10"}, exit: 2, stderr: []string{"--bootstrap 10: too few"}},
+		{args: []string{"tables", "--in", "DATA", "--table", "3", "--bootstrap", "-1"}, exit: 2, stderr: []string{"--bootstrap -1: want a number of bootstrap replicates ≥ 0"}},
+		{args: []string{"tables", "--in", "DATA", "--table", "3", "--bootstrap", "100", "--interval", "foo"}, exit: 2, stderr: []string{`--interval: "foo": want bca or percentile`}},
 		{args: []string{"tables", "--in", "DATA", "--table", "3", "--cluster", "task"}, exit: 2, stderr: []string{"--cluster applies with --bootstrap N"}},
 	})
 }

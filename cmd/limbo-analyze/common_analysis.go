@@ -229,17 +229,3 @@ func renameWarnings(ws []analysis.Warning) {
 		ws[i] = w.Renamed(specFlags)
 	}
 }
-
-// checkBootstrap checks a bootstrap's flags for a command that hands the
-// spec to a library that does not check it itself (tables).
-func checkBootstrap(b analysis.BootstrapSpec) error {
-	switch {
-	case b.Replicates < 0:
-		return usagef("--bootstrap %d: want a number of replicates ≥ 0", b.Replicates)
-	case b.Replicates > 0 && b.Replicates < 50:
-		return usagef("--bootstrap %d: too few for an interval; use at least 50 (1,000 or more for BCa)", b.Replicates)
-	case b.Interval != "" && !b.Interval.Valid():
-		return usagef("--interval %q: want bca or percentile", b.Interval)
-	}
-	return nil
-}

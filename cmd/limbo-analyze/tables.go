@@ -67,8 +67,8 @@ Examples:
 			if cmd.Flags().Changed("cluster") && o.boot.Replicates == 0 {
 				return usagef("tables: --cluster applies with --bootstrap N")
 			}
-			if err := checkBootstrap(o.boot); err != nil {
-				return err
+			if err := o.boot.Check(); err != nil {
+				return usageError{err}
 			}
 			return runTables(o, e)
 		},
